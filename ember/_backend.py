@@ -1,0 +1,54 @@
+"""The array library behind tensors.
+
+Ops reach NumPy only through this module (`from .._backend import np`), so that a CuPy backend for
+`device="cuda"` means teaching this module about CuPy, not editing every op: NumPy's functions
+dispatch to CuPy arrays through `__array_function__`.
+"""
+import numpy as np
+
+__all__ = ["np", "device", "to_device"]
+
+
+class device:
+    """Where a tensor's memory lives. Only `cpu` is available without CuPy."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        if ":" in type:
+            type, index = type.split(":")
+            index = int(index)
+        self.type = type
+        self.index = index
+
+    def __repr__(self):
+        return f"device(type='{self.type}')" if self.index is None else \
+            f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+
+CPU = device("cpu")
+
+
+def to_device(value):
+    """Check a `device=` argument: ember computes on the CPU only."""
+    if value is None:
+        return CPU
+    d = device(value) if not isinstance(value, device) else value
+    if d.type != "cpu":
+        raise RuntimeError(
+            f"ember has no '{d.type}' device: tensors live on the CPU (NumPy). "
+            "Drop the device argument or use device='cpu'; `ember.cuda.is_available()` is False.")
+    return CPU

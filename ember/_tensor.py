@@ -1,0 +1,661 @@
+"""`Tensor`: a NumPy array plus the fields autograd needs (the ovals of the book's graph drawings).
+
+The class holds data and graph fields; its operators and methods delegate the maths to `ember.ops`,
+which sits above this module and is bound once at the bottom of this file (`_ops`).
+"""
+import warnings
+
+import numpy as np
+
+from . import _dtype
+from ._backend import CPU, to_device
+from ._size import Size
+
+__all__ = ["Tensor", "new_tensor", "VersionCounter"]
+
+
+class VersionCounter:
+    """Counts in-place changes; shared by a tensor and its views, created on first need."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value=0):
+        self.value = value
+
+
+def new_tensor(data, requires_grad=False, grad_fn=None, output_nr=0):
+    """Wrap an ndarray without checks or copies: the constructor on every op's path."""
+    tensor = _new_object(Tensor)
+    tensor._data = data
+    tensor._requires_grad = requires_grad
+    tensor._grad_fn = grad_fn
+    tensor._output_nr = output_nr
+    tensor._grad = None
+    tensor._version_counter = None
+    tensor._base = None
+    tensor._grad_accumulator = None
+    return tensor
+
+
+_new_object = object.__new__
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations done on it.
+
+    `Tensor(*sizes)` and `Tensor(data)` are the legacy constructors (always the default float
+    dtype); prefer `ember.tensor(data)`, `ember.zeros(...)` and friends.
+    """
+
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_version_counter",
+                 "_base", "_grad_accumulator", "__dict__", "__weakref__")
+
+    __array_priority__ = 1000  # so that `ndarray * tensor` calls Tensor.__rmul__
+
+    def __init__(self, *args, device=None, dtype=None):
+        to_device(device)
+        dtype = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+        if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+            data = args[0]
+            if isinstance(data, Tensor):
+                data = data._data
+            array = np.array(data, dtype=dtype.numpy_dtype)
+        else:
+            sizes = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list, Size)) else args
+            array = np.empty(tuple(int(size) for size in sizes), dtype=dtype.numpy_dtype)
+        self._data = array
+        self._requires_grad = False
+        self._grad_fn = None
+        self._output_nr = 0
+        self._grad = None
+        self._version_counter = None
+        self._base = None
+        self._grad_accumulator = None
+
+    # ----------------------------------------------------------------- autograd fields
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        """Start (or stop) recording operations on this leaf tensor. Returns self."""
+        requires_grad = bool(requires_grad)
+        if self._grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+        if requires_grad and self._data.dtype.kind not in "fc":
+            raise RuntimeError(
+                f"only Tensors of floating point dtype can require gradients (this one is {self.dtype}); "
+                "convert it first, e.g. x = x.float().requires_grad_()")
+        self._requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and self._grad is None and not self.retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+                "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+                "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+                "instead.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: {list(value.shape)} "
+                                   f"for a tensor of size {list(self.shape)}")
+            if value.dtype is not self.dtype:
+                raise RuntimeError(f"assigned grad has data of type {value.dtype}, expected {self.dtype}")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        node = self._grad_fn
+        return node is not None and node._retained_outputs is not None and \
+            self._output_nr in node._retained_outputs and node._retained_outputs[self._output_nr]() is self
+
+    def retain_grad(self):
+        """Keep the gradient of this non-leaf tensor in `.grad` during backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is not None:
+            self._grad_fn._retain_output(self._output_nr, self)
+
+    def register_hook(self, hook):
+        """Call `hook(grad)` when this tensor's gradient is computed; a returned tensor replaces it.
+
+        Returns a handle whose `.remove()` unregisters the hook.
+        """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from .autograd.function import _edge_to
+        node, output_nr = _edge_to(self)[:2]
+        return node._register_tensor_hook(output_nr, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor with respect to the graph's leaves (into `.grad`).
+
+        `gradient` is required unless the tensor has one element. See `ember.autograd.backward`.
+        """
+        from . import autograd
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        """A tensor on the same memory, outside the graph (shares the version counter)."""
+        tensor = new_tensor(self._data)
+        tensor._version_counter = self._shared_version_counter()
+        return tensor
+
+    def detach_(self):
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self):
+        """The same memory outside the graph, with its own version counter: changes to it are not
+        seen by autograd (prefer `detach()` or `with no_grad()`)."""
+        return new_tensor(self._data)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value._data
+
+    @property
+    def _version(self):
+        counter = self._version_counter
+        return 0 if counter is None else counter.value
+
+    def _shared_version_counter(self):
+        if self._version_counter is None:
+            self._version_counter = VersionCounter()
+        return self._version_counter
+
+    def _bump_version(self):
+        counter = self._version_counter
+        if counter is None:
+            self._version_counter = VersionCounter(1)
+        else:
+            counter.value += 1
+
+    def _alias(self):
+        """A new tensor on the same memory and version counter (what a Function returns for an input)."""
+        tensor = new_tensor(self._data, self._requires_grad, self._grad_fn, self._output_nr)
+        tensor._version_counter = self._shared_version_counter()
+        tensor._base = self if self._base is None else self._base
+        return tensor
+
+    # ----------------------------------------------------------------- metadata
+    @property
+    def dtype(self):
+        return _dtype.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_ops.normalize_dim(dim, self._data.ndim, "size")]
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._data.itemsize
+
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.nbytes
+
+    @property
+    def device(self):
+        return CPU
+
+    @property
+    def is_cuda(self):
+        return False
+
+    is_sparse = False
+    is_quantized = False
+    is_meta = False
+    is_nested = False
+    layout = "torch.strided"
+
+    @property
+    def is_floating_point_type(self):
+        return self._data.dtype.kind == "f"
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self):
+        return self._data.dtype.kind == "c"
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    def type(self, dtype=None, non_blocking=False):
+        """With no argument, the legacy type name ('torch.FloatTensor'); otherwise a conversion."""
+        if dtype is None:
+            return _dtype.LEGACY_NAME_OF.get(self.dtype, "torch." + self.dtype.name)
+        return self.to(_dtype.to_dtype(dtype))
+
+    def stride(self, dim=None):
+        strides = tuple(step // self._data.itemsize for step in self._data.strides)
+        return strides if dim is None else strides[_ops.normalize_dim(dim, self._data.ndim, "stride")]
+
+    def storage_offset(self):
+        base = self._data
+        while base.base is not None and isinstance(base.base, np.ndarray):
+            base = base.base
+        if base is self._data:
+            return 0
+        return (self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]) \
+            // self._data.itemsize
+
+    def data_ptr(self):
+        return self._data.__array_interface__["data"][0]
+
+    def is_contiguous(self, memory_format=None):
+        return self._data.flags.c_contiguous
+
+    def get_device(self):
+        return -1
+
+    # ----------------------------------------------------------------- conversion
+    def numpy(self, force=False):
+        """The NumPy array on this tensor's memory (no copy)."""
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't convert a Tensor that requires grad to a NumPy array: the gradient would be lost "
+                "silently. Use tensor.detach().numpy() if that is what you want, or ember ops to stay in "
+                "the graph.")
+        return self._data if dtype is None else self._data.astype(dtype, copy=False)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if any(isinstance(item, Tensor) and item._requires_grad for item in inputs):
+            raise RuntimeError(
+                f"NumPy's {ufunc.__name__} was applied to a Tensor that requires grad; NumPy cannot record "
+                f"it, so the gradient would be lost. Use the ember op (e.g. ember.{ufunc.__name__}) or "
+                "apply it to tensor.detach().numpy().")
+        arrays = [item._data if isinstance(item, Tensor) else item for item in inputs]
+        return getattr(ufunc, method)(*arrays, **kwargs)
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous "
+                               f"(shape {list(self.shape)}); use .any() or .all()")
+        return bool(self._data.item())
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __contains__(self, element):
+        return bool((self == element).any())
+
+    def __repr__(self, *, tensor_contents=None):
+        return _formatting.tensor_repr(self)
+
+    def __str__(self):
+        return self.__repr__()
+
+    def __format__(self, format_spec):
+        if self._data.ndim == 0 and format_spec:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec) if format_spec else self.__repr__()
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild_tensor, (self._data, self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
+                               "deepcopy protocol at the moment.")
+        result = type(self).__new__(type(self))
+        Tensor.__init__(result, ())
+        result._data = self._data.copy()
+        result._requires_grad = self._requires_grad
+        if self._grad is not None:
+            result._grad = self._grad.__deepcopy__(memo)
+        if hasattr(self, "__dict__"):
+            import copy
+            for key, value in self.__dict__.items():
+                setattr(result, key, copy.deepcopy(value, memo))
+        memo[id(self)] = result
+        return result
+
+    # ----------------------------------------------------------------- dtype conversions
+    def to(self, *args, **kwargs):
+        return _ops.to(self, *args, **kwargs)
+
+    def float(self):
+        return _ops.to(self, _dtype.float32)
+
+    def double(self):
+        return _ops.to(self, _dtype.float64)
+
+    def half(self):
+        return _ops.to(self, _dtype.float16)
+
+    def long(self):
+        return _ops.to(self, _dtype.int64)
+
+    def int(self):
+        return _ops.to(self, _dtype.int32)
+
+    def short(self):
+        return _ops.to(self, _dtype.int16)
+
+    def char(self):
+        return _ops.to(self, _dtype.int8)
+
+    def byte(self):
+        return _ops.to(self, _dtype.uint8)
+
+    def bool(self):
+        return _ops.to(self, _dtype.bool_)
+
+    def type_as(self, other):
+        return _ops.to(self, other.dtype)
+
+    def cpu(self, memory_format=None):
+        return self
+
+    def cuda(self, device=None, non_blocking=False):
+        to_device("cuda")
+
+    def pin_memory(self):
+        return self
+
+    def share_memory_(self):
+        return self
+
+    # ----------------------------------------------------------------- operators
+    def __add__(self, other):
+        return _ops.add(self, other)
+
+    def __radd__(self, other):
+        return _ops.add(other, self)
+
+    def __sub__(self, other):
+        return _ops.sub(self, other)
+
+    def __rsub__(self, other):
+        return _ops.sub(other, self)
+
+    def __mul__(self, other):
+        return _ops.mul(self, other)
+
+    def __rmul__(self, other):
+        return _ops.mul(other, self)
+
+    def __truediv__(self, other):
+        return _ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops.div(other, self)
+
+    def __floordiv__(self, other):
+        return _ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return _ops.floor_divide(other, self)
+
+    def __mod__(self, other):
+        return _ops.remainder(self, other)
+
+    def __rmod__(self, other):
+        return _ops.remainder(other, self)
+
+    def __pow__(self, exponent):
+        return _ops.pow(self, exponent)
+
+    def __rpow__(self, base):
+        return _ops.pow(base, self)
+
+    def __matmul__(self, other):
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops.matmul(other, self)
+
+    def __neg__(self):
+        return _ops.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ops.abs(self)
+
+    def __invert__(self):
+        return _ops.bitwise_not(self)
+
+    def __and__(self, other):
+        return _ops.bitwise_and(self, other)
+
+    __rand__ = __and__
+
+    def __or__(self, other):
+        return _ops.bitwise_or(self, other)
+
+    __ror__ = __or__
+
+    def __xor__(self, other):
+        return _ops.bitwise_xor(self, other)
+
+    __rxor__ = __xor__
+
+    def __lshift__(self, other):
+        return _ops.bitwise_left_shift(self, other)
+
+    def __rshift__(self, other):
+        return _ops.bitwise_right_shift(self, other)
+
+    def __iadd__(self, other):
+        return _ops.add_(self, other)
+
+    def __isub__(self, other):
+        return _ops.sub_(self, other)
+
+    def __imul__(self, other):
+        return _ops.mul_(self, other)
+
+    def __itruediv__(self, other):
+        return _ops.div_(self, other)
+
+    def __ifloordiv__(self, other):
+        return _ops.floor_divide_(self, other)
+
+    def __imod__(self, other):
+        return _ops.remainder_(self, other)
+
+    def __ipow__(self, other):
+        return _ops.pow_(self, other)
+
+    def __iand__(self, other):
+        return _ops.bitwise_and_(self, other)
+
+    def __ior__(self, other):
+        return _ops.bitwise_or_(self, other)
+
+    def __ixor__(self, other):
+        return _ops.bitwise_xor_(self, other)
+
+    def __eq__(self, other):
+        return _ops.eq(self, other)
+
+    def __ne__(self, other):
+        return _ops.ne(self, other)
+
+    def __lt__(self, other):
+        return _ops.lt(self, other)
+
+    def __le__(self, other):
+        return _ops.le(self, other)
+
+    def __gt__(self, other):
+        return _ops.gt(self, other)
+
+    def __ge__(self, other):
+        return _ops.ge(self, other)
+
+    def __getitem__(self, index):
+        return _ops.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        _ops.setitem(self, index, value)
+
+    # ----------------------------------------------------------------- the most used methods
+    def add(self, other, *, alpha=1):
+        return _ops.add(self, other, alpha=alpha)
+
+    def mul(self, other):
+        return _ops.mul(self, other)
+
+    def matmul(self, other):
+        return _ops.matmul(self, other)
+
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        return _ops.sum(self, dim, keepdim, dtype=dtype)
+
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        return _ops.mean(self, dim, keepdim, dtype=dtype)
+
+    def view(self, *shape):
+        return _ops.view(self, *shape)
+
+    def reshape(self, *shape):
+        return _ops.reshape(self, *shape)
+
+    def relu(self):
+        return _ops.relu(self)
+
+    def exp(self):
+        return _ops.exp(self)
+
+    def tanh(self):
+        return _ops.tanh(self)
+
+    def sigmoid(self):
+        return _ops.sigmoid(self)
+
+    def t(self):
+        return _ops.t(self)
+
+    @property
+    def T(self):
+        return _ops.permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        return _ops.transpose(self, -2, -1)
+
+    def __getattr__(self, name):
+        # Every other op method (`x.log1p()`, `x.clamp_(0)`, ...) is the ember function of that name,
+        # called with the tensor first. Only reached when normal attribute lookup fails.
+        if name in _ops.TENSOR_METHODS:
+            function = getattr(_ops, name)
+
+            def method(*args, **kwargs):
+                return function(self, *args, **kwargs)
+            method.__name__ = name
+            method.__doc__ = function.__doc__
+            return method
+        raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(_ops.TENSOR_METHODS))
+
+
+def _rebuild_tensor(data, requires_grad):
+    tensor = new_tensor(data.copy())
+    tensor._requires_grad = requires_grad
+    return tensor
+
+
+from . import ops as _ops  # noqa: E402  (ops sit above Tensor and import it)
+from . import _formatting  # noqa: E402

@@ -1,0 +1,146 @@
+"""ember.autograd: recording operations and computing gradients, as `torch.autograd`."""
+import warnings
+
+from .._tensor import Tensor, new_tensor
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
+                        is_inference_mode_enabled)
+from .function import Function, FunctionCtx, once_differentiable, InplaceFunction, NestedIOFunction
+from .anomaly import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
+from .variable import Variable
+from . import engine
+
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "Variable", "no_grad",
+           "enable_grad", "set_grad_enabled", "inference_mode", "detect_anomaly", "set_detect_anomaly",
+           "gradcheck", "gradgradcheck"]
+
+
+def _as_tuple(value):
+    if value is None:
+        return ()
+    if isinstance(value, Tensor):
+        return (value,)
+    return tuple(value)
+
+
+def _root_gradients(outputs, grad_outputs, api_name):
+    """One gradient per output: given ones are checked, missing ones are implicit `1` for scalars."""
+    if len(grad_outputs) == 0:
+        grad_outputs = (None,) * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"{api_name}: got {len(grad_outputs)} gradients for {len(outputs)} outputs; "
+                           "give one per output (None for scalar outputs)")
+    grads = []
+    for index, (output, grad) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(output, Tensor):
+            raise TypeError(f"{api_name}: output {index} is a {type(output).__name__}, not a Tensor")
+        if not output._requires_grad:
+            raise RuntimeError(_no_graph_message(index, output))
+        if grad is None:
+            if output._data.size != 1:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for scalar outputs: output {index} has shape "
+                    f"{list(output.shape)}. Reduce it first (e.g. loss.sum().backward() or .mean()), or pass "
+                    "the gradient explicitly: output.backward(gradient=ember.ones_like(output)).")
+            import numpy as np
+            grad = new_tensor(np.ones(output._data.shape, dtype=output._data.dtype))
+        else:
+            if not isinstance(grad, Tensor):
+                from ..ops import tensor as _tensor
+                grad = _tensor(grad, dtype=output.dtype)
+            if grad._data.shape != output._data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{index}] has a shape of {list(grad.shape)} and output[{index}] "
+                    f"has a shape of {list(output.shape)}.")
+            # The engine may keep a root gradient as `.grad`; never alias the caller's tensor.
+            grad = new_tensor(grad._data.copy(), grad._requires_grad, grad._grad_fn, grad._output_nr) \
+                if not grad._requires_grad else grad
+        grads.append(grad)
+    return grads
+
+
+def _no_graph_message(index, output):
+    return (
+        f"element {index} of tensors does not require grad and does not have a grad_fn: there is no graph "
+        "to differentiate. Either no input had requires_grad=True when this value was computed, or the graph "
+        "was cut: by .detach(), by .data, inside `with no_grad()`, or by a round trip through NumPy "
+        "(.numpy()/.item() and back). Set requires_grad=True on the *inputs* (e.g. the weights) before "
+        "computing; setting requires_grad=True on the result itself would only give a useless gradient of 1.")
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None):
+    """Accumulate into `.grad` of the leaves the gradients of `tensors` (weighted by `grad_tensors`).
+
+    `retain_graph` keeps saved tensors for another backward; `create_graph` records this backward
+    so that it can be differentiated again; `inputs` limits which tensors receive `.grad`.
+    """
+    if grad_variables is not None:
+        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", DeprecationWarning,
+                      stacklevel=2)
+        if grad_tensors is None:
+            grad_tensors = grad_variables
+        else:
+            raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to "
+                               "backward(). Please only use 'grad_tensors'.")
+    outputs = _as_tuple(tensors)
+    grads = _root_gradients(outputs, _as_tuple(grad_tensors), "backward")
+    if retain_graph is None:
+        retain_graph = create_graph
+    input_list = None
+    if inputs is not None:
+        input_list = list(_as_tuple(inputs))
+        if not input_list:
+            raise RuntimeError("backward: 'inputs' argument to backward() cannot be empty.")
+        for tensor in input_list:
+            if not tensor._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+    engine.run_backward(outputs, grads, retain_graph, create_graph, inputs=input_list, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return the gradients of `outputs` with respect to `inputs` (`.grad` is left untouched).
+
+    Example::
+
+        x = ember.tensor([5.0], requires_grad=True)
+        dx, = ember.autograd.grad(x ** 2, x, create_graph=True)   # 2x = 10
+        ddx, = ember.autograd.grad(dx, x)                          # 2
+    """
+    if is_grads_batched:
+        raise NotImplementedError("grad(is_grads_batched=True) is not implemented in ember; loop over the "
+                                  "batch of grad_outputs instead")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    elif materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but "
+                         "got: allow_unused=False.")
+    output_tuple = _as_tuple(outputs)
+    input_list = list(_as_tuple(inputs))
+    for tensor in input_list:
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"grad: inputs must be tensors, got {type(tensor).__name__}")
+        if not tensor._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = _root_gradients(output_tuple, _as_tuple(grad_outputs), "grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    captured = engine.run_backward(output_tuple, grads, retain_graph, create_graph, inputs=input_list,
+                                   accumulate=False)
+    result = []
+    for tensor, gradient in zip(input_list, captured):
+        if gradient is None:
+            if materialize_grads:
+                from ..ops import zeros_like
+                gradient = zeros_like(tensor)
+            elif not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. Set "
+                    "allow_unused=True if this is the desired behavior.")
+        elif not create_graph and gradient._requires_grad:
+            gradient = gradient.detach()
+        result.append(gradient)
+    return tuple(result)
+
+
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402

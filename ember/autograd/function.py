@@ -1,0 +1,559 @@
+"""`Function`: the one mechanism behind every differentiable operation.
+
+A `Function` subclass states `forward` and `backward`. `Function.apply` runs forward and, when
+recording, makes a graph node. The node *is* the `ctx` that forward and backward receive
+(`z.grad_fn` is the `ctx` of the op that made `z`): it holds the saved tensors, the edges to the
+nodes of the inputs (`next_functions`) and any attribute forward stored on it.
+
+Two kinds of forward share this machinery:
+
+* a user's Function, as in PyTorch: forward receives the tensors themselves and runs in no-grad mode;
+* ember's built-in primitives (`_array_forward = True`): forward receives and returns the NumPy
+  arrays inside the tensors. This skips wrapping and unwrapping on the path of every op; their
+  backward still works on tensors, so double backward is the same for both kinds.
+"""
+import functools
+import inspect
+import warnings
+import weakref
+
+from .._tensor import Tensor, VersionCounter, new_tensor
+from ..utils.hooks import RemovableHandle
+from . import grad_mode
+from . import anomaly as anomaly_mode
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
+           "NestedIOFunction"]
+
+_grad_state = grad_mode.state
+_NO_EDGE = (None, 0)
+
+
+class FunctionCtx:
+    """What forward and backward may do with `ctx` (the node of the graph, see `Node`)."""
+
+    # Defaults for every node: instances only store what differs, which keeps node creation cheap.
+    _saved = None            # tuple of saved entries, None once freed (or when nothing was saved)
+    _saved_versions = None   # version of each saved tensor when it was saved
+    _saved_was_freed = False
+    _to_save = None          # what forward passed to save_for_backward, resolved after forward
+    _dirty = None
+    _non_differentiable = None
+    _materialize_grads = True
+    needs_input_grad = ()
+
+    def save_for_backward(self, *tensors):
+        """Keep tensors (or None) for backward. Use this rather than `ctx.x = x` for tensors:
+        saved tensors are checked against later in-place changes and take part in double backward."""
+        self._to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        self._saved_for_forward = tensors
+
+    def mark_dirty(self, *tensors):
+        """Declare the inputs that forward modified in place (they are returned as outputs)."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        """Declare outputs that have no gradient (e.g. indices): they will not require grad."""
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        """With False, backward receives None instead of zeros for outputs that got no gradient."""
+        self._materialize_grads = bool(value)
+
+    @property
+    def saved_tensors(self):
+        return _unpack_saved(self)
+
+    @property
+    def saved_variables(self):
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=2)
+        return _unpack_saved(self)
+
+
+class Node(FunctionCtx):
+    """A node of the backward graph: the rectangle of the book's drawings.
+
+    `next_functions` lists, per tensor input, `(node, output_nr)` of where its gradient goes
+    (`AccumulateGrad` for leaves, None for inputs that need no gradient).
+    """
+
+    _edges = ()              # per forward argument: None (not a tensor), (None, 0), or an edge
+    _output_meta = None      # (shape, numpy dtype) per output, to materialize missing gradients
+    _pre_hooks = None
+    _post_hooks = None
+    _tensor_pre_hooks = None  # hooks registered on output tensors: {output_nr: {id: hook}}
+    _retained_outputs = None  # {output_nr: weakref to a tensor that called retain_grad()}
+    _forward_cls = None
+    _trace = None            # where forward ran, recorded by anomaly mode
+    _anomaly_parent = None
+    _tensor_attributes = None  # names of tensors forward kept as ctx attributes
+    metadata_dict = None
+
+    def name(self):
+        return type(self).__name__
+
+    @property
+    def next_functions(self):
+        return tuple(edge[:2] for edge in self._edges if edge is not None)
+
+    @property
+    def metadata(self):
+        if self.metadata_dict is None:
+            self.metadata_dict = {}
+        return self.metadata_dict
+
+    def apply(self, *grad_outputs):
+        """Call this node's backward directly, as `z.grad_fn.apply(ember.ones(1))` in the book."""
+        return self._forward_cls.backward(self, *grad_outputs)
+
+    def register_hook(self, hook):
+        """`hook(grad_inputs, grad_outputs)` runs after this node's backward; it may return new grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return RemovableHandle(self._post_hooks, hook)
+
+    def register_prehook(self, hook):
+        """`hook(grad_outputs)` runs before this node's backward; it may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return RemovableHandle(self._pre_hooks, hook)
+
+    def _register_tensor_hook(self, output_nr, hook):
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        return RemovableHandle(self._tensor_pre_hooks.setdefault(output_nr, {}), hook)
+
+    def _retain_output(self, output_nr, tensor):
+        if self._retained_outputs is None:
+            self._retained_outputs = {}
+        self._retained_outputs[output_nr] = weakref.ref(tensor)
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+
+class BackwardCFunction(Node):
+    """Base of the node classes made for each Function (`MultiplyAddBackward`, `MulBackward0`)."""
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf that requires grad: the engine adds the gradient that reaches it to `.grad`.
+
+    It refers to its tensor weakly and the tensor keeps the node, so no cycle holds either alive.
+    """
+
+    def __init__(self, tensor):
+        self._variable_ref = weakref.ref(tensor)
+
+    @property
+    def variable(self):
+        return self._variable_ref()
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self):
+        return f"<AccumulateGrad object at {hex(id(self))}>"
+
+
+class _SavedOutput:
+    """An output saved for backward, kept without its tensor so node -> tensor -> node is no cycle.
+
+    Unpacking rebuilds a tensor on the same memory whose grad_fn is the saving node.
+    """
+
+    __slots__ = ("data", "output_nr", "requires_grad", "version_counter")
+
+    def __init__(self, tensor):
+        self.data = tensor._data
+        self.output_nr = tensor._output_nr
+        self.requires_grad = tensor._requires_grad
+        if tensor._version_counter is None:
+            tensor._version_counter = VersionCounter()
+        self.version_counter = tensor._version_counter
+
+    def unpack(self, node):
+        tensor = new_tensor(self.data, self.requires_grad, node if self.requires_grad else None,
+                            self.output_nr)
+        tensor._version_counter = self.version_counter
+        return tensor
+
+
+def _version_of(tensor):
+    counter = tensor._version_counter
+    return 0 if counter is None else counter.value
+
+
+def _unpack_saved(node):
+    saved = node._saved
+    if saved is None:
+        if node._saved_was_freed:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved tensors "
+                "after they have already been freed). Saved intermediate values of the graph are freed "
+                "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+                "backward through the graph a second time or if you need to access saved tensors after "
+                "calling backward.")
+        return ()
+    result = []
+    for item, version in zip(saved, node._saved_versions):
+        if isinstance(item, Tensor):
+            counter = item._version_counter
+            if counter is not None and counter.value != version:
+                raise _modified_error(node, item, counter.value, version)
+        elif type(item) is _SavedOutput:
+            if item.version_counter.value != version:
+                raise _modified_error(node, item.unpack(node), item.version_counter.value, version)
+            item = item.unpack(node)
+        result.append(item)
+    return tuple(result)
+
+
+def _modified_error(node, tensor, version, expected):
+    kind = "output 0 of " + node.name() if tensor.grad_fn is node else "saved by " + node.name()
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{tensor.type()} {list(tensor.shape)}], which is {kind}, is at version {version}; "
+        f"expected version {expected} instead. Hint: enable anomaly detection to find the operation "
+        "that failed to compute its gradient, with ember.autograd.set_detect_anomaly(True).")
+
+
+def _resolve_saved(node, inputs, outputs):
+    """Turn what forward passed to save_for_backward into saved entries with their versions."""
+    to_save = node._to_save
+    node._to_save = None
+    array_forward = node._forward_cls._array_forward
+    saved, versions = [], []
+    for index, item in enumerate(to_save):
+        entry = item
+        if item is None:
+            pass
+        elif array_forward and not isinstance(item, Tensor):
+            # Built-in forwards save arrays: find the tensor that holds each one.
+            entry = _tensor_holding(item, inputs, outputs)
+        elif not isinstance(item, Tensor):
+            raise TypeError(
+                f"{node._forward_cls.__name__}.forward: save_for_backward can only save tensors or None, "
+                f"but argument {index} is of type {type(item).__name__}. Keep other values as ctx "
+                "attributes (ctx.name = value).")
+        if isinstance(entry, Tensor) and entry._grad_fn is node:
+            entry = _SavedOutput(entry)
+            versions.append(entry.version_counter.value)
+        else:
+            versions.append(_version_of(entry) if isinstance(entry, Tensor) else 0)
+        saved.append(entry)
+    node._saved = tuple(saved)
+    node._saved_versions = tuple(versions)
+
+
+def _tensor_holding(array, inputs, outputs):
+    for tensor in inputs:
+        if isinstance(tensor, Tensor) and tensor._data is array:
+            return tensor
+    for tensor in outputs:
+        if tensor._data is array:
+            return tensor
+    if not hasattr(array, "shape"):
+        return array  # a Python number kept for backward
+    return new_tensor(array, False, None, 0)
+
+
+def _edge_to(tensor):
+    """Where the gradient of `tensor` goes: its grad_fn, or the AccumulateGrad of a leaf."""
+    node = tensor._grad_fn
+    if node is None:
+        node = tensor._grad_accumulator
+        if node is None:
+            node = tensor._grad_accumulator = AccumulateGrad(tensor)
+    data = tensor._data
+    return (node, tensor._output_nr, data.shape, data.dtype)
+
+
+_FLOATING_KINDS = frozenset("fc")
+
+
+class _FunctionMeta(type):
+    """Gives each Function subclass its own node class, named as PyTorch names it."""
+
+    def __init__(cls, name, bases, namespace):
+        super().__init__(name, bases, namespace)
+        node_name = namespace.get("_node_name") or name + "Backward"
+        cls._backward_cls = type(node_name, (BackwardCFunction,),
+                                 {"_forward_cls": cls, "__module__": cls.__module__})
+        forward = namespace.get("forward")
+        cls._is_legacy = forward is not None and not isinstance(forward, staticmethod) and \
+            not isinstance(forward, classmethod)
+        # PyTorch 2 style: forward without ctx, plus setup_context(ctx, inputs, output).
+        cls._uses_setup_context = not getattr(cls.setup_context, "_is_placeholder", False)
+
+
+class Function(FunctionCtx, metaclass=_FunctionMeta):
+    """Base class for differentiable operations; subclass it and call `MyFunction.apply(...)`.
+
+    Example (the book's)::
+
+        class MultiplyAdd(Function):
+            @staticmethod
+            def forward(ctx, w, x, b):
+                ctx.save_for_backward(w, x)
+                return w * x + b
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                w, x = ctx.saved_tensors
+                return grad_output * x, grad_output * w, grad_output
+
+        z = MultiplyAdd.apply(w, x, b)
+
+    `forward` receives the arguments as given (tensors run in no-grad mode); `backward` receives one
+    gradient per output and returns one per forward argument (None where there is none).
+    """
+
+    _array_forward = False
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(_LEGACY_MESSAGE.format(name=type(self).__name__))
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    setup_context.__func__._is_placeholder = True
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom autograd.Function "
+            "to use it with backward mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with forward "
+            "mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        if kwargs:
+            args = _bind_arguments(cls, args, kwargs)
+        if cls._is_legacy:
+            raise RuntimeError(_LEGACY_MESSAGE.format(name=cls.__name__))
+
+        recording = False
+        if _grad_state.enabled:
+            for arg in args:
+                if isinstance(arg, Tensor) and arg._requires_grad:
+                    recording = True
+                    break
+
+        node = cls._backward_cls()
+        if recording:
+            edges = []
+            for arg in args:
+                if isinstance(arg, Tensor):
+                    edges.append(_edge_to(arg) if arg._requires_grad else _NO_EDGE)
+                else:
+                    edges.append(None)
+            node._edges = edges
+            node.needs_input_grad = tuple(edge is not None and edge[0] is not None for edge in edges)
+        else:
+            node.needs_input_grad = (False,) * len(args)
+
+        if cls._array_forward:
+            return _apply_array_forward(cls, node, args, recording)
+        return _apply_tensor_forward(cls, node, args, recording)
+
+
+_LEGACY_MESSAGE = (
+    "Legacy autograd function with non-static forward method is deprecated and not supported: "
+    "{name} must be used as {name}.apply(...), with forward and backward as @staticmethod:\n\n"
+    "    class {name}(Function):\n"
+    "        @staticmethod\n"
+    "        def forward(ctx, x):\n"
+    "            ctx.save_for_backward(x)\n"
+    "            return ...\n\n"
+    "        @staticmethod\n"
+    "        def backward(ctx, grad_output):\n"
+    "            x, = ctx.saved_tensors\n"
+    "            return ...\n\n"
+    "    y = {name}.apply(x)")
+
+
+def _bind_arguments(cls, args, kwargs):
+    """Keyword arguments become positional ones, in forward's order (gradients are per position)."""
+    parameters = list(inspect.signature(cls.forward).parameters)
+    if not cls._uses_setup_context:
+        parameters = parameters[1:]  # ctx
+    bound = list(args)
+    for name in parameters[len(args):]:
+        if name in kwargs:
+            bound.append(kwargs.pop(name))
+        else:
+            break
+    if kwargs:
+        raise TypeError(f"{cls.__name__}.apply got unexpected keyword arguments {sorted(kwargs)}")
+    return tuple(bound)
+
+
+def _apply_array_forward(cls, node, args, recording):
+    arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
+    result = cls.forward(node, *arrays)
+    if type(result) is tuple:
+        outputs = tuple(_wrap_output(array, node, index, recording) for index, array in enumerate(result))
+        if recording:
+            node._output_meta = tuple((array.shape, array.dtype) for array in result)
+    else:
+        outputs = _wrap_output(result, node, 0, recording)
+    if recording:
+        if node._non_differentiable is not None:
+            _apply_non_differentiable(node, outputs if type(outputs) is tuple else (outputs,))
+        if node._to_save is not None:
+            _resolve_saved(node, args, outputs if type(outputs) is tuple else (outputs,))
+        if anomaly_mode.state.enabled:
+            anomaly_mode.record_forward(node, outputs)
+    return outputs
+
+
+def _wrap_output(array, node, output_nr, recording):
+    if type(array) is not _ndarray:
+        array = _as_array(array)
+    differentiable = recording and array.dtype.kind in _FLOATING_KINDS
+    return new_tensor(array, differentiable, node if differentiable else None, output_nr)
+
+
+def _apply_non_differentiable(node, outputs):
+    marked = {id(item) for item in node._non_differentiable}
+    for tensor in outputs:
+        if id(tensor) in marked or id(tensor._data) in marked:
+            tensor._requires_grad = False
+            tensor._grad_fn = None
+
+
+def _apply_tensor_forward(cls, node, args, recording):
+    previous = _grad_state.enabled
+    _grad_state.enabled = False
+    try:
+        if cls._uses_setup_context:
+            result = cls.forward(*args)
+            cls.setup_context(node, args, result)
+        else:
+            result = cls.forward(node, *args)
+    finally:
+        _grad_state.enabled = previous
+    if not recording:
+        node._to_save = None
+        return result
+
+    is_tuple = isinstance(result, tuple)
+    outputs = list(result) if is_tuple else [result]
+    dirty = {id(tensor) for tensor in node._dirty} if node._dirty else ()
+    non_differentiable = {id(tensor) for tensor in node._non_differentiable} \
+        if node._non_differentiable else ()
+    input_ids = {id(arg) for arg in args if isinstance(arg, Tensor)}
+    for index, output in enumerate(outputs):
+        if not isinstance(output, Tensor):
+            continue
+        if id(output) in input_ids and id(output) not in dirty:
+            output = outputs[index] = output._alias()  # returning an input: a new tensor on its memory
+        elif id(output) in dirty:
+            _check_dirty_input(cls, output)
+        differentiable = id(output) not in non_differentiable and output._data.dtype.kind in _FLOATING_KINDS
+        output._requires_grad = differentiable
+        output._grad_fn = node if differentiable else None
+        output._output_nr = index
+    node._output_meta = tuple((output._data.shape, output._data.dtype) if isinstance(output, Tensor)
+                              else None for output in outputs)
+    if node._to_save is not None:
+        _resolve_saved(node, args, [output for output in outputs if isinstance(output, Tensor)])
+    if anomaly_mode.state.enabled:
+        anomaly_mode.record_forward(node, outputs)
+    _warn_about_tensor_attributes(cls, node)
+    return tuple(outputs) if is_tuple else outputs[0]
+
+
+def _check_dirty_input(cls, tensor):
+    if tensor._grad_fn is None and tensor._requires_grad:
+        raise RuntimeError(
+            f"{cls.__name__}: a leaf Variable that requires grad is being used in an in-place operation "
+            "(mark_dirty). Clone it first, or modify it under ember.no_grad().")
+
+
+def _warn_about_tensor_attributes(cls, node):
+    """Remember tensors kept as plain ctx attributes; the engine warns if double backward uses them."""
+    attributes = getattr(node, "__dict__", None)
+    if not attributes:
+        return
+    names = [name for name, value in attributes.items()
+             if isinstance(value, Tensor) and value._requires_grad and not name.startswith("_")]
+    if names:
+        node._tensor_attributes = tuple(names)
+
+
+from numpy import ndarray as _ndarray, asarray as _as_array  # noqa: E402  (the hot path's types)
+
+
+def once_differentiable(backward):
+    """Decorate a backward that cannot itself be differentiated (e.g. it computes with NumPy).
+
+    It receives gradients outside the graph; if double backward reaches it, a RuntimeError says so.
+    """
+
+    @functools.wraps(backward)
+    def wrapper(ctx, *grad_outputs):
+        with grad_mode.no_grad():
+            grads = backward(ctx, *[g.detach() if isinstance(g, Tensor) else g for g in grad_outputs])
+        if not _grad_state.enabled:
+            return grads
+        # Tensors through which a second differentiation could reach this backward.
+        anchors = [t for t in (*grad_outputs, *_safe_saved(ctx)) if isinstance(t, Tensor) and t._requires_grad]
+        if not anchors:
+            return grads
+        single = not isinstance(grads, tuple)
+        wrapped = tuple(_DelayedError.apply(g, ctx.name(), *anchors) if isinstance(g, Tensor) else g
+                        for g in ((grads,) if single else grads))
+        return wrapped[0] if single else wrapped
+
+    return wrapper
+
+
+def _safe_saved(ctx):
+    try:
+        return ctx.saved_tensors
+    except RuntimeError:
+        return ()
+
+
+class _DelayedError(Function):
+    """Passes a gradient through, but raises if anything tries to differentiate it again."""
+
+    _node_name = "DelayedError"
+
+    @staticmethod
+    def forward(ctx, grad, name, *anchors):
+        ctx.function_name = name
+        return grad.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(
+            f"trying to differentiate twice a function that was marked with @once_differentiable "
+            f"({ctx.function_name}): its backward ran outside the graph, so it has no second derivative. "
+            "Write its backward with ember ops (and drop @once_differentiable) to get one.")
+
+
+class InplaceFunction(Function):
+    def __init__(self, inplace=False):
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    pass

@@ -1,0 +1,124 @@
+"""Grad mode: whether operations record a graph. Thread-local, as in PyTorch.
+
+Each switch (`no_grad`, `enable_grad`, `set_grad_enabled`, `inference_mode`) works both as a
+context manager and as a decorator.
+"""
+import functools
+import threading
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "is_grad_enabled", "is_inference_mode_enabled"]
+
+
+class _GradModeState(threading.local):
+    # Class attributes are the defaults every new thread starts from.
+    enabled = True
+    inference = False
+
+
+state = _GradModeState()
+
+
+def is_grad_enabled():
+    """Return True when operations on tensors that require grad are being recorded."""
+    return state.enabled
+
+
+def is_inference_mode_enabled():
+    return state.inference
+
+
+class _GradModeSwitch:
+    """Base for the switches: subclasses say what `enabled` becomes inside the block."""
+
+    enabled = True
+
+    def __enter__(self):
+        self._previous = state.enabled
+        state.enabled = self.enabled
+
+    def __exit__(self, *exc_info):
+        state.enabled = self._previous
+        return False
+
+    def __call__(self, function):
+        @functools.wraps(function)
+        def run_in_mode(*args, **kwargs):
+            with self.clone():
+                return function(*args, **kwargs)
+        return run_in_mode
+
+    def clone(self):
+        return type(self)()
+
+
+class no_grad(_GradModeSwitch):
+    """Context manager and decorator that stops recording operations.
+
+    Example::
+
+        with ember.no_grad():
+            y = x * 2          # y.requires_grad is False
+    """
+
+    enabled = False
+
+    def __new__(cls, orig_func=None):
+        self = super().__new__(cls)
+        # `@no_grad` without parentheses hands us the function itself.
+        return self(orig_func) if callable(orig_func) else self
+
+
+class enable_grad(no_grad):
+    """Context manager and decorator that turns recording back on inside a `no_grad` block."""
+
+    enabled = True
+
+
+class set_grad_enabled(_GradModeSwitch):
+    """Turn recording on or off: `with set_grad_enabled(is_train): ...`.
+
+    Like PyTorch, the mode also changes when it is called as a plain function.
+    """
+
+    def __init__(self, mode):
+        self.enabled = bool(mode)
+        self._previous = state.enabled
+        state.enabled = self.enabled
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc_info):
+        state.enabled = self._previous
+        return False
+
+    def clone(self):
+        return set_grad_enabled(self.enabled)
+
+
+class inference_mode(_GradModeSwitch):
+    """Like `no_grad`; ember has no separate inference tensors, so the two behave alike."""
+
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
+        self.enabled = not self.mode
+
+    def __new__(cls, mode=True):
+        self = super().__new__(cls)
+        if callable(mode):
+            self.__init__(True)
+            return self(mode)
+        return self
+
+    def __enter__(self):
+        self._previous_inference = state.inference
+        state.inference = self.mode
+        super().__enter__()
+
+    def __exit__(self, *exc_info):
+        state.inference = self._previous_inference
+        return super().__exit__(*exc_info)
+
+    def clone(self):
+        return inference_mode(self.mode)

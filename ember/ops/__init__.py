@@ -1,0 +1,34 @@
+"""ember's built-in operations, one module per family; everything public is re-exported here.
+
+`TENSOR_METHODS` names the functions that are also tensor methods (`x.exp()` is `ember.exp(x)`);
+`Tensor.__getattr__` looks them up here. In-place variants (`x.add_(y)`) are made from their
+out-of-place op by `ops.inplace.inplace_variant`.
+"""
+from ._common import normalize_dim, normalize_dims
+from .broadcast import sum_to_shape, sum_to_size, broadcast_shapes
+from .elementwise import *  # noqa: F401,F403
+from .pointwise import *  # noqa: F401,F403
+from .reduction import *  # noqa: F401,F403
+from .shape import *  # noqa: F401,F403
+from .indexing import *  # noqa: F401,F403
+from .linalg import *  # noqa: F401,F403
+from .creation import *  # noqa: F401,F403
+from .conversion import *  # noqa: F401,F403
+from .comparison import *  # noqa: F401,F403
+from .inplace import apply_inplace
+from . import elementwise, pointwise, reduction, shape, indexing, linalg, conversion, comparison, creation
+from . import inplace_methods
+from .inplace_methods import *  # noqa: F401,F403
+
+_FAMILIES = (elementwise, pointwise, reduction, shape, indexing, linalg, conversion, comparison,
+             inplace_methods)
+
+# Functions that are not tensor methods (or are methods with another meaning).
+_NOT_METHODS = {"where", "tensor", "from_numpy", "index_put"}
+
+TENSOR_METHODS = frozenset(
+    name for family in _FAMILIES for name in family.__all__ if name not in _NOT_METHODS
+) | {"where", "sum_to_size", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"}
+
+__all__ = sorted({name for family in _FAMILIES + (creation,) for name in family.__all__} |
+                 {"sum_to_shape", "broadcast_shapes", "normalize_dim"})

@@ -1,0 +1,60 @@
+"""Copies and dtype conversions: `to`, `clone`."""
+from .._backend import np, device as Device, to_device
+from .._tensor import Tensor
+from .. import _dtype
+from ..autograd.function import Function
+
+__all__ = ["to", "clone"]
+
+
+class ToCopy(Function):
+    _array_forward = True
+    _node_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, a, numpy_dtype):
+        ctx.input_dtype = _dtype.from_numpy_dtype(a.dtype)
+        return a.astype(numpy_dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.to(ctx.input_dtype), None
+
+
+def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=None):
+    """Convert to a dtype (`x.to(ember.float64)`, `x.to(other)`); devices other than 'cpu' raise.
+
+    Returns the tensor itself when nothing changes and `copy` is False, as PyTorch does.
+    """
+    for arg in args:
+        if isinstance(arg, Tensor):
+            dtype = arg.dtype
+        elif isinstance(arg, (str, Device)) and not (isinstance(arg, str) and arg.startswith("torch.")):
+            device = arg
+        elif arg is not None:
+            dtype = arg
+    to_device(device)
+    if dtype is None:
+        return clone(input) if copy else input
+    target = _dtype.to_dtype(dtype)
+    if input._data.dtype == target.numpy_dtype:
+        return clone(input) if copy else input
+    return ToCopy.apply(input, target.numpy_dtype)
+
+
+class Clone(Function):
+    _array_forward = True
+    _node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def clone(input, *, memory_format=None):
+    """A copy with its own memory, still in the graph (gradients flow back to `input`)."""
+    return Clone.apply(input)

@@ -1,0 +1,345 @@
+"""Creating tensors: from data, filled, ranges, random (one seedable generator)."""
+import numbers
+
+from .._backend import np, to_device
+from .._tensor import Tensor, new_tensor
+from .._size import Size
+from .. import _dtype
+from ._common import as_tensor as _to_tensor
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "eye", "arange",
+           "linspace", "logspace", "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn",
+           "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal", "bernoulli",
+           "multinomial", "manual_seed", "seed", "initial_seed", "Generator", "default_generator",
+           "get_rng_state", "set_rng_state", "scalar_tensor", "empty_strided", "asarray"]
+
+
+# ---------------------------------------------------------------- random numbers
+class Generator:
+    """A source of random numbers (NumPy's PCG64 underneath); `manual_seed` makes runs repeatable."""
+
+    def __init__(self, device="cpu"):
+        self._seed = 67280421310721
+        self.rng = np.random.default_rng(self._seed)
+        self.device = to_device(device)
+
+    def manual_seed(self, seed):
+        self._seed = int(seed)
+        self.rng = np.random.default_rng(self._seed)
+        return self
+
+    def seed(self):
+        import secrets
+        return self.manual_seed(secrets.randbits(63))._seed
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        import pickle
+        return new_tensor(np.frombuffer(pickle.dumps(self.rng.bit_generator.state), dtype=np.uint8).copy())
+
+    def set_state(self, state):
+        import pickle
+        self.rng.bit_generator.state = pickle.loads(state._data.tobytes())
+        return self
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    """Seed the default generator (returns it, as PyTorch does)."""
+    return default_generator.manual_seed(seed)
+
+
+def seed():
+    return default_generator.seed()
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(state):
+    default_generator.set_state(state)
+
+
+def _rng(generator):
+    return (generator or default_generator).rng
+
+
+# ---------------------------------------------------------------- helpers
+def parse_size(size, op_name):
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = size[0]
+    try:
+        shape = tuple(int(s) for s in size)
+    except TypeError:
+        raise TypeError(f"{op_name}(): size must be a sequence of ints, got {size!r}") from None
+    if any(s < 0 for s in shape):
+        raise RuntimeError(f"{op_name}(): trying to create tensor with negative dimension: {list(shape)}")
+    return shape
+
+
+def _finish(array, requires_grad, device=None, out=None):
+    to_device(device)
+    result = new_tensor(array)
+    if requires_grad:
+        result.requires_grad_(True)
+    if out is not None:
+        from .inplace import copy_into_out
+        return copy_into_out(out, result)
+    return result
+
+
+def _float_dtype(dtype):
+    return (_dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()).numpy_dtype
+
+
+# ---------------------------------------------------------------- from data
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding a copy of `data` (numbers, nested lists, arrays or tensors).
+
+    Python floats give the default dtype (float32), ints int64, bools bool; a NumPy array keeps its dtype.
+    """
+    if isinstance(data, Tensor):
+        array = data._data.copy()
+        if dtype is not None:
+            array = array.astype(_dtype.to_dtype(dtype).numpy_dtype)
+    else:
+        array = _array_from_data(data, dtype)
+    return _finish(array, requires_grad, device)
+
+
+def _array_from_data(data, dtype):
+    if dtype is not None:
+        target = _dtype.to_dtype(dtype).numpy_dtype
+        if isinstance(data, (list, tuple)):
+            data = _unwrap_nested(data)
+        return np.array(data, dtype=target)
+    if isinstance(data, np.ndarray):
+        _dtype.from_numpy_dtype(data.dtype)  # TypeError for unsupported dtypes
+        return data.copy()
+    if isinstance(data, (list, tuple)):
+        data = _unwrap_nested(data)
+    array = np.array(data)
+    if array.dtype.kind == "f" and not isinstance(data, np.generic):
+        return array.astype(_dtype.get_default_dtype().numpy_dtype)
+    if array.dtype.kind == "c" and not isinstance(data, np.generic):
+        return array.astype(_dtype.get_default_dtype().to_complex().numpy_dtype)
+    if array.dtype.kind in "iu" and not isinstance(data, np.generic):
+        return array.astype(np.int64)
+    if array.dtype.kind in "OUS":
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    return array
+
+
+def _unwrap_nested(data):
+    """Tensors inside lists (`tensor([t1, t2])`) become their values."""
+    items = []
+    for item in data:
+        if isinstance(item, Tensor):
+            if item._requires_grad:
+                item = item.detach()
+            items.append(item._data)
+        elif isinstance(item, (list, tuple)):
+            items.append(_unwrap_nested(item))
+        else:
+            items.append(item)
+    return items
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    return as_tensor(obj, dtype=dtype, device=device)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like `tensor`, but shares memory with a tensor or NumPy array when the dtype already matches."""
+    to_device(device)
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or _dtype.to_dtype(dtype).numpy_dtype == data.dtype):
+        _dtype.from_numpy_dtype(data.dtype)
+        return new_tensor(data)
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(array):
+    """A tensor on the same memory as `array` (changes to one show in the other)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    _dtype.from_numpy_dtype(array.dtype)
+    return new_tensor(array)
+
+
+def scalar_tensor(value, *, dtype=None, device=None, requires_grad=False):
+    return full((), value, dtype=dtype or _dtype.get_default_dtype(), device=device, requires_grad=requires_grad)
+
+
+# ---------------------------------------------------------------- filled
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
+    return _finish(np.zeros(parse_size(size, "zeros"), _float_dtype(dtype)), requires_grad, device, out)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
+    return _finish(np.ones(parse_size(size, "ones"), _float_dtype(dtype)), requires_grad, device, out)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False,
+          memory_format=None):
+    return _finish(np.empty(parse_size(size, "empty"), _float_dtype(dtype)), requires_grad, device, out)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    return empty(size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+    """A tensor of `size` filled with `fill_value` (its type picks the dtype when `dtype` is None)."""
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if dtype is None:
+        dtype = _to_tensor(fill_value).dtype if not isinstance(fill_value, float) else _dtype.get_default_dtype()
+    shape = parse_size((size,) if isinstance(size, (tuple, list, Size)) else (size,), "full")
+    return _finish(np.full(shape, fill_value, _dtype.to_dtype(dtype).numpy_dtype), requires_grad, device, out)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.eye(n, n if m is None else m, dtype=_float_dtype(dtype)), requires_grad, device, out)
+
+
+def _like(input, dtype):
+    return (_dtype.to_dtype(dtype) if dtype is not None else input.dtype).numpy_dtype
+
+
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+    return _finish(np.zeros(input._data.shape, _like(input, dtype)), requires_grad, device)
+
+
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+    return _finish(np.ones(input._data.shape, _like(input, dtype)), requires_grad, device)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _finish(np.full(input._data.shape, fill_value, _like(input, dtype)), requires_grad, device)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+    return _finish(np.empty(input._data.shape, _like(input, dtype)), requires_grad, device)
+
+
+# ---------------------------------------------------------------- ranges
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
+    """Values from `start` up to (not including) `end`; int64 for integer arguments, else float32."""
+    if end is None:
+        start, end = 0, start
+    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if step == 0:
+        raise RuntimeError("arange: step must be nonzero")
+    if dtype is None:
+        integral = all(isinstance(v, numbers.Integral) for v in values)
+        dtype = _dtype.int64 if integral else _dtype.get_default_dtype()
+    dtype = _dtype.to_dtype(dtype)
+    # Computed in float64 then cast, so float32 ranges have PyTorch's length and values.
+    array = np.arange(*values, dtype=np.float64 if dtype.is_floating_point else None)
+    return _finish(array.astype(dtype.numpy_dtype), requires_grad, device, out)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.linspace(start, end, steps).astype(_float_dtype(dtype)), requires_grad, device, out)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.logspace(start, end, steps, base=base).astype(_float_dtype(dtype)), requires_grad, device, out)
+
+
+# ---------------------------------------------------------------- random
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
+         pin_memory=False):
+    """Uniform samples from [0, 1)."""
+    shape = parse_size(size, "rand")
+    return _finish(_rng(generator).random(shape, dtype=np.float64).astype(_float_dtype(dtype)),
+                   requires_grad, device, out)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
+          pin_memory=False):
+    """Samples from the standard normal distribution."""
+    shape = parse_size(size, "randn")
+    return _finish(_rng(generator).standard_normal(shape).astype(_float_dtype(dtype)), requires_grad, device, out)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Integers from [low, high); `randint(high, size)` and `randint(low, high, size)` both work."""
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None:
+        raise TypeError("randint() missing the required argument 'high'")
+    shape = parse_size((size,), "randint")
+    dtype = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
+    return _finish(_rng(generator).integers(low, high, shape).astype(dtype.numpy_dtype), requires_grad, device)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    dtype = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
+    return _finish(_rng(generator).permutation(n).astype(dtype.numpy_dtype), requires_grad, device)
+
+
+def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input.shape, dtype=dtype or input.dtype)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
+           out=None):
+    """Normal samples; `mean` and `std` may be tensors (broadcast) or numbers (then give `size`)."""
+    mean_array = mean._data if isinstance(mean, Tensor) else mean
+    std_array = std._data if isinstance(std, Tensor) else std
+    if size is None:
+        shape = np.broadcast_shapes(np.shape(mean_array), np.shape(std_array))
+    else:
+        shape = parse_size((size,), "normal")
+    reference = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
+    numpy_dtype = _float_dtype(dtype if dtype is not None else (reference.dtype if reference is not None else None))
+    samples = _rng(generator).normal(mean_array, std_array, shape).astype(numpy_dtype)
+    return _finish(samples, requires_grad, device, out)
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """0/1 samples with probabilities `input` (or the number `p`)."""
+    probabilities = input._data if p is None else np.full(input._data.shape, p)
+    samples = (_rng(generator).random(input._data.shape) < probabilities).astype(input._data.dtype)
+    return _finish(samples, False, None, out)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    """Indices drawn from the rows of `input` (unnormalized non-negative weights)."""
+    weights = input._data.astype(np.float64)
+    if np.any(weights < 0) or not np.all(np.isfinite(weights)):
+        raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or element < 0")
+    rows = weights.reshape(-1, weights.shape[-1])
+    rng = _rng(generator)
+    result = np.empty((rows.shape[0], num_samples), dtype=np.int64)
+    for row_index, row in enumerate(rows):
+        total = row.sum()
+        if total <= 0:
+            raise RuntimeError("multinomial: invalid multinomial distribution (sum of probabilities <= 0)")
+        if not replacement and num_samples > np.count_nonzero(row):
+            raise RuntimeError("multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        result[row_index] = rng.choice(row.size, num_samples, replace=replacement, p=row / total)
+    shape = weights.shape[:-1] + (num_samples,)
+    return _finish(result.reshape(shape), False, None, out)

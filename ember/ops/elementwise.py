@@ -1,0 +1,426 @@
+"""Element-wise primitives: forward on arrays, backward with ember ops (so it can be differentiated).
+
+Broadcasting is not undone here: the engine sums each gradient back to its input's shape.
+"""
+from .._backend import np
+from .._tensor import Tensor
+from .. import _dtype
+from ..autograd.function import Function
+from ._common import prepare_binary, check_broadcastable
+
+__all__ = ["add", "sub", "mul", "div", "true_divide", "pow", "neg", "exp", "log", "sin", "cos", "tanh",
+           "sigmoid", "relu", "sqrt", "abs", "rsub", "multiply", "subtract", "divide", "negative",
+           "absolute", "square"]
+
+
+# ---------------------------------------------------------------- binary arithmetic
+class Add(Function):
+    _array_forward = True
+    _node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a + b
+
+    @staticmethod
+    def backward(ctx, grad):
+        needs_a, needs_b = ctx.needs_input_grad
+        return (grad if needs_a else None), (grad if needs_b else None)
+
+
+class Sub(Function):
+    _array_forward = True
+    _node_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a - b
+
+    @staticmethod
+    def backward(ctx, grad):
+        needs_a, needs_b = ctx.needs_input_grad
+        return (grad if needs_a else None), (-grad if needs_b else None)
+
+
+class Mul(Function):
+    _array_forward = True
+    _node_name = "MulBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
+        return (grad * b if needs_a else None), (grad * a if needs_b else None)
+
+
+class Div(Function):
+    _array_forward = True
+    _node_name = "DivBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a / b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
+        grad_a = grad / b if needs_a else None
+        grad_b = -grad * a / (b * b) if needs_b else None
+        return grad_a, grad_b
+
+
+class PowScalar(Function):
+    """tensor ** number."""
+
+    _array_forward = True
+    _node_name = "PowBackward0"
+
+    @staticmethod
+    def forward(ctx, a, exponent):
+        ctx.save_for_backward(a)
+        ctx.exponent = exponent
+        return a ** exponent
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        exponent = ctx.exponent
+        if exponent == 0:
+            return grad * 0.0, None
+        return grad * exponent * a ** (exponent - 1), None
+
+
+class PowTensor(Function):
+    """tensor ** tensor (and number ** tensor, with the number made a tensor)."""
+
+    _array_forward = True
+    _node_name = "PowBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        result = a ** b
+        ctx.save_for_backward(a, b, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
+        grad_a = grad * b * a ** (b - 1) if needs_a else None
+        # d(a**b)/db = a**b * log(a); where a == 0 the limit is 0 (PyTorch's convention).
+        grad_b = grad * where(a == 0, 0.0, result * log(a)) if needs_b else None
+        return grad_a, grad_b
+
+
+def _binary(function, a, b, op_name):
+    a, b = prepare_binary(a, b, op_name)
+    try:
+        return function.apply(a, b)
+    except ValueError:
+        check_broadcastable(a, b, op_name)
+        raise
+
+
+def add(input, other, *, alpha=1, out=None):
+    """`input + alpha * other`, broadcasting, with PyTorch's type promotion."""
+    if alpha != 1:
+        other = mul(other, alpha)
+    return _write_out(_binary(Add, input, other, "add"), out)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    """`input - alpha * other`."""
+    if isinstance(input, Tensor) and input._data.dtype == np.bool_ and isinstance(other, Tensor) and \
+            other._data.dtype == np.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if alpha != 1:
+        other = mul(other, alpha)
+    return _write_out(_binary(Sub, input, other, "sub"), out)
+
+
+def rsub(input, other, *, alpha=1):
+    return sub(other, input, alpha=alpha)
+
+
+def mul(input, other, *, out=None):
+    """Element-wise product, broadcasting."""
+    return _write_out(_binary(Mul, input, other, "mul"), out)
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    """True division (integers give the default float dtype), or `rounding_mode` 'trunc'/'floor'."""
+    if rounding_mode is not None:
+        from .pointwise import _rounded_division
+        return _write_out(_rounded_division(input, other, rounding_mode), out)
+    input, other = _to_floating(input), _to_floating(other)
+    return _write_out(_binary(Div, input, other, "div"), out)
+
+
+def _to_floating(value):
+    if isinstance(value, Tensor):
+        if value._data.dtype.kind not in "fc":
+            return value.to(_dtype.get_default_dtype())
+        return value
+    if isinstance(value, (int, bool)):
+        return float(value)
+    return value
+
+
+def pow(input, exponent, *, out=None):
+    """`input ** exponent`; either side may be a number."""
+    if not isinstance(exponent, Tensor):
+        if not isinstance(input, Tensor):
+            raise TypeError("pow: expected at least one tensor operand")
+        input, exponent = prepare_binary(input, exponent, "pow")
+        if isinstance(exponent, Tensor):
+            return _write_out(_binary(PowTensor, input, exponent, "pow"), out)
+        if input._data.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return _write_out(PowScalar.apply(input, exponent), out)
+    if not isinstance(input, Tensor):
+        input, exponent = prepare_binary(input, exponent, "pow")
+        from .creation import full
+        input = full((), input, dtype=exponent.dtype)
+    return _write_out(_binary(PowTensor, input, exponent, "pow"), out)
+
+
+def square(input):
+    return mul(input, input)
+
+
+def _write_out(result, out):
+    """Honour an `out=` argument by copying into it (no gradient flows through `out`)."""
+    if out is None:
+        return result
+    from .inplace import copy_into_out
+    return copy_into_out(out, result)
+
+
+# ---------------------------------------------------------------- unary maths
+class Neg(Function):
+    _array_forward = True
+    _node_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return -a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class Exp(Function):
+    _array_forward = True
+    _node_name = "ExpBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        result = np.exp(a)
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
+        return grad * result
+
+
+class Log(Function):
+    _array_forward = True
+    _node_name = "LogBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return grad / a
+
+
+class Sin(Function):
+    _array_forward = True
+    _node_name = "SinBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.sin(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return grad * cos(a)
+
+
+class Cos(Function):
+    _array_forward = True
+    _node_name = "CosBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.cos(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return -grad * sin(a)
+
+
+class Tanh(Function):
+    _array_forward = True
+    _node_name = "TanhBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        result = np.tanh(a)
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
+        return grad * (1 - result * result)
+
+
+class Sigmoid(Function):
+    """A primitive rather than 1/(1+exp(-x)): that composite overflows for large negative x."""
+
+    _array_forward = True
+    _node_name = "SigmoidBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        # exp of a non-positive number only: stable on both tails.
+        e = np.exp(-np.abs(a))
+        result = np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
+        return grad * result * (1 - result)
+
+
+class Relu(Function):
+    _array_forward = True
+    _node_name = "ReluBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        result = np.maximum(a, 0)
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
+        return grad * (result > 0)
+
+
+class Sqrt(Function):
+    _array_forward = True
+    _node_name = "SqrtBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        result = np.sqrt(a)
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
+        return grad / (2 * result)
+
+
+class Abs(Function):
+    _array_forward = True
+    _node_name = "AbsBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.abs(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return grad * a.sign()
+
+
+def _unary(function, input, op_name, floating=True):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op_name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if floating and input._data.dtype.kind not in "fc":
+        input = input.to(_dtype.get_default_dtype())
+    return function.apply(input)
+
+
+def neg(input):
+    if isinstance(input, Tensor) and input._data.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return _unary(Neg, input, "neg", floating=False)
+
+
+def exp(input):
+    return _unary(Exp, input, "exp")
+
+
+def log(input):
+    return _unary(Log, input, "log")
+
+
+def sin(input):
+    return _unary(Sin, input, "sin")
+
+
+def cos(input):
+    return _unary(Cos, input, "cos")
+
+
+def tanh(input):
+    return _unary(Tanh, input, "tanh")
+
+
+def sigmoid(input):
+    return _unary(Sigmoid, input, "sigmoid")
+
+
+def relu(input):
+    return _unary(Relu, input, "relu", floating=False)
+
+
+def sqrt(input):
+    return _unary(Sqrt, input, "sqrt")
+
+
+def abs(input):
+    return _unary(Abs, input, "abs", floating=False)
+
+
+def where(condition, input, other):
+    from .indexing import where as _where
+    return _where(condition, input, other)
+
+
+true_divide = divide = div
+multiply = mul
+subtract = sub
+negative = neg
+absolute = abs

@@ -1,0 +1,147 @@
+"""In-place ops (`add_`, `x[i] = v`, ...): one mechanism for all of them.
+
+An in-place op computes its out-of-place twin, writes the result into the tensor's memory and bumps
+the version counter. When gradients are involved the tensor's history is rebased onto the new node;
+if the tensor is a view, its base's history is rebased too (PyTorch's CopySlices), so gradients of
+the base see the change.
+"""
+from .._backend import np
+from .._tensor import Tensor, new_tensor
+from ..autograd import grad_mode
+from ..autograd.function import Function
+
+__all__ = ["apply_inplace", "copy_into_out"]
+
+_grad_state = grad_mode.state
+
+
+def _check_leaf(tensor, op_name):
+    if tensor._requires_grad and tensor._grad_fn is None:
+        raise RuntimeError(
+            f"a leaf Variable that requires grad is being used in an in-place operation ({op_name}). "
+            "Modify its values under `with ember.no_grad():` (as optimizers do), or work on a clone.")
+    base = tensor._base
+    if base is not None and base._requires_grad and base._grad_fn is None:
+        raise RuntimeError(
+            f"a view of a leaf Variable that requires grad is being used in an in-place operation ({op_name}). "
+            "Modify it under `with ember.no_grad():`, or work on a clone of the leaf.")
+
+
+def _write(tensor, result, op_name):
+    target, source = tensor._data, result._data
+    if source.shape != target.shape:
+        try:
+            source = np.broadcast_to(source, target.shape)
+        except ValueError:
+            raise RuntimeError(f"{op_name}: output with shape {list(target.shape)} doesn't match the broadcast "
+                               f"shape {list(result.shape)}") from None
+    if source.dtype != target.dtype and not np.can_cast(source.dtype, target.dtype, "same_kind"):
+        raise RuntimeError(f"{op_name}: result type {result.dtype} can't be cast to the desired output type "
+                           f"{tensor.dtype}")
+    np.copyto(target, source, casting="unsafe")
+
+
+def apply_inplace(tensor, op_name, out_of_place, *args, **kwargs):
+    """Run `out_of_place(tensor, *args)` and store its result in `tensor` itself."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"{op_name}: expected a Tensor, got {type(tensor).__name__}")
+    recording = _grad_state.enabled and (tensor._requires_grad or any(
+        isinstance(arg, Tensor) and arg._requires_grad for arg in args))
+    if not recording:
+        if _grad_state.enabled:
+            _check_leaf(tensor, op_name)
+        previous = _grad_state.enabled
+        _grad_state.enabled = False
+        try:
+            result = out_of_place(tensor, *args, **kwargs)
+        finally:
+            _grad_state.enabled = previous
+        _write(tensor, result, op_name)
+        tensor._bump_version()
+        return tensor
+
+    _check_leaf(tensor, op_name)
+    # The out-of-place op sees the old values through a stand-in with the tensor's history; if it
+    # saves them for backward, they get their own copy before the memory is overwritten.
+    old = _stand_in(tensor)
+    result = out_of_place(old, *args, **kwargs)
+    if result.dtype is not tensor.dtype:
+        _write(new_tensor(tensor._data.copy()), result, op_name)  # raises on a disallowed cast
+        result = result.to(tensor.dtype)
+    if result._data.shape != tensor._data.shape:
+        result = result.expand(tensor.shape)
+    if result._grad_fn is not None and old._data is tensor._data and _saves(result._grad_fn, old):
+        old._data = old._data.copy()
+    base = tensor._base
+    if base is not None:
+        _rebase_view(tensor, result, op_name)
+    else:
+        _write(tensor, result, op_name)
+        tensor._grad_fn, tensor._output_nr = result._grad_fn, result._output_nr
+        tensor._requires_grad = result._requires_grad
+    tensor._bump_version()
+    return tensor
+
+
+def _stand_in(tensor):
+    old = new_tensor(tensor._data, tensor._requires_grad, tensor._grad_fn, tensor._output_nr)
+    if tensor._grad_fn is None and tensor._requires_grad:
+        old._grad_accumulator = tensor._grad_accumulator
+    return old
+
+
+def _saves(node, tensor):
+    saved = node._saved
+    return saved is not None and any(item is tensor for item in saved)
+
+
+def _rebase_view(view, new_values, op_name):
+    """In-place change of a view: rebuild the base's history around the changed region."""
+    base = view._base
+    replay = view.__dict__["_view_replay"]
+    old_base = _stand_in(base)
+    new_base = CopySlices.apply(old_base, new_values, replay)
+    _write(base, new_base, op_name)
+    base._grad_fn, base._output_nr, base._requires_grad = new_base._grad_fn, 0, True
+    refreshed_view = replay(new_base)
+    view._grad_fn, view._output_nr = refreshed_view._grad_fn, refreshed_view._output_nr
+    view._requires_grad = True
+
+
+class CopySlices(Function):
+    """The base of a view after an in-place op on the view: `base` with the view's region replaced."""
+
+    _array_forward = True
+    _node_name = "CopySlices"
+
+    @staticmethod
+    def forward(ctx, base, values, replay):
+        ctx.replay = replay
+        result = base.copy()
+        region = replay(new_tensor(result))._data
+        region[...] = values
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_base = grad_values = None
+        if ctx.needs_input_grad[0]:
+            from .creation import zeros_like
+            region = ctx.replay(grad)
+            grad_base = CopySlices.apply(grad, zeros_like(region), ctx.replay)
+        if ctx.needs_input_grad[1]:
+            grad_values = ctx.replay(grad)
+        return grad_base, grad_values, None
+
+
+def copy_into_out(out, result):
+    """Write an op's result into a user's `out=` tensor (resized when its shape differs)."""
+    if out._requires_grad and _grad_state.enabled:
+        raise RuntimeError(f"{result._grad_fn.name() if result._grad_fn else 'op'}(): functions with out=... "
+                           "arguments don't support automatic differentiation, but one of the arguments "
+                           "requires grad.")
+    if out._data.shape != result._data.shape:
+        out._data = np.empty(result._data.shape, dtype=out._data.dtype)
+    _write(out, result.detach(), "out=")
+    out._bump_version()
+    return out

@@ -1,0 +1,334 @@
+"""Shape ops. Most return views: tensors on the same memory as their input, which share its version
+counter and remember how to replay the view from the base (for in-place ops through a view)."""
+from .._backend import np
+from .._tensor import Tensor
+from ..autograd.function import Function
+from ._common import normalize_dim, normalize_dims
+
+__all__ = ["view", "reshape", "expand", "expand_as", "broadcast_to", "transpose", "swapaxes", "swapdims",
+           "permute", "t", "squeeze", "unsqueeze", "flatten", "unflatten", "view_as", "reshape_as",
+           "contiguous", "movedim", "moveaxis", "adjoint"]
+
+
+def parse_shape(shape, op_name="view"):
+    """`f(2, 3)`, `f((2, 3))` and `f(torch.Size([2, 3]))` all mean the shape (2, 3)."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    try:
+        return tuple(int(size) for size in shape)
+    except TypeError:
+        raise TypeError(f"{op_name}(): the shape must be ints or a tuple of ints, got {shape!r}") from None
+
+
+def make_view(output, source, replay):
+    """Record that `output` is a view of `source`: same memory, same version counter, and a way to
+    rebuild it from the base (`replay`, a function of one tensor) for in-place ops on the view."""
+    base = source._base
+    parent_replay = source.__dict__.get("_view_replay") if base is not None else None
+    output._base = source if base is None else base
+    output._version_counter = source._shared_version_counter()
+    output._view_replay = replay if parent_replay is None else _ChainedReplay(parent_replay, replay)
+    return output
+
+
+class _ChainedReplay:
+    __slots__ = ("first", "second")
+
+    def __init__(self, first, second):
+        self.first, self.second = first, second
+
+    def __call__(self, tensor):
+        return self.second(self.first(tensor))
+
+
+class _Replay:
+    """`function(tensor, *args)` as a one-argument callable, kept by views to rebuild themselves."""
+
+    __slots__ = ("function", "args")
+
+    def __init__(self, function, *args):
+        self.function, self.args = function, args
+
+    def __call__(self, tensor):
+        return self.function(tensor, *self.args)
+
+
+def _shape_error(shape, size):
+    return RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+
+
+class View(Function):
+    _array_forward = True
+    _node_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.input_shape = a.shape
+        try:
+            return np.reshape(a, shape, copy=False)
+        except ValueError:
+            if _count_elements(shape, a.size) != a.size:
+                raise _shape_error(shape, a.size) from None
+            raise RuntimeError(
+                f"view size is not compatible with input tensor's size and stride (at least one dimension "
+                f"spans across two contiguous subspaces): shape {list(a.shape)} with strides "
+                f"{[s // a.itemsize for s in a.strides]} viewed as {list(shape)}. Use .reshape(...) instead."
+            ) from None
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.input_shape), None
+
+
+class Reshape(View):
+    """reshape: a view when the memory layout allows it, otherwise a copy."""
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.input_shape = a.shape
+        try:
+            return np.reshape(a, shape)
+        except ValueError:
+            raise _shape_error(shape, a.size) from None
+
+
+def _count_elements(shape, size):
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    return size if -1 in shape and known and size % known == 0 else known
+
+
+def view(input, *shape):
+    """A tensor with the same data and a new shape; the data must not need copying (else use reshape)."""
+    shape = parse_shape(shape)
+    return make_view(View.apply(input, shape), input, _Replay(view, shape))
+
+
+def reshape(input, *shape):
+    """`view` when possible, else a copy with the new shape."""
+    shape = parse_shape(shape, "reshape")
+    output = Reshape.apply(input, shape)
+    if np.shares_memory(output._data, input._data) if output._data.size else False:
+        make_view(output, input, _Replay(reshape, shape))
+    return output
+
+
+def view_as(input, other):
+    return view(input, other.shape)
+
+
+def reshape_as(input, other):
+    return reshape(input, other.shape)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    ndim = input._data.ndim
+    if ndim == 0:
+        return reshape(input, 1)
+    start, end = normalize_dim(start_dim, ndim, "flatten"), normalize_dim(end_dim, ndim, "flatten")
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shape = input._data.shape
+    new_shape = shape[:start] + (-1 if 0 not in shape else int(np.prod(shape[start:end + 1])),) + shape[end + 1:]
+    return reshape(input, new_shape)
+
+
+def unflatten(input, dim, sizes):
+    ndim = input._data.ndim
+    dim = normalize_dim(dim, ndim, "unflatten")
+    shape = input._data.shape
+    return reshape(input, shape[:dim] + tuple(sizes) + shape[dim + 1:])
+
+
+class Expand(Function):
+    _array_forward = True
+    _node_name = "ExpandBackward0"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.input_shape = a.shape
+        return np.broadcast_to(a, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .broadcast import sum_to_shape
+        return sum_to_shape(grad, ctx.input_shape), None
+
+
+def expand(input, *sizes):
+    """Broadcast size-1 dims to `sizes` (-1 keeps a dim) as a view; nothing is copied."""
+    sizes = parse_shape(sizes, "expand")
+    shape = input._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to "
+                           f"the number of dimensions in the tensor ({len(shape)})")
+    offset = len(sizes) - len(shape)
+    target = tuple(shape[i - offset] if size == -1 and i >= offset else size for i, size in enumerate(sizes))
+    for i, size in enumerate(shape):
+        if size != 1 and size != target[i + offset]:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[i + offset]}) must match the existing size ({size}) "
+                f"at non-singleton dimension {i + offset}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                f"{list(shape)}")
+    if target == shape:
+        return make_view(View.apply(input, shape), input, _Replay(expand, target))
+    return make_view(Expand.apply(input, target), input, _Replay(expand, target))
+
+
+def expand_as(input, other):
+    return expand(input, other.shape)
+
+
+def broadcast_to(input, size):
+    return expand(input, size)
+
+
+class Permute(Function):
+    _array_forward = True
+    _node_name = "PermuteBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        ctx.dims = dims
+        return np.transpose(a, dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return permute(grad, tuple(np.argsort(ctx.dims))), None
+
+
+class Transpose(Function):
+    _array_forward = True
+    _node_name = "TransposeBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim0, dim1):
+        ctx.dim0, ctx.dim1 = dim0, dim1
+        return np.swapaxes(a, dim0, dim1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return transpose(grad, ctx.dim0, ctx.dim1), None, None
+
+
+class T(Transpose):
+    _node_name = "TBackward0"
+
+
+def permute(input, *dims):
+    dims = parse_shape(dims, "permute")
+    ndim = input._data.ndim
+    if len(dims) != ndim:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                           f"length of the desired ordering of dimensions i.e. input.dim() = {ndim} is not equal "
+                           f"to len(dims) = {len(dims)}".replace("(sparse_coo)", ""))
+    normalized = tuple(normalize_dim(d, ndim, "permute") for d in dims)
+    if len(set(normalized)) != ndim:
+        raise RuntimeError(f"permute(): duplicate dims are not allowed (got {list(dims)})")
+    return make_view(Permute.apply(input, normalized), input, _Replay(permute, normalized))
+
+
+def transpose(input, dim0, dim1):
+    """Swap two dims (a view)."""
+    ndim = input._data.ndim
+    dim0, dim1 = normalize_dim(dim0, ndim, "transpose"), normalize_dim(dim1, ndim, "transpose")
+    return make_view(Transpose.apply(input, dim0, dim1), input, _Replay(transpose, dim0, dim1))
+
+
+swapaxes = swapdims = transpose
+
+
+def adjoint(input):
+    return transpose(input, -2, -1)
+
+
+def t(input):
+    """Transpose a matrix (0-d and 1-d tensors are returned as they are)."""
+    ndim = input._data.ndim
+    if ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+    if ndim < 2:
+        return make_view(View.apply(input, input._data.shape), input, _Replay(t))
+    return make_view(T.apply(input, 0, 1), input, _Replay(t))
+
+
+def movedim(input, source, destination):
+    ndim = input._data.ndim
+    source = [source] if isinstance(source, int) else list(source)
+    destination = [destination] if isinstance(destination, int) else list(destination)
+    source = [normalize_dim(d, ndim, "movedim") for d in source]
+    destination = [normalize_dim(d, ndim, "movedim") for d in destination]
+    order = [d for d in range(ndim) if d not in source]
+    for dst, src in sorted(zip(destination, source)):
+        order.insert(dst, src)
+    return permute(input, tuple(order))
+
+
+moveaxis = movedim
+
+
+class Squeeze(Function):
+    _array_forward = True
+    _node_name = "SqueezeBackward1"
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        ctx.input_shape = a.shape
+        return np.squeeze(a, axis=dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.input_shape), None
+
+
+class Unsqueeze(Function):
+    _array_forward = True
+    _node_name = "UnsqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.dim = dim
+        return np.expand_dims(a, dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return squeeze(grad, ctx.dim), None
+
+
+def squeeze(input, dim=None):
+    """Drop size-1 dims (all of them, or those in `dim` that have size 1)."""
+    shape = input._data.shape
+    dims = normalize_dims(dim, len(shape), "squeeze") if shape else ()
+    dims = tuple(d for d in dims if shape[d] == 1)
+    return make_view(Squeeze.apply(input, dims), input, _Replay(squeeze, dim))
+
+
+def unsqueeze(input, dim):
+    """Insert a size-1 dim at `dim` (negative counts from the end of the result)."""
+    ndim = input._data.ndim + 1
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+    dim = dim % ndim
+    return make_view(Unsqueeze.apply(input, dim), input, _Replay(unsqueeze, dim))
+
+
+class Contiguous(Function):
+    _array_forward = True
+    _node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.ascontiguousarray(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def contiguous(input, memory_format=None):
+    """The tensor itself when its memory is C-contiguous, else a contiguous copy."""
+    if input._data.flags.c_contiguous:
+        return input
+    return Contiguous.apply(input)

@@ -1,0 +1,1 @@
+"""Utilities: hook handles and data loading (`ember.utils.data`)."""
