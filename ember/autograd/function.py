@@ -221,8 +221,11 @@ def _modified_error(node, tensor, version, expected):
         "that failed to compute its gradient, with ember.autograd.set_detect_anomaly(True).")
 
 
-def _resolve_saved(node, inputs, outputs):
-    """Turn what forward passed to save_for_backward into saved entries with their versions."""
+def _resolve_saved(node, inputs, outputs, raw_outputs=()):
+    """Turn what forward passed to save_for_backward into saved entries with their versions.
+
+    `raw_outputs` are the arrays an array forward returned, before wrapping: a 0-d result may be a
+    NumPy scalar that only identity with these can map to its output tensor."""
     to_save = node._to_save
     node._to_save = None
     array_forward = node._forward_cls._array_forward
@@ -233,7 +236,7 @@ def _resolve_saved(node, inputs, outputs):
             pass
         elif array_forward and not isinstance(item, Tensor):
             # Built-in forwards save arrays: find the tensor that holds each one.
-            entry = _tensor_holding(item, inputs, outputs)
+            entry = _tensor_holding(item, inputs, outputs, raw_outputs)
         elif not isinstance(item, Tensor):
             raise TypeError(
                 f"{node._forward_cls.__name__}.forward: save_for_backward can only save tensors or None, "
@@ -249,12 +252,12 @@ def _resolve_saved(node, inputs, outputs):
     node._saved_versions = tuple(versions)
 
 
-def _tensor_holding(array, inputs, outputs):
+def _tensor_holding(array, inputs, outputs, raw_outputs):
     for tensor in inputs:
         if isinstance(tensor, Tensor) and tensor._data is array:
             return tensor
-    for tensor in outputs:
-        if tensor._data is array:
+    for tensor, raw in zip(outputs, raw_outputs):
+        if raw is array:
             return tensor
     if not hasattr(array, "shape"):
         return array  # a Python number kept for backward
@@ -417,7 +420,10 @@ def _apply_array_forward(cls, node, args, recording):
         if node._non_differentiable is not None:
             _apply_non_differentiable(node, outputs if type(outputs) is tuple else (outputs,))
         if node._to_save is not None:
-            _resolve_saved(node, args, outputs if type(outputs) is tuple else (outputs,))
+            if type(outputs) is tuple:
+                _resolve_saved(node, args, outputs, result)
+            else:
+                _resolve_saved(node, args, (outputs,), (result,))
         if anomaly_mode.state.enabled:
             anomaly_mode.record_forward(node, outputs)
     return outputs

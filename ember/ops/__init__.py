@@ -15,12 +15,15 @@ from .linalg import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .conversion import *  # noqa: F401,F403
 from .comparison import *  # noqa: F401,F403
+from .joining import *  # noqa: F401,F403
+from .nn_ops import *  # noqa: F401,F403
 from .inplace import apply_inplace
-from . import elementwise, pointwise, reduction, shape, indexing, linalg, conversion, comparison, creation
+from . import elementwise, pointwise, reduction, shape, indexing, linalg, conversion, comparison, creation, \
+    joining, nn_ops
 from . import inplace_methods
 from .inplace_methods import *  # noqa: F401,F403
 
-_FAMILIES = (elementwise, pointwise, reduction, shape, indexing, linalg, conversion, comparison,
+_FAMILIES = (elementwise, pointwise, reduction, shape, indexing, linalg, conversion, comparison, joining,
              inplace_methods)
 
 # Functions that are not tensor methods (or are methods with another meaning).
@@ -28,7 +31,7 @@ _NOT_METHODS = {"where", "tensor", "from_numpy", "index_put"}
 
 TENSOR_METHODS = frozenset(
     name for family in _FAMILIES for name in family.__all__ if name not in _NOT_METHODS
-) | {"where", "sum_to_size", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"}
+) | {"where", "sum_to_size"} | set(nn_ops.METHODS)
 
 __all__ = sorted({name for family in _FAMILIES + (creation,) for name in family.__all__} |
                  {"sum_to_shape", "broadcast_shapes", "normalize_dim"})

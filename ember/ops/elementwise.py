@@ -11,6 +11,8 @@ from ._common import prepare_binary, check_broadcastable
 __all__ = ["add", "sub", "mul", "div", "true_divide", "pow", "neg", "exp", "log", "sin", "cos", "tanh",
            "sigmoid", "relu", "sqrt", "abs", "rsub", "multiply", "subtract", "divide", "negative",
            "absolute", "square"]
+INPLACE_VARIANTS = ("add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sin", "cos", "tanh", "sigmoid",
+                    "relu", "sqrt", "abs", "square")
 
 
 # ---------------------------------------------------------------- binary arithmetic

@@ -1,7 +1,7 @@
 """The in-place variants (`add_`, `mul_`, `zero_`, ...), each made from its out-of-place op."""
 from .._backend import np
 from .._tensor import new_tensor
-from . import elementwise, pointwise, shape, conversion
+from . import elementwise, pointwise, reduction, shape, indexing, joining, linalg, nn_ops, conversion
 from .inplace import apply_inplace
 
 __all__ = []
@@ -16,12 +16,9 @@ def inplace_variant(function, name):
     return method
 
 
-for _module, _names in ((elementwise, ("add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sin", "cos",
-                                       "tanh", "sigmoid", "relu", "sqrt", "abs", "square")),
-                        (pointwise, ("sign", "clamp", "clip", "floor_divide", "remainder", "bitwise_and",
-                                     "bitwise_or", "bitwise_xor", "bitwise_not", "logical_not")),
-                        (shape, ())):
-    for _name in _names:
+# Each family module lists, in INPLACE_VARIANTS, the ops that get a `name_` twin.
+for _module in (elementwise, pointwise, reduction, shape, indexing, joining, linalg, nn_ops):
+    for _name in getattr(_module, "INPLACE_VARIANTS", ()):
         globals()[_name + "_"] = inplace_variant(getattr(_module, _name), _name + "_")
         __all__.append(_name + "_")
 multiply_ = mul_  # noqa: F821

@@ -7,6 +7,8 @@ from ._common import prepare_binary
 __all__ = ["sign", "clamp", "clip", "floor_divide", "remainder", "bitwise_not", "bitwise_and",
            "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "logical_not",
            "logical_and", "logical_or", "logical_xor"]
+INPLACE_VARIANTS = ("sign", "clamp", "clip", "floor_divide", "remainder", "bitwise_and", "bitwise_or",
+                    "bitwise_xor", "bitwise_not", "logical_not")
 
 
 def sign(input):

@@ -1,0 +1,1 @@
+"""ember.nn.functional: the functional forms of layers, activations and losses."""

@@ -1,0 +1,92 @@
+"""Forward values against NumPy, float64 gradcheck and gradgradcheck, and torch differential tests,
+for every case of every `table_*.py` in this folder."""
+import importlib
+import pathlib
+
+import numpy as np
+import pytest
+
+import ember
+from ember.autograd import gradcheck, gradgradcheck
+
+from ..conftest import assert_close
+
+
+def _all_cases():
+    cases = []
+    for path in sorted(pathlib.Path(__file__).parent.glob("table_*.py")):
+        module = importlib.import_module(f"tests.ops.{path.stem}")
+        cases.extend(module.CASES)
+    return cases
+
+
+CASES = _all_cases()
+VARIANTS = [pytest.param(case, index, id=f"{case.name}-{index}") for case in CASES
+            for index in range(len(case.shapes))]
+
+
+def _ember_inputs(case, arrays):
+    wanted = case.differentiable_inputs
+    tensors = []
+    for position, array in enumerate(arrays):
+        tensor = ember.tensor(array)
+        floating = tensor.is_floating_point()
+        requires = floating and (wanted is None or position in wanted)
+        tensors.append(tensor.requires_grad_(requires))
+    return tensors
+
+
+def _arrays(case, index):
+    rng = np.random.default_rng(1234 + index)
+    return case.inputs(case.shapes[index], rng)
+
+
+@pytest.mark.parametrize("case,index", VARIANTS)
+def test_forward_matches_numpy(case, index):
+    if case.numpy_fn is None:
+        pytest.skip("no NumPy reference: covered by the differential test")
+    arrays = _arrays(case, index)
+    result = case.ember_fn(*_ember_inputs(case, arrays))
+    expected = case.numpy_fn(*[np.array(a) for a in arrays])
+    results = result if isinstance(result, (tuple, list)) else (result,)
+    expecteds = expected if isinstance(expected, (tuple, list)) else (expected,)
+    for got, want in zip(results, expecteds):
+        assert_close(got, want, rtol=1e-6, atol=1e-8, what=f"{case.name} forward")
+
+
+@pytest.mark.parametrize("case,index", [v for v in VARIANTS if v.values[0].grad])
+def test_gradcheck(case, index):
+    tensors = _ember_inputs(case, _arrays(case, index))
+    assert gradcheck(case.ember_fn, tensors, eps=1e-6, atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("case,index", [v for v in VARIANTS if v.values[0].gradgrad])
+def test_gradgradcheck(case, index):
+    tensors = _ember_inputs(case, _arrays(case, index))
+    assert gradgradcheck(case.ember_fn, tensors, eps=1e-6, atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("case,index", [v for v in VARIANTS if v.values[0].torch_fn is not None])
+def test_matches_torch(case, index, torch):
+    arrays = _arrays(case, index)
+    ours = _ember_inputs(case, arrays)
+    theirs = [torch.tensor(a).requires_grad_(t.requires_grad) for a, t in zip(arrays, ours)]
+    result = case.ember_fn(*ours)
+    expected = case.torch_fn(torch, *theirs)
+    results = result if isinstance(result, (tuple, list)) else (result,)
+    expecteds = expected if isinstance(expected, (tuple, list)) else (expected,)
+    for got, want in zip(results, expecteds):
+        assert got.dtype.name == str(want.dtype).replace("torch.", ""), f"{case.name}: dtype {got.dtype} vs {want.dtype}"
+        assert_close(got, want.detach().numpy(), rtol=1e-6, atol=1e-8, what=f"{case.name} value vs torch")
+    differentiable = [r for r in results if r.requires_grad]
+    if not differentiable:
+        return
+    rng = np.random.default_rng(99)
+    weights = [rng.standard_normal(tuple(r.shape)) for r in differentiable]
+    sum(((r * ember.tensor(w)).sum() for r, w in zip(differentiable, weights)), ember.tensor(0.0, dtype=ember.float64)).backward()
+    torch_results = [w for w in expecteds if w.requires_grad]
+    sum(((r * torch.tensor(w)).sum() for r, w in zip(torch_results, weights))).backward()
+    for position, (mine, reference) in enumerate(zip(ours, theirs)):
+        if mine.requires_grad:
+            assert_close(mine.grad, reference.grad.numpy(), rtol=1e-6, atol=1e-8,
+                         what=f"{case.name} gradient of input {position} vs torch")
