@@ -187,6 +187,11 @@ def _call_backward(node, grads, create_graph):
     try:
         grad_inputs = node._forward_cls.backward(node, *grads)
     except Exception as error:
+        if isinstance(error, ValueError) and "unpack" in str(error) and node._saved is None \
+                and not node._saved_was_freed:
+            _append_to_message(error, f": ctx.saved_tensors is empty because {node._forward_cls.__name__}.forward "
+                                      "saved nothing; call ctx.save_for_backward(...) in forward with the "
+                                      "tensors backward needs")
         if anomaly.state.enabled and node._trace:
             _append_to_message(error, anomaly.where_created(node))
         raise
@@ -230,16 +235,15 @@ def _check_gradients(node, grad_inputs):
             raise RuntimeError(
                 f"{function_name}.backward returned {len(grad_inputs)} gradient"
                 f"{'' if len(grad_inputs) == 1 else 's'}, but forward took {len(edges)} input"
-                f"{'' if len(edges) == 1 else 's'}; return one gradient per forward input, "
-                "None for inputs that need no gradient")
+                f"{'' if len(edges) == 1 else 's'}; return None for inputs that need no gradient")
     checked = list(grad_inputs)
     for index, (grad, edge) in enumerate(zip(grad_inputs, edges)):
         if grad is None:
             continue
         if not isinstance(grad, Tensor):
-            raise TypeError(
-                f"{function_name}.backward returned a {type(grad).__name__} as gradient {index}; "
-                "a gradient must be a tensor or None")
+            raise RuntimeError(
+                f"expected Variable or None (got {type(grad).__name__}): {function_name}.backward returned it as "
+                f"gradient {index}; return a tensor (or None for an input that needs no gradient)")
         if edge is None:
             raise RuntimeError(
                 f"{function_name}.backward returned a gradient different than None at position {index}, "

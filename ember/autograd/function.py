@@ -472,6 +472,7 @@ def _apply_tensor_forward(cls, node, args, recording):
             output = outputs[index] = output._alias()  # returning an input: a new tensor on its memory
         elif id(output) in dirty:
             _check_dirty_input(cls, output)
+            output._bump_version()  # as PyTorch: marking dirty counts as a modification
         differentiable = id(output) not in non_differentiable and output._data.dtype.kind in _FLOATING_KINDS
         output._requires_grad = differentiable
         output._grad_fn = node if differentiable else None
