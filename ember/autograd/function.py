@@ -21,11 +21,13 @@ from .._tensor import Tensor, VersionCounter, new_tensor
 from ..utils.hooks import RemovableHandle
 from . import grad_mode
 from . import anomaly as anomaly_mode
+from . import forward_ad
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
            "NestedIOFunction"]
 
 _grad_state = grad_mode.state
+_forward_ad_state = forward_ad.state
 _NO_EDGE = (None, 0)
 
 
@@ -372,8 +374,12 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
             node.needs_input_grad = (False,) * len(args)
 
         if cls._array_forward:
-            return _apply_array_forward(cls, node, args, recording)
-        return _apply_tensor_forward(cls, node, args, recording)
+            outputs = _apply_array_forward(cls, node, args, recording)
+        else:
+            outputs = _apply_tensor_forward(cls, node, args, recording)
+        if _forward_ad_state.level is not None:
+            return forward_ad.propagate_tangents(cls, node, args, outputs)
+        return outputs
 
 
 _LEGACY_MESSAGE = (
