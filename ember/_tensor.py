@@ -55,13 +55,15 @@ class Tensor:
     def __init__(self, *args, device=None, dtype=None):
         to_device(device)
         dtype = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
-        if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        if not args:
+            array = np.empty((0,), dtype=dtype.numpy_dtype)
+        elif len(args) == 1 and not isinstance(args[0], (int, np.integer, Size)):
             data = args[0]
             if isinstance(data, Tensor):
                 data = data._data
             array = np.array(data, dtype=dtype.numpy_dtype)
         else:
-            sizes = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list, Size)) else args
+            sizes = args[0] if isinstance(args[0], Size) else args
             array = np.empty(tuple(int(size) for size in sizes), dtype=dtype.numpy_dtype)
         self._data = array
         self._requires_grad = False
