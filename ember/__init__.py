@@ -14,6 +14,8 @@ from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is
     is_inference_mode_enabled
 from .ops import *  # noqa: F401,F403
 from . import ops as _ops
+from .serialization import save, load
+from . import optim, utils  # noqa: E402  (torch.optim / torch.utils are reachable after `import torch`)
 
 __version__ = "0.1.0"
 

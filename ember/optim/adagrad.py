@@ -1,0 +1,62 @@
+"""Adagrad: per-coordinate steps scaled by the root of the sum of all past squared gradients."""
+from .._backend import np
+from .._tensor import new_tensor
+from .optimizer import Optimizer, check_nonnegative, check_not_differentiable, step_state
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """`torch.optim.Adagrad`: for each parameter with a gradient g (negated if `maximize`), at step t,
+
+        g += weight_decay * p
+        clr = lr / (1 + (t - 1) * lr_decay)
+        sum += g * g
+        p -= clr * g / (sqrt(sum) + eps)
+
+    As in PyTorch the state (`step`, `sum` filled with `initial_accumulator_value`) is created when the
+    optimizer is built, so `state_dict()` lists every parameter from the start.
+    """
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        check_nonnegative("learning rate", lr)
+        check_nonnegative("lr_decay value", lr_decay)
+        check_nonnegative("weight_decay value", weight_decay)
+        check_nonnegative("initial_accumulator_value value", initial_accumulator_value)
+        check_nonnegative("epsilon value", eps)
+        check_not_differentiable(differentiable)
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for param in group["params"]:
+                self._state_of(param, group)
+
+    def _state_of(self, param, group):
+        state = self.state[param]
+        if len(state) == 0:
+            state["step"] = step_state()
+            state["sum"] = new_tensor(np.full_like(param._data, group["initial_accumulator_value"]))
+        return state
+
+    def step(self, closure=None):
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            lr, lr_decay, eps, weight_decay = group["lr"], group["lr_decay"], group["eps"], group["weight_decay"]
+            for param, grad in self._params_with_grad(group):
+                data = param._data
+                state = self._state_of(param, group)
+                step_t = state["step"]
+                step_t._data += 1
+                if weight_decay != 0:
+                    grad = grad + weight_decay * data
+                clr = lr / (1 + (float(step_t._data) - 1) * lr_decay)
+                total = state["sum"]._data
+                total += grad * grad
+                deviation = np.sqrt(total)
+                deviation += eps
+                data += -clr * grad / deviation
+                self._updated(param)
+        return loss

@@ -1,0 +1,76 @@
+"""Adam (and, with decoupled weight decay, AdamW): per-parameter steps from running gradient moments."""
+from .._backend import np
+from .optimizer import Optimizer, check_nonnegative, check_not_differentiable, step_state, zeros_state
+
+__all__ = ["Adam"]
+
+
+class Adam(Optimizer):
+    """`torch.optim.Adam`: for each parameter with a gradient g (negated if `maximize`), at step t,
+
+        g += weight_decay * p                 (or p *= 1 - lr * weight_decay if decoupled)
+        m = m + (1 - beta1) * (g - m)
+        v = beta2 * v + (1 - beta2) * g * g
+        v_hat = max(v_hat, v) if amsgrad else v
+        p -= lr / (1 - beta1**t) * m / (sqrt(v_hat) / sqrt(1 - beta2**t) + eps)
+
+    State per parameter: `step`, `exp_avg`, `exp_avg_sq` (and `max_exp_avg_sq` with amsgrad), as in
+    PyTorch. `foreach`, `capturable` and `fused` are accepted and ignored.
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
+        check_nonnegative("learning rate", lr)
+        check_nonnegative("epsilon value", eps)
+        for index, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {index}: {beta}")
+        check_nonnegative("weight_decay value", weight_decay)
+        check_not_differentiable(differentiable)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                        maximize=maximize, foreach=foreach, capturable=capturable, differentiable=differentiable,
+                        fused=fused, decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def _state_of(self, param, amsgrad):
+        state = self.state[param]
+        if len(state) == 0:
+            state["step"] = step_state()
+            state["exp_avg"] = zeros_state(param)
+            state["exp_avg_sq"] = zeros_state(param)
+            if amsgrad:
+                state["max_exp_avg_sq"] = zeros_state(param)
+        return state
+
+    def step(self, closure=None):
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+            weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
+            decoupled = group.get("decoupled_weight_decay", False)
+            for param, grad in self._params_with_grad(group):
+                data = param._data
+                state = self._state_of(param, amsgrad)
+                step_t = state["step"]
+                step_t._data += 1
+                step = float(step_t._data)
+                if weight_decay != 0:
+                    if decoupled:
+                        data *= 1 - lr * weight_decay
+                    else:
+                        grad = grad + weight_decay * data
+                exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+                exp_avg += (1 - beta1) * (grad - exp_avg)  # lerp_(grad, 1 - beta1)
+                exp_avg_sq *= beta2
+                exp_avg_sq += (1 - beta2) * grad * grad
+                if amsgrad:
+                    maximum = state["max_exp_avg_sq"]._data
+                    np.maximum(maximum, exp_avg_sq, out=maximum)
+                    exp_avg_sq = maximum
+                step_size = lr / (1 - beta1 ** step)
+                denominator = np.sqrt(exp_avg_sq) / (1 - beta2 ** step) ** 0.5
+                denominator += eps
+                data += -step_size * exp_avg / denominator
+                self._updated(param)
+        return loss

@@ -1,0 +1,287 @@
+"""`Optimizer`: parameter groups, per-parameter state and the state_dict format of torch.optim.
+
+Subclasses implement `step()` with NumPy maths on `p._data` / `p._grad._data`, in place, outside the
+graph; `_updated(p)` then bumps the parameter's version counter as PyTorch's in-place updates do,
+so a graph that saved the old value refuses to backward through it.
+"""
+import copy
+import functools
+import warnings
+from collections import OrderedDict, defaultdict
+from itertools import chain
+
+from .._backend import np
+from .._tensor import Tensor, new_tensor
+from ..autograd.grad_mode import enable_grad, no_grad
+from ..utils.hooks import RemovableHandle
+
+__all__ = ["Optimizer", "required", "check_nonnegative", "check_not_differentiable", "zeros_state", "step_state"]
+
+
+class _RequiredParameter:
+    """The default of an option every parameter group must set (SGD's lr in old PyTorch)."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def check_nonnegative(description, value):
+    """Raise PyTorch's ValueError for a negative option (`Invalid learning rate: -0.1`)."""
+    if value is not required and not value >= 0.0:
+        raise ValueError(f"Invalid {description}: {value}")
+
+
+def check_not_differentiable(differentiable):
+    """ember updates parameters outside the graph; `differentiable=True` would need the steps recorded."""
+    if differentiable:
+        raise NotImplementedError("torch.optim differentiable=True is not implemented in ember: optimizer "
+                                  "steps update the parameters outside the autograd graph")
+
+
+def zeros_state(param):
+    """A zero buffer shaped like `param` (exp_avg, square_avg, ...)."""
+    return new_tensor(np.zeros_like(param._data))
+
+
+def step_state():
+    """The step counter PyTorch keeps per parameter: a float32 0-d tensor."""
+    return new_tensor(np.zeros((), dtype=np.float32))
+
+
+def _type_name(value):
+    return f"{type(value).__module__}.{type(value).__qualname__}"
+
+
+def _run_step_hooks(step):
+    """Wrap a subclass's `step` so pre/post hooks run around it (once, even through super().step())."""
+    @functools.wraps(step)
+    def hooked_step(self, *args, **kwargs):
+        if self._in_step:
+            return step(self, *args, **kwargs)
+        self._in_step = True
+        try:
+            for hook in list(self._optimizer_step_pre_hooks.values()):
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    args, kwargs = result
+            with no_grad():
+                output = step(self, *args, **kwargs)
+            self._opt_called = True  # lets a learning-rate scheduler check the call order
+            for hook in list(self._optimizer_step_post_hooks.values()):
+                hook(self, args, kwargs)
+        finally:
+            self._in_step = False
+        return output
+    return hooked_step
+
+
+class Optimizer:
+    """Base class of all optimizers.
+
+    Args:
+        params: an iterable of tensors, of `(name, tensor)` pairs, or of dicts (parameter groups,
+            each with a `"params"` entry and any options that override `defaults`).
+        defaults: the default value of each option (lr, momentum, ...).
+
+    `state` maps each parameter (the tensor itself) to a dict of its buffers; `param_groups` is a
+    list of dicts. `state_dict()` replaces parameters by their integer index, as PyTorch does, so it
+    can be saved with `ember.save` and loaded into a new optimizer built on the same parameters.
+    """
+
+    _in_step = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:
+            cls.step = _run_step_hooks(cls.__dict__["step"])
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or "
+                            f"dicts, but got {_type_name(params)}")
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for param_group in param_groups:
+            self.add_param_group(param_group)
+
+    # ----------------------------------------------------------------- groups
+    def add_param_group(self, param_group):
+        """Add a group of parameters with its own options (e.g. a new layer unfrozen mid-training)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {_type_name(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the "
+                            "ordering of tensors in sets will change between runs. Please use a list instead.")
+        params = list(params)
+        names = [param[0] for param in params if isinstance(param, tuple)]
+        params = [param[1] if isinstance(param, tuple) else param for param in params]
+        param_group["params"] = params
+        if names:
+            if len(names) != len(params):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            param_group["param_names"] = names
+        for param in params:
+            if not isinstance(param, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_type_name(param)}")
+            if not (param.is_leaf or param.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+            param_group.setdefault(name, default)
+        if len(params) != len(set(params)):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this "
+                          "will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                          "information", stacklevel=3)
+        existing = set()
+        for group in self.param_groups:
+            existing.update(group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {which} to the optimizer")
+        if not existing.isdisjoint(params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    # ----------------------------------------------------------------- gradients
+    def zero_grad(self, set_to_none=True):
+        """Reset the gradients of all parameters: to None (the default), or to zeros in place."""
+        for group in self.param_groups:
+            for param in group["params"]:
+                grad = param._grad
+                if grad is None:
+                    continue
+                if set_to_none:
+                    param._grad = None
+                    continue
+                if grad._grad_fn is not None:
+                    grad.detach_()
+                else:
+                    grad.requires_grad_(False)
+                grad._data[...] = 0
+                grad._bump_version()
+
+    def step(self, closure=None):
+        """Update the parameters once from their `.grad`; `closure` re-evaluates the loss if given."""
+        raise NotImplementedError(f"{type(self).__name__}.step() is not implemented: an Optimizer subclass "
+                                  "must define step()")
+
+    @staticmethod
+    def _evaluate(closure):
+        """Call the loss closure with grad mode on (step itself runs under no_grad)."""
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    @staticmethod
+    def _updated(param):
+        """Record an in-place change of `param._data` (PyTorch bumps the version in `param.add_`)."""
+        param._bump_version()
+
+    @staticmethod
+    def _params_with_grad(group):
+        """(param, gradient array) for each parameter of `group` that has a gradient, negated for
+        `maximize=True`; parameters without a gradient are skipped (and get no state), as in PyTorch."""
+        maximize = group.get("maximize", False)
+        for param in group["params"]:
+            grad = param._grad
+            if grad is not None:
+                yield param, (-grad._data if maximize else grad._data)
+
+    # ----------------------------------------------------------------- hooks
+    def register_step_pre_hook(self, hook):
+        """`hook(optimizer, args, kwargs)` runs before each step; it may return new (args, kwargs)."""
+        return RemovableHandle(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook):
+        """`hook(optimizer, args, kwargs)` runs after each step."""
+        return RemovableHandle(self._optimizer_step_post_hooks, hook)
+
+    # ----------------------------------------------------------------- state_dict
+    def state_dict(self):
+        """The state as `{"state": {index: {...}}, "param_groups": [{..., "params": [index, ...]}]}`.
+
+        Parameters are numbered in the order of the groups; the buffers are the optimizer's own tensors
+        (not copies), as in PyTorch.
+        """
+        index_of = {}
+        param_groups = []
+        for group in self.param_groups:
+            packed = {key: value for key, value in group.items() if key != "params"}
+            for param in group["params"]:
+                index_of.setdefault(id(param), len(index_of))
+            packed["params"] = [index_of[id(param)] for param in group["params"]]
+            param_groups.append(packed)
+        state = {(index_of[id(key)] if isinstance(key, Tensor) else key): value
+                 for key, value in self.state.items()}
+        return {"state": state, "param_groups": param_groups}
+
+    def load_state_dict(self, state_dict):
+        """Restore a `state_dict()`; buffers are copied and converted to their parameter's dtype."""
+        groups = self.param_groups
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(group["params"]) != len(saved["params"]) for group, saved in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        param_of = dict(zip(chain.from_iterable(group["params"] for group in saved_groups),
+                            chain.from_iterable(group["params"] for group in groups)))
+        state = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key in param_of:
+                param = param_of[key]
+                state[param] = _cast_state(param, value)
+            else:
+                state[key] = copy.deepcopy(value)
+        for group, saved in zip(groups, saved_groups):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+        self.__setstate__({"state": state, "param_groups": saved_groups})
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
+
+    def __repr__(self):
+        lines = [type(self).__name__ + " ("]
+        for index, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {index}")
+            lines.extend(f"    {key}: {group[key]}" for key in sorted(group) if key != "params")
+        lines.append(")")
+        return "\n".join(lines)
+
+
+def _cast_state(param, value, key=None):
+    """A copy of a loaded buffer in the parameter's dtype (the step counter keeps its own)."""
+    if isinstance(value, Tensor):
+        array = value._data
+        if key != "step" and param._data.dtype.kind == "f":
+            array = array.astype(param._data.dtype)
+        return new_tensor(array.copy())
+    if isinstance(value, dict):
+        return {k: _cast_state(param, v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(param, v) for v in value)
+    return value

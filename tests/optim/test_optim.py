@@ -1,0 +1,353 @@
+"""Optimizers against PyTorch: the same parameters and the same gradient sequence give the same updates."""
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+import ember.optim as optim
+from tests.conftest import assert_close
+
+SHAPES = [(3, 4), (5,), ()]
+STEPS = 6
+
+# (optimizer name, list of option dicts): every option that changes the maths, alone and combined.
+CONFIGS = {
+    "SGD": [dict(lr=0.1), dict(lr=0.1, momentum=0.9), dict(lr=0.05, momentum=0.9, dampening=0.3),
+            dict(lr=0.05, momentum=0.9, nesterov=True), dict(lr=0.1, weight_decay=0.1),
+            dict(lr=0.1, momentum=0.5, weight_decay=0.01, maximize=True),
+            dict(lr=0.1, momentum=0.8, nesterov=True, weight_decay=0.05, maximize=True)],
+    "Adam": [dict(), dict(lr=0.01), dict(lr=0.01, betas=(0.8, 0.9), eps=1e-6), dict(lr=0.01, weight_decay=0.1),
+             dict(lr=0.01, amsgrad=True), dict(lr=0.01, maximize=True, amsgrad=True, weight_decay=0.01),
+             dict(lr=0.01, decoupled_weight_decay=True, weight_decay=0.1)],
+    "AdamW": [dict(), dict(lr=0.01, weight_decay=0.1), dict(lr=0.01, amsgrad=True),
+              dict(lr=0.01, betas=(0.5, 0.7), maximize=True)],
+    "RMSprop": [dict(), dict(lr=0.01, alpha=0.9), dict(lr=0.01, centered=True), dict(lr=0.01, momentum=0.9),
+                dict(lr=0.01, momentum=0.5, centered=True, weight_decay=0.1),
+                dict(lr=0.01, maximize=True, eps=1e-4)],
+    "Adagrad": [dict(), dict(lr=0.1, lr_decay=0.1), dict(lr=0.1, initial_accumulator_value=0.5),
+                dict(lr=0.1, weight_decay=0.1, eps=1e-6), dict(lr=0.1, maximize=True, lr_decay=0.01)],
+}
+CASES = [(name, options) for name, option_list in CONFIGS.items() for options in option_list]
+
+
+def _case_id(case):
+    name, options = case
+    return name + "-" + "-".join(f"{key}={value}" for key, value in options.items())
+
+
+def _pair(torch, name, options, dtype=np.float32, groups=False):
+    """Same initial parameters in ember and torch, and an optimizer of each kind over them."""
+    rng = np.random.default_rng(1)
+    arrays = [rng.standard_normal(shape).astype(dtype) for shape in SHAPES]
+    ours = [ember.tensor(array, requires_grad=True) for array in arrays]
+    theirs = [torch.tensor(array, requires_grad=True) for array in arrays]
+    if groups:  # two groups, the second overriding the learning rate
+        ours = [{"params": ours[:1]}, {"params": ours[1:], "lr": 0.003}]
+        theirs = [{"params": theirs[:1]}, {"params": theirs[1:], "lr": 0.003}]
+    return getattr(optim, name)(ours, **options), getattr(torch.optim, name)(theirs, **options)
+
+
+def _params(optimizer):
+    return [param for group in optimizer.param_groups for param in group["params"]]
+
+
+def _run(torch, ours, theirs, steps=STEPS, dtype=np.float32, skip=None):
+    """Feed both optimizers the same random gradients; compare parameters after every step."""
+    rng = np.random.default_rng(2)
+    for step in range(steps):
+        for index, (mine, other) in enumerate(zip(_params(ours), _params(theirs))):
+            if skip is not None and (step, index) in skip:
+                mine.grad, other.grad = None, None
+                continue
+            grad = rng.standard_normal(mine.shape).astype(dtype)
+            mine.grad, other.grad = ember.tensor(grad), torch.tensor(grad)
+        ours.step()
+        theirs.step()
+        for index, (mine, other) in enumerate(zip(_params(ours), _params(theirs))):
+            tolerance = dict(rtol=1e-5, atol=1e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-13)
+            assert_close(mine, other.detach().numpy(), what=f"parameter {index} after step {step + 1}", **tolerance)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_updates_match_torch(torch, case):
+    name, options = case
+    ours, theirs = _pair(torch, name, options)
+    _run(torch, ours, theirs)
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_float64_updates_match_torch_closely(torch, name):
+    ours, theirs = _pair(torch, name, CONFIGS[name][-1], dtype=np.float64)
+    _run(torch, ours, theirs, dtype=np.float64)
+    assert _params(ours)[0].dtype is ember.float64
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_param_groups_and_missing_gradients_match_torch(torch, name):
+    """Per-group options apply; a parameter whose grad is None is left alone and gets no state."""
+    ours, theirs = _pair(torch, name, CONFIGS[name][1], groups=True)
+    _run(torch, ours, theirs, skip={(0, 1), (2, 2), (3, 0)})
+    assert ours.param_groups[1]["lr"] == 0.003
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_state_dict_matches_torch(torch, case):
+    name, options = case
+    ours, theirs = _pair(torch, name, options)
+    _run(torch, ours, theirs, steps=2)
+    mine, other = ours.state_dict(), theirs.state_dict()
+    assert mine["param_groups"] == other["param_groups"]
+    assert sorted(mine["state"]) == sorted(other["state"])
+    for index, buffers in other["state"].items():
+        assert sorted(mine["state"][index]) == sorted(buffers)
+        for key, value in buffers.items():
+            assert_close(mine["state"][index][key], value.numpy(), what=f"state[{index}][{key!r}]")
+            assert mine["state"][index][key].dtype.name == str(value.dtype).replace("torch.", "")
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_state_dict_round_trip_through_save_continues_identically(tmp_path, case):
+    """Save after 3 steps, load into a fresh optimizer over copies: the next steps agree exactly."""
+    name, options = case
+    rng = np.random.default_rng(3)
+    params = [ember.tensor(rng.standard_normal(shape).astype(np.float32), requires_grad=True) for shape in SHAPES]
+    optimizer = getattr(optim, name)(params, **options)
+    gradients = [[rng.standard_normal(shape).astype(np.float32) for shape in SHAPES] for _ in range(6)]
+
+    def steps(opt, ps, grads):
+        for step_grads in grads:
+            for param, grad in zip(ps, step_grads):
+                param.grad = ember.tensor(grad)
+            opt.step()
+
+    steps(optimizer, params, gradients[:3])
+    ember.save(optimizer.state_dict(), tmp_path / "opt.pt")
+    copies = [ember.tensor(param.detach().numpy().copy(), requires_grad=True) for param in params]
+    restored = getattr(optim, name)(copies, lr=123.0)
+    restored.load_state_dict(ember.load(tmp_path / "opt.pt"))
+    assert restored.param_groups[0]["lr"] == optimizer.param_groups[0]["lr"]
+    steps(optimizer, params, gradients[3:])
+    steps(restored, copies, gradients[3:])
+    for original, copy in zip(params, copies):
+        np.testing.assert_array_equal(original.detach().numpy(), copy.detach().numpy())
+
+
+def test_load_state_dict_copies_and_casts_buffers():
+    param = ember.zeros(3, requires_grad=True)
+    optimizer = optim.SGD([param], lr=0.1, momentum=0.9)
+    param.grad = ember.ones(3)
+    optimizer.step()
+    state = optimizer.state_dict()
+    state["state"][0]["momentum_buffer"] = state["state"][0]["momentum_buffer"].double()
+    target = ember.zeros(3, requires_grad=True)
+    other = optim.SGD([target], lr=0.1, momentum=0.9)
+    other.load_state_dict(state)
+    buffer = other.state[target]["momentum_buffer"]
+    assert buffer.dtype is ember.float32
+    buffer.add_(1)
+    assert optimizer.state[param]["momentum_buffer"].tolist() == [1.0, 1.0, 1.0]
+
+
+def test_load_state_dict_rejects_mismatched_groups():
+    a, b = ember.zeros(2, requires_grad=True), ember.zeros(2, requires_grad=True)
+    state = optim.SGD([a, b], lr=0.1).state_dict()
+    with pytest.raises(ValueError, match="doesn't match the size"):
+        optim.SGD([a], lr=0.1).load_state_dict(state)
+    with pytest.raises(ValueError, match="different number of parameter groups"):
+        optim.SGD([{"params": [a]}, {"params": [b]}], lr=0.1).load_state_dict(state)
+
+
+def test_zero_grad_sets_to_none_by_default():
+    param = ember.ones(2, requires_grad=True)
+    optimizer = optim.SGD([param], lr=0.1)
+    (param * 2).sum().backward()
+    optimizer.zero_grad()
+    assert param.grad is None
+
+
+def test_zero_grad_set_to_none_false_zeroes_in_place():
+    param = ember.ones(2, requires_grad=True)
+    optimizer = optim.SGD([param], lr=0.1)
+    (param * 2).sum().backward()
+    grad = param.grad
+    optimizer.zero_grad(set_to_none=False)
+    assert param.grad is grad and grad.tolist() == [0.0, 0.0]
+    (param * 3).sum().backward()
+    assert param.grad.tolist() == [3.0, 3.0]
+
+
+def test_zero_grad_detaches_a_gradient_with_history():
+    param = ember.ones(2, requires_grad=True)
+    (param ** 2).sum().backward(create_graph=True)
+    assert param.grad.grad_fn is not None
+    optim.SGD([param], lr=0.1).zero_grad(set_to_none=False)
+    assert param.grad.grad_fn is None and not param.grad.requires_grad and param.grad.tolist() == [0.0, 0.0]
+
+
+def test_step_bumps_the_version_so_stale_graphs_refuse_to_backward():
+    param = ember.ones(3, requires_grad=True)
+    loss = (param * param).sum()  # saves param for backward
+    version = param._version
+    param.grad = ember.ones(3)
+    optim.SGD([param], lr=0.1).step()
+    assert param._version == version + 1
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+
+
+def test_step_with_closure_returns_loss_and_runs_with_grad_enabled():
+    param = ember.tensor([1.0, 2.0], requires_grad=True)
+    optimizer = optim.SGD([param], lr=0.5)
+    modes = []
+
+    def closure():
+        modes.append(ember.is_grad_enabled())
+        optimizer.zero_grad()
+        loss = (param ** 2).sum()
+        loss.backward()
+        return loss
+
+    with ember.no_grad():
+        loss = optimizer.step(closure)
+    assert loss.item() == 5.0
+    assert param.tolist() == [0.0, 0.0]
+    assert modes == [True] and ember.is_grad_enabled()
+
+
+def test_step_runs_without_recording_a_graph():
+    param = ember.ones(2, requires_grad=True)
+    param.grad = ember.ones(2)
+    optim.Adam([param]).step()
+    assert param.grad_fn is None and param.is_leaf
+
+
+def test_add_param_group_and_defaults():
+    a, b = ember.zeros(2, requires_grad=True), ember.zeros(3, requires_grad=True)
+    optimizer = optim.SGD([a], lr=0.1, momentum=0.9)
+    optimizer.add_param_group({"params": b, "lr": 0.01})
+    assert optimizer.param_groups[1]["params"] == [b]
+    assert optimizer.param_groups[1]["lr"] == 0.01 and optimizer.param_groups[1]["momentum"] == 0.9
+    with pytest.raises(ValueError, match="more than one parameter group"):
+        optimizer.add_param_group({"params": [a]})
+
+
+def test_named_parameters_are_accepted():
+    a = ember.zeros(2, requires_grad=True)
+    optimizer = optim.Adam([("weight", a)])
+    assert optimizer.param_groups[0]["param_names"] == ["weight"]
+    assert optimizer.param_groups[0]["params"][0] is a
+
+
+@pytest.mark.parametrize("params, error, message", [
+    ([], ValueError, "empty parameter list"),
+    ([{"params": {ember.zeros(1, requires_grad=True)}}], TypeError, "ordered collections"),
+    ([ember.zeros(1), 3.0], TypeError, "can only optimize Tensors, but one of the params is builtins.float"),
+    (ember.zeros(2), TypeError, "iterable of Tensors or dicts"),
+])
+def test_bad_params_raise_torch_errors(params, error, message):
+    with pytest.raises(error, match=message):
+        optim.SGD(params, lr=0.1)
+
+
+def test_non_leaf_is_refused():
+    leaf = ember.ones(2, requires_grad=True)
+    with pytest.raises(ValueError, match="can't optimize a non-leaf Tensor"):
+        optim.SGD([leaf * 2], lr=0.1)
+
+
+def test_duplicate_parameters_warn():
+    param = ember.ones(2, requires_grad=True)
+    with pytest.warns(UserWarning, match="duplicate parameters"):
+        optim.SGD([param, param], lr=0.1)
+
+
+@pytest.mark.parametrize("name, options, message", [
+    ("SGD", dict(lr=-1.0), "Invalid learning rate: -1.0"),
+    ("SGD", dict(momentum=-0.1), "Invalid momentum value: -0.1"),
+    ("SGD", dict(momentum=0.0, nesterov=True), "Nesterov momentum requires a momentum and zero dampening"),
+    ("SGD", dict(momentum=0.9, dampening=0.1, nesterov=True), "Nesterov momentum requires"),
+    ("Adam", dict(betas=(1.0, 0.9)), "Invalid beta parameter at index 0: 1.0"),
+    ("Adam", dict(betas=(0.9, -0.1)), "Invalid beta parameter at index 1: -0.1"),
+    ("AdamW", dict(eps=-1e-8), "Invalid epsilon value: -1e-08"),
+    ("RMSprop", dict(alpha=-0.5), "Invalid alpha value: -0.5"),
+    ("Adagrad", dict(lr_decay=-1), "Invalid lr_decay value: -1"),
+    ("Adagrad", dict(weight_decay=-1), "Invalid weight_decay value: -1"),
+])
+def test_invalid_options_raise_like_torch(torch, name, options, message):
+    for module in (optim, torch.optim):
+        with pytest.raises(ValueError, match=message):
+            getattr(module, name)([ember.zeros(1, requires_grad=True)] if module is optim
+                                  else [torch.zeros(1, requires_grad=True)], **options)
+
+
+def test_differentiable_is_not_implemented():
+    with pytest.raises(NotImplementedError, match="differentiable=True"):
+        optim.Adam([ember.zeros(1, requires_grad=True)], differentiable=True)
+
+
+def test_foreach_and_fused_are_accepted():
+    param = ember.ones(2, requires_grad=True)
+    param.grad = ember.ones(2)
+    optim.Adam([param], lr=0.5, foreach=True, fused=False).step()
+    assert param.tolist() == pytest.approx([0.5, 0.5])
+
+
+def test_adagrad_creates_state_at_construction(torch):
+    param = ember.zeros(2, requires_grad=True)
+    optimizer = optim.Adagrad([param], initial_accumulator_value=0.25)
+    reference = torch.optim.Adagrad([torch.zeros(2, requires_grad=True)], initial_accumulator_value=0.25)
+    assert sorted(optimizer.state_dict()["state"][0]) == sorted(reference.state_dict()["state"][0])
+    assert optimizer.state[param]["sum"].tolist() == [0.25, 0.25]
+
+
+def test_step_hooks_run_around_step_and_can_be_removed():
+    param = ember.ones(1, requires_grad=True)
+    param.grad = ember.ones(1)
+    optimizer = optim.SGD([param], lr=0.1)
+    calls = []
+    pre = optimizer.register_step_pre_hook(lambda opt, args, kwargs: calls.append(("pre", param.item())))
+    optimizer.register_step_post_hook(lambda opt, args, kwargs: calls.append(("post", param.item())))
+    optimizer.step()
+    pre.remove()
+    optimizer.step()
+    assert calls == [("pre", 1.0), ("post", pytest.approx(0.9)), ("post", pytest.approx(0.8))]
+
+
+def test_repr_lists_group_options(torch):
+    ours = optim.SGD([ember.zeros(1, requires_grad=True)], lr=0.1)
+    theirs = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    assert repr(ours) == repr(theirs)
+
+
+def test_subclass_calling_super_step_runs_hooks_once():
+    class Counting(optim.SGD):
+        def step(self, closure=None):
+            return super().step(closure)
+
+    param = ember.ones(1, requires_grad=True)
+    param.grad = ember.ones(1)
+    optimizer = Counting([param], lr=0.1)
+    calls = []
+    optimizer.register_step_post_hook(lambda *args: calls.append(1))
+    optimizer.step()
+    assert calls == [1] and param.item() == pytest.approx(0.9)
+
+
+def test_training_a_linear_fit_converges():
+    """End to end with autograd: every optimizer drives a least-squares loss down."""
+    rng = np.random.default_rng(0)
+    x = ember.tensor(rng.standard_normal((64, 3)).astype(np.float32))
+    y = x @ ember.tensor([[1.0], [-2.0], [0.5]]) + 0.3
+    for name, options in [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.05)),
+                          ("AdamW", dict(lr=0.05)), ("RMSprop", dict(lr=0.01)), ("Adagrad", dict(lr=0.5))]:
+        weight = ember.zeros(3, 1, requires_grad=True)
+        bias = ember.zeros(1, requires_grad=True)
+        optimizer = getattr(optim, name)([weight, bias], **options)
+        for _ in range(200):
+            optimizer.zero_grad()
+            loss = ((x @ weight + bias - y) ** 2).mean()
+            loss.backward()
+            optimizer.step()
+        assert loss.item() < 0.05, (name, loss.item())
