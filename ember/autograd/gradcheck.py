@@ -1,14 +1,22 @@
-"""Numerical gradient checks: compare backward's Jacobian with central differences.
+"""Numerical gradient checks that teach: compare backward's Jacobian with central differences, and
+when they disagree say where (which input, which output, the worst elements) and why it is likely.
 
-Failures name the input and output and show the worst few elements, not the whole Jacobian.
+* `gradcheck(func, inputs)`: first derivatives, PyTorch's signature and keyword names.
+* `gradgradcheck(func, inputs)`: second derivatives (gradcheck of the gradient itself).
+* `check_function(MyFunction, *inputs)`: everything a custom `Function` should pass — the backward
+  contract (one gradient per input, right shapes, None for non-tensors, grad_output left alone,
+  callable twice), gradcheck, gradgradcheck (or the clear error of `@once_differentiable`) and,
+  when it defines `jvp`, forward AD — in one report.
 """
 import warnings
 
 import numpy as np
 
 from .._tensor import Tensor, new_tensor
+from . import grad_mode
 
-__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "numerical_jacobian", "analytical_jacobian"]
+__all__ = ["gradcheck", "gradgradcheck", "check_function", "GradcheckError", "FunctionCheckReport",
+           "numerical_jacobian", "analytical_jacobian"]
 
 
 class GradcheckError(RuntimeError):
@@ -24,78 +32,160 @@ def _differentiable_outputs(function, inputs):
     return [output for output in outputs if isinstance(output, Tensor) and output._requires_grad]
 
 
+# ---------------------------------------------------------------- Jacobians
 def numerical_jacobian(function, inputs, output_index, input_index, eps):
-    """d output / d input by central differences, as a (input.numel(), output.numel()) array."""
-    tensor = inputs[input_index]
-    data = tensor._data
-    flat = data.reshape(-1) if data.flags.c_contiguous else None
-    if flat is None:
-        raise ValueError("gradcheck needs contiguous inputs")
+    """d output / d input by central differences, as an (input.numel(), output.numel()) float64 array."""
+    return _numerical_jacobians(function, inputs, input_index, eps)[output_index]
+
+
+def _numerical_jacobians(function, inputs, input_index, eps):
+    """Central differences of every differentiable output with respect to one input (any strides)."""
+    data = inputs[input_index]._data
+
     # Not under no_grad: gradgradcheck's function itself computes gradients.
     def evaluate():
-        return _differentiable_outputs(function, inputs)[output_index]._data.astype(np.float64).ravel()
+        return [output._data.astype(np.float64).ravel() for output in _differentiable_outputs(function, inputs)]
 
     reference = evaluate()
-    columns = np.zeros((data.size, reference.size), dtype=np.float64)
+    jacobians = [np.zeros((data.size, out.size), dtype=np.float64) for out in reference]
     for element in range(data.size):
-        original = flat[element]
-        flat[element] = original + eps
+        position = np.unravel_index(element, data.shape)
+        original = data[position].copy()
+        data[position] = original + eps
         plus = evaluate()
-        flat[element] = original - eps
+        data[position] = original - eps
         minus = evaluate()
-        flat[element] = original
-        columns[element] = (plus - minus) / (2 * eps)
-    return columns
+        data[position] = original
+        for jacobian, high, low in zip(jacobians, plus, minus):
+            jacobian[element] = (high - low) / (2 * eps)
+    return jacobians
 
 
 def analytical_jacobian(function, inputs, output_index, input_index):
     """d output / d input from backward, one basis vector of the output at a time."""
-    from . import grad as autograd_grad
     outputs = _differentiable_outputs(function, inputs)
-    output = outputs[output_index]
-    tensor = inputs[input_index]
-    jacobian = np.zeros((tensor._data.size, output._data.size), dtype=np.float64)
+    return _analytical_jacobians(outputs[output_index], inputs, [input_index])[0]
+
+
+def _analytical_jacobians(output, inputs, input_indices):
+    """d output / d each input, from backward with one-hot grad_outputs (one forward, many backwards)."""
+    from . import grad as autograd_grad
+    wanted = [inputs[index] for index in input_indices]
+    jacobians = [np.zeros((tensor._data.size, output._data.size), dtype=np.float64) for tensor in wanted]
     for element in range(output._data.size):
         basis = np.zeros(output._data.shape, dtype=output._data.dtype)
         basis.reshape(-1)[element] = 1
-        grads = autograd_grad([output], [tensor], [new_tensor(basis)], retain_graph=True, allow_unused=True)
-        if grads[0] is not None:
-            jacobian[:, element] = grads[0]._data.astype(np.float64).ravel()
-    return jacobian
+        grads = autograd_grad([output], wanted, [new_tensor(basis)], retain_graph=True, allow_unused=True)
+        for jacobian, grad in zip(jacobians, grads):
+            if grad is not None:
+                jacobian[:, element] = grad._data.astype(np.float64).ravel()
+    return jacobians
 
 
-def _worst_elements(analytical, numerical, count=5):
+def _forward_jacobians(function, inputs, input_index):
+    """d outputs / d one input from forward AD, one basis tangent at a time."""
+    from . import forward_ad
+    tensor = inputs[input_index]
+    columns = None
+    for element in range(tensor._data.size):
+        basis = np.zeros(tensor._data.shape, dtype=tensor._data.dtype)
+        basis.reshape(-1)[element] = 1
+        with forward_ad.dual_level():
+            duals = list(inputs)
+            duals[input_index] = forward_ad.make_dual(tensor, new_tensor(basis))
+            outputs = _differentiable_outputs(function, duals)
+            tangents = [forward_ad.unpack_dual(output).tangent for output in outputs]
+        if columns is None:
+            columns = [np.zeros((tensor._data.size, output._data.size)) for output in outputs]
+        for jacobian, tangent in zip(columns, tangents):
+            if tangent is not None:
+                jacobian[element] = tangent._data.astype(np.float64).ravel()
+    return columns or []
+
+
+# ---------------------------------------------------------------- explaining a mismatch
+def _element(flat_index, shape):
+    return tuple(int(i) for i in np.unravel_index(flat_index, shape)) if shape else "()"
+
+
+def _worst_elements(analytical, numerical, input_shape, output_shape, count=5):
     difference = np.abs(analytical - numerical)
     order = np.argsort(difference, axis=None)[::-1][:count]
-    rows = []
+    rows = [f"    {'input element':<18}{'output element':<18}{'analytical':>14}{'numerical':>14}{'|difference|':>14}"]
     for flat_index in order:
         input_element, output_element = np.unravel_index(flat_index, difference.shape)
-        rows.append(f"    input element {input_element:>4}, output element {output_element:>4}: "
-                    f"analytical {analytical[input_element, output_element]: .6g}  "
-                    f"numerical {numerical[input_element, output_element]: .6g}")
+        rows.append(f"    {str(_element(input_element, input_shape)):<18}{str(_element(output_element, output_shape)):<18}"
+                    f"{analytical[input_element, output_element]:>14.6g}{numerical[input_element, output_element]:>14.6g}"
+                    f"{difference[input_element, output_element]:>14.3g}")
     return "\n".join(rows)
 
 
-def _likely_cause(analytical, numerical):
+def _close(a, b, rtol, atol):
+    return a.shape == b.shape and np.allclose(a, b, rtol=rtol, atol=atol)
+
+
+def _likely_cause(analytical, numerical, input_label, others, rtol, atol):
+    """The most specific explanation that fits. `others`: {label: numerical Jacobian} of the other
+    inputs with the same output, to spot gradients returned in the wrong position."""
+    tiny = 1e-12
     if np.allclose(analytical, 0) and not np.allclose(numerical, 0):
-        return "backward returned zeros (or None) where the function does depend on this input"
-    ratio = numerical[np.abs(analytical) > 1e-12] / analytical[np.abs(analytical) > 1e-12]
-    if ratio.size and np.allclose(ratio, ratio.flat[0], rtol=1e-3) and not np.isclose(ratio.flat[0], 1):
-        return (f"the gradient is off by a constant factor of {ratio.flat[0]:.4g}: check constants in backward, "
-                "or whether it multiplies by grad_output")
-    if np.allclose(analytical, -numerical):
+        return (f"backward returned None or zeros for {input_label}, but the output does depend on it: "
+                "compute and return its gradient (check ctx.needs_input_grad and the position in the returned tuple)")
+    for label, other in others.items():
+        if _close(analytical, other, rtol, atol):
+            return (f"wrong gradient returned for {input_label}: it equals the gradient of {label}. backward returns "
+                    "its gradients in the wrong order; return one per forward input, in forward's order")
+    if analytical.shape[1] > 1 and np.allclose(analytical, analytical[:, :1], rtol=rtol, atol=atol) and \
+            not np.allclose(numerical, numerical[:, :1], rtol=rtol, atol=atol):
+        return ("backward forgot to multiply by grad_output: its result is the same whichever output element the "
+                "gradient comes from (return grad_output * local_derivative)")
+    if np.allclose(analytical, -numerical, rtol=rtol, atol=atol):
         return "the gradient has the wrong sign"
-    return "backward's formula disagrees with the function (or the gradient went to the wrong input)"
+    mask = np.abs(analytical) > tiny
+    ratio = numerical[mask] / analytical[mask]
+    if ratio.size and np.allclose(ratio, ratio.flat[0], rtol=1e-3) and not np.isclose(ratio.flat[0], 1) and \
+            np.allclose(numerical[~mask], 0, atol=atol):
+        return (f"the gradient is off by a constant factor (numerical / analytical = {ratio.flat[0]:.4g}): check the "
+                "constants in backward's formula")
+    if analytical.shape == numerical.shape and analytical.shape[0] == analytical.shape[1] and \
+            np.allclose(np.diag(np.diag(numerical)), numerical, atol=atol) and \
+            not np.allclose(np.diag(np.diag(analytical)), analytical, atol=atol):
+        return ("the function is element-wise but backward mixes elements (a matrix product or a sum where an "
+                "element-wise product belongs?)")
+    return "backward's formula disagrees with the function's derivative"
 
 
+def _label(index, inputs, names):
+    tensor = inputs[index]
+    name = f"input {index}" if names is None else names[index]
+    return f"{name} (shape {list(tensor.shape)})"
+
+
+def _fail(message, raise_exception):
+    if raise_exception:
+        raise GradcheckError(message)
+    return False
+
+
+# ---------------------------------------------------------------- gradcheck
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
               check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
               check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
-              fast_mode=False, masked=None):
-    """Check backward against finite differences for every differentiable input and output.
+              fast_mode=False, masked=None, _input_names=None):
+    """Check backward (and optionally forward AD) against finite differences.
 
-    Use float64 inputs: in float32 the finite differences are too coarse (a warning says so).
-    Returns True, or raises GradcheckError (False with raise_exception=False).
+    Every differentiable output is checked against every input that requires grad. Use float64
+    inputs: in float32 central differences are too coarse (a warning says so). Returns True, or
+    raises GradcheckError whose message names the input and output, shows the worst elements and
+    the likely cause (False instead with raise_exception=False).
+
+    Example::
+
+        x = ember.randn(3, dtype=ember.float64, requires_grad=True)
+        ember.autograd.gradcheck(MySigmoid.apply, (x,))
+
+    Differences from PyTorch: `fast_mode`, `nondet_tol`, `check_undefined_grad` and the batched
+    checks are accepted and ignored (the slow, exact mode always runs).
     """
     inputs = _as_tuple(inputs)
     differentiable = [i for i, value in enumerate(inputs) if isinstance(value, Tensor) and value._requires_grad]
@@ -103,34 +193,101 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them have "
                          "requires_grad=True.")
     for index in differentiable:
-        if inputs[index].dtype.name != "float64":
-            warnings.warn(f"Input #{index} requires gradient and is not a double precision floating point. "
-                          "The finite differences of gradcheck are only reliable in float64: use "
-                          "tensor.double().", UserWarning, stacklevel=2)
+        if inputs[index]._data.dtype != np.float64:
+            warnings.warn(f"Input #{index} requires gradient and is not a double precision floating point. The "
+                          "finite differences of gradcheck are only reliable in float64: use tensor.double().",
+                          UserWarning, stacklevel=2)
+    numerical = {index: _numerical_jacobians(func, inputs, index, eps) for index in differentiable}
     outputs = _differentiable_outputs(func, inputs)
-    for output_index in range(len(outputs)):
-        for input_index in differentiable:
-            analytical = analytical_jacobian(func, inputs, output_index, input_index)
-            numerical = numerical_jacobian(func, inputs, output_index, input_index, eps)
-            if not np.allclose(analytical, numerical, rtol=rtol, atol=atol):
-                message = (
-                    f"Jacobian mismatch for output {output_index} with respect to input {input_index},\n"
-                    f"worst elements (of {analytical.size}):\n{_worst_elements(analytical, numerical)}\n"
-                    f"likely cause: {_likely_cause(analytical, numerical)}")
-                if raise_exception:
-                    raise GradcheckError(message)
-                return False
+
+    if check_backward_ad:
+        for output_index, output in enumerate(outputs):
+            analytical = dict(zip(differentiable, _analytical_jacobians(output, inputs, differentiable)))
+            for index in differentiable:
+                expected, got = numerical[index][output_index], analytical[index]
+                if not _close(got, expected, rtol, atol):
+                    others = {_label(j, inputs, _input_names): numerical[j][output_index]
+                              for j in differentiable if j != index}
+                    message = _mismatch_message("Jacobian mismatch", output_index, output, index, inputs,
+                                                got, expected, others, rtol, atol, _input_names)
+                    return _fail(message, raise_exception)
+            problem = _grad_output_linearity_problem(output, inputs, differentiable, analytical, rtol, atol,
+                                                     _input_names)
+            if problem:
+                return _fail(f"Backward of output {output_index} is not linear in grad_output:\n{problem}",
+                             raise_exception)
+            if check_grad_dtypes:
+                problem = _grad_dtype_problem(output, inputs, differentiable, _input_names)
+                if problem:
+                    return _fail(problem, raise_exception)
+
+    if check_forward_ad:
+        for index in differentiable:
+            forward = _forward_jacobians(func, inputs, index)
+            for output_index, (got, expected) in enumerate(zip(forward, numerical[index])):
+                if not _close(got, expected, rtol, atol):
+                    message = _mismatch_message("Jacobian computed with forward mode mismatch", output_index,
+                                                outputs[output_index], index, inputs, got, expected, {}, rtol, atol,
+                                                _input_names, "the jvp (tangent rule)")
+                    return _fail(message, raise_exception)
     return True
+
+
+def _mismatch_message(title, output_index, output, input_index, inputs, analytical, numerical, others, rtol, atol,
+                      names, source="backward"):
+    label = _label(input_index, inputs, names)
+    return (f"{title} for output {output_index} with respect to input {input_index},\n"
+            f"  output {output_index} has shape {list(output.shape)}; {label}\n"
+            f"  worst elements (of {analytical.size}; analytical from {source}, numerical from central differences):\n"
+            f"{_worst_elements(analytical, numerical, inputs[input_index]._data.shape, output._data.shape)}\n"
+            f"  likely cause: {_likely_cause(analytical, numerical, label, others, rtol, atol)}")
+
+
+def _grad_output_linearity_problem(output, inputs, differentiable, analytical, rtol, atol, names):
+    """Backward must compute grad_output^T J. One-hot grad_outputs cannot tell `grad * f'(x)` from
+    `f'(x)` on a one-element output, so probe with a random grad_output too."""
+    from . import grad as autograd_grad
+    rng = np.random.default_rng(0)
+    probe = rng.uniform(0.5, 2.0, size=output._data.shape).astype(output._data.dtype) * 3
+    wanted = [inputs[index] for index in differentiable]
+    grads = autograd_grad([output], wanted, [new_tensor(probe)], retain_graph=True, allow_unused=True)
+    for index, grad in zip(differentiable, grads):
+        got = np.zeros(inputs[index]._data.size) if grad is None else grad._data.astype(np.float64).ravel()
+        expected = analytical[index] @ probe.astype(np.float64).ravel()
+        if not np.allclose(got, expected, rtol=rtol, atol=atol):
+            # Ignoring grad_output, backward returns the same for any grad_output (e.g. the first one-hot).
+            ignores_grad_output = np.allclose(got, analytical[index][:, 0], rtol=rtol, atol=atol)
+            cause = "backward forgot to multiply by grad_output" if ignores_grad_output else \
+                "backward uses grad_output non-linearly (squares it, adds a constant, or keeps state between calls)"
+            return (f"  with grad_output = random values (not ones) the gradient of {_label(index, inputs, names)} "
+                    f"is {got[:4]} but grad_output^T J is {expected[:4]}\n  likely cause: {cause}")
+    return None
+
+
+def _grad_dtype_problem(output, inputs, differentiable, names):
+    from . import grad as autograd_grad
+    ones = new_tensor(np.ones(output._data.shape, dtype=output._data.dtype))
+    wanted = [inputs[index] for index in differentiable]
+    for index, grad in zip(differentiable, autograd_grad([output], wanted, [ones], retain_graph=True,
+                                                          allow_unused=True)):
+        if grad is not None and grad.dtype is not inputs[index].dtype:
+            return (f"Gradient has dtype mismatch: the gradient of {_label(index, inputs, names)} is {grad.dtype}, "
+                    f"but the input is {inputs[index].dtype}")
+    return None
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, gen_non_contig_grad_outputs=False,
                   raise_exception=True, nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
                   check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
                   masked=False):
-    """Check second derivatives: gradcheck of the function `inputs -> grad(func(inputs), inputs)`."""
+    """Check second derivatives: gradcheck of `(inputs, grad_outputs) -> grad(func(inputs), inputs, grad_outputs)`.
+
+    Failures name the input of that function: `input k` of func, or `grad_output j`.
+    """
     from . import grad as autograd_grad
     inputs = _as_tuple(inputs)
-    differentiable = [value for value in inputs if isinstance(value, Tensor) and value._requires_grad]
+    if not any(isinstance(value, Tensor) and value._requires_grad for value in inputs):
+        return True
     outputs = _differentiable_outputs(func, inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(0)
@@ -145,5 +302,222 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         grads = autograd_grad(results, wanted, list(given), create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
-    return gradcheck(first_derivatives, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception) if differentiable else True
+    names = [f"input {i}" for i in range(count)] + [f"grad_output {j}" for j in range(len(grad_outputs))]
+    try:
+        return gradcheck(first_derivatives, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
+                         raise_exception=raise_exception, check_grad_dtypes=check_grad_dtypes, _input_names=names)
+    except GradcheckError as error:
+        raise GradcheckError("gradgradcheck (second derivatives, i.e. the backward of backward): " + str(error)
+                             .replace("Jacobian mismatch for output", "mismatch for first derivative")) from None
+
+
+# ---------------------------------------------------------------- check_function
+class FunctionCheckReport:
+    """The result of `check_function`: one line per check; truthy when none failed. `print()` it."""
+
+    def __init__(self, function_name):
+        self.function_name = function_name
+        self.results = []   # (check, status, detail); status is "ok", "FAIL", "note" or "skipped"
+
+    def add(self, check, status, detail=""):
+        self.results.append((check, status, detail))
+
+    @property
+    def passed(self):
+        return all(status != "FAIL" for _, status, _ in self.results)
+
+    def __bool__(self):
+        return self.passed
+
+    def __str__(self):
+        lines = [f"check_function({self.function_name}): {'all checks passed' if self.passed else 'FAILED'}"]
+        width = max((len(check) for check, _, _ in self.results), default=0)
+        for check, status, detail in self.results:
+            first, *rest = (detail or "").split("\n")
+            lines.append(f"  [{status:^7}] {check:<{width}}  {first}")
+            lines.extend(f"  {'':9} {'':<{width}}  {line}" for line in rest)
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+def check_function(fn_class, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
+    """Run every check a custom Function should pass, and report them together.
+
+    Inputs are the arguments of `fn_class.apply` (tensors in float64, requiring grad where a
+    gradient is expected; other values as given). Returns a `FunctionCheckReport` (truthy when all
+    passed); with failures it raises GradcheckError carrying the report, unless raise_exception=False.
+
+    Example::
+
+        x = ember.randn(3, dtype=ember.float64, requires_grad=True)
+        print(ember.autograd.check_function(MyExp, x))
+    """
+    report = FunctionCheckReport(fn_class.__name__)
+    _check_contract(fn_class, inputs, report)
+    if report.passed:
+        _check_numerically(fn_class, inputs, report, eps, atol, rtol)
+    if not report.passed and raise_exception:
+        raise GradcheckError(str(report))
+    return report
+
+
+def _check_contract(fn_class, inputs, report):
+    """Call backward directly (as the engine would) and check what it returns."""
+    with grad_mode.enable_grad():
+        outputs = _as_tuple(fn_class.apply(*inputs))
+    differentiable = [out for out in outputs if isinstance(out, Tensor) and out._requires_grad]
+    if not differentiable:
+        report.add("forward", "FAIL", "no output requires grad: give at least one input requires_grad=True "
+                                      "(and return floating-point tensors)")
+        return
+    node = differentiable[0].grad_fn
+    rng = np.random.default_rng(1)
+    grads = [new_tensor(rng.standard_normal(out._data.shape).astype(out._data.dtype))
+             if isinstance(out, Tensor) else None for out in outputs]
+    originals = [g._data.copy() if g is not None else None for g in grads]
+    try:
+        with grad_mode.no_grad():
+            returned = node.apply(*grads)
+    except Exception as error:  # the report shows any error backward raises
+        report.add("backward runs", "FAIL", f"{type(error).__name__}: {error}")
+        return
+    returned = returned if isinstance(returned, tuple) else tuple(returned) if isinstance(returned, list) \
+        else (returned,)
+    report.add("backward runs", "ok")
+    _check_count(returned, inputs, report)
+    _check_each_gradient(returned, inputs, node, report)
+    modified = [i for i, (g, o) in enumerate(zip(grads, originals)) if g is not None and not np.array_equal(g._data, o)]
+    report.add("grad_output untouched", "FAIL" if modified else "ok",
+               f"backward modified grad_output {modified} in place; compute a new tensor instead" if modified else "")
+    _check_called_twice(node, grads, returned, report)
+
+
+def _check_count(returned, inputs, report):
+    count, expected = len(returned), len(inputs)
+    extra_nones = count > expected and all(g is None for g in returned[expected:])
+    if count == expected or extra_nones:
+        report.add("number of gradients", "ok", f"{expected} (one per forward input)")
+    else:
+        report.add("number of gradients", "FAIL",
+                   f"backward returned {count} value{'s' if count != 1 else ''}, but forward took {expected} "
+                   f"input{'s' if expected != 1 else ''}: return one per forward input, in order, None for "
+                   "non-tensor inputs and inputs that need no gradient")
+
+
+def _check_each_gradient(returned, inputs, node, report):
+    for index, value in enumerate(inputs):
+        grad = returned[index] if index < len(returned) else None
+        check = f"gradient {index}"
+        if not isinstance(value, Tensor):
+            if grad is None:
+                report.add(check, "ok", f"None for a non-tensor input ({type(value).__name__})")
+            else:
+                report.add(check, "FAIL", f"input {index} is a {type(value).__name__}, not a tensor: its gradient "
+                                          "must be None")
+            continue
+        if grad is None:
+            status = "note" if value._requires_grad else "ok"
+            report.add(check, status, "None" + (" although the input requires grad (fine only if the output does "
+                                                "not depend on it)" if value._requires_grad else ""))
+            continue
+        if not isinstance(grad, Tensor):
+            report.add(check, "FAIL", f"is a {type(grad).__name__}; a gradient must be a Tensor or None")
+            continue
+        if not value._requires_grad:
+            report.add(check, "note", "computed although ctx.needs_input_grad"
+                                      f"[{index}] is False (wasted work; the engine drops it)")
+            continue
+        if grad._data.shape != value._data.shape:
+            from ..ops.broadcast import is_expandable_to
+            if is_expandable_to(value._data.shape, grad._data.shape):
+                report.add(check, "note", f"shape {list(grad.shape)} is broadcast; the engine sums it to the "
+                                          f"input's shape {list(value.shape)}")
+            else:
+                report.add(check, "FAIL", f"shape {list(grad.shape)} does not match input {index}'s shape "
+                                          f"{list(value.shape)}")
+            continue
+        if grad.dtype is not value.dtype:
+            report.add(check, "note", f"dtype {grad.dtype} differs from the input's {value.dtype}; the engine casts it")
+            continue
+        report.add(check, "ok", f"shape {list(grad.shape)}, {grad.dtype}")
+
+
+def _check_called_twice(node, grads, first, report):
+    """The engine may call backward again (retain_graph=True): it must give the same result."""
+    try:
+        with grad_mode.no_grad():
+            second = node.apply(*grads)
+    except Exception as error:  # shown in the report
+        report.add("backward called twice", "FAIL", f"the second call raised {type(error).__name__}: {error}\n"
+                                                    "backward must not consume ctx state (e.g. del ctx.x)")
+        return
+    second = second if isinstance(second, tuple) else tuple(second) if isinstance(second, list) else (second,)
+    same = len(first) == len(second) and all(
+        (a is None and b is None) or (isinstance(a, Tensor) and isinstance(b, Tensor) and
+                                      np.array_equal(a._data, b._data, equal_nan=True))
+        for a, b in zip(first, second))
+    report.add("backward called twice", "ok" if same else "FAIL",
+               "same gradients" if same else "the second call returned different gradients: backward must not "
+                                             "change ctx or saved tensors")
+
+
+def _check_numerically(fn_class, inputs, report, eps, atol, rtol):
+    def apply(*args):
+        return fn_class.apply(*args)
+
+    _run_check(report, "gradcheck", lambda: gradcheck(apply, inputs, eps=eps, atol=atol, rtol=rtol))
+    if not report.passed:
+        report.add("gradgradcheck", "skipped", "first derivatives are wrong: fix them first")
+    elif _backward_is_once_differentiable(fn_class):
+        _check_once_differentiable_error(apply, inputs, report)
+    else:
+        _run_check(report, "gradgradcheck", lambda: gradgradcheck(apply, inputs, eps=eps, atol=atol, rtol=rtol))
+    from .function import Function
+    if fn_class.jvp is not Function.jvp:
+        _run_check(report, "forward AD (jvp)", lambda: gradcheck(apply, inputs, eps=eps, atol=atol, rtol=rtol,
+                                                                 check_forward_ad=True, check_backward_ad=False))
+    else:
+        report.add("forward AD (jvp)", "skipped", "no jvp staticmethod")
+
+
+def _run_check(report, name, check):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            check()
+        report.add(name, "ok")
+    except GradcheckError as error:
+        report.add(name, "FAIL", str(error))
+    except Exception as error:  # any error of the user's code belongs in the report
+        report.add(name, "FAIL", f"{type(error).__name__}: {error}")
+
+
+def _backward_is_once_differentiable(fn_class):
+    from .function import once_differentiable
+    marker = once_differentiable(lambda ctx: None).__code__
+    return getattr(fn_class.backward, "__code__", None) is marker
+
+
+def _check_once_differentiable_error(apply, inputs, report):
+    """A @once_differentiable backward has no second derivative: differentiating it must say so."""
+    from . import grad as autograd_grad
+    with grad_mode.enable_grad():
+        outputs = _differentiable_outputs(apply, inputs)
+        wanted = [t for t in inputs if isinstance(t, Tensor) and t._requires_grad]
+        ones = [new_tensor(np.ones(o._data.shape, dtype=o._data.dtype), True) for o in outputs]
+        firsts = [g for g in autograd_grad(outputs, wanted, ones, create_graph=True, allow_unused=True)
+                  if g is not None and g._requires_grad]
+    if not firsts:
+        report.add("gradgradcheck", "skipped", "@once_differentiable backward: no second derivative")
+        return
+    try:
+        autograd_grad([g.sum() for g in firsts], wanted, allow_unused=True)
+    except RuntimeError as error:
+        if "once_differentiable" in str(error):
+            report.add("gradgradcheck", "skipped", "@once_differentiable: double backward raises its clear error")
+            return
+        report.add("gradgradcheck", "FAIL", f"double backward raised an unexpected error: {error}")
+        return
+    report.add("gradgradcheck", "FAIL", "backward is marked @once_differentiable, yet differentiating it twice "
+                                        "did not raise")
