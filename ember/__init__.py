@@ -14,10 +14,23 @@ from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is
     is_inference_mode_enabled
 from .ops import *  # noqa: F401,F403
 from . import ops as _ops
+from ._legacy import *  # noqa: F401,F403
+from . import cuda, backends  # noqa: F401
 from .serialization import save, load
+from . import linalg  # noqa: E402  (torch.linalg)
 from . import optim, utils  # noqa: E402  (torch.optim / torch.utils are reachable after `import torch`)
 
 __version__ = "0.1.0"
+
+
+def get_num_threads():
+    """NumPy's BLAS decides its own threads; reported as the machine's cores."""
+    import os
+    return os.cpu_count() or 1
+
+
+def set_num_threads(count):
+    """Accepted for compatibility; NumPy's BLAS threads are set by OMP_NUM_THREADS before start."""
 
 # PyTorch's dtype aliases.
 half, float, double = float16, float32, float64  # noqa: A001

@@ -1,0 +1,22 @@
+"""`ember.cuda`: ember computes on the CPU, so scripts that ask get a clear "no"."""
+
+__all__ = ["is_available", "device_count", "manual_seed", "manual_seed_all", "synchronize"]
+
+
+def is_available():
+    return False
+
+
+def device_count():
+    return 0
+
+
+def manual_seed(seed):
+    """Accepted and ignored, so `torch.cuda.manual_seed(0)` in seeding helpers keeps working."""
+
+
+manual_seed_all = manual_seed
+
+
+def synchronize(device=None):
+    """Nothing runs asynchronously on the CPU."""

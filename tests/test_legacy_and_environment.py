@@ -1,0 +1,34 @@
+"""Book-era type constructors and the environment queries scripts make (cuda, backends, threads)."""
+import pytest
+
+import ember as t
+
+
+@pytest.mark.parametrize("name,dtype", [("FloatTensor", t.float32), ("DoubleTensor", t.float64),
+                                        ("LongTensor", t.int64), ("IntTensor", t.int32), ("ByteTensor", t.uint8),
+                                        ("BoolTensor", t.bool)])
+def test_legacy_types_construct_and_check(name, dtype):
+    kind = getattr(t, name)
+    sized = kind(2, 3)
+    assert sized.shape == (2, 3) and sized.dtype is dtype
+    assert isinstance(sized, kind) and isinstance(sized, t.Tensor)
+    assert kind([1, 0]).dtype is dtype
+
+
+def test_legacy_types_match_torch(torch):
+    for name in ("FloatTensor", "LongTensor", "DoubleTensor"):
+        ours, theirs = getattr(t, name)([1, 2]), getattr(torch, name)([1, 2])
+        assert ours.tolist() == theirs.tolist() and ours.type() == theirs.type()
+        assert isinstance(t.ones(2), getattr(t, name)) == isinstance(torch.ones(2), getattr(torch, name))
+
+
+def test_environment_queries():
+    assert t.cuda.is_available() is False and t.cuda.device_count() == 0
+    assert t.backends.mps.is_available() is False
+    t.backends.cudnn.benchmark = True
+    assert t.get_num_threads() >= 1
+    with pytest.raises(RuntimeError, match="no 'cuda' device"):
+        t.ones(2, device="cuda")
+    with pytest.raises(RuntimeError, match="no 'cuda' device"):
+        t.ones(2).cuda()
+    assert t.ones(2, device="cpu").device == t.device("cpu")
