@@ -1,0 +1,17 @@
+"""All layers, re-exported (as `torch.nn.modules`)."""
+from .module import Module
+from .container import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .activation import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .flatten import *  # noqa: F401,F403
+from . import container, linear, conv, pooling, activation, normalization, dropout, sparse, rnn, loss, flatten
+
+__all__ = ["Module"] + [name for family in (container, linear, conv, pooling, activation, normalization, dropout,
+                                            sparse, rnn, loss, flatten) for name in family.__all__]
