@@ -1,0 +1,138 @@
+"""Samplers: the order in which a DataLoader visits a map-style dataset's indices."""
+from ..._tensor import Tensor
+from ...ops.creation import Generator, default_generator, multinomial, randint, randperm, tensor
+
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
+           "BatchSampler"]
+
+
+class Sampler:
+    """Base class: an iterable of indices (or of lists of indices, for batch samplers)."""
+
+    def __init__(self, data_source=None):
+        pass
+
+    def __iter__(self):
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    """0, 1, ..., len(data_source) - 1."""
+
+    def __init__(self, data_source):
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self):
+        return len(self.data_source)
+
+
+def _epoch_generator(generator):
+    """The generator for one pass: the given one, or (as PyTorch) a fresh one seeded from the default
+    generator, so that `ember.manual_seed` makes the shuffling repeatable."""
+    if generator is not None:
+        return generator
+    return Generator().manual_seed(int(default_generator.rng.integers(0, 2 ** 63 - 1)))
+
+
+class RandomSampler(Sampler):
+    """A random permutation of the indices each pass, or `num_samples` draws with replacement.
+
+    `generator` (an `ember.Generator`) makes the order repeatable independently of the global seed.
+    """
+
+    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(self.replacement, bool):
+            raise TypeError(f"replacement should be a boolean value, but got replacement={self.replacement}")
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
+
+    @property
+    def num_samples(self):
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self):
+        size = len(self.data_source)
+        generator = _epoch_generator(self.generator)
+        if self.replacement:
+            yield from randint(high=size, size=(self.num_samples,), generator=generator).tolist()
+            return
+        for _ in range(self.num_samples // size):
+            yield from randperm(size, generator=generator).tolist()
+        yield from randperm(size, generator=generator).tolist()[:self.num_samples % size]
+
+    def __len__(self):
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices, in a random order each pass."""
+
+    def __init__(self, indices, generator=None):
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self):
+        for position in randperm(len(self.indices), generator=self.generator).tolist():
+            yield self.indices[position]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """`num_samples` indices drawn with probability proportional to `weights` (e.g. to rebalance classes)."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        weights = weights.double() if isinstance(weights, Tensor) else tensor(weights, dtype="float64")
+        if weights.dim() != 1:
+            raise ValueError("weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(weights.shape)}")
+        self.weights = weights
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        yield from multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist()
+
+    def __len__(self):
+        return self.num_samples
+
+
+class BatchSampler(Sampler):
+    """Groups the indices of `sampler` into lists of `batch_size` (the last one shorter unless `drop_last`)."""
+
+    def __init__(self, sampler, batch_size, drop_last):
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self):
+        batch = []
+        for index in self.sampler:
+            batch.append(index)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self):
+        if self.drop_last:
+            return len(self.sampler) // self.batch_size
+        return (len(self.sampler) + self.batch_size - 1) // self.batch_size
