@@ -4,7 +4,7 @@ from .._tensor import Tensor, new_tensor
 from ._common import prepare_binary, check_broadcastable
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "equal", "greater", "greater_equal", "less", "less_equal",
-           "not_equal"]
+           "not_equal", "isclose", "allclose", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal"]
 
 
 def _compare(ufunc, a, b, op_name):
@@ -47,8 +47,102 @@ def ge(input, other):
 
 
 def equal(input, other):
-    """True when both tensors have the same shape and elements."""
+    """True (a Python bool) when both tensors have the same shape and equal elements; NaN is never equal.
+    Different dtypes are compared by value, as PyTorch does (`equal(tensor([1]), tensor([1.]))` is True)."""
+    _check_tensor(input, "equal", 1, "input")
+    _check_tensor(other, "equal", 2, "other")
     return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Element-wise `|input - other| <= atol + rtol * |other|` (a bool tensor), broadcasting.
+
+    Equal elements (infinities included) are close; NaN is close to NaN only with `equal_nan`. Both
+    tensors must have the same dtype, as in PyTorch.
+    """
+    _check_tensor(input, "isclose", 1, "input")
+    _check_tensor(other, "isclose", 2, "other")
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"isclose: {input.dtype} did not match {other.dtype}: both tensors must have the same "
+                           "dtype (convert one with .to())")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    a, b = input._data, other._data
+    try:
+        close = a == b
+    except ValueError:
+        check_broadcastable(input, other, "isclose")
+        raise
+    if a.dtype == np.bool_:
+        a, b = a.astype(np.int64), b.astype(np.int64)
+    if equal_nan and a.dtype.kind in "fc":
+        close = close | (np.isnan(a) & np.isnan(b))
+    with np.errstate(invalid="ignore", over="ignore"):
+        # Integers are compared in float64, where |a - b| cannot wrap around.
+        difference = np.abs(a - b) if a.dtype.kind in "fc" else np.abs(a.astype(np.float64) - b)
+        allowed = atol + rtol * np.abs(b)
+        close = close | (np.isfinite(difference) & (difference <= allowed))
+    return new_tensor(np.asarray(close))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True (a Python bool) when every element of `isclose(input, other, ...)` is."""
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+def _check_tensor(value, op_name, position, name):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{op_name}(): argument '{name}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+
+
+def _classify(ufunc, input, op_name, integer_result):
+    """A bool tensor from `ufunc` on floating/complex data; for integer and bool tensors the answer is
+    the same for every element (`integer_result`)."""
+    _check_tensor(input, op_name, 1, "input")
+    data = input._data
+    if data.dtype.kind in "fc":
+        return new_tensor(np.asarray(ufunc(data)))
+    return new_tensor(np.full(data.shape, integer_result))
+
+
+def isnan(input):
+    return _classify(np.isnan, input, "isnan", False)
+
+
+def isinf(input):
+    return _classify(np.isinf, input, "isinf", False)
+
+
+def isfinite(input):
+    return _classify(np.isfinite, input, "isfinite", True)
+
+
+def _real_only(input, op_name):
+    _check_tensor(input, op_name, 1, "input")
+    if input._data.dtype.kind == "c":
+        raise RuntimeError(f"{op_name} does not support complex inputs.")
+
+
+def isposinf(input):
+    _real_only(input, "isposinf")
+    return _classify(np.isposinf, input, "isposinf", False)
+
+
+def isneginf(input):
+    _real_only(input, "isneginf")
+    return _classify(np.isneginf, input, "isneginf", False)
+
+
+def isreal(input):
+    """True where the imaginary part is zero: every element of a real tensor."""
+    _check_tensor(input, "isreal", 1, "input")
+    data = input._data
+    if data.dtype.kind == "c":
+        return new_tensor(np.asarray(data.imag == 0))
+    return new_tensor(np.ones(data.shape, dtype=bool))
 
 
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne

@@ -1,84 +1,1257 @@
-"""More element-wise ops: rounding, sign, clamp, integer division, bitwise logic."""
+"""Element-wise ops beyond the core arithmetic of `elementwise.py`: rounding, sign, clamp, the rest of
+the exponential/logarithmic/trigonometric/hyperbolic/special functions, two-operand maths (atan2,
+fmod, maximum, ...), the fused lerp/addcmul/addcdiv, integer division, and bitwise logic.
+
+Each differentiable op is a `Function` whose forward works on arrays and whose backward uses ember
+ops, so gradients of gradients work. Dtypes follow PyTorch: integer and bool inputs of floating
+functions give the default float dtype; rounding an integer tensor gives it back unchanged (a copy).
+Piecewise-constant ops (floor, sign, ...) keep a graph node whose gradient is zero, as PyTorch does.
+"""
+import math
+
 from .._backend import np
 from .._tensor import Tensor, new_tensor
+from .. import _dtype
 from ..autograd.function import Function
-from ._common import prepare_binary
+from ._common import prepare_binary, check_broadcastable
+from . import _special
+from .comparison import isfinite
+from .creation import zeros_like
+from .elementwise import _unary, _binary, cos, exp, log, pow, sin, sqrt
+from .indexing import where
 
-__all__ = ["sign", "clamp", "clip", "floor_divide", "remainder", "bitwise_not", "bitwise_and",
-           "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "logical_not",
-           "logical_and", "logical_or", "logical_xor"]
-INPLACE_VARIANTS = ("sign", "clamp", "clip", "floor_divide", "remainder", "bitwise_and", "bitwise_or",
-                    "bitwise_xor", "bitwise_not", "logical_not")
+__all__ = ["sign", "sgn", "ceil", "floor", "round", "trunc", "fix", "frac",
+           "clamp", "clip", "clamp_min", "clamp_max",
+           "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "reciprocal",
+           "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+           "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
+           "erf", "erfc", "erfinv", "deg2rad", "rad2deg", "logit", "sinc", "nan_to_num", "positive",
+           "atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "xlogy", "copysign", "float_power",
+           "maximum", "minimum", "fmax", "fmin", "fmod", "remainder", "floor_divide", "heaviside",
+           "lerp", "addcmul", "addcdiv",
+           "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+           "bitwise_right_shift", "logical_not", "logical_and", "logical_or", "logical_xor"]
+
+# The ops PyTorch also has as `tensor.name_()`.
+INPLACE_VARIANTS = ("sign", "sgn", "ceil", "floor", "round", "trunc", "fix", "frac",
+                    "clamp", "clip", "clamp_min", "clamp_max",
+                    "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "reciprocal",
+                    "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+                    "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
+                    "erf", "erfc", "erfinv", "deg2rad", "rad2deg", "logit", "sinc", "nan_to_num",
+                    "atan2", "arctan2", "hypot", "xlogy", "copysign", "fmod", "remainder", "floor_divide",
+                    "heaviside", "lerp", "addcmul", "addcdiv",
+                    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_not")
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_PI = math.pi
+_DEGREES_TO_RADIANS = math.pi / 180.0
+_RADIANS_TO_DEGREES = 180.0 / math.pi
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_HALF_SQRT_PI = math.sqrt(math.pi) / 2.0
+
+
+# ---------------------------------------------------------------- piecewise-constant ops
+class _ZeroGradientFunction(Function):
+    """Base of ops that are constant between jumps: their gradient is zero wherever it exists.
+
+    Subclasses give `function(array, *args)` and PyTorch's node name.
+    """
+
+    _array_forward = True
+
+    @staticmethod
+    def forward(ctx, a, *args):
+        return ctx._forward_cls.function(a, *args)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (zeros_like(grad),) + (None,) * (len(ctx.needs_input_grad) - 1)
+
+
+def _sign_array(a):
+    if a.dtype == np.bool_:
+        return a.copy()
+    result = np.asarray(np.sign(a))  # an array even for 0-d input, so it can be fixed in place
+    if a.dtype.kind == "f":
+        np.nan_to_num(result, copy=False)  # PyTorch: sign(nan) == 0
+    return result
+
+
+def _round_decimals(a, decimals):
+    """PyTorch's rounding to `decimals` places: scale by a power of ten in the input's precision,
+    round half to even, scale back."""
+    if decimals >= 0:
+        scale = a.dtype.type(10.0 ** decimals)
+        return np.rint(a * scale) / scale
+    scale = a.dtype.type(10.0 ** -decimals)
+    return np.rint(a / scale) * scale
+
+
+class Sign(_ZeroGradientFunction):
+    _node_name = "SignBackward0"
+    function = staticmethod(_sign_array)
+
+
+class Sgn(_ZeroGradientFunction):
+    _node_name = "SgnBackward0"
+    function = staticmethod(_sign_array)
+
+
+class Ceil(_ZeroGradientFunction):
+    _node_name = "CeilBackward0"
+    function = staticmethod(np.ceil)
+
+
+class Floor(_ZeroGradientFunction):
+    _node_name = "FloorBackward0"
+    function = staticmethod(np.floor)
+
+
+class Round(_ZeroGradientFunction):
+    _node_name = "RoundBackward0"
+    function = staticmethod(np.rint)
+
+
+class RoundDecimals(_ZeroGradientFunction):
+    _node_name = "RoundBackward1"
+    function = staticmethod(_round_decimals)
+
+
+class Trunc(_ZeroGradientFunction):
+    _node_name = "TruncBackward0"
+    function = staticmethod(np.trunc)
+
+
+def _check_tensor(input, op_name, position=1, name="input"):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op_name}(): argument '{name}' (position {position}) must be Tensor, not "
+                        f"{type(input).__name__}")
+
+
+def _reject_bool(input, op_name):
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError(f"\"{op_name}\" not implemented for 'Bool': convert the tensor with .float() "
+                                  "or .long() first")
+
+
+def _rounding(function, input, op_name, *args):
+    """Integer tensors are already rounded: PyTorch returns a copy with the same dtype."""
+    _check_tensor(input, op_name)
+    _reject_bool(input, op_name)
+    if input._data.dtype.kind in "iu":
+        return new_tensor(input._data.copy())
+    return function.apply(input, *args)
 
 
 def sign(input):
-    """-1, 0 or 1 per element; its gradient is zero everywhere."""
-    return _constant_result(np.sign(input._data), input)
+    """-1, 0 or 1 per element (0 for NaN, as PyTorch); a bool tensor is its own sign. Zero gradient."""
+    _check_tensor(input, "sign")
+    return Sign.apply(input)
 
 
-def _constant_result(array, like):
-    """A result whose derivative is zero: it carries no graph."""
-    return new_tensor(np.asarray(array))
+def sgn(input):
+    """`sign` extended to complex numbers (`z / |z|`, 0 at 0); the same as `sign` for real tensors."""
+    _check_tensor(input, "sgn")
+    if input._data.dtype.kind == "c":
+        data = input._data
+        magnitude = np.abs(data)
+        return new_tensor(np.where(magnitude == 0, 0, data / np.where(magnitude == 0, 1, magnitude))
+                          .astype(data.dtype, copy=False))
+    return Sgn.apply(input)
 
 
+def ceil(input):
+    """Smallest integer >= each element (same dtype). Zero gradient."""
+    return _rounding(Ceil, input, "ceil")
+
+
+def floor(input):
+    """Largest integer <= each element (same dtype). Zero gradient."""
+    return _rounding(Floor, input, "floor")
+
+
+def round(input, *, decimals=None):
+    """Round half to even, or to `decimals` places (negative: to tens, hundreds, ...). Zero gradient.
+
+    Example: `ember.round(ember.tensor([0.5, 1.5, 1234.5]), decimals=-2)` -> `[0., 0., 1200.]`.
+    """
+    if decimals is None:
+        return _rounding(Round, input, "round")
+    _check_tensor(input, "round")
+    if input._data.dtype.kind in "iub":
+        raise NotImplementedError(f"\"round\" with decimals not implemented for '{input.dtype}' tensors: "
+                                  "only floating tensors can be rounded to decimal places")
+    return RoundDecimals.apply(input, int(decimals))
+
+
+def trunc(input):
+    """Round towards zero (same dtype). Zero gradient."""
+    return _rounding(Trunc, input, "trunc")
+
+
+fix = trunc
+
+
+# ---------------------------------------------------------------- unary maths
+class _UnaryFunction(Function):
+    """Base of `y = function(x)` primitives: a subclass states `function` and `gradient(grad, x, y)`
+    side by side, and PyTorch's node name."""
+
+    _array_forward = True
+
+    @staticmethod
+    def forward(ctx, a):
+        result = ctx._forward_cls.function(a)
+        ctx.save_for_backward(a, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, result = ctx.saved_tensors
+        return ctx._forward_cls.gradient(grad, a, result)
+
+
+class Frac(_UnaryFunction):
+    _node_name = "FracBackward0"
+
+    @staticmethod
+    def function(a):
+        return a - np.trunc(a)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad
+
+
+class Exp2(_UnaryFunction):
+    _node_name = "Exp2Backward0"
+    function = staticmethod(np.exp2)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad * result * _LN2
+
+
+class Expm1(_UnaryFunction):
+    _node_name = "Expm1Backward0"
+    function = staticmethod(np.expm1)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad * (result + 1)
+
+
+class Log2(_UnaryFunction):
+    _node_name = "Log2Backward0"
+    function = staticmethod(np.log2)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad / (a * _LN2)
+
+
+class Log10(_UnaryFunction):
+    _node_name = "Log10Backward0"
+    function = staticmethod(np.log10)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad / (a * _LN10)
+
+
+class Log1p(_UnaryFunction):
+    _node_name = "Log1PBackward0"
+    function = staticmethod(np.log1p)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad / (a + 1)
+
+
+class Rsqrt(_UnaryFunction):
+    _node_name = "RsqrtBackward0"
+
+    @staticmethod
+    def function(a):
+        return 1 / np.sqrt(a)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad * result * result * result * -0.5
+
+
+class Reciprocal(_UnaryFunction):
+    _node_name = "ReciprocalBackward0"
+
+    @staticmethod
+    def function(a):
+        return np.reciprocal(a)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return -grad * (result * result)
+
+
+class Tan(_UnaryFunction):
+    _node_name = "TanBackward0"
+    function = staticmethod(np.tan)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad * (1 + result * result)
+
+
+class Asin(_UnaryFunction):
+    _node_name = "AsinBackward0"
+    function = staticmethod(np.arcsin)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad * rsqrt(1 - a * a)
+
+
+class Acos(_UnaryFunction):
+    _node_name = "AcosBackward0"
+    function = staticmethod(np.arccos)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return -grad * rsqrt(1 - a * a)
+
+
+class Atan(_UnaryFunction):
+    _node_name = "AtanBackward0"
+    function = staticmethod(np.arctan)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad / (a * a + 1)
+
+
+class Sinh(_UnaryFunction):
+    _node_name = "SinhBackward0"
+    function = staticmethod(np.sinh)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad * cosh(a)
+
+
+class Cosh(_UnaryFunction):
+    _node_name = "CoshBackward0"
+    function = staticmethod(np.cosh)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad * sinh(a)
+
+
+class Asinh(_UnaryFunction):
+    _node_name = "AsinhBackward0"
+    function = staticmethod(np.arcsinh)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad * rsqrt(a * a + 1)
+
+
+class Acosh(_UnaryFunction):
+    _node_name = "AcoshBackward0"
+    function = staticmethod(np.arccosh)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad * rsqrt(a * a - 1)
+
+
+class Atanh(_UnaryFunction):
+    _node_name = "AtanhBackward0"
+    function = staticmethod(np.arctanh)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad / (1 - a * a)
+
+
+class Erf(_UnaryFunction):
+    _node_name = "ErfBackward0"
+    function = staticmethod(_special.erf)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad * exp(-(a * a)) * _TWO_OVER_SQRT_PI
+
+
+class Erfc(_UnaryFunction):
+    _node_name = "ErfcBackward0"
+    function = staticmethod(_special.erfc)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad * exp(-(a * a)) * -_TWO_OVER_SQRT_PI
+
+
+class Erfinv(_UnaryFunction):
+    _node_name = "ErfinvBackward0"
+    function = staticmethod(_special.erfinv)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad * exp(result * result) * _HALF_SQRT_PI
+
+
+class Deg2Rad(_UnaryFunction):
+    _node_name = "Deg2RadBackward0"
+    function = staticmethod(np.deg2rad)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad * _DEGREES_TO_RADIANS
+
+
+class Rad2Deg(_UnaryFunction):
+    _node_name = "Rad2DegBackward0"
+    function = staticmethod(np.rad2deg)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        return grad * _RADIANS_TO_DEGREES
+
+
+class Sinc(_UnaryFunction):
+    _node_name = "SincBackward0"
+    function = staticmethod(np.sinc)
+
+    @staticmethod
+    def gradient(grad, a, result):
+        # d/dx sin(pi x)/(pi x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2), which tends to 0 at x = 0.
+        angle = a * _PI
+        safe = where(a == 0, 1.0, a)
+        derivative = (angle * cos(angle) - sin(angle)) / (safe * safe * _PI)
+        return where(a == 0, 0.0, grad * derivative)
+
+
+def frac(input):
+    """The fractional part `x - trunc(x)`, with the sign of x. Its gradient is 1."""
+    _check_tensor(input, "frac")
+    if input._data.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"frac\" not implemented for '{input.dtype}' tensors: only floating "
+                                  "tensors have a fractional part")
+    return Frac.apply(input)
+
+
+def exp2(input):
+    """2 ** x."""
+    return _unary(Exp2, input, "exp2")
+
+
+def expm1(input):
+    """exp(x) - 1, accurate for small x."""
+    return _unary(Expm1, input, "expm1")
+
+
+def log2(input):
+    return _unary(Log2, input, "log2")
+
+
+def log10(input):
+    return _unary(Log10, input, "log10")
+
+
+def log1p(input):
+    """log(1 + x), accurate for small x."""
+    return _unary(Log1p, input, "log1p")
+
+
+def rsqrt(input):
+    """1 / sqrt(x)."""
+    return _unary(Rsqrt, input, "rsqrt")
+
+
+def reciprocal(input):
+    """1 / x; integer tensors give the default float dtype."""
+    return _unary(Reciprocal, input, "reciprocal")
+
+
+def tan(input):
+    return _unary(Tan, input, "tan")
+
+
+def asin(input):
+    return _unary(Asin, input, "asin")
+
+
+def acos(input):
+    return _unary(Acos, input, "acos")
+
+
+def atan(input):
+    return _unary(Atan, input, "atan")
+
+
+def sinh(input):
+    return _unary(Sinh, input, "sinh")
+
+
+def cosh(input):
+    return _unary(Cosh, input, "cosh")
+
+
+def asinh(input):
+    return _unary(Asinh, input, "asinh")
+
+
+def acosh(input):
+    return _unary(Acosh, input, "acosh")
+
+
+def atanh(input):
+    return _unary(Atanh, input, "atanh")
+
+
+def erf(input):
+    """The error function 2/sqrt(pi) * integral of exp(-t^2) from 0 to x."""
+    return _unary(Erf, input, "erf")
+
+
+def erfc(input):
+    """1 - erf(x), accurate where erf(x) is close to 1."""
+    return _unary(Erfc, input, "erfc")
+
+
+def erfinv(input):
+    """The inverse of erf on (-1, 1): +-inf at +-1, NaN outside."""
+    return _unary(Erfinv, input, "erfinv")
+
+
+def deg2rad(input):
+    return _unary(Deg2Rad, input, "deg2rad")
+
+
+def rad2deg(input):
+    return _unary(Rad2Deg, input, "rad2deg")
+
+
+def sinc(input):
+    """The normalized sinc, sin(pi x) / (pi x), with sinc(0) = 1."""
+    return _unary(Sinc, input, "sinc")
+
+
+arcsin, arccos, arctan = asin, acos, atan
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+
+class Logit(Function):
+    _array_forward = True
+    _node_name = "LogitBackward0"
+
+    @staticmethod
+    def forward(ctx, a, eps):
+        ctx.save_for_backward(a)
+        ctx.eps = eps
+        if eps is not None:
+            a = np.clip(a, eps, 1 - eps)
+        with np.errstate(divide="ignore", invalid="ignore"):  # logit(0) = -inf, logit(1) = inf, silently
+            return np.log(a / (1 - a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        eps = ctx.eps
+        gradient = grad / (a * (1 - a))
+        if eps is None:
+            # Outside [0, 1] logit is undefined: PyTorch gives NaN there.
+            return where((a < 0) | (a > 1), float("nan"), gradient), None
+        # The clamp to [eps, 1 - eps] flattens the function outside it.
+        return where((a < eps) | (a > 1 - eps), 0.0, gradient), None
+
+
+def logit(input, eps=None):
+    """log(p / (1 - p)); with `eps`, p is first clamped to [eps, 1 - eps] (gradient zero outside)."""
+    _check_tensor(input, "logit")
+    if input._data.dtype.kind not in "fc":
+        input = input.to(_dtype.get_default_dtype())
+    return Logit.apply(input, None if eps is None else float(eps))
+
+
+class NanToNum(Function):
+    _array_forward = True
+    _node_name = "NanToNumBackward0"
+
+    @staticmethod
+    def forward(ctx, a, nan, posinf, neginf):
+        ctx.save_for_backward(a)
+        return np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return where(isfinite(a), grad, 0.0), None, None, None
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """Replace NaN by `nan` and +-inf by `posinf`/`neginf` (default: the dtype's largest finite values)."""
+    _check_tensor(input, "nan_to_num")
+    if input._data.dtype.kind not in "fc":
+        return new_tensor(input._data.copy())
+    return NanToNum.apply(input, nan, posinf, neginf)
+
+
+def positive(input):
+    """The tensor itself (PyTorch returns `input`, not a copy)."""
+    _check_tensor(input, "positive")
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+# ---------------------------------------------------------------- clamp
 class Clamp(Function):
+    """min(max(x, low), high) where either bound may be None, a number or an array (broadcast)."""
+
     _array_forward = True
     _node_name = "ClampBackward1"
 
     @staticmethod
     def forward(ctx, a, low, high):
-        result = np.clip(a, low, high) if (low is not None or high is not None) else a.copy()
-        ctx.mask = np.ones(a.shape, dtype=bool)
+        ctx.save_for_backward(a, low, high)
+        result = a
         if low is not None:
-            ctx.mask &= a >= low
+            result = np.maximum(result, low)
         if high is not None:
-            ctx.mask &= a <= high
-        return result.astype(a.dtype, copy=False)
+            result = np.minimum(result, high)
+        return result
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * new_tensor(ctx.mask), None, None
+        a, low, high = ctx.saved_tensors
+        needs_a, needs_low, needs_high = ctx.needs_input_grad
+        grad_a = grad_low = grad_high = None
+        if needs_a:
+            grad_a = where(_within(a, low, high), grad, 0.0)
+        # PyTorch: where low > high the result is high, so only high gets the gradient.
+        if needs_low:
+            below = a < low if high is None else (a < low) & (low < high)
+            grad_low = where(below, grad, 0.0)
+        if needs_high:
+            above = a > high if low is None else (a > high) | (high < low)
+            grad_high = where(above, grad, 0.0)
+        return grad_a, grad_low, grad_high
+
+
+def _within(a, low, high):
+    if low is None:
+        return a <= high
+    if high is None:
+        return a >= low
+    return (a >= low) & (a <= high)
+
+
+class ClampTensor(Clamp):
+    _node_name = "ClampBackward0"
+
+
+class ClampMin(Clamp):
+    _node_name = "ClampMinBackward0"
+
+
+class ClampMinTensor(Clamp):
+    _node_name = "ClampMinBackward1"
+
+
+class ClampMax(Clamp):
+    _node_name = "ClampMaxBackward0"
+
+
+class ClampMaxTensor(Clamp):
+    _node_name = "ClampMaxBackward1"
+
+
+def _promoted(operands, op_name):
+    """Cast the tensor operands (numbers stay numbers) to the result dtype of all of them."""
+    representative = operands[0]
+    for operand in operands[1:]:
+        if operand is not None:
+            representative, _ = prepare_binary(representative, operand, op_name)
+    target = representative._data.dtype
+    return [operand.to(representative.dtype) if isinstance(operand, Tensor) and operand._data.dtype != target
+            else operand for operand in operands]
+
+
+def _apply_clamp(input, low, high, op_name, number_function, tensor_function):
+    _check_tensor(input, op_name)
+    low_is_tensor, high_is_tensor = isinstance(low, Tensor), isinstance(high, Tensor)
+    if (low_is_tensor and high is not None and not high_is_tensor) or \
+            (high_is_tensor and low is not None and not low_is_tensor):
+        raise TypeError(f"{op_name}(): min and max must both be tensors or both be numbers, got "
+                        f"{type(low).__name__} and {type(high).__name__}")
+    for bound in (low, high):
+        if bound is not None and not isinstance(bound, (Tensor, int, float, bool, np.generic)):
+            raise TypeError(f"{op_name}(): min and max must be numbers or tensors, not {type(bound).__name__}")
+    if input._data.dtype == np.bool_ and not (low_is_tensor or high_is_tensor):
+        raise RuntimeError(f"{op_name} is not supported for tensors of type bool: convert it with .int() or "
+                           ".float() first")
+    input, low, high = _promoted([input, _plain_number(low), _plain_number(high)], op_name)
+    function = tensor_function if (low_is_tensor or high_is_tensor) else number_function
+    try:
+        return function.apply(input, low, high)
+    except ValueError:
+        for bound in (low, high):
+            if isinstance(bound, Tensor):
+                check_broadcastable(input, bound, op_name)
+        raise
+
+
+def _plain_number(value):
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def clamp(input, min=None, max=None):
-    """Limit values to [min, max] (either bound may be None); the gradient passes inside the range."""
+    """Limit values to [min, max]; either bound may be None, and both numbers or both tensors
+    (broadcast). The gradient passes where the input is inside the range; tensor bounds get it where
+    they are the result. Where min > max the result is max, as in PyTorch.
+
+    Example: `ember.clamp(ember.tensor([-2., 0.5, 3.]), min=0, max=1)` -> `[0., 0.5, 1.]`.
+    """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    low = min._data if isinstance(min, Tensor) else min
-    high = max._data if isinstance(max, Tensor) else max
-    return Clamp.apply(input, low, high)
+    return _apply_clamp(input, min, max, "clamp", Clamp, ClampTensor)
 
 
 clip = clamp
 
 
+def clamp_min(input, min):
+    """max(input, min) with clamp's gradient rules."""
+    return _apply_clamp(input, min, None, "clamp_min", ClampMin, ClampMinTensor)
+
+
+def clamp_max(input, max):
+    """min(input, max) with clamp's gradient rules."""
+    return _apply_clamp(input, None, max, "clamp_max", ClampMax, ClampMaxTensor)
+
+
+# ---------------------------------------------------------------- two-operand maths
+class _BinaryFunction(Function):
+    """Base of `z = function(a, b)` primitives (either operand may be a number): a subclass states
+    `function` and `gradients(grad, a, b, result, needs_a, needs_b)` side by side."""
+
+    _array_forward = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        result = ctx._forward_cls.function(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
+        return ctx._forward_cls.gradients(grad, a, b, result, needs_a, needs_b)
+
+
+class Atan2(_BinaryFunction):
+    _node_name = "Atan2Backward0"
+    function = staticmethod(np.arctan2)
+
+    @staticmethod
+    def gradients(grad, a, b, result, needs_a, needs_b):
+        scale = grad / (a * a + b * b)
+        return (scale * b if needs_a else None), (scale * -a if needs_b else None)
+
+
+class Hypot(_BinaryFunction):
+    _node_name = "HypotBackward0"
+    function = staticmethod(np.hypot)
+
+    @staticmethod
+    def gradients(grad, a, b, result, needs_a, needs_b):
+        return (grad * a / result if needs_a else None), (grad * b / result if needs_b else None)
+
+
+class Logaddexp(_BinaryFunction):
+    _node_name = "LogaddexpBackward0"
+    function = staticmethod(np.logaddexp)
+
+    @staticmethod
+    def gradients(grad, a, b, result, needs_a, needs_b):
+        grad_a = grad / (exp(b - a) + 1) if needs_a else None
+        grad_b = grad / (exp(a - b) + 1) if needs_b else None
+        return grad_a, grad_b
+
+
+class Logaddexp2(_BinaryFunction):
+    _node_name = "Logaddexp2Backward0"
+    function = staticmethod(np.logaddexp2)
+
+    @staticmethod
+    def gradients(grad, a, b, result, needs_a, needs_b):
+        grad_a = grad / (exp2(b - a) + 1) if needs_a else None
+        grad_b = grad / (exp2(a - b) + 1) if needs_b else None
+        return grad_a, grad_b
+
+
+def _xlogy_array(a, b):
+    """a * log(b), defined as 0 where a == 0 (unless b is NaN)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        product = a * np.log(b)
+    return np.where((a == 0) & ~np.isnan(b), 0, product).astype(product.dtype, copy=False)
+
+
+class Xlogy(_BinaryFunction):
+    _node_name = "XlogyBackward0"
+    function = staticmethod(_xlogy_array)
+
+    @staticmethod
+    def gradients(grad, a, b, result, needs_a, needs_b):
+        grad_a = grad * xlogy(a != 0, b) if needs_a else None
+        grad_b = grad * a / b if needs_b else None
+        return grad_a, grad_b
+
+
+class XlogyScalarSelf(Xlogy):
+    _node_name = "XlogyBackward1"
+
+
+class XlogyScalarOther(Xlogy):
+    _node_name = "XlogyBackward2"
+
+
+def _copysign_array(a, b):
+    return np.copysign(a, b)
+
+
+class Copysign(_BinaryFunction):
+    _node_name = "CopysignBackward0"
+    function = staticmethod(_copysign_array)
+
+    @staticmethod
+    def gradients(grad, a, b, result, needs_a, needs_b):
+        grad_a = grad * where(a == 0, 0.0, result / where(a == 0, 1.0, a)) if needs_a else None
+        # The result does not change with |b|, and its jump at b = 0 has no gradient: zeros, as PyTorch.
+        grad_b = zeros_like(b) if needs_b else None
+        return grad_a, grad_b
+
+
+class CopysignScalar(Copysign):
+    _node_name = "CopysignBackward1"
+
+
+class Maximum(_BinaryFunction):
+    _node_name = "MaximumBackward0"
+    function = staticmethod(np.maximum)
+
+    @staticmethod
+    def gradients(grad, a, b, result, needs_a, needs_b):
+        return _split_at_ties(grad, a, b, a < b, a > b, needs_a, needs_b)
+
+
+class Minimum(_BinaryFunction):
+    _node_name = "MinimumBackward0"
+    function = staticmethod(np.minimum)
+
+    @staticmethod
+    def gradients(grad, a, b, result, needs_a, needs_b):
+        return _split_at_ties(grad, a, b, a > b, a < b, needs_a, needs_b)
+
+
+def _split_at_ties(grad, a, b, a_lost, b_lost, needs_a, needs_b):
+    """The gradient goes to the operand that was chosen, half to each where they are equal (PyTorch)."""
+    shared = where(a == b, grad / 2, grad)
+    return (where(a_lost, 0.0, shared) if needs_a else None), (where(b_lost, 0.0, shared) if needs_b else None)
+
+
+class Fmax(_BinaryFunction):
+    _node_name = "FmaxBackward0"
+    function = staticmethod(np.fmax)
+
+    @staticmethod
+    def gradients(grad, a, b, result, needs_a, needs_b):
+        return _to_chosen(grad, (a >= b) | b.isnan(), needs_a, needs_b)
+
+
+class Fmin(_BinaryFunction):
+    _node_name = "FminBackward0"
+    function = staticmethod(np.fmin)
+
+    @staticmethod
+    def gradients(grad, a, b, result, needs_a, needs_b):
+        return _to_chosen(grad, (a <= b) | b.isnan(), needs_a, needs_b)
+
+
+def _to_chosen(grad, a_chosen, needs_a, needs_b):
+    """fmax/fmin: the whole gradient goes to the operand that was picked (the first one at ties)."""
+    return (where(a_chosen, grad, 0.0) if needs_a else None), (where(a_chosen, 0.0, grad) if needs_b else None)
+
+
+def _check_integer_divisor(a, b):
+    if np.asarray(b).dtype.kind in "iub" and np.asarray(a).dtype.kind in "iub" and not np.all(b):
+        raise RuntimeError("ZeroDivisionError: integer division by zero")
+
+
+def _fmod_array(a, b):
+    _check_integer_divisor(a, b)
+    with np.errstate(invalid="ignore"):
+        return np.fmod(a, b)
+
+
+def _remainder_array(a, b):
+    """Python's modulo (the sign of the divisor) as PyTorch computes it: fmod, then shift by b where
+    the signs differ, so that an exact zero keeps fmod's sign (NumPy's remainder gives b's sign)."""
+    modulo = _fmod_array(a, b)
+    shift = (modulo != 0) & ((modulo < 0) != (np.asarray(b) < 0))
+    return np.where(shift, modulo + b, modulo).astype(modulo.dtype, copy=False)
+
+
+class Fmod(_BinaryFunction):
+    _node_name = "FmodBackward1"
+    function = staticmethod(_fmod_array)
+
+    @staticmethod
+    def gradients(grad, a, b, result, needs_a, needs_b):
+        grad_b = -grad * _rounded_division(a, b, "trunc") if needs_b else None
+        return (grad if needs_a else None), grad_b
+
+
+class FmodScalar(Fmod):
+    _node_name = "FmodBackward0"
+
+
+class Remainder(_BinaryFunction):
+    _node_name = "RemainderBackward1"
+    function = staticmethod(_remainder_array)
+
+    @staticmethod
+    def gradients(grad, a, b, result, needs_a, needs_b):
+        grad_b = -grad * _rounded_division(a, b, "floor") if needs_b else None
+        return (grad if needs_a else None), grad_b
+
+
+class RemainderScalar(Remainder):
+    _node_name = "RemainderBackward0"
+
+
+def _binary_op(tensor_function, number_function, input, other, op_name, floating=False):
+    """Promote the operands as PyTorch does (integers to the default float dtype for `floating` ops)
+    and apply the tensor-tensor Function, or its variant for a Python-number `other` or `input`."""
+    if floating:
+        input, other = _floating_operands(input, other, op_name)
+    else:
+        input, other = prepare_binary(input, other, op_name)
+    function = tensor_function if isinstance(input, Tensor) and isinstance(other, Tensor) else \
+        number_function(input, other)
+    return _binary(function, input, other, op_name)
+
+
+def _floating_operands(input, other, op_name):
+    input, other = prepare_binary(input, other, op_name)
+    tensor = input if isinstance(input, Tensor) else other
+    if tensor._data.dtype.kind not in "fc":
+        default = _dtype.get_default_dtype()
+        input = input.to(default) if isinstance(input, Tensor) else float(input)
+        other = other.to(default) if isinstance(other, Tensor) else float(other)
+    return input, other
+
+
+def _same_function(function):
+    return lambda input, other: function
+
+
+def _floating_only(input, other, op_name):
+    for operand in (input, other):
+        if isinstance(operand, Tensor) and operand._data.dtype.kind not in "fc":
+            raise NotImplementedError(f"\"{op_name}\" not implemented for '{operand.dtype}' tensors: convert "
+                                      "them with .float() first")
+
+
+def atan2(input, other):
+    """The angle of the point (other, input): atan(input / other) in the right quadrant, in (-pi, pi]."""
+    _check_tensor(input, "atan2")
+    _check_tensor(other, "atan2", 2, "other")
+    return _binary_op(Atan2, _same_function(Atan2), input, other, "atan2", floating=True)
+
+
+arctan2 = atan2
+
+
+def hypot(input, other):
+    """sqrt(input^2 + other^2) without overflow for large values."""
+    _check_tensor(input, "hypot")
+    _check_tensor(other, "hypot", 2, "other")
+    _floating_only(input, other, "hypot")
+    return _binary_op(Hypot, _same_function(Hypot), input, other, "hypot")
+
+
+def logaddexp(input, other):
+    """log(exp(input) + exp(other)) without overflow."""
+    _check_tensor(input, "logaddexp")
+    _check_tensor(other, "logaddexp", 2, "other")
+    _floating_only(input, other, "logaddexp")
+    return _binary_op(Logaddexp, _same_function(Logaddexp), input, other, "logaddexp")
+
+
+def logaddexp2(input, other):
+    """log2(2^input + 2^other) without overflow."""
+    _check_tensor(input, "logaddexp2")
+    _check_tensor(other, "logaddexp2", 2, "other")
+    _floating_only(input, other, "logaddexp2")
+    return _binary_op(Logaddexp2, _same_function(Logaddexp2), input, other, "logaddexp2")
+
+
+def _xlogy_variant(input, other):
+    return XlogyScalarOther if isinstance(input, Tensor) else XlogyScalarSelf
+
+
+def xlogy(input, other):
+    """input * log(other), and 0 where input == 0 (unless other is NaN). Either may be a number."""
+    return _binary_op(Xlogy, _xlogy_variant, input, other, "xlogy", floating=True)
+
+
+def copysign(input, other):
+    """|input| with the sign of other (signed zeros count). Its gradient w.r.t. other is zero."""
+    _check_tensor(input, "copysign")
+    return _binary_op(Copysign, _same_function(CopysignScalar), input, other, "copysign", floating=True)
+
+
+def maximum(input, other):
+    """Element-wise maximum of two tensors, propagating NaN. At ties each gets half the gradient."""
+    _check_tensor(input, "maximum")
+    _check_tensor(other, "maximum", 2, "other")
+    return _binary_op(Maximum, None, input, other, "maximum")
+
+
+def minimum(input, other):
+    """Element-wise minimum of two tensors, propagating NaN. At ties each gets half the gradient."""
+    _check_tensor(input, "minimum")
+    _check_tensor(other, "minimum", 2, "other")
+    return _binary_op(Minimum, None, input, other, "minimum")
+
+
+def fmax(input, other):
+    """Element-wise maximum that ignores NaN (NaN only where both are NaN)."""
+    _check_tensor(input, "fmax")
+    _check_tensor(other, "fmax", 2, "other")
+    return _binary_op(Fmax, None, input, other, "fmax")
+
+
+def fmin(input, other):
+    """Element-wise minimum that ignores NaN (NaN only where both are NaN)."""
+    _check_tensor(input, "fmin")
+    _check_tensor(other, "fmin", 2, "other")
+    return _binary_op(Fmin, None, input, other, "fmin")
+
+
+def fmod(input, other):
+    """C's fmod: the remainder of truncated division, with the sign of `input`.
+
+    Integer division by zero raises RuntimeError (ZeroDivisionError), as in PyTorch.
+    """
+    _check_tensor(input, "fmod")
+    return _binary_op(Fmod, _same_function(FmodScalar), input, other, "fmod")
+
+
+def remainder(input, other):
+    """Python's modulo: the remainder of floor division, with the sign of `other`. `input` may be a number.
+
+    Example: `ember.remainder(ember.tensor([-3., 3.]), 2)` -> `[1., 1.]`.
+    """
+    return _binary_op(Remainder, _same_function(RemainderScalar), input, other, "remainder")
+
+
+def float_power(input, exponent):
+    """`input ** exponent` computed in double precision: the result is float64 (complex128 for complex)."""
+    def widened(value):
+        if isinstance(value, Tensor):
+            target = _dtype.complex128 if value._data.dtype.kind == "c" else _dtype.float64
+            return value.to(target)
+        return complex(value) if isinstance(value, complex) else float(value)
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError("float_power(): expected at least one tensor operand")
+    input, exponent = widened(input), widened(exponent)
+    if isinstance(input, Tensor) and isinstance(exponent, Tensor) and input.dtype is not exponent.dtype:
+        input, exponent = input.to(_dtype.complex128), exponent.to(_dtype.complex128)
+    return pow(input, exponent)
+
+
+def heaviside(input, values):
+    """The step function: 0 where input < 0, `values` where input == 0, 1 where input > 0 (and 0 at NaN).
+    Both tensors must have the same dtype. Not differentiable."""
+    _check_tensor(input, "heaviside")
+    _check_tensor(values, "heaviside", 2, "values")
+    if input._data.dtype != values._data.dtype:
+        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes ({input.dtype} "
+                           f"and {values.dtype}): convert one with .to()")
+    if input._data.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    a = input._data
+    try:
+        result = np.where(a == 0, values._data, a > 0)
+    except ValueError:
+        check_broadcastable(input, values, "heaviside")
+        raise
+    return new_tensor(result.astype(a.dtype, copy=False))
+
+
+# ---------------------------------------------------------------- fused three-operand ops
+class Lerp(Function):
+    """start + weight * (end - start), computed from whichever end is closer, as PyTorch does."""
+
+    _array_forward = True
+    _node_name = "LerpBackward1"
+
+    @staticmethod
+    def forward(ctx, start, end, weight):
+        ctx.save_for_backward(start, end, weight)
+        difference = end - start
+        if not isinstance(weight, np.ndarray):
+            return start + weight * difference if abs(weight) < 0.5 else end - difference * (1 - weight)
+        return np.where(np.abs(weight) < 0.5, start + weight * difference, end - difference * (1 - weight))
+
+    @staticmethod
+    def backward(ctx, grad):
+        start, end, weight = ctx.saved_tensors
+        needs_start, needs_end, needs_weight = ctx.needs_input_grad
+        grad_start = grad * (1 - weight) if needs_start else None
+        grad_end = grad * weight if needs_end else None
+        grad_weight = grad * (end - start) if needs_weight else None
+        return grad_start, grad_end, grad_weight
+
+
+class LerpScalar(Lerp):
+    _node_name = "LerpBackward0"
+
+
+def lerp(input, end, weight):
+    """Linear interpolation `input + weight * (end - input)`; `weight` is a number or a tensor.
+    All tensors must be floating with one dtype (PyTorch does not promote here)."""
+    _check_tensor(input, "lerp")
+    _check_tensor(end, "lerp", 2, "end")
+    for name, operand in (("end", end), ("weight", weight)):
+        if isinstance(operand, Tensor) and operand._data.dtype != input._data.dtype:
+            raise RuntimeError(f"lerp: expected dtype {input.dtype} for `{name}` but got dtype {operand.dtype}")
+    if input._data.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"lerp\" not implemented for '{input.dtype}' tensors: convert them with "
+                                  ".float() first")
+    if not isinstance(weight, Tensor):
+        if not isinstance(weight, (int, float, np.generic)):
+            raise TypeError(f"lerp(): argument 'weight' must be a Tensor or a number, not {type(weight).__name__}")
+        return _ternary(LerpScalar, "lerp", input, end, float(weight))
+    return _ternary(Lerp, "lerp", input, end, weight)
+
+
+def _ternary(function, op_name, *operands):
+    try:
+        return function.apply(*operands)
+    except ValueError:
+        tensors = [operand for operand in operands if isinstance(operand, Tensor)]
+        for first in range(len(tensors)):
+            for second in range(first + 1, len(tensors)):
+                check_broadcastable(tensors[first], tensors[second], op_name)
+        raise RuntimeError(f"{op_name}: shapes {[list(t.shape) for t in tensors]} cannot be broadcast together") \
+            from None
+
+
+class Addcmul(Function):
+    _array_forward = True
+    _node_name = "AddcmulBackward0"
+
+    @staticmethod
+    def forward(ctx, a, t1, t2, value):
+        ctx.save_for_backward(t1, t2)
+        ctx.value = value
+        return a + value * t1 * t2
+
+    @staticmethod
+    def backward(ctx, grad):
+        t1, t2 = ctx.saved_tensors
+        needs_a, needs_t1, needs_t2, _ = ctx.needs_input_grad
+        value = ctx.value
+        return (grad if needs_a else None), (grad * t2 * value if needs_t1 else None), \
+            (grad * t1 * value if needs_t2 else None), None
+
+
+class Addcdiv(Function):
+    _array_forward = True
+    _node_name = "AddcdivBackward0"
+
+    @staticmethod
+    def forward(ctx, a, t1, t2, value):
+        ctx.save_for_backward(t1, t2)
+        ctx.value = value
+        return a + value * t1 / t2
+
+    @staticmethod
+    def backward(ctx, grad):
+        t1, t2 = ctx.saved_tensors
+        needs_a, needs_t1, needs_t2, _ = ctx.needs_input_grad
+        value = ctx.value
+        grad_t1 = grad * value / t2 if needs_t1 else None
+        grad_t2 = -grad * value * t1 / (t2 * t2) if needs_t2 else None
+        return (grad if needs_a else None), grad_t1, grad_t2, None
+
+
+def _fused(function, op_name, input, tensor1, tensor2, value):
+    for position, (name, operand) in enumerate((("input", input), ("tensor1", tensor1), ("tensor2", tensor2))):
+        _check_tensor(operand, op_name, position + 1, name)
+    input, tensor1, tensor2 = _promoted([input, tensor1, tensor2], op_name)
+    kind = input._data.dtype.kind
+    if isinstance(value, Tensor):
+        value = value.item()
+    # PyTorch converts `value` to the result dtype: an integer op truncates value=0.5 to 0.
+    value = int(value) if kind in "iu" else (bool(value) if kind == "b" else value)
+    return _ternary(function, op_name, input, tensor1, tensor2, value)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """input + value * tensor1 * tensor2 (broadcast), in one op."""
+    return _fused(Addcmul, "addcmul", input, tensor1, tensor2, value)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """input + value * tensor1 / tensor2 (broadcast), in one op. Integer tensors are refused."""
+    for operand in (tensor1, tensor2):
+        if isinstance(operand, Tensor) and operand._data.dtype.kind in "iub":
+            raise RuntimeError(
+                "Integer division with addcdiv is no longer supported, and in a future release addcdiv will "
+                "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+                "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer "
+                "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+                "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
+                "dtypes.")
+    return _fused(Addcdiv, "addcdiv", input, tensor1, tensor2, value)
+
+
+# ---------------------------------------------------------------- integer division
 def _rounded_division(input, other, rounding_mode):
+    """`div` with rounding_mode 'floor' or 'trunc': the dtype of the operands, no gradient
+    (PyTorch has none either). Integer division by zero raises, as in PyTorch."""
     input, other = prepare_binary(input, other, "div")
     a = input._data if isinstance(input, Tensor) else input
     b = other._data if isinstance(other, Tensor) else other
-    if rounding_mode == "floor":
-        result = np.floor_divide(a, b)
-    elif rounding_mode == "trunc":
-        quotient = np.true_divide(a, b)
-        result = np.trunc(quotient)
-        if np.asarray(a).dtype.kind in "iu" and np.asarray(b).dtype.kind in "iu":
-            result = result.astype(np.result_type(a, b))
-    else:
+    if rounding_mode not in ("floor", "trunc"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                            f"'{rounding_mode}'")
+    if np.asarray(a).dtype.kind in "iu" and np.asarray(b).dtype.kind in "iu":
+        _check_integer_divisor(a, b)
+        if rounding_mode == "floor":
+            result = np.floor_divide(a, b)
+        else:
+            result = (a - np.fmod(a, b)) // b  # exact truncation, without a trip through float64
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            result = np.floor_divide(a, b) if rounding_mode == "floor" else np.trunc(np.true_divide(a, b))
     return new_tensor(np.asarray(result))
 
 
 def floor_divide(input, other):
+    """Division rounded down (towards -inf), in the operands' dtype. Not differentiable."""
     return _rounded_division(input, other, "floor")
 
 
-def remainder(input, other):
-    input, other = prepare_binary(input, other, "remainder")
-    from .elementwise import sub, mul
-    return sub(input, mul(floor_divide(input, other), other))
-
-
+# ---------------------------------------------------------------- bitwise and logical
 def _bitwise(ufunc, a, b, op_name):
     a, b = prepare_binary(a, b, op_name)
     arrays = [x._data if isinstance(x, Tensor) else x for x in (a, b)]

@@ -1,0 +1,114 @@
+"""erf, erfc and erfinv on arrays: SciPy's when it is installed, else pure NumPy (NumPy has no erf).
+
+The NumPy versions are vectorized and accurate to about 1e-14 relative in float64 (the tests check
+them against `math.erf`); they cost a few dozen array passes, so SciPy is used when present.
+"""
+import functools
+import math
+
+from .._backend import np
+
+__all__ = ["erf", "erfc", "erfinv", "numpy_erf", "numpy_erfc", "numpy_erfinv"]
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_SERIES_LIMIT = 2.0   # below: the power series of erf; above: the continued fraction of erfc
+_SERIES_TERMS = 60    # both converge to float64 precision on their side of the limit in this many terms
+_FRACTION_TERMS = 60
+
+
+@functools.lru_cache(maxsize=None)
+def _scipy_special():
+    try:
+        from scipy import special
+    except ImportError:
+        return None
+    return special
+
+
+def _computed(x, scipy_name, numpy_fallback):
+    """Evaluate in float64 (the fallback) or SciPy's own loop, and return the input's dtype."""
+    special = _scipy_special()
+    if special is not None:
+        return np.asarray(getattr(special, scipy_name)(x)).astype(x.dtype, copy=False)
+    return numpy_fallback(x.astype(np.float64)).astype(x.dtype, copy=False)
+
+
+def erf(x):
+    return _computed(x, "erf", numpy_erf)
+
+
+def erfc(x):
+    return _computed(x, "erfc", numpy_erfc)
+
+
+def erfinv(x):
+    return _computed(x, "erfinv", numpy_erfinv)
+
+
+def _erf_series(x):
+    """erf(x) = 2/sqrt(pi) exp(-x^2) sum 2^n x^(2n+1) / (2n+1)!!: all terms positive, so no cancellation."""
+    x2 = x * x
+    term = x.copy()
+    total = x.copy()
+    for n in range(1, _SERIES_TERMS):
+        term *= 2 * x2 / (2 * n + 1)
+        total += term
+    return _TWO_OVER_SQRT_PI * np.exp(-x2) * total
+
+
+def _erfc_fraction(x):
+    """erfc(x) for x >= 2 by Laplace's continued fraction x + (1/2)/(x + 1/(x + (3/2)/(x + ...)))."""
+    tail = np.zeros_like(x)
+    for n in range(_FRACTION_TERMS, 0, -1):
+        tail = (n / 2) / (x + tail)
+    return np.exp(-x * x) / math.sqrt(math.pi) / (x + tail)
+
+
+def _erf_and_erfc_of_magnitude(x):
+    """(erf(|x|), erfc(|x|)), each from the side where it is computed without cancellation."""
+    magnitude = np.abs(x)
+    small = magnitude < _SERIES_LIMIT
+    with np.errstate(all="ignore"):
+        series = _erf_series(np.minimum(magnitude, _SERIES_LIMIT))
+        fraction = _erfc_fraction(np.maximum(magnitude, _SERIES_LIMIT))
+    erf_part = np.where(small, series, 1.0 - fraction)
+    erfc_part = np.where(small, 1.0 - series, fraction)
+    nan = np.isnan(x)
+    return np.where(nan, np.nan, erf_part), np.where(nan, np.nan, erfc_part)
+
+
+def numpy_erf(x):
+    erf_part, _ = _erf_and_erfc_of_magnitude(x)
+    return np.copysign(erf_part, x)
+
+
+def numpy_erfc(x):
+    _, erfc_part = _erf_and_erfc_of_magnitude(x)
+    return np.where(x < 0, 2.0 - erfc_part, erfc_part)
+
+
+def numpy_erfinv(y):
+    """Winitzki's closed-form estimate (about 2e-3 relative), refined by three Halley steps on erf.
+
+    Where |y| > 0.5 the steps solve erfc(x) = 1 - |y| instead (1 - |y| is exact there), which keeps
+    full relative precision as y approaches +-1.
+    """
+    magnitude = np.abs(y)
+    with np.errstate(all="ignore"):
+        x = _winitzki_estimate(magnitude)
+        tail = magnitude > 0.5
+        for _ in range(3):
+            erf_part, erfc_part = _erf_and_erfc_of_magnitude(x)
+            residual = np.where(tail, (1.0 - magnitude) - erfc_part, erf_part - magnitude)
+            step = residual / (_TWO_OVER_SQRT_PI * np.exp(-x * x))
+            x = x - step / (1.0 + x * step)
+    x = np.where(magnitude == 1.0, np.inf, x)
+    x = np.where((magnitude > 1.0) | np.isnan(y), np.nan, x)
+    return np.copysign(x, y)
+
+
+def _winitzki_estimate(y):
+    a = 0.147
+    log_term = np.log1p(-y * y)
+    first = 2.0 / (math.pi * a) + log_term / 2.0
+    return np.sqrt(np.sqrt(first * first - log_term / a) - first)
