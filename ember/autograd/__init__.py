@@ -11,7 +11,7 @@ from . import engine
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "Variable", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "detect_anomaly", "set_detect_anomaly",
-           "gradcheck", "gradgradcheck"]
+           "gradcheck", "gradgradcheck", "check_function", "trace", "functional", "forward_ad"]
 
 
 def _as_tuple(value):
@@ -143,4 +143,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
+from .gradcheck import gradcheck, gradgradcheck, check_function  # noqa: E402
+from .anomaly import is_anomaly_check_nan_enabled  # noqa: E402
+from .trace import trace  # noqa: E402
+from . import functional, forward_ad  # noqa: E402

@@ -1,11 +1,22 @@
-"""Anomaly detection: remember where each node was made, and stop at the first NaN.
+"""Anomaly detection: remember where each node was made, and stop at the first NaN or inf.
 
-When on, every node records the user's source lines of the forward call that made it; an error in
-backward then names that line, and (with `check_nan`) a NaN or inf produced in forward or backward
-raises naming the op. When off, the only cost is one attribute read per op.
+    with ember.autograd.detect_anomaly():
+        loss = model(x)
+        loss.backward()
+
+When on, every node records the user's source lines of the forward call that made it. An error
+raised in backward then carries, in its message, the line of the forward op whose backward failed;
+with `check_nan` (the default), a NaN or inf in the output of a recorded op's forward, or returned
+by a backward, raises at once, naming the op and that line.
+
+When off, the cost is one thread-local attribute read per op in `Function.apply` and per node in
+the engine (`benchmarks/anomaly_overhead.py` measures it).
 """
+import functools
+import linecache
+import os
+import sys
 import threading
-import traceback
 import warnings
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
@@ -18,8 +29,12 @@ class _AnomalyState(threading.local):
 
 state = _AnomalyState()
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_FRAMES_KEPT = 6
+
 
 def is_anomaly_enabled():
+    """True inside `detect_anomaly()` / after `set_detect_anomaly(True)`."""
     return state.enabled
 
 
@@ -28,7 +43,8 @@ def is_anomaly_check_nan_enabled():
 
 
 class set_detect_anomaly:
-    """Turn anomaly detection on or off; works as a function call and as a context manager."""
+    """Turn anomaly detection on or off: as a call (`set_detect_anomaly(True)`) it stays so; as a
+    context manager (`with set_detect_anomaly(False):`) the previous setting comes back after."""
 
     def __init__(self, mode, check_nan=True):
         self._previous = (state.enabled, state.check_nan)
@@ -43,14 +59,20 @@ class set_detect_anomaly:
 
 
 class detect_anomaly:
-    """Context manager and decorator that turns anomaly detection on inside its block."""
+    """Context manager and decorator that turns anomaly detection on inside its block.
+
+    Example::
+
+        with ember.autograd.detect_anomaly():
+            y = (x * 0).log()       # RuntimeError: Function 'Log' (LogBackward0) produced inf ...
+    """
 
     def __init__(self, check_nan=True):
         self.check_nan = check_nan
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+                      "enabled for debugging.", UserWarning, stacklevel=2)
 
     def __enter__(self):
-        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and "
-                      "should only be enabled for debugging.", UserWarning, stacklevel=2)
         self._previous = (state.enabled, state.check_nan)
         state.enabled, state.check_nan = True, self.check_nan
         return self
@@ -60,49 +82,68 @@ class detect_anomaly:
         return False
 
     def __call__(self, function):
-        import functools
-
         @functools.wraps(function)
         def run_with_anomaly_detection(*args, **kwargs):
-            with detect_anomaly(self.check_nan):
+            with self:
                 return function(*args, **kwargs)
         return run_with_anomaly_detection
 
 
+# ---------------------------------------------------------------- called by Function.apply and the engine
 def _user_frames():
-    """The stack without ember's own frames: the lines a user wrote."""
-    import os
-    package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frames = traceback.extract_stack()[:-1]
-    return [frame for frame in frames if not os.path.abspath(frame.filename).startswith(package_dir)]
+    """(filename, line number, function) of the innermost frames outside ember, outermost first.
+    Lines are looked up only if an error needs them."""
+    frames = []
+    frame = sys._getframe(2)
+    while frame is not None and len(frames) < _FRAMES_KEPT:
+        code = frame.f_code
+        if not code.co_filename.startswith(_PACKAGE_DIR):
+            frames.append((code.co_filename, frame.f_lineno, code.co_name))
+        frame = frame.f_back
+    frames.reverse()
+    return frames
 
 
 def record_forward(node, outputs):
+    """Remember where `node` was made; with check_nan, refuse an op whose output holds nan or inf."""
     node._trace = _user_frames()
     if state.check_nan:
-        for output in outputs if isinstance(outputs, (tuple, list)) else (outputs,):
-            _check_finite(output, f"Function '{node.name()[:-len('Backward')] if node.name().endswith('Backward') else node.name()}' "
-                                  "returned nan or inf values in its forward output", node)
+        for index, output in enumerate(outputs if isinstance(outputs, (tuple, list)) else (outputs,)):
+            kind = _non_finite_kind(output)
+            if kind:
+                raise RuntimeError(f"Function '{node._forward_cls.__name__}' ({node.name()}) produced {kind} values in "
+                                   f"its forward output {index}." + where_created(node))
 
 
-def _check_finite(tensor, message, node):
+def _non_finite_kind(tensor):
     import numpy as np
     data = getattr(tensor, "_data", None)
-    if data is not None and data.dtype.kind in "fc" and not np.isfinite(data).all():
-        raise RuntimeError(message + where_created(node))
+    if data is None or data.dtype.kind not in "fc" or np.isfinite(data).all():
+        return None
+    return "nan" if np.isnan(data).any() else "inf"
 
 
 def check_backward_outputs(node, grads):
+    """With check_nan, a backward that returns nan or inf raises, naming the node (PyTorch's message)."""
     if not state.check_nan:
         return
     for index, grad in enumerate(grads):
-        if grad is not None:
-            _check_finite(grad, f"Function '{node.name()}' returned nan values in its {index}th output.", node)
+        kind = _non_finite_kind(grad) if grad is not None else None
+        if kind:
+            raise RuntimeError(f"Function '{node.name()}' returned {kind} values in its {index}th output."
+                               + where_created(node))
 
 
 def where_created(node):
+    """The text appended to errors: the user's lines of the forward call that made `node`."""
     frames = node._trace
     if not frames:
         return ""
-    lines = "".join(traceback.format_list(frames[-3:]))
-    return f"\nThe forward call that created {node.name()} was:\n{lines}"
+    lines = []
+    for filename, line_number, function in frames:
+        lines.append(f'  File "{filename}", line {line_number}, in {function}')
+        source = linecache.getline(filename, line_number).strip()
+        if source:
+            lines.append(f"    {source}")
+    return (f"\n\nError detected in {node.name()}. Traceback of forward call that caused the error "
+            "(most recent call last):\n" + "\n".join(lines))

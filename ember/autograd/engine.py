@@ -44,7 +44,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
 
     buffers = {}
     for edge, grad in zip(root_edges, root_grads):
-        _add_to_buffer(buffers, edge[0], edge[1], grad, 1)
+        _add_to_buffer(buffers, edge[0], edge[1], grad, _output_count(edge[0]))
     ready = [edge[0] for edge in root_edges if dependencies.get(edge[0], 0) == 0]
     ready = list(dict.fromkeys(ready))
 
@@ -62,6 +62,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
             if type(node) is AccumulateGrad:
                 if accumulate and (targets is None or node in targets):
                     _accumulate(node, grads[0], create_graph)
+                for observer in observers:
+                    observer(node, (grads[0],), ())
                 continue
             if targets is not None and node not in runnable:
                 continue
@@ -186,6 +188,7 @@ def _call_backward(node, grads, create_graph):
         grad_outputs = tuple(grads)
     try:
         grad_inputs = node._forward_cls.backward(node, *grads)
+        grad_inputs = _check_gradients(node, grad_inputs)
     except Exception as error:
         if isinstance(error, ValueError) and "unpack" in str(error) and node._saved is None \
                 and not node._saved_was_freed:
@@ -195,7 +198,6 @@ def _call_backward(node, grads, create_graph):
         if anomaly.state.enabled and node._trace:
             _append_to_message(error, anomaly.where_created(node))
         raise
-    grad_inputs = _check_gradients(node, grad_inputs)
     if node._post_hooks is not None:
         for hook in list(node._post_hooks.values()):
             result = hook(tuple(grad_inputs), tuple(grads))
