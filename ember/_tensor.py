@@ -101,6 +101,9 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        if self._base is not None and self._grad_fn is not None:
+            from .autograd.function import refresh_view_grad_fn
+            return refresh_view_grad_fn(self)
         return self._grad_fn
 
     @property

@@ -269,12 +269,36 @@ def _tensor_holding(array, inputs, outputs, raw_outputs):
 def _edge_to(tensor):
     """Where the gradient of `tensor` goes: its grad_fn, or the AccumulateGrad of a leaf."""
     node = tensor._grad_fn
+    if node is not None and tensor._base is not None:
+        node = refresh_view_grad_fn(tensor)
     if node is None:
         node = tensor._grad_accumulator
         if node is None:
             node = tensor._grad_accumulator = AccumulateGrad(tensor)
     data = tensor._data
     return (node, tensor._output_nr, data.shape, data.dtype)
+
+
+def refresh_view_grad_fn(view):
+    """The grad_fn of a view, rebuilt from its base if the base changed in place since it was made.
+
+    A view recorded before an in-place change of its base (or of another view of it) would otherwise
+    send its gradient to the base's old history (PyTorch regenerates it the same way)."""
+    recorded = view.__dict__.get("_view_version")
+    counter = view._version_counter
+    if recorded is None or counter is None or counter.value == recorded:
+        return view._grad_fn
+    base, replay = view._base, view.__dict__.get("_view_replay")
+    if replay is not None and base._requires_grad:
+        previous = _grad_state.enabled
+        _grad_state.enabled = True
+        try:
+            fresh = replay(base)
+        finally:
+            _grad_state.enabled = previous
+        view._grad_fn, view._output_nr = fresh._grad_fn, fresh._output_nr
+    view._view_version = counter.value
+    return view._grad_fn
 
 
 _FLOATING_KINDS = frozenset("fc")
@@ -474,12 +498,13 @@ def _apply_tensor_forward(cls, node, args, recording):
     for index, output in enumerate(outputs):
         if not isinstance(output, Tensor):
             continue
+        returned_id = id(output)  # what mark_non_differentiable saw, before any aliasing below
         if id(output) in input_ids and id(output) not in dirty:
             output = outputs[index] = output._alias()  # returning an input: a new tensor on its memory
         elif id(output) in dirty:
             _check_dirty_input(cls, output)
             output._bump_version()  # as PyTorch: marking dirty counts as a modification
-        differentiable = id(output) not in non_differentiable and output._data.dtype.kind in _FLOATING_KINDS
+        differentiable = returned_id not in non_differentiable and output._data.dtype.kind in _FLOATING_KINDS
         output._requires_grad = differentiable
         output._grad_fn = node if differentiable else None
         output._output_nr = index

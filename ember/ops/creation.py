@@ -343,3 +343,32 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         result[row_index] = rng.choice(row.size, num_samples, replace=replacement, p=row / total)
     shape = weights.shape[:-1] + (num_samples,)
     return _finish(result.reshape(shape), False, None, out)
+
+
+# ---------------------------------------------------------------- Tensor.new_* (dtype from the tensor)
+# Methods, re-exported by ops.shape's __all__: `x.new_zeros(2, 3)` is a float64 tensor for a float64 x.
+def new_zeros(input, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """Zeros of `size` with `input`'s dtype (unless `dtype` is given)."""
+    return zeros(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+
+
+def new_ones(input, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """Ones of `size` with `input`'s dtype (unless `dtype` is given)."""
+    return ones(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+
+
+def new_empty(input, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """An uninitialized tensor of `size` with `input`'s dtype (unless `dtype` is given)."""
+    return empty(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+
+
+def new_full(input, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
+             pin_memory=False):
+    """`fill_value` in a tensor of `size` with `input`'s dtype (unless `dtype` is given)."""
+    return full(size, fill_value, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+
+
+def tensor_new_tensor(input, data, *, dtype=None, device=None, requires_grad=False, layout=None,
+                      pin_memory=False):
+    """`Tensor.new_tensor(data)`: a copy of `data` with `input`'s dtype (unless `dtype` is given)."""
+    return tensor(data, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)

@@ -1,145 +1,363 @@
-"""Indexing: `x[index]`, `x[index] = value` and `where`."""
+"""Indexing: `x[index]`, `x[index] = value`, and the index ops (gather, scatter, index_select, ...).
+
+`x[index]` follows PyTorch, not NumPy, where the two differ: the basic part of an index (ints,
+slices, None, Ellipsis) is applied first as a view, then the advanced part (integer and bool
+tensors) indexes that view. So `x[0, :, [0, 1]]` on a (3, 4, 5) tensor is (4, 2) as in PyTorch
+(NumPy gives (2, 4)).
+"""
+import operator
+import warnings
+
 from .._backend import np
 from .._tensor import Tensor, new_tensor
+from .. import _dtype
 from ..autograd.function import Function
-from ._common import prepare_binary
+from ._common import prepare_binary, normalize_dim
+from .shape import make_view, _Replay
 
-__all__ = ["getitem", "setitem", "where", "index_put"]
+__all__ = ["getitem", "setitem", "where", "index_put", "index_select", "masked_select", "masked_fill",
+           "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
+           "take", "take_along_dim", "put", "nonzero", "argwhere", "masked_scatter"]
+
+# `x.masked_fill_(...)`, `x.scatter_(...)`, ...: made by ops.inplace_methods from these.
+INPLACE_VARIANTS = ("masked_fill", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
+                    "index_fill", "put", "index_put", "masked_scatter")
+
+_FULL = slice(None)
+_INDEX_TYPES_MESSAGE = "tensors used as indices must be long, int, byte or bool tensors"
 
 
-def _unwrap_index(index):
-    """Tensors in an index become arrays; returns (index, is_advanced, node name)."""
-    items = index if isinstance(index, tuple) else (index,)
-    unwrapped, advanced, all_ints = [], False, True
+# ----------------------------------------------------------------------------- parsing an index
+def _index_item(item):
+    """One entry of an index as int, slice, None, Ellipsis, or an int/bool ndarray."""
+    kind = type(item)
+    if kind is int or kind is slice or item is None or item is Ellipsis:
+        return item
+    if kind is bool or kind is np.bool_:
+        return np.array(item)
+    if isinstance(item, Tensor):
+        return _index_array(item._data)
+    if isinstance(item, np.ndarray):
+        return _index_array(item)
+    if isinstance(item, (list, tuple)):
+        values = [value._data if isinstance(value, Tensor) else value for value in item]
+        array = np.asarray(values) if values else np.zeros(0, dtype=np.int64)
+        if array.dtype.kind not in "iub":
+            raise IndexError(_INDEX_TYPES_MESSAGE + f" (got a sequence of {array.dtype})")
+        return array
+    if isinstance(item, np.integer):
+        return int(item)
+    raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                     f"valid indices (got {type(item).__name__})")
+
+
+def _index_array(array):
+    kind = array.dtype.kind
+    if kind == "b":
+        return array
+    if array.dtype == np.uint8:
+        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                      "instead.", UserWarning, stacklevel=4)
+        return array.astype(bool)
+    if array.dtype not in (np.int64, np.int32):
+        raise IndexError(_INDEX_TYPES_MESSAGE + f" (got {_dtype.from_numpy_dtype(array.dtype)})")
+    return int(array) if array.ndim == 0 else array
+
+
+def _check_slice(item, size):
+    """Slice bounds may be tensors; steps must be positive (PyTorch has no negative strides)."""
+    start, stop, step = item.start, item.stop, item.step
+    if step is not None:
+        step = operator.index(step)
+        if step <= 0:
+            raise ValueError("step must be greater than zero" if step else "slice step cannot be zero")
+    if type(start) not in (int, type(None)) or type(stop) not in (int, type(None)) or type(item.step) not in (
+            int, type(None)):
+        item = slice(None if start is None else operator.index(start),
+                     None if stop is None else operator.index(stop), step)
+    return item, item.indices(size) != (0, size, 1)
+
+
+def _out_of_bounds(index, dim, size):
+    return IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+
+
+def _check_int_array(array, dim, size):
+    if array.size:
+        high, low = array.max(), array.min()
+        if high >= size or low < -size:
+            raise _out_of_bounds(high if high >= size else low, dim, size)
+
+
+def parse_index(shape, index):
+    """Split `index` into (basic, advanced, name).
+
+    `basic` is a NumPy basic index (ints, slices, None, Ellipsis last) that gives a view; `advanced`
+    is None or the tuple of integer/bool arrays (and full slices) to apply to that view; `name` is the
+    grad_fn name PyTorch gives the view (the last operation that changed it).
+    """
+    single = type(index) is not tuple
+    items = [_index_item(item) for item in ((index,) if single else index)]
+    consumed, ellipses = 0, 0
     for item in items:
-        if isinstance(item, Tensor):
-            item = item._data
-            if item.dtype.kind not in "iub":
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            if item.ndim == 0 and item.dtype.kind in "iu":
-                item = int(item)
-        elif isinstance(item, (list, np.ndarray)):
-            item = np.asarray(item)
-            if item.dtype.kind == "f":
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        if isinstance(item, np.ndarray):
-            advanced = True
-        if not isinstance(item, (int, np.integer)) or isinstance(item, bool):
-            all_ints = False
-        unwrapped.append(item)
-    if advanced:
-        name = "IndexBackward0"
-    elif all_ints:
-        name = "SelectBackward0"
-    else:
-        name = "SliceBackward0"
-    return tuple(unwrapped), advanced, name
+        if item is Ellipsis:
+            ellipses += 1
+        elif item is not None:
+            consumed += item.ndim if isinstance(item, np.ndarray) and item.dtype.kind == "b" else 1
+    if ellipses > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if consumed > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+
+    basic, advanced, name, dim = [], [], None, 0
+    has_advanced = False
+    for item in items:
+        if item is None:
+            basic.append(None)
+            advanced.append(_FULL)
+            name = "UnsqueezeBackward0"
+        elif item is Ellipsis:
+            count = len(shape) - consumed
+            basic.extend([_FULL] * count)
+            advanced.extend([_FULL] * count)
+            dim += count
+        elif type(item) is int:
+            size = shape[dim]
+            if not -size <= item < size:
+                raise _out_of_bounds(item, dim, size)
+            basic.append(item)
+            name = "SelectBackward0"
+            dim += 1
+        elif type(item) is slice:
+            item, changes = _check_slice(item, shape[dim])
+            basic.append(item)
+            advanced.append(_FULL)
+            if changes or single:
+                name = "SliceBackward0"
+            dim += 1
+        elif item.dtype.kind == "b":
+            has_advanced = True
+            if item.ndim and item.shape != tuple(shape[dim:dim + item.ndim]):
+                raise IndexError(f"The shape of the mask {list(item.shape)} at index {dim} does not match the "
+                                 f"shape of the indexed tensor {list(shape)} at index {dim}")
+            basic.extend([_FULL] * item.ndim)
+            advanced.append(item)
+            dim += item.ndim
+        else:
+            has_advanced = True
+            _check_int_array(item, dim, shape[dim])
+            basic.append(_FULL)
+            advanced.append(item)
+            dim += 1
+    basic.append(Ellipsis)  # keeps an all-int index a 0-d view instead of a NumPy scalar copy
+    return tuple(basic), tuple(advanced) if has_advanced else None, name or "AliasBackward0"
 
 
-class _Index(Function):
+def _is_identity(basic):
+    return all(item is _FULL or item is Ellipsis for item in basic)
+
+
+# ----------------------------------------------------------------------------- basic indexing (views)
+class BasicIndex(Function):
+    """`a[basic_index]`: a view. The node takes the name of the view's last step, as in PyTorch."""
+
     _array_forward = True
 
     @staticmethod
-    def forward(ctx, a, index, advanced):
-        ctx.input_shape, ctx.index, ctx.advanced = a.shape, index, advanced
+    def forward(ctx, a, index):
+        ctx.input_shape, ctx.index = a.shape, index
         return a[index]
 
     @staticmethod
     def backward(ctx, grad):
-        return IndexGradient.apply(grad, ctx.input_shape, ctx.index, ctx.advanced), None, None
+        return BasicIndexGradient.apply(grad, ctx.input_shape, ctx.index), None
 
 
-class SelectBackward(_Index):
+class SelectBackward(BasicIndex):
     _node_name = "SelectBackward0"
 
 
-class SliceBackward(_Index):
+class SliceBackward(BasicIndex):
     _node_name = "SliceBackward0"
 
 
-class IndexBackward(_Index):
-    _node_name = "IndexBackward0"
+class UnsqueezeBackward(BasicIndex):
+    _node_name = "UnsqueezeBackward0"
 
 
-_INDEX_FUNCTIONS = {"SelectBackward0": SelectBackward, "SliceBackward0": SliceBackward,
-                    "IndexBackward0": IndexBackward}
+class AliasBackward(BasicIndex):
+    _node_name = "AliasBackward0"
 
 
-class IndexGradient(Function):
-    """Scatter a gradient into zeros of the input's shape (summing repeated advanced indices)."""
+_BASIC_FUNCTIONS = {cls._node_name: cls for cls in (SelectBackward, SliceBackward, UnsqueezeBackward,
+                                                      AliasBackward)}
+
+
+class BasicIndexGradient(Function):
+    """Zeros of `shape` with `grad` written at `index`: the backward of a basic index (and padding)."""
 
     _array_forward = True
-    _node_name = "IndexBackwardBackward0"
+    _node_name = "SliceBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad, shape, index, advanced):
+    def forward(ctx, grad, shape, index):
         ctx.index = index
         result = np.zeros(shape, dtype=grad.dtype)
-        if advanced:
-            np.add.at(result, index, grad)
-        else:
-            result[index] = grad
+        result[index] = grad
         return result
 
     @staticmethod
     def backward(ctx, grad):
-        return grad[ctx.index], None, None, None
+        return BasicIndex.apply(grad, ctx.index), None, None
 
 
-def getitem(input, index):
-    """`input[index]`: basic indexing gives a view, advanced (tensor/list/bool) indexing a copy."""
-    from .shape import make_view, _Replay
-    index, advanced, name = _unwrap_index(index)
-    try:
-        output = _INDEX_FUNCTIONS[name].apply(input, index, advanced)
-    except IndexError as error:
-        raise IndexError(f"{error} (indexing a tensor of shape {list(input.shape)})") from None
-    if not advanced:
-        make_view(output, input, _Replay(getitem, index))
-    return output
+def basic_view(input, basic, name):
+    """`input[basic]` as a view of `input` (shares memory and version counter)."""
+    output = _BASIC_FUNCTIONS[name].apply(input, basic)
+    return make_view(output, input, _Replay(basic_view, basic, name))
+
+
+# ----------------------------------------------------------------------------- advanced indexing
+class Index(Function):
+    """`a[advanced_index]` with integer/bool arrays: a copy; backward scatters with accumulation."""
+
+    _array_forward = True
+    _node_name = "IndexBackward0"
+
+    @staticmethod
+    def forward(ctx, a, index):
+        ctx.input_shape, ctx.index = a.shape, index
+        return a[index]
+
+    @staticmethod
+    def backward(ctx, grad):
+        zeros = new_tensor(np.zeros(ctx.input_shape, dtype=grad._data.dtype))
+        return IndexPut.apply(zeros, grad, ctx.index, True), None
+
+
+def _accumulate(result, index, value):
+    """`result[index] += value`, adding repeated indices (bool masks never repeat: the fast path)."""
+    if all(not isinstance(item, np.ndarray) or item.dtype.kind == "b" for item in index):
+        result[index] += value
+    else:
+        np.add.at(result, index, value)
 
 
 class IndexPut(Function):
-    """Out-of-place `x[index] = value`, the graph behind `setitem` on tensors that need gradients."""
+    """A copy of `a` with `a[index] = value` (or `+= value` with accumulate)."""
 
     _array_forward = True
     _node_name = "IndexPutBackward0"
 
     @staticmethod
-    def forward(ctx, a, value, index):
-        ctx.index, ctx.value_shape = index, np.shape(value)
+    def forward(ctx, a, value, index, accumulate):
+        ctx.index, ctx.accumulate = index, accumulate
         result = a.copy()
-        result[index] = value
+        try:
+            if accumulate:
+                _accumulate(result, index, value)
+            else:
+                result[index] = value
+        except ValueError:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(value))} cannot be "
+                               f"broadcast to indexing result of shape {list(a[index].shape)}") from None
         return result
 
     @staticmethod
     def backward(ctx, grad):
         grad_a = grad_value = None
         if ctx.needs_input_grad[0]:
-            grad_a = index_put(grad, ctx.index, 0.0)
+            grad_a = grad if ctx.accumulate else IndexPut.apply(grad, 0.0, ctx.index, False)
         if ctx.needs_input_grad[1]:
-            grad_value = grad[ctx.index]
-        return grad_a, grad_value, None
+            grad_value = Index.apply(grad, ctx.index)
+        return grad_a, grad_value, None, None
 
 
-def index_put(input, index, value):
-    """A copy of `input` with `input[index] = value` (differentiable in both)."""
-    index, _, _ = _unwrap_index(index)
-    if isinstance(value, Tensor) and value._data.dtype != input._data.dtype:
-        value = value.to(input.dtype)
-    return IndexPut.apply(input, value, index)
+def getitem(input, index):
+    """`input[index]`: basic indexing (ints, slices, None, ...) gives a view, advanced indexing
+    (integer/bool tensors, lists) a copy. Negative steps raise ValueError, as in PyTorch."""
+    if type(index) is int:  # the most common index: a fast path
+        size = input._data.shape[0] if input._data.ndim else 0
+        if not -size <= index < size:
+            if not input._data.ndim:
+                raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                 "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+            raise _out_of_bounds(index, 0, size)
+        return basic_view(input, (index, Ellipsis), "SelectBackward0")
+    basic, advanced, name = parse_index(input._data.shape, index)
+    if advanced is None:
+        return basic_view(input, basic, name)
+    if not _is_identity(basic):
+        input = basic_view(input, basic, name)
+    return Index.apply(input, advanced)
+
+
+def _value_for(target, value, op_name, same_dtype):
+    """`value` as what can be written into `target`: a number, or a tensor of its dtype without the
+    leading size-1 dims PyTorch ignores."""
+    if not isinstance(value, Tensor):
+        if isinstance(value, (int, float, bool, complex, np.generic)):
+            return value.item() if isinstance(value, np.generic) else value
+        from .creation import tensor
+        value = tensor(value, dtype=target.dtype)
+    if value._data.dtype != target._data.dtype:
+        if same_dtype:
+            raise RuntimeError(
+                f"{op_name} requires the source and destination dtypes match, got {target.dtype} for the "
+                f"destination and {value.dtype} for the source.")
+        value = value.to(target.dtype)
+    shape = value._data.shape
+    leading = 0
+    while leading < len(shape) and shape[leading] == 1 and len(shape) - leading > target._data.ndim:
+        leading += 1
+    return value.reshape(shape[leading:]) if leading else value
+
+
+def _copy_value(target, value):
+    """What `target.copy_(value)` stores: `value` broadcast to the target's shape."""
+    if not isinstance(value, Tensor):
+        return new_tensor(np.full(target._data.shape, value, dtype=target._data.dtype))
+    shape, target_shape = value._data.shape, target._data.shape
+    if shape == target_shape:
+        return value
+    if len(shape) > len(target_shape) or any(s != 1 and s != t for s, t in zip(shape[::-1], target_shape[::-1])):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
+                           f"result of shape {list(target_shape)}")
+    return value.expand(target_shape)
+
+
+def _index_put_value(target, index, value, accumulate=False):
+    return IndexPut.apply(target, value, index, accumulate)
 
 
 def setitem(input, index, value):
-    """`input[index] = value`, in place (recorded when gradients are involved)."""
+    """`input[index] = value`, in place: numbers, tensors of any dtype (cast as `copy_` does for basic
+    indices; advanced indices need the same dtype, as in PyTorch) and broadcasting values."""
     from .inplace import apply_inplace
-    apply_inplace(input, "setitem", _index_put_for_setitem, index, value)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"setitem: expected a Tensor, got {type(input).__name__}")
+    basic, advanced, name = parse_index(input._data.shape, index)
+    if advanced is None:
+        target = basic_view(input, basic, name)
+        apply_inplace(target, "copy_", _copy_value, _value_for(target, value, "copy_", False))
+        return
+    target = input if _is_identity(basic) else basic_view(input, basic, name)
+    value = _value_for(target, value, "Index put", True)
+    apply_inplace(target, "index_put_", _index_put_value, advanced, value)
 
 
-def _index_put_for_setitem(input, index, value):
-    return index_put(input, index, value)
+def index_put(input, indices, values, accumulate=False):
+    """A copy of `input` with `input[indices] = values` (`+=` with accumulate); `indices` is a tuple of
+    index tensors, one per leading dim (None for a full dim)."""
+    items = tuple(_FULL if item is None else item for item in indices)
+    basic, advanced, name = parse_index(input._data.shape, items)
+    if advanced is None:
+        advanced = tuple(item for item in basic if item is not Ellipsis)
+    values = _value_for(input, values, "Index put", True)
+    return IndexPut.apply(input, values, advanced, bool(accumulate))
 
 
+# ----------------------------------------------------------------------------- where / nonzero
 class Where(Function):
     _array_forward = True
     _node_name = "WhereBackward0"
@@ -163,7 +381,6 @@ def where(condition, input=None, other=None):
     With only `condition`, the indices of its nonzero elements (as `nonzero(as_tuple=True)`).
     """
     if input is None and other is None:
-        from . import nonzero
         return nonzero(condition, as_tuple=True)
     condition_array = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if condition_array.dtype != np.bool_:
@@ -181,3 +398,663 @@ def where(condition, input=None, other=None):
     except ValueError:
         raise RuntimeError(f"where: condition {list(condition_array.shape)}, input {list(np.shape(input))} and "
                            f"other {list(np.shape(other))} cannot be broadcast together") from None
+
+
+def nonzero(input, *, as_tuple=False):
+    """Indices of the nonzero elements: an (n, ndim) int64 tensor, or one 1-d tensor per dim."""
+    array = input._data if input._data.ndim else input._data.reshape(1)
+    if as_tuple:
+        return tuple(new_tensor(indices.astype(np.int64)) for indices in np.nonzero(array))
+    return new_tensor(np.argwhere(input._data).astype(np.int64))
+
+
+def argwhere(input):
+    return nonzero(input)
+
+
+# ----------------------------------------------------------------------------- index tensors and dims
+def _index_of(index, op_name, dtypes=(np.int64,), names="int64"):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{op_name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    array = index._data
+    if array.dtype not in dtypes:
+        raise RuntimeError(f"{op_name}(): Expected dtype {names} for index, got {index.dtype}")
+    return array
+
+
+def _along(dim, index):
+    """The NumPy index `[:, ..., :, index]` that picks `index` along `dim`."""
+    return (_FULL,) * dim + (index,)
+
+
+def _dim_index(input, dim, index, op_name):
+    """Checked (dim, index array) of the index_* ops: a vector (or scalar) of int64 positions."""
+    dim = normalize_dim(dim, input._data.ndim, op_name)
+    array = _index_of(index, op_name, (np.int64, np.int32), "int32 or int64")
+    if array.ndim > 1:
+        raise IndexError(f"{op_name}(): Index is supposed to be a vector")
+    size = input._data.shape[dim] if input._data.ndim else 1
+    if array.size and (array.max() >= size or array.min() < -size):
+        raise IndexError(f"{op_name}(): index out of range in self (index values must be in [{-size}, {size - 1}] "
+                         f"for dimension {dim} of size {size})")
+    return dim, array.reshape(-1)
+
+
+def _as_nd(array):
+    """0-d arrays as 1-d: PyTorch's index ops treat a scalar like a one-element vector."""
+    return array.reshape(1) if array.ndim == 0 else array
+
+
+class IndexSelect(Function):
+    _array_forward = True
+    _node_name = "IndexSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        ctx.input_shape, ctx.dim, ctx.index = a.shape, dim, index
+        result = np.take(_as_nd(a), index, axis=dim)
+        return result.reshape(()) if a.ndim == 0 else result
+
+    @staticmethod
+    def backward(ctx, grad):
+        zeros = new_tensor(np.zeros(ctx.input_shape, dtype=grad._data.dtype))
+        return IndexAdd.apply(zeros, ctx.dim, new_tensor(ctx.index), grad, 1), None, None
+
+
+def index_select(input, dim, index):
+    """The entries of `input` at positions `index` (a vector) along `dim`."""
+    dim, array = _dim_index(input, dim, index, "index_select")
+    return IndexSelect.apply(input, dim, array)
+
+
+class IndexAdd(Function):
+    _array_forward = True
+    _node_name = "IndexAddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, source, alpha):
+        ctx.dim, ctx.index, ctx.alpha, ctx.source_shape = dim, index, alpha, source.shape
+        result = _as_nd(a).copy()
+        np.add.at(result, _along(dim, index), _as_nd(source) if alpha == 1 else _as_nd(source) * alpha)
+        return result.reshape(a.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_source = None
+        if ctx.needs_input_grad[3]:
+            grad_source = index_select(grad, ctx.dim, new_tensor(ctx.index)).reshape(ctx.source_shape)
+            if ctx.alpha != 1:
+                grad_source = grad_source * ctx.alpha
+        return grad, None, None, grad_source, None
+
+
+def _check_source(input, dim, index, source, op_name):
+    if not isinstance(source, Tensor):
+        raise TypeError(f"{op_name}(): argument 'source' must be Tensor, not {type(source).__name__}")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"{op_name}(): self ({input.dtype}) and source ({source.dtype}) must have the same "
+                           "scalar type")
+    expected = list(input._data.shape)
+    if expected:
+        expected[dim] = index.size
+    if list(source._data.shape) != expected and not (source._data.ndim == 0 and index.size == 1):
+        raise RuntimeError(f"{op_name}(): source of shape {list(source.shape)} does not match the expected shape "
+                           f"{expected} (self's shape with dim {dim} of size len(index) = {index.size})")
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    """A copy of `input` with `alpha * source` added at positions `index` along `dim` (repeats add up)."""
+    dim, array = _dim_index(input, dim, index, "index_add")
+    _check_source(input, dim, array, source, "index_add")
+    return IndexAdd.apply(input, dim, array, source, alpha)
+
+
+class IndexCopy(Function):
+    _array_forward = True
+    _node_name = "IndexCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, source):
+        ctx.dim, ctx.index, ctx.source_shape = dim, index, source.shape
+        result = _as_nd(a).copy()
+        result[_along(dim, index)] = _as_nd(source)
+        return result.reshape(a.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index = new_tensor(ctx.index)
+        grad_a = grad_source = None
+        if ctx.needs_input_grad[0]:
+            grad_a = index_fill(grad, ctx.dim, index, 0)
+        if ctx.needs_input_grad[3]:
+            grad_source = index_select(grad, ctx.dim, index).reshape(ctx.source_shape)
+        return grad_a, None, None, grad_source
+
+
+def index_copy(input, dim, index, source):
+    """A copy of `input` with the slices at `index` along `dim` replaced by those of `source`."""
+    dim, array = _dim_index(input, dim, index, "index_copy")
+    _check_source(input, dim, array, source, "index_copy")
+    return IndexCopy.apply(input, dim, array, source)
+
+
+class IndexFill(Function):
+    _array_forward = True
+    _node_name = "IndexFillBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, value):
+        ctx.dim, ctx.index = dim, index
+        result = _as_nd(a).copy()
+        result[_along(dim, index)] = value
+        return result.reshape(a.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index = new_tensor(ctx.index)
+        grad_a = grad_value = None
+        if ctx.needs_input_grad[0]:
+            grad_a = index_fill(grad, ctx.dim, index, 0)
+        if ctx.needs_input_grad[3]:
+            grad_value = index_select(grad, ctx.dim, index).sum()
+        return grad_a, None, None, grad_value
+
+
+class IndexFillTensor(IndexFill):
+    _node_name = "IndexFillBackward1"
+
+
+def _fill_value(input, value, op_name):
+    """A number, or a 0-d tensor (kept in the graph) cast to `input`'s dtype."""
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"{op_name} only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value._data.ndim} dimension(s).")
+        return value.to(input.dtype)
+    if isinstance(value, np.generic):
+        value = value.item()
+    if not isinstance(value, (int, float, bool, complex)):
+        raise TypeError(f"{op_name}(): argument 'value' must be a Number or a 0-d Tensor, not {type(value).__name__}")
+    return value
+
+
+def index_fill(input, dim, index, value):
+    """A copy of `input` with the slices at `index` along `dim` set to `value` (number or 0-d tensor)."""
+    dim, array = _dim_index(input, dim, index, "index_fill")
+    value = _fill_value(input, value, "index_fill_")
+    function = IndexFillTensor if isinstance(value, Tensor) else IndexFill
+    return function.apply(input, dim, array, value)
+
+
+# ----------------------------------------------------------------------------- masks
+def _mask_of(mask, op_name):
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"{op_name}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError(f"{op_name} only supports boolean masks, but got mask with dtype {mask.dtype.name}")
+    return mask._data
+
+
+def _broadcast_shape(shape_a, shape_b, op_name):
+    try:
+        return np.broadcast_shapes(shape_a, shape_b)
+    except ValueError:
+        raise RuntimeError(f"{op_name}: the shape of the mask {list(shape_b)} must be broadcastable with the "
+                           f"shape of the input {list(shape_a)}") from None
+
+
+class MaskedFill(Function):
+    _array_forward = True
+    _node_name = "MaskedFillBackward0"
+
+    @staticmethod
+    def forward(ctx, a, mask, value):
+        ctx.mask = mask
+        return np.where(mask, np.asarray(value, dtype=a.dtype), a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        mask = new_tensor(ctx.mask)
+        grad_a = grad_value = None
+        if ctx.needs_input_grad[0]:
+            grad_a = masked_fill(grad, mask, 0)
+        if ctx.needs_input_grad[2]:
+            grad_value = masked_fill(grad, ~mask, 0).sum()
+        return grad_a, None, grad_value
+
+
+class MaskedFillTensor(MaskedFill):
+    _node_name = "MaskedFillBackward1"
+
+
+def masked_fill(input, mask, value):
+    """A copy of `input` with `value` (a number or 0-d tensor) where the bool `mask` is True."""
+    mask_array = _mask_of(mask, "masked_fill_")
+    _broadcast_shape(input._data.shape, mask_array.shape, "masked_fill")
+    value = _fill_value(input, value, "masked_fill_")
+    function = MaskedFillTensor if isinstance(value, Tensor) else MaskedFill
+    return function.apply(input, mask_array, value)
+
+
+class MaskedSelect(Function):
+    _array_forward = True
+    _node_name = "MaskedSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, a, mask):
+        shape = np.broadcast_shapes(a.shape, mask.shape)
+        ctx.mask = np.broadcast_to(mask, shape)
+        return np.broadcast_to(a, shape)[ctx.mask]
+
+    @staticmethod
+    def backward(ctx, grad):
+        # The engine sums the gradient of a broadcast input back to its shape.
+        zeros = new_tensor(np.zeros(ctx.mask.shape, dtype=grad._data.dtype))
+        return IndexPut.apply(zeros, grad, (ctx.mask,), True), None
+
+
+def masked_select(input, mask):
+    """The elements of `input` where `mask` (broadcast with it) is True, as a 1-d tensor."""
+    mask_array = _mask_of(mask, "masked_select")
+    _broadcast_shape(input._data.shape, mask_array.shape, "masked_select")
+    return MaskedSelect.apply(input, mask_array)
+
+
+class MaskedScatter(Function):
+    _array_forward = True
+    _node_name = "MaskedScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, a, mask, source):
+        shape = np.broadcast_shapes(a.shape, mask.shape)
+        ctx.mask, ctx.source_shape = np.broadcast_to(mask, shape), source.shape
+        count = int(ctx.mask.sum())
+        if count > source.size:
+            raise RuntimeError(f"masked_scatter: the mask has {count} True elements but source has only "
+                               f"{source.size} elements")
+        result = np.array(np.broadcast_to(a, shape))
+        result[ctx.mask] = source.reshape(-1)[:count]
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        mask = new_tensor(ctx.mask)
+        grad_a = grad_source = None
+        if ctx.needs_input_grad[0]:
+            grad_a = masked_fill(grad, mask, 0)
+        if ctx.needs_input_grad[2]:
+            selected = masked_select(grad, mask)
+            size = int(np.prod(ctx.source_shape))
+            padded = BasicIndexGradient.apply(selected, (size,), (slice(0, selected._data.size),))
+            grad_source = padded.reshape(ctx.source_shape)
+        return grad_a, None, grad_source
+
+
+def masked_scatter(input, mask, source):
+    """A copy of `input` with the elements where `mask` is True taken, in order, from `source`."""
+    mask_array = _mask_of(mask, "masked_scatter_")
+    _broadcast_shape(input._data.shape, mask_array.shape, "masked_scatter")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but got "
+                           f"{input.dtype} and {source.dtype}")
+    return MaskedScatter.apply(input, mask_array, source)
+
+
+# ----------------------------------------------------------------------------- gather / scatter
+def _gather_index(input, dim, index, op_name):
+    """Checked (dim, full NumPy index) for gather/scatter: `index` picks along `dim`, the other dims
+    run over index's own extent (which may be smaller than input's)."""
+    ndim = input._data.ndim
+    dim = normalize_dim(dim, ndim, op_name)
+    array = _index_of(index, op_name, (np.int64, np.int32) if op_name == "gather" else (np.int64,),
+                      "int64")
+    if max(array.ndim, 1) != max(ndim, 1):
+        name = "input" if op_name == "gather" else "self"
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as {name} tensor ({op_name}: "
+                           f"index is {array.ndim}-d, {name} is {ndim}-d)")
+    shape = input._data.shape if ndim else (1,)
+    array = array.reshape(-1) if array.ndim == 0 else array
+    for d, (size, limit) in enumerate(zip(array.shape, shape)):
+        if d != dim and size > limit:
+            raise RuntimeError(f"Size does not match at dimension {d} expected index {list(array.shape)} to be "
+                               f"smaller than self {list(shape)} apart from dimension {dim}")
+    if array.size:
+        high, low = array.max(), array.min()
+        if high >= shape[dim] or low < -shape[dim]:
+            raise RuntimeError(f"index {high if high >= shape[dim] else low} is out of bounds for dimension {dim} "
+                               f"with size {shape[dim]}")
+    grids = list(np.ogrid[tuple(slice(0, size) for size in array.shape)]) if array.ndim else []
+    if grids:
+        grids[dim] = array
+    return dim, tuple(grids) if grids else (array,)
+
+
+def _source_part(source, index):
+    """The leading corner of `source` that lines up with `index` (source may be larger)."""
+    shape = index[0].shape if len(index) == 1 else np.broadcast_shapes(*(i.shape for i in index))
+    source = _as_nd(source)
+    if source.shape == shape:
+        return source
+    return source[tuple(slice(0, size) for size in shape)]
+
+
+def _pad_to(grad, index, shape):
+    """Gradient of `_source_part`: zeros of `shape` with `grad` in the leading corner."""
+    if tuple(grad._data.shape) == tuple(shape):
+        return grad
+    return BasicIndexGradient.apply(grad, shape, tuple(slice(0, size) for size in grad._data.shape))
+
+
+class Gather(Function):
+    _array_forward = True
+    _node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        ctx.input_shape, ctx.dim, ctx.index = a.shape, dim, index
+        return _as_nd(a)[index].reshape(index[dim].shape if a.ndim else ())
+
+    @staticmethod
+    def backward(ctx, grad):
+        zeros = new_tensor(np.zeros(ctx.input_shape, dtype=grad._data.dtype))
+        return ScatterAdd.apply(zeros, ctx.dim, ctx.index, grad), None, None
+
+
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    """`out[i][j] = input[index[i][j]][j]` for dim 0 (and likewise for other dims)."""
+    dim, full_index = _gather_index(input, dim, index, "gather")
+    result = Gather.apply(input, dim, full_index)
+    if index._data.ndim == 0 and input._data.ndim:
+        result = result.reshape(())
+    if out is not None:
+        from .inplace import copy_into_out
+        return copy_into_out(out, result)
+    return result
+
+
+class ScatterAdd(Function):
+    _array_forward = True
+    _node_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, src):
+        ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
+        result = _as_nd(a).copy()
+        np.add.at(result, index, _source_part(src, index))
+        return result.reshape(a.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_src = None
+        if ctx.needs_input_grad[3]:
+            grad_src = _pad_to(Gather.apply(grad, ctx.dim, ctx.index), ctx.index, ctx.src_shape)
+        return grad, None, None, grad_src
+
+
+class Scatter(Function):
+    _array_forward = True
+    _node_name = "ScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, src):
+        ctx.dim, ctx.index, ctx.src_shape = dim, index, np.shape(src)
+        result = _as_nd(a).copy()
+        result[index] = _source_part(src, index) if isinstance(src, np.ndarray) else src
+        return result.reshape(a.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_a = grad_src = None
+        if ctx.needs_input_grad[0]:
+            grad_a = Scatter.apply(grad, ctx.dim, ctx.index, 0.0)
+        if ctx.needs_input_grad[3]:
+            grad_src = _pad_to(Gather.apply(grad, ctx.dim, ctx.index), ctx.index, ctx.src_shape)
+        return grad_a, None, None, grad_src
+
+
+class ScatterValue(Scatter):
+    _node_name = "ScatterBackward1"
+
+
+_REDUCERS = {"sum": np.add, "add": np.add, "prod": np.multiply, "multiply": np.multiply, "mean": np.add,
+             "amax": np.maximum, "amin": np.minimum}
+
+
+class ScatterWithReduce(Function):
+    """The deprecated `scatter(..., reduce=)`: PyTorch has no gradient for it either."""
+
+    _array_forward = True
+    _node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, src, reduce):
+        result = _as_nd(a).copy()
+        source = _source_part(src, index) if isinstance(src, np.ndarray) else src
+        _REDUCERS[reduce].at(result, index, source)
+        return result.reshape(a.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("the derivative for 'scatter' with the 'reduce' argument is not implemented (as in "
+                           "PyTorch); use scatter_reduce or scatter_add instead.")
+
+
+def _scatter_source(input, src, value, op_name):
+    if src is None:
+        src = value
+    if isinstance(src, Tensor):
+        if src._data.dtype != input._data.dtype:
+            raise RuntimeError(f"{op_name}(): Expected self.dtype to be equal to src.dtype")
+        return src
+    if isinstance(src, np.generic):
+        return src.item()
+    if not isinstance(src, (int, float, bool, complex)):
+        raise TypeError(f"{op_name}(): argument 'src' must be Tensor or a number, not {type(src).__name__}")
+    return src
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    """A copy of `input` with `src` (a tensor or a number) written at `index` along `dim`:
+    `out[index[i][j]][j] = src[i][j]` for dim 0. With `reduce='add'|'multiply'` combine instead."""
+    dim, full_index = _gather_index(input, dim, index, "scatter")
+    src = _scatter_source(input, src, value, "scatter")
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
+        if isinstance(src, Tensor):
+            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed "
+                          "in a future PyTorch release. Use torch.scatter_reduce instead for more reduction "
+                          "options.", UserWarning, stacklevel=2)
+        return ScatterWithReduce.apply(input, dim, full_index, src, reduce)
+    function = Scatter if isinstance(src, Tensor) else ScatterValue
+    return function.apply(input, dim, full_index, src)
+
+
+def scatter_add(input, dim, index, src):
+    """A copy of `input` with `src` added at `index` along `dim` (repeated positions add up)."""
+    dim, full_index = _gather_index(input, dim, index, "scatter_add")
+    src = _scatter_source(input, src, None, "scatter_add")
+    if not isinstance(src, Tensor):
+        raise TypeError("scatter_add(): argument 'src' must be Tensor")
+    return ScatterAdd.apply(input, dim, full_index, src)
+
+
+class ScatterReduce(Function):
+    _array_forward = True
+    _node_name = "ScatterReduceBackward0"
+
+    @staticmethod
+    def forward(ctx, a, dim, index, src, reduce, include_self):
+        ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
+        ctx.reduce, ctx.include_self = reduce, include_self
+        result = _as_nd(a).copy()
+        source = _source_part(src, index)
+        if not include_self:
+            result[index] = _REDUCE_IDENTITY[reduce](result.dtype)
+        _REDUCERS[reduce].at(result, index, source)
+        if reduce == "mean":
+            counts = np.maximum(_scatter_counts(result.shape, index, include_self), 1)
+            result = np.floor_divide(result, counts, dtype=result.dtype) if result.dtype.kind in "iu" \
+                else (result / counts).astype(result.dtype)
+        result = result.reshape(a.shape)
+        if reduce in ("prod", "amax", "amin"):
+            ctx.save_for_backward(a, src, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        from . import comparison
+        input, src, result = ctx.saved_tensors if ctx.reduce in ("prod", "amax", "amin") else (None,) * 3
+        index, dim, reduce, include_self = ctx.index, ctx.dim, ctx.reduce, ctx.include_self
+        touched = new_tensor(_scatter_counts(grad._data.shape, index, False) > 0)
+        if reduce == "sum":
+            grad_input, grad_gathered = grad, grad
+        elif reduce == "mean":
+            counts = np.maximum(_scatter_counts(grad._data.shape, index, include_self), 1)
+            counts = new_tensor(counts.astype(grad._data.dtype))
+            grad_input = grad_gathered = grad / counts
+        elif reduce == "prod":
+            # d(result)/d(x) = result / x; zeros in the inputs are not handled (documented difference).
+            grad_input = grad * result / input
+            grad_gathered = grad * result
+        else:
+            is_result = comparison.eq(input, result).to(grad.dtype)
+            src_is_result = comparison.eq(_source_tensor(src, index), Gather.apply(result, dim, index)).to(grad.dtype)
+            if not include_self:  # untouched positions keep their value; touched ones exclude it
+                is_result = masked_fill(is_result, touched, 0)
+            ties = ScatterAdd.apply(is_result, dim, index, src_is_result)
+            grad_input = is_result * grad / ties
+            grad_gathered = grad / ties
+        if not include_self:
+            grad_input = masked_fill(grad_input, touched, 0)
+        grad_src = None
+        if ctx.needs_input_grad[3]:
+            grad_src = Gather.apply(grad_gathered, dim, index)
+            if reduce == "prod":
+                grad_src = grad_src / _source_tensor(src, index)
+            elif reduce in ("amax", "amin"):
+                grad_src = grad_src * src_is_result
+            grad_src = _pad_to(grad_src, index, ctx.src_shape)
+        return grad_input if ctx.needs_input_grad[0] else None, None, None, grad_src, None, None
+
+
+def _source_tensor(src, index):
+    part = _source_part(src._data, index)
+    return src if part is src._data else BasicIndex.apply(src, tuple(slice(0, s) for s in part.shape))
+
+
+_REDUCE_IDENTITY = {
+    "sum": lambda dtype: 0, "mean": lambda dtype: 0, "prod": lambda dtype: 1,
+    "amax": lambda dtype: -np.inf if dtype.kind == "f" else np.iinfo(dtype).min,
+    "amin": lambda dtype: np.inf if dtype.kind == "f" else np.iinfo(dtype).max,
+}
+
+
+def _scatter_counts(shape, index, include_self):
+    """How many values each position of a scatter_reduce result combines."""
+    counts = np.full(shape, 1 if include_self else 0, dtype=np.int64)
+    np.add.at(counts, index, 1)
+    return counts
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """Combine `src` into a copy of `input` at `index` along `dim` with `reduce` ('sum', 'prod',
+    'mean', 'amax' or 'amin'); `include_self=False` leaves the old values out of the reduction.
+
+    Difference from PyTorch: the 'prod' gradient assumes no zeros among the reduced values.
+    """
+    if reduce not in _REDUCE_IDENTITY:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    dim, full_index = _gather_index(input, dim, index, "scatter_reduce")
+    src = _scatter_source(input, src, None, "scatter_reduce")
+    if not isinstance(src, Tensor):
+        raise TypeError("scatter_reduce(): argument 'src' must be Tensor")
+    return ScatterReduce.apply(input, dim, full_index, src, reduce, bool(include_self))
+
+
+# ----------------------------------------------------------------------------- flat indices
+def _flat_index(input, index, op_name):
+    array = _index_of(index, op_name)
+    size = input._data.size
+    if array.size and (array.max() >= size or array.min() < -size):
+        bad = array.max() if array.max() >= size else array.min()
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {size} elements.")
+    return array
+
+
+class Take(Function):
+    _array_forward = True
+    _node_name = "TakeBackward0"
+
+    @staticmethod
+    def forward(ctx, a, index):
+        ctx.input_shape, ctx.index = a.shape, index
+        return a.reshape(-1)[index]
+
+    @staticmethod
+    def backward(ctx, grad):
+        zeros = new_tensor(np.zeros(ctx.input_shape, dtype=grad._data.dtype))
+        return Put.apply(zeros, ctx.index, grad, True), None
+
+
+def take(input, index):
+    """The elements of `input`, seen as 1-d, at `index` (result has index's shape)."""
+    return Take.apply(input, _flat_index(input, index, "take"))
+
+
+class Put(Function):
+    _array_forward = True
+    _node_name = "PutBackward0"
+
+    @staticmethod
+    def forward(ctx, a, index, source, accumulate):
+        ctx.index, ctx.accumulate, ctx.source_shape = index, accumulate, source.shape
+        result = a.copy()
+        flat = result.reshape(-1)
+        if accumulate:
+            np.add.at(flat, index.reshape(-1), source.reshape(-1))
+        else:
+            flat[index.reshape(-1)] = source.reshape(-1)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_a = grad_source = None
+        if ctx.needs_input_grad[0]:
+            grad_a = grad if ctx.accumulate else Put.apply(
+                grad, ctx.index, np.zeros(ctx.source_shape, dtype=grad._data.dtype), False)
+        if ctx.needs_input_grad[2]:
+            grad_source = Take.apply(grad, ctx.index).reshape(ctx.source_shape)
+        return grad_a, None, grad_source, None
+
+
+def put(input, index, source, accumulate=False):
+    """A copy of `input` with `source` written at the flat positions `index` (`+=` with accumulate)."""
+    array = _flat_index(input, index, "put")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"put_(): self ({input.dtype}) and source ({source.dtype}) must have the same scalar type")
+    if source._data.size != array.size:
+        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
+                           f"source.numel() = {source._data.size}, index.numel() = {array.size}")
+    return Put.apply(input, array, source, bool(accumulate))
+
+
+def take_along_dim(input, indices, dim=None):
+    """`gather` after broadcasting `input` and `indices` in every dim but `dim` (flat when dim is None)."""
+    if dim is None:
+        return take(input.reshape(-1), indices.reshape(-1))
+    ndim = input._data.ndim
+    dim = normalize_dim(dim, ndim, "take_along_dim")
+    if indices._data.ndim != ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {ndim} dimensions for input, and {indices._data.ndim} dimensions for indices")
+    input_shape, index_shape = list(input._data.shape), list(indices._data.shape)
+    input_shape[dim] = index_shape[dim] = 1
+    shape = list(_broadcast_shape(tuple(input_shape), tuple(index_shape), "take_along_dim"))
+    input_target, index_target = list(shape), list(shape)
+    input_target[dim], index_target[dim] = input._data.shape[dim], indices._data.shape[dim]
+    if list(input._data.shape) != input_target:
+        input = input.expand(input_target)
+    if list(indices._data.shape) != index_target:
+        indices = indices.expand(index_target)
+    return gather(input, dim, indices)

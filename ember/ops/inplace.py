@@ -8,7 +8,7 @@ the base see the change.
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from ..autograd import grad_mode
-from ..autograd.function import Function
+from ..autograd.function import Function, refresh_view_grad_fn
 
 __all__ = ["apply_inplace", "copy_into_out"]
 
@@ -29,6 +29,13 @@ def _check_leaf(tensor, op_name):
 
 def _write(tensor, result, op_name):
     target, source = tensor._data, result._data
+    if 0 in target.strides and any(stride == 0 and size > 1 for stride, size in zip(target.strides, target.shape)):
+        raise RuntimeError(
+            f"{op_name}: unsupported operation: more than one element of the written-to tensor refers to a single "
+            "memory location (it was made by expand). Please clone() the tensor before performing the operation.")
+    if not target.flags.writeable:
+        raise RuntimeError(f"{op_name}: the tensor's memory is read-only (a NumPy array marked read-only); clone() "
+                           "it first")
     if source.shape != target.shape:
         try:
             source = np.broadcast_to(source, target.shape)
@@ -61,6 +68,8 @@ def apply_inplace(tensor, op_name, out_of_place, *args, **kwargs):
         return tensor
 
     _check_leaf(tensor, op_name)
+    if tensor._base is not None and tensor._grad_fn is not None:
+        refresh_view_grad_fn(tensor)  # the base may have changed since this view was made
     # The out-of-place op sees the old values through a stand-in with the tensor's history; if it
     # saves them for backward, they get their own copy before the memory is overwritten.
     old = _stand_in(tensor)
@@ -80,6 +89,8 @@ def apply_inplace(tensor, op_name, out_of_place, *args, **kwargs):
         tensor._grad_fn, tensor._output_nr = result._grad_fn, result._output_nr
         tensor._requires_grad = result._requires_grad
     tensor._bump_version()
+    if base is not None:
+        tensor._view_version = tensor._version_counter.value  # its grad_fn is current
     return tensor
 
 
@@ -99,6 +110,8 @@ def _rebase_view(view, new_values, op_name):
     """In-place change of a view: rebuild the base's history around the changed region."""
     base = view._base
     replay = view.__dict__["_view_replay"]
+    if getattr(replay, "forbids_inplace", False):
+        raise replay.inplace_error(view._output_nr)
     old_base = _stand_in(base)
     new_base = CopySlices.apply(old_base, new_values, replay)
     _write(base, new_base, op_name)

@@ -1,13 +1,17 @@
 """Shape ops. Most return views: tensors on the same memory as their input, which share its version
 counter and remember how to replay the view from the base (for in-place ops through a view)."""
 from .._backend import np
-from .._tensor import Tensor
+from .._tensor import Tensor, new_tensor as _wrap
+from .. import _dtype
 from ..autograd.function import Function
 from ._common import normalize_dim, normalize_dims
+# Tensor.new_* are creation functions; listed here because shape's __all__ makes methods.
+from .creation import new_zeros, new_ones, new_empty, new_full, tensor_new_tensor as new_tensor
 
 __all__ = ["view", "reshape", "expand", "expand_as", "broadcast_to", "transpose", "swapaxes", "swapdims",
            "permute", "t", "squeeze", "unsqueeze", "flatten", "unflatten", "view_as", "reshape_as",
-           "contiguous", "movedim", "moveaxis", "adjoint"]
+           "contiguous", "movedim", "moveaxis", "adjoint",
+           "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"]
 
 
 def parse_shape(shape, op_name="view"):
@@ -26,7 +30,8 @@ def make_view(output, source, replay):
     base = source._base
     parent_replay = source.__dict__.get("_view_replay") if base is not None else None
     output._base = source if base is None else base
-    output._version_counter = source._shared_version_counter()
+    output._version_counter = counter = source._shared_version_counter()
+    output._view_version = counter.value  # when its grad_fn was made (see refresh_view_grad_fn)
     output._view_replay = replay if parent_replay is None else _ChainedReplay(parent_replay, replay)
     return output
 
@@ -53,8 +58,31 @@ class _Replay:
         return self.function(tensor, *self.args)
 
 
-def _shape_error(shape, size):
-    return RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+def _infer_shape(shape, size, op_name="view"):
+    """`shape` with its -1 resolved, checked against `size` elements (PyTorch's messages)."""
+    inferred = None
+    known = 1
+    for position, length in enumerate(shape):
+        if length == -1:
+            if inferred is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            inferred = position
+        elif length < 0:
+            raise RuntimeError(f"invalid shape dimension {length}")
+        else:
+            known *= length
+    if inferred is None:
+        if known != size:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+        return shape
+    if known == 0:
+        if size == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                               "unspecified dimension size -1 can be any value and is ambiguous")
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+    if size % known:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+    return shape[:inferred] + (size // known,) + shape[inferred + 1:]
 
 
 class View(Function):
@@ -67,8 +95,6 @@ class View(Function):
         try:
             return np.reshape(a, shape, copy=False)
         except ValueError:
-            if _count_elements(shape, a.size) != a.size:
-                raise _shape_error(shape, a.size) from None
             raise RuntimeError(
                 f"view size is not compatible with input tensor's size and stride (at least one dimension "
                 f"spans across two contiguous subspaces): shape {list(a.shape)} with strides "
@@ -80,39 +106,54 @@ class View(Function):
         return grad.reshape(ctx.input_shape), None
 
 
-class Reshape(View):
-    """reshape: a view when the memory layout allows it, otherwise a copy."""
+class UnsafeView(View):
+    """The reshape of a fresh contiguous copy (what reshape does when a view is impossible)."""
 
-    @staticmethod
-    def forward(ctx, a, shape):
-        ctx.input_shape = a.shape
-        try:
-            return np.reshape(a, shape)
-        except ValueError:
-            raise _shape_error(shape, a.size) from None
+    _node_name = "UnsafeViewBackward0"
 
 
-def _count_elements(shape, size):
-    known = 1
-    for s in shape:
-        if s != -1:
-            known *= s
-    return size if -1 in shape and known and size % known == 0 else known
+def _can_view(array, shape):
+    """Whether NumPy can give `shape` without copying (so reshape returns a view)."""
+    if array.flags.c_contiguous or array.size <= 1:
+        return True
+    try:
+        np.reshape(array, shape, copy=False)
+        return True
+    except ValueError:
+        return False
 
 
 def view(input, *shape):
-    """A tensor with the same data and a new shape; the data must not need copying (else use reshape)."""
-    shape = parse_shape(shape)
+    """A tensor with the same data and a new shape; the data must not need copying (else use reshape).
+
+    `view(dtype)` reinterprets the bytes as another dtype of the same element size.
+    """
+    if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int, Tensor)) and \
+            (isinstance(shape[0], _dtype.dtype) or isinstance(shape[0], str)):
+        return _view_as_dtype(input, _dtype.to_dtype(shape[0]))
+    shape = _infer_shape(parse_shape(shape), input._data.size)
     return make_view(View.apply(input, shape), input, _Replay(view, shape))
 
 
+def _view_as_dtype(input, dtype):
+    array = input._data
+    if dtype.itemsize != array.itemsize:
+        raise RuntimeError(f"view(dtype): viewing a tensor of {input.dtype} as {dtype} needs elements of the same "
+                           f"size ({array.itemsize} vs {dtype.itemsize} bytes); ember only supports that case")
+    if input._requires_grad and dtype.numpy_dtype != array.dtype:
+        raise RuntimeError(f"view(dtype): cannot reinterpret a tensor that requires grad as {dtype}: the gradient "
+                           "has no meaning through a bit cast. Use .detach().view(dtype).")
+    output = _wrap(array.view(dtype.numpy_dtype))
+    return make_view(output, input, _Replay(_view_as_dtype, dtype))
+
+
 def reshape(input, *shape):
-    """`view` when possible, else a copy with the new shape."""
-    shape = parse_shape(shape, "reshape")
-    output = Reshape.apply(input, shape)
-    if np.shares_memory(output._data, input._data) if output._data.size else False:
-        make_view(output, input, _Replay(reshape, shape))
-    return output
+    """`view` when possible, else a contiguous copy with the new shape (grad_fn UnsafeViewBackward0)."""
+    shape = _infer_shape(parse_shape(shape, "reshape"), input._data.size)
+    if _can_view(input._data, shape):
+        return make_view(View.apply(input, shape), input, _Replay(reshape, shape))
+    from .conversion import clone
+    return UnsafeView.apply(clone(input), shape)
 
 
 def view_as(input, other):
@@ -131,7 +172,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     shape = input._data.shape
-    new_shape = shape[:start] + (-1 if 0 not in shape else int(np.prod(shape[start:end + 1])),) + shape[end + 1:]
+    new_shape = shape[:start] + (int(np.prod(shape[start:end + 1])),) + shape[end + 1:]
     return reshape(input, new_shape)
 
 
@@ -139,7 +180,15 @@ def unflatten(input, dim, sizes):
     ndim = input._data.ndim
     dim = normalize_dim(dim, ndim, "unflatten")
     shape = input._data.shape
-    return reshape(input, shape[:dim] + tuple(sizes) + shape[dim + 1:])
+    sizes = tuple(int(size) for size in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    try:
+        sizes = _infer_shape(sizes, shape[dim])
+    except RuntimeError:
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+                           f"({shape[dim]}) in the input tensor") from None
+    return reshape(input, shape[:dim] + sizes + shape[dim + 1:])
 
 
 class Expand(Function):
@@ -149,7 +198,12 @@ class Expand(Function):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.input_shape = a.shape
-        return np.broadcast_to(a, shape)
+        # A writable view with stride 0 on the broadcast dims, as PyTorch's expand (np.broadcast_to's
+        # result is read-only, which would stop writes through views of it, e.g. `e[0] = 1`).
+        strides = (0,) * (len(shape) - a.ndim) + tuple(
+            0 if size == 1 and target != 1 else stride for size, target, stride in
+            zip(a.shape, shape[len(shape) - a.ndim:], a.strides))
+        return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=a.flags.writeable)
 
     @staticmethod
     def backward(ctx, grad):
@@ -165,15 +219,17 @@ def expand(input, *sizes):
         raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to "
                            f"the number of dimensions in the tensor ({len(shape)})")
     offset = len(sizes) - len(shape)
-    target = tuple(shape[i - offset] if size == -1 and i >= offset else size for i, size in enumerate(sizes))
+    for i, size in enumerate(sizes[:offset]):
+        if size < 0:
+            raise RuntimeError(f"The expanded size of the tensor ({size}) isn't allowed in a leading, non-existing "
+                               f"dimension {i}")
+    target = sizes[:offset] + tuple(shape[i] if size == -1 else size for i, size in enumerate(sizes[offset:]))
     for i, size in enumerate(shape):
-        if size != 1 and size != target[i + offset]:
+        if size != 1 and size != target[i + offset] or target[i + offset] < 0:
             raise RuntimeError(
                 f"The expanded size of the tensor ({target[i + offset]}) must match the existing size ({size}) "
                 f"at non-singleton dimension {i + offset}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                 f"{list(shape)}")
-    if target == shape:
-        return make_view(View.apply(input, shape), input, _Replay(expand, target))
     return make_view(Expand.apply(input, target), input, _Replay(expand, target))
 
 
@@ -271,7 +327,7 @@ moveaxis = movedim
 
 class Squeeze(Function):
     _array_forward = True
-    _node_name = "SqueezeBackward1"
+    _node_name = "SqueezeBackward0"
 
     @staticmethod
     def forward(ctx, a, dims):
@@ -281,6 +337,14 @@ class Squeeze(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.reshape(ctx.input_shape), None
+
+
+class SqueezeDim(Squeeze):
+    _node_name = "SqueezeBackward1"
+
+
+class SqueezeDims(Squeeze):
+    _node_name = "SqueezeBackward2"
 
 
 class Unsqueeze(Function):
@@ -298,11 +362,12 @@ class Unsqueeze(Function):
 
 
 def squeeze(input, dim=None):
-    """Drop size-1 dims (all of them, or those in `dim` that have size 1)."""
+    """Drop size-1 dims: all of them, or those among `dim` (an int or a tuple) that have size 1."""
     shape = input._data.shape
+    function = Squeeze if dim is None else SqueezeDim if isinstance(dim, (int, np.integer)) else SqueezeDims
     dims = normalize_dims(dim, len(shape), "squeeze") if shape else ()
     dims = tuple(d for d in dims if shape[d] == 1)
-    return make_view(Squeeze.apply(input, dims), input, _Replay(squeeze, dim))
+    return make_view(function.apply(input, dims), input, _Replay(squeeze, dim))
 
 
 def unsqueeze(input, dim):
