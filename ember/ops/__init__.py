@@ -27,11 +27,12 @@ _FAMILIES = (elementwise, pointwise, reduction, shape, indexing, linalg, convers
              inplace_methods)
 
 # Functions that are not tensor methods (or are methods with another meaning).
-_NOT_METHODS = {"where", "tensor", "from_numpy", "index_put"}
+_NOT_METHODS = {"where", "tensor", "from_numpy", "index_put", "einsum", "tensordot", "chain_matmul",
+                "block_diag", "cdist"}
 
 TENSOR_METHODS = frozenset(
     name for family in _FAMILIES for name in family.__all__ if name not in _NOT_METHODS
 ) | {"where", "sum_to_size"} | set(nn_ops.METHODS)
 
-__all__ = sorted({name for family in _FAMILIES + (creation,) for name in family.__all__} |
+__all__ = sorted({name for family in _FAMILIES + (creation, nn_ops) for name in family.__all__} |
                  {"sum_to_shape", "broadcast_shapes", "normalize_dim"})
