@@ -1,0 +1,187 @@
+"""Run code written for PyTorch on ember: `import torch` (and `torch.nn`, `torch.utils.data`, ...) gives ember.
+
+    import ember.compat
+    ember.compat.install()      # e.g. in the first cell of a notebook
+    import torch                # ember, under PyTorch's names
+    import torch.nn.functional as F
+
+or, for a script, `python -m ember run script.py [args]`.
+
+`install()` puts an import hook first on `sys.meta_path`: every `torch[.x.y]` import resolves to a
+module object named `torch[.x.y]` that forwards to `ember[.x.y]` (the objects themselves are ember's,
+so `torch.Tensor is ember.Tensor`). A PyTorch API that ember lacks raises `NotImplementedInEmber`, a
+NotImplementedError naming it ("torch.fft.rfft is not implemented in ember") that is also an
+AttributeError, so `hasattr(torch, "compile")` and `getattr(torch, name, default)` keep working.
+`uninstall()` removes the hook and restores whatever `torch` modules were imported before.
+"""
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import types
+
+__all__ = ["install", "uninstall", "is_installed", "NotImplementedInEmber", "ModuleNotImplementedInEmber"]
+
+
+class NotImplementedInEmber(NotImplementedError, AttributeError):
+    """A PyTorch API that ember does not provide (also an AttributeError, so hasattr() answers False)."""
+
+
+class ModuleNotImplementedInEmber(ModuleNotFoundError, NotImplementedError):
+    """An import of a PyTorch name ember does not provide (also an ImportError, for `try: import ...`)."""
+
+
+# PyTorch submodules reachable as attributes: when ember has no counterpart, `torch.fft` is a stand-in
+# module and the error names the function used (`torch.fft.rfft`), not just the module.
+_TORCH_SUBMODULES = {
+    "torch": {"accelerator", "amp", "ao", "autograd", "backends", "compiler", "cpu", "cuda", "distributed",
+              "distributions", "export", "fft", "func", "functional", "futures", "fx", "hub", "jit", "library",
+              "linalg", "masked", "monitor", "mps", "multiprocessing", "nested", "nn", "onnx", "optim",
+              "overrides", "package", "profiler", "quantization", "quasirandom", "random", "return_types",
+              "serialization", "signal", "sparse", "special", "storage", "testing", "types", "utils", "xpu"},
+    "torch.nn": {"attention", "functional", "init", "modules", "parallel", "parameter", "utils"},
+    "torch.utils": {"benchmark", "checkpoint", "data", "dlpack", "hooks", "tensorboard", "cpp_extension"},
+    "torch.cuda": {"amp", "memory", "random", "graphs", "streams"},
+    "torch.backends": {"cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"},
+}
+
+
+def _not_implemented(path, error=NotImplementedInEmber):
+    return error(f"{path} is not implemented in ember")
+
+
+def _ember_name(torch_name):
+    return "ember" + torch_name[len("torch"):]
+
+
+class _TorchModule(types.ModuleType):
+    """`torch[.x]` seen through ember: attribute reads go to `ember[.x]`."""
+
+    def __init__(self, name, target):
+        super().__init__(name, target.__doc__)
+        self.__dict__["_ember_module"] = target
+        self.__dict__["__path__"] = []  # a package, so that `import torch.x.y` is looked up by the hook
+
+    def __getattr__(self, attribute):
+        name = self.__name__
+        target = self.__dict__["_ember_module"]
+        try:
+            value = getattr(target, attribute)
+        except AttributeError:
+            if attribute.startswith("__"):
+                raise AttributeError(f"module {name!r} has no attribute {attribute!r}") from None
+            return _submodule(f"{name}.{attribute}", NotImplementedInEmber)
+        if isinstance(value, types.ModuleType) and value.__name__ == f"{target.__name__}.{attribute}":
+            return _module_for(f"{name}.{attribute}")
+        return value
+
+    def __dir__(self):
+        return sorted(set(dir(self.__dict__["_ember_module"])) | set(self.__dict__))
+
+    def __repr__(self):
+        return f"<module {self.__name__!r} (ember: {self.__dict__['_ember_module'].__name__})>"
+
+
+class _MissingModule(types.ModuleType):
+    """A PyTorch module ember lacks: importing it works, using anything in it raises NotImplementedInEmber."""
+
+    def __init__(self, name):
+        super().__init__(name, f"{name} is not implemented in ember.")
+        self.__dict__["__path__"] = []
+
+    def __getattr__(self, attribute):
+        if attribute.startswith("__"):
+            raise AttributeError(f"module {self.__name__!r} has no attribute {attribute!r}")
+        raise _not_implemented(f"{self.__name__}.{attribute}")
+
+    def __repr__(self):
+        return f"<module {self.__name__!r} (not implemented in ember)>"
+
+
+def _ember_module_or_none(torch_name):
+    ember_name = _ember_name(torch_name)
+    try:
+        return importlib.import_module(ember_name)
+    except ModuleNotFoundError as error:
+        if error.name is not None and ember_name.startswith(error.name):
+            return None  # ember has no such module (an ImportError inside it still propagates)
+        raise
+
+
+def _module_for(torch_name):
+    """The module registered as `torch_name`, creating (and caching in sys.modules) a forwarder or stand-in."""
+    module = sys.modules.get(torch_name)
+    if isinstance(module, (_TorchModule, _MissingModule)):
+        return module
+    target = _ember_module_or_none(torch_name)
+    module = _MissingModule(torch_name) if target is None else _TorchModule(torch_name, target)
+    module.__spec__ = importlib.util.spec_from_loader(torch_name, _FINDER, is_package=True)
+    module.__loader__ = _FINDER
+    sys.modules[torch_name] = module
+    parent, _, child = torch_name.rpartition(".")
+    if parent in sys.modules:
+        sys.modules[parent].__dict__[child] = module
+    return module
+
+
+def _submodule(torch_name, error):
+    """`torch.x.name` (read as an attribute or imported): ember's module, a stand-in for a PyTorch module
+    that ember lacks, or `error` for any other name (a function or class ember lacks)."""
+    parent, _, child = torch_name.rpartition(".")
+    if not isinstance(sys.modules.get(parent), _MissingModule):
+        if _ember_module_or_none(torch_name) is not None or child in _TORCH_SUBMODULES.get(parent, ()):
+            return _module_for(torch_name)
+    raise _not_implemented(torch_name, error)
+
+
+class _TorchFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Answers every `torch` / `torch.*` import while installed."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == "torch":
+            return importlib.util.spec_from_loader(fullname, self, is_package=True)
+        if fullname.startswith("torch."):
+            return _submodule(fullname, ModuleNotImplementedInEmber).__spec__
+        return None
+
+    def create_module(self, spec):
+        return _module_for(spec.name)
+
+    def exec_module(self, module):
+        pass
+
+
+_FINDER = _TorchFinder()
+_saved_modules = {}
+
+
+def _is_torch_name(name):
+    return name == "torch" or name.startswith("torch.")
+
+
+def is_installed():
+    return _FINDER in sys.meta_path
+
+
+def install():
+    """Make `import torch` (and every `torch.*` module) resolve to ember until `uninstall()`.
+
+    Real PyTorch modules already imported are set aside (and restored by `uninstall`). Returns the
+    `torch` module, so `torch = ember.compat.install()` also works.
+    """
+    if not is_installed():
+        for name in [name for name in sys.modules if _is_torch_name(name)]:
+            _saved_modules[name] = sys.modules.pop(name)
+        sys.meta_path.insert(0, _FINDER)
+    return importlib.import_module("torch")
+
+
+def uninstall():
+    """Remove the hook and the ember-backed `torch` modules; put back real PyTorch modules set aside."""
+    if _FINDER in sys.meta_path:
+        sys.meta_path.remove(_FINDER)
+    for name in [name for name in sys.modules if _is_torch_name(name)]:
+        if isinstance(sys.modules[name], (_TorchModule, _MissingModule)):
+            del sys.modules[name]
+    sys.modules.update(_saved_modules)
+    _saved_modules.clear()
