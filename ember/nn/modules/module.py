@@ -14,6 +14,7 @@ from ..._backend import device as Device, to_device
 from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ...autograd.function import Function
+from ...ops import creation
 from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter, Buffer
 
@@ -854,22 +855,24 @@ class _BackwardHook:
         for i, tensor in zip(positions, wrapped):
             values[i] = tensor
             node = node or tensor.grad_fn
+        node._hook_meta = [(values[i].shape, values[i].dtype) for i in positions]
         return (tuple(values) if is_tuple else values[0]), node, len(positions)
 
     def setup_input_hook(self, args):
         args, node, self.n_inputs = self._wrap(args)
         self.input_node = node
         if node is not None and self.hooks:
-            node.register_prehook(self._input_gradients_ready)
+            node.register_prehook(functools.partial(self._input_gradients_ready, node._hook_meta))
         return args
 
     def setup_output_hook(self, result):
         result, node, _ = self._wrap(result)
         if node is not None:
-            node.register_prehook(self._output_gradients_ready)
+            node.register_prehook(functools.partial(self._output_gradients_ready, node._hook_meta))
         return result
 
-    def _output_gradients_ready(self, grad_outputs):
+    def _output_gradients_ready(self, meta, grad_outputs):
+        grad_outputs = _materialize(grad_outputs, meta)
         for hook in self.pre_hooks:
             new_grads = hook(self.module, grad_outputs)
             if new_grads is not None:
@@ -882,7 +885,8 @@ class _BackwardHook:
                                        "return None or None for all gradients.")
         return grad_outputs
 
-    def _input_gradients_ready(self, grad_inputs):
+    def _input_gradients_ready(self, meta, grad_inputs):
+        grad_inputs = _materialize(grad_inputs, meta)
         for hook in self.hooks:
             new_grads = hook(self.module, grad_inputs, self.grad_outputs)
             if new_grads is not None:
@@ -892,3 +896,9 @@ class _BackwardHook:
                                        f"{len(new_grads)}, but expected {len(grad_inputs)}")
                 grad_inputs = new_grads
         return grad_inputs
+
+
+def _materialize(grads, meta):
+    """Zeros for the tensors that got no gradient, as PyTorch's hooks see them."""
+    return tuple(creation.zeros(shape, dtype=dtype) if grad is None else grad
+                 for grad, (shape, dtype) in zip(grads, meta))
