@@ -157,7 +157,7 @@ def propagate_tangents(cls, node, args, outputs):
         return outputs
     with _forward_ad_off():
         if cls._array_forward:
-            rule = _jvp_rules().get(cls)
+            rule = _rule_for(cls)
             if rule is None:
                 raise NotImplementedError(
                     f"Trying to use forward AD with {cls.__name__} ({cls._backward_cls.__name__}) that does not "
@@ -286,9 +286,24 @@ def _matmul(node, args, outputs, tangents):
     return _plus(None if ta is None else matmul(ta, b), None if tb is None else matmul(a, tb))
 
 
-def _clamp(node, args, outputs, tangents):
-    from .._tensor import new_tensor
-    return tangents[0] * new_tensor(node.mask)
+def _elementwise_from_backward(node, args, outputs, tangents):
+    """Element-wise ops have a diagonal Jacobian, so J t is their backward applied to t (broadcast
+    to the output's shape): for these families the backward formula is the tangent rule."""
+    from .function import _resolve_saved
+    if node._to_save is not None:  # forward ran without recording: resolve what it saved now
+        _resolve_saved(node, args, (outputs,), (outputs._data,))
+    needs_input_grad = node.needs_input_grad
+    total = None
+    try:
+        for index, tangent in enumerate(tangents):
+            if tangent is None:
+                continue
+            node.needs_input_grad = tuple(position == index for position in range(len(args)))
+            grads = node._forward_cls.backward(node, tangent.expand(outputs.shape))
+            total = _plus(total, grads[index] if isinstance(grads, tuple) else grads)
+    finally:
+        node.needs_input_grad = needs_input_grad
+    return total
 
 
 def _where(node, args, outputs, tangents):
@@ -301,18 +316,30 @@ def _where(node, args, outputs, tangents):
 
 
 def _index_put(node, args, outputs, tangents):
-    """index_put(a, value, index): the value may be a constant (number or array)."""
+    """index_put(a, value, index, ...): the value may be a constant (number or array)."""
     from ..ops import zeros_like
-    (a, value, index), (ta, tvalue, _) = args, tangents
-    return type(node)._forward_cls.apply(zeros_like(a) if ta is None else ta,
-                                         0.0 if tvalue is None else tvalue, index)
+    (a, value, *rest), (ta, tvalue, *_) = args, tangents
+    if tvalue is None:
+        tvalue = zeros_like(value) if isinstance(value, Tensor) else 0.0
+    return type(node)._forward_cls.apply(zeros_like(a) if ta is None else ta, tvalue, *rest)
 
 
 _RULES = None
 
 
+def _rule_for(cls):
+    """The rule of `cls` or of the primitive it specialises (`Mm` is a `Matmul` with another node name)."""
+    rules = _jvp_rules()
+    for klass in cls.__mro__:
+        rule = rules.get(klass)
+        if rule is not None:
+            return rule
+    return None
+
+
 def _jvp_rules():
-    """{primitive Function class: tangent rule}, built on first use (ops import autograd, not the reverse)."""
+    """{primitive Function class: tangent rule}, built on first use (ops import autograd, not the
+    reverse). Subclasses that only rename the node share their base's rule (see `_rule_for`)."""
     global _RULES
     if _RULES is None:
         from ..ops import elementwise as e, pointwise, reduction, linalg, shape, indexing, conversion, \
@@ -336,32 +363,29 @@ def _jvp_rules():
             e.Relu: _unary(lambda a, y: y > 0),
             e.Sqrt: _unary(lambda a, y: 0.5 / y),
             e.Abs: _unary(lambda a, y: sign(a)),
-            pointwise.Clamp: _clamp,
+            pointwise._UnaryFunction: _elementwise_from_backward,
+            pointwise._BinaryFunction: _elementwise_from_backward,
+            pointwise._ZeroGradientFunction: _elementwise_from_backward,
+            pointwise.Clamp: _elementwise_from_backward,
             indexing.Where: _where,
             # reductions
             reduction.Sum: _linear,
-            reduction.SumAll: _linear,
             reduction.Mean: _linear,
-            reduction.MeanAll: _linear,
             broadcast.SumToSize: _linear,
             # matrix products
             linalg.Matmul: _matmul,
-            linalg.BatchedMatmul: _matmul,
             # shapes and views
             shape.View: _linear,
-            shape.Reshape: _linear,
             shape.Expand: _linear,
             shape.Permute: _linear,
             shape.Transpose: _linear,
-            shape.T: _linear,
             shape.Squeeze: _linear,
             shape.Unsqueeze: _linear,
             shape.Contiguous: _linear,
             # indexing
-            indexing.SelectBackward: _linear,
-            indexing.SliceBackward: _linear,
-            indexing.IndexBackward: _linear,
-            indexing.IndexGradient: _linear,
+            indexing.BasicIndex: _linear,
+            indexing.BasicIndexGradient: _linear,
+            indexing.Index: _linear,
             indexing.IndexPut: _index_put,
             inplace.CopySlices: _linear,
             # conversions
