@@ -157,13 +157,17 @@ def _file_mode(path):
 
 
 # ---------------------------------------------------------------- loading
+class _CheckpointError(RuntimeError):
+    """ember.load's own diagnosis (any other failure while decoding means the bytes are damaged)."""
+
+
 class _Reader:
     """Rebuilds the object from JSON nodes, reading each array's bytes once."""
 
-    def __init__(self, archive, source, map_location):
+    def __init__(self, archive, source, relocate):
         self.archive = archive
         self.source = source
-        self.map_location = map_location
+        self.relocate = relocate
         self.tensors = {}
         self.parameter_class = _parameter_class()
 
@@ -204,7 +208,11 @@ class _Reader:
                 tensor = new_tensor(array)
                 if node["requires_grad"]:
                     tensor.requires_grad_(True)
-            tensor = _apply_map_location(tensor, self.map_location)
+            if self.relocate is not None:
+                try:
+                    tensor = self.relocate(tensor, "cpu")
+                except Exception as error:  # noqa: BLE001  (the caller's own error, passed through below)
+                    raise _CallerError(error) from error
             self.tensors[key] = tensor
         return tensor
 
@@ -225,7 +233,7 @@ class _Reader:
         return np.frombuffer(payload, dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="))
 
     def corrupt(self, what):
-        return RuntimeError(f"ember.load: {self.source} is corrupt ({what}); it was not written by a "
+        return _CheckpointError(f"ember.load: {self.source} is corrupt ({what}); it was not written by a "
                             "completed ember.save. Re-create the checkpoint or use a backup copy.")
 
 
@@ -238,16 +246,26 @@ def _parameter_class():
     return Parameter
 
 
-def _apply_map_location(tensor, map_location):
-    if map_location is None:
-        return tensor
+def _relocation(map_location):
+    """The callable form of `map_location`; device names are checked now (ember has only the CPU)."""
     if callable(map_location):
-        result = map_location(tensor, "cpu")
-        return tensor if result is None else result
+        return lambda tensor, location: _first_not_none(map_location(tensor, location), tensor)
     if isinstance(map_location, dict):
         map_location = map_location.get("cpu", "cpu")
     to_device(map_location)
-    return tensor
+    return None
+
+
+def _first_not_none(value, default):
+    return default if value is None else value
+
+
+class _CallerError(Exception):
+    """Carries an exception raised by the caller's `map_location` out of the decoding guard."""
+
+    def __init__(self, error):
+        super().__init__(error)
+        self.error = error
 
 
 def _describe(f):
@@ -285,6 +303,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     Raises RuntimeError, naming the file, when it is truncated, corrupt, or a PyTorch pickle checkpoint.
     """
     source = _describe(f)
+    relocate = _relocation(map_location)
     data = _read_bytes(f)
     if data[:2] != b"PK":
         if data[:1] == b"\x80":
@@ -295,7 +314,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                            "it may be another kind of file or damaged")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as error:
+    except Exception as error:  # noqa: BLE001  (whatever zipfile makes of damaged bytes)
         raise RuntimeError(f"ember.load: {source} is truncated or corrupt ({error}): the end of the archive is "
                            "missing or damaged, so it was not written completely. Re-create the checkpoint "
                            "or use a backup copy.") from None
@@ -308,19 +327,20 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                 return _load_npz(data, source)
             raise RuntimeError(f"ember.load: {source} is a zip archive but not an ember checkpoint "
                                f"(no {_STRUCTURE} inside)")
-        reader = _Reader(archive, source, map_location)
+        reader = _Reader(archive, source, relocate)
         try:
             structure = json.loads(archive.read(_STRUCTURE).decode("utf-8"))
             if not isinstance(structure, dict) or structure.get("format") != _FORMAT:
                 raise reader.corrupt("its header is not an ember.save header")
             if structure.get("version", 0) > _VERSION:
-                raise RuntimeError(f"ember.load: {source} was written by a newer ember (format version "
+                raise _CheckpointError(f"ember.load: {source} was written by a newer ember (format version "
                                    f"{structure['version']}); upgrade ember to read it")
             return reader.decode(structure["root"])
-        except RuntimeError:
+        except _CheckpointError:
             raise
-        except (zipfile.BadZipFile, ValueError, KeyError, TypeError, OSError, EOFError, UnicodeDecodeError,
-                AttributeError, IndexError) as error:
+        except _CallerError as wrapper:
+            raise wrapper.error from None
+        except Exception as error:  # noqa: BLE001  (zipfile, JSON or NumPy rejecting damaged bytes)
             raise reader.corrupt(f"{type(error).__name__}: {error}") from None
 
 
