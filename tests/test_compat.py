@@ -1,0 +1,170 @@
+"""Running PyTorch code unchanged: `python -m ember run script.py` and `ember.compat.install()`."""
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import ember
+import ember.compat as compat
+
+REPO = Path(__file__).resolve().parents[1]
+
+SCRIPT = '''
+import sys
+import torch
+import torch.nn.functional as F
+import torch.optim as optim
+from torch.autograd import Function
+from torch.utils.data import DataLoader, TensorDataset
+from torch.optim.lr_scheduler import StepLR
+
+torch.manual_seed(0)
+print("args", sys.argv[1:], "name", __name__)
+print("is ember", type(torch.tensor(1.0)).__module__.startswith("ember"))
+
+class Square(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return 2 * x * grad
+
+x = torch.linspace(-1, 1, 64).reshape(64, 1)
+y = 3 * x + 0.5
+w = torch.zeros(1, 1, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+opt = optim.SGD([w, b], lr=0.5)
+sched = StepLR(opt, step_size=100)
+loader = DataLoader(TensorDataset(x, y), batch_size=16, shuffle=True)
+for epoch in range(30):
+    for xb, yb in loader:
+        opt.zero_grad()
+        loss = Square.apply(xb @ w + b - yb).mean()
+        loss.backward()
+        opt.step()
+    sched.step()
+print("fit", round(w.item(), 3), round(b.item(), 3))
+try:
+    torch.fft.rfft(x)
+except NotImplementedError as error:
+    print("missing:", error)
+'''
+
+
+def _run_ember(*args, cwd=None):
+    environment = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "ember", *args], capture_output=True, text=True, timeout=120,
+                          env=environment, cwd=cwd)
+
+
+def test_a_pytorch_script_runs_unchanged_through_python_m_ember_run(tmp_path):
+    (tmp_path / "train.py").write_text(SCRIPT)
+    result = _run_ember("run", str(tmp_path / "train.py"), "--flag", "value")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "args ['--flag', 'value'] name __main__"
+    assert lines[1] == "is ember True"
+    assert lines[2] == "fit 3.0 0.5"
+    assert lines[3] == "missing: torch.fft.rfft is not implemented in ember"
+
+
+def test_the_same_script_runs_on_real_torch(tmp_path, torch):
+    """The script really is PyTorch code: plain python with torch installed gives the same fit."""
+    (tmp_path / "train.py").write_text(SCRIPT)
+    result = subprocess.run([sys.executable, str(tmp_path / "train.py")], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "fit 3.0 0.5" in result.stdout and "is ember False" in result.stdout
+
+
+def test_script_errors_exit_nonzero_with_the_traceback(tmp_path):
+    (tmp_path / "bad.py").write_text("import torch\ntorch.compile(None)\n")
+    result = _run_ember("run", str(tmp_path / "bad.py"))
+    assert result.returncode == 1
+    assert "NotImplementedInEmber: torch.compile is not implemented in ember" in result.stderr
+
+
+def test_run_module_and_script_directory_on_path(tmp_path):
+    (tmp_path / "helper.py").write_text("import torch\nVALUE = torch.ones(2).sum().item()\n")
+    (tmp_path / "main.py").write_text("from helper import VALUE\nprint('value', VALUE)\n")
+    assert _run_ember("run", str(tmp_path / "main.py")).stdout.strip() == "value 2.0"
+    result = _run_ember("run", "-m", "main", cwd=tmp_path)
+    assert result.stdout.strip() == "value 2.0", result.stderr
+
+
+def test_usage_and_missing_script(tmp_path):
+    result = _run_ember("run")
+    assert result.returncode == 2 and "usage" in result.stderr
+    result = _run_ember("run", str(tmp_path / "nope.py"))
+    assert result.returncode != 0 and "no such file" in result.stderr
+
+
+def test_demo_runs_the_book_examples():
+    result = _run_ember()
+    assert result.returncode == 0, result.stderr
+    assert "MultiplyAddBackward" in result.stdout
+    assert "gradcheck(Sigmoid.apply, (x,)) = True" in result.stdout
+    assert "d2y/dx2 = tensor([2.])" in result.stdout
+
+
+@pytest.fixture
+def fake_torch():
+    torch = compat.install()
+    yield torch
+    compat.uninstall()
+
+
+def test_install_maps_torch_modules_to_ember(fake_torch):
+    import torch
+    import torch.nn.functional as F  # noqa: F401
+    import torch.optim.lr_scheduler
+    from torch.utils.data import DataLoader
+    from torch.autograd import grad
+
+    assert torch is fake_torch and torch.Tensor is ember.Tensor
+    assert DataLoader is ember.utils.data.DataLoader and grad is ember.autograd.grad
+    assert torch.optim.lr_scheduler.StepLR is ember.optim.lr_scheduler.StepLR
+    assert torch.optim.SGD is ember.optim.SGD and torch.save is ember.save
+    assert torch.utils.data.dataloader.default_collate is ember.utils.data.default_collate
+    assert torch.nn.functional.__name__ == "torch.nn.functional"
+
+
+@pytest.mark.parametrize("statement, name", [
+    ("torch.fft.rfft", "torch.fft.rfft"),
+    ("torch.compile", "torch.compile"),
+    ("torch.nn.NotALayer", "torch.nn.NotALayer"),
+    ("from torch.fft import rfft", "torch.fft.rfft"),
+    ("from torch import not_a_function", "torch.not_a_function"),
+    ("import torch.no_such_module", "torch.no_such_module"),
+    ("import torch.distributions.normal", "torch.distributions.normal"),
+])
+def test_missing_apis_raise_not_implemented_naming_them(fake_torch, statement, name):
+    import torch  # noqa: F401
+    with pytest.raises(NotImplementedError, match=f"^{name} is not implemented in ember$"):
+        exec(statement)
+
+
+def test_missing_apis_still_behave_for_hasattr_and_import_error(fake_torch):
+    import torch
+    assert not hasattr(torch, "compile") and getattr(torch, "compile", "fallback") == "fallback"
+    assert hasattr(torch, "fft")  # a PyTorch module ember lacks: present, its functions are not
+    with pytest.raises(ImportError):
+        import torch.no_such_module  # noqa: F401
+    with pytest.raises(AttributeError):
+        torch.__no_such_dunder__
+
+
+def test_uninstall_restores_real_torch(torch):
+    real = sys.modules["torch"]
+    compat.install()
+    import torch as fake
+    assert fake is not real and compat.is_installed()
+    compat.uninstall()
+    import torch as again
+    assert again is real and not compat.is_installed()
