@@ -306,11 +306,12 @@ def _jacobian_forward_mode(func, inputs, strict, vectorize):
                 tangent = pair.tangent
                 data = np.zeros_like(pair.primal._data) if tangent is None else tangent._data
                 columns[output_index][input_index].append(data)
-    jacobians = tuple(
-        tuple(new_tensor(np.moveaxis(np.stack(cols), 0, -1).reshape(out.shape + inp.shape)
-                         if cols else np.zeros(out.shape + inp.shape, dtype=out._data.dtype))
-              for cols, inp in zip(per_output, inputs))
-        for per_output, out in zip(columns, outputs))
+    # Lists, not tuples: PyTorch's forward-mode jacobian returns lists of lists.
+    jacobians = [
+        [new_tensor(np.moveaxis(np.stack(cols), 0, -1).reshape(out.shape + inp.shape)
+                    if cols else np.zeros(out.shape + inp.shape, dtype=out._data.dtype))
+         for cols, inp in zip(per_output, inputs)]
+        for per_output, out in zip(columns, outputs)]
     return _tuple_postprocess(jacobians, (is_outputs_tuple, is_inputs_tuple))
 
 
