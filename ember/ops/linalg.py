@@ -516,11 +516,11 @@ def _parse_einsum(equation, shapes):
     raw_terms = left.split(",")
     if len(raw_terms) != len(shapes):
         more = "more" if len(shapes) > len(raw_terms) else "fewer"
-        raise ValueError(f"einsum(): {more} operands were provided than specified in the equation "
+        raise RuntimeError(f"einsum(): {more} operands were provided than specified in the equation "
                          f"{equation!r} ({len(shapes)} operands, {len(raw_terms)} subscript terms)")
     for character in equation.replace("...", "").replace(",", "").replace("->", ""):
         if character not in _EINSUM_LABELS:
-            raise ValueError(f"einsum(): invalid subscript given at index {equation.index(character)} in the "
+            raise RuntimeError(f"einsum(): invalid subscript given at index {equation.index(character)} in the "
                              f"equation string {equation!r}, subscripts must be in [a-zA-Z]")
     unused = [label for label in _EINSUM_LABELS if label not in equation]
     ellipsis_ndim = 0
@@ -549,10 +549,10 @@ def _parse_einsum(equation, shapes):
         output = right.replace("...", ellipsis_labels)
         for label in output:
             if label not in sizes:
-                raise ValueError(f"einsum(): output subscript {label} does not appear in the equation for any input "
+                raise RuntimeError(f"einsum(): output subscript {label} does not appear in the equation for any input "
                                  "operand")
             if output.count(label) > 1:
-                raise ValueError(f"einsum(): output subscript {label} appears more than once in the output")
+                raise RuntimeError(f"einsum(): output subscript {label} appears more than once in the output")
     else:
         counts = collections.Counter("".join(terms))
         output = ellipsis_labels + "".join(sorted(label for label in counts
@@ -570,7 +570,7 @@ def einsum(equation, *operands):
     if not isinstance(equation, str):
         raise TypeError(f"einsum(): argument 'equation' must be str, not {type(equation).__name__}")
     if not operands:
-        raise ValueError("einsum(): must provide at least one operand")
+        raise RuntimeError("einsum(): must provide at least one operand")
     _check_products("einsum", *operands)
     spec = _parse_einsum(equation, [operand._data.shape for operand in operands])
     return Einsum.apply(spec, *operands)
@@ -698,7 +698,9 @@ def block_diag(*tensors):
         if value._data.ndim > 2:
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {position} "
                                f"has {value._data.ndim} dimensions")
-    result_dtype = _dtype.float32 if not tensors else tensors[0].dtype
+    if not tensors:
+        return _constant(np.zeros((1, 0), dtype=_dtype.get_default_dtype().numpy_dtype))  # PyTorch's shape
+    result_dtype = tensors[0].dtype
     for value in tensors[1:]:
         result_dtype = _dtype.promote_types(result_dtype, value.dtype)
     return BlockDiag.apply(result_dtype.numpy_dtype, *tensors)
@@ -1095,12 +1097,13 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
 
 def svd(input, some=True, compute_uv=True, *, out=None):
     """`torch.svd`: U, S, V (V, not Vh) with input = U diag(S) V^T; reduced unless some=False.
-    With compute_uv=False, U and V are zero-filled, as in PyTorch."""
+    With compute_uv=False, U (m x m) and V (n x n) are zero-filled, as in PyTorch."""
     _check_matrix_input(input, "svd", square=False)
     u, s, vh = Svd.apply(input, not some)
     if not compute_uv:
-        return SvdResult(_constant(np.zeros(u.shape, dtype=u._data.dtype)), s,
-                         _constant(np.zeros(vh.mT.shape, dtype=vh._data.dtype)))
+        rows, columns = input._data.shape[-2:]
+        return SvdResult(_constant(np.zeros(input._data.shape[:-1] + (rows,), dtype=u._data.dtype)), s,
+                         _constant(np.zeros(input._data.shape[:-2] + (columns, columns), dtype=u._data.dtype)))
     return SvdResult(u, s, vh.mT)
 
 
