@@ -42,7 +42,7 @@ def erfc(x):
 
 
 def erfinv(x):
-    return _computed(x, "erfinv", numpy_erfinv)
+    return np.copysign(_computed(x, "erfinv", numpy_erfinv), x)  # SciPy loses the sign of -0.0
 
 
 def _erf_series(x):

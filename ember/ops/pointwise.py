@@ -796,6 +796,8 @@ class Logaddexp2(_BinaryFunction):
 
 def _xlogy_array(a, b):
     """a * log(b), defined as 0 where a == 0 (unless b is NaN)."""
+    # A Python number must not reach np.log, which would make it a float64 array and promote the result.
+    a, b = (a, np.asarray(b, dtype=a.dtype)) if isinstance(a, np.ndarray) else (np.asarray(a, dtype=b.dtype), b)
     with np.errstate(divide="ignore", invalid="ignore"):
         product = a * np.log(b)
     return np.where((a == 0) & ~np.isnan(b), 0, product).astype(product.dtype, copy=False)
@@ -807,7 +809,8 @@ class Xlogy(_BinaryFunction):
 
     @staticmethod
     def gradients(grad, a, b, result, needs_a, needs_b):
-        grad_a = grad * xlogy(a != 0, b) if needs_a else None
+        # log(b), except 0 where a == 0 and b <= 0 (there the limit is taken along a = 0), as PyTorch.
+        grad_a = grad * xlogy((a != 0) | (b > 0), b) if needs_a else None
         grad_b = grad * a / b if needs_b else None
         return grad_a, grad_b
 
