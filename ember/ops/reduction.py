@@ -24,7 +24,7 @@ from .pointwise import sign
 from .shape import movedim
 
 __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "std", "var", "std_mean", "var_mean", "max", "min",
-           "amax", "amin", "aminmax", "argmax", "argmin", "norm", "logsumexp", "cumsum", "cumprod", "median",
+           "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "cumsum", "cumprod", "median",
            "nanmedian", "mode", "kthvalue", "topk", "sort", "argsort", "msort", "all", "any",
            "count_nonzero"]
 
@@ -584,6 +584,8 @@ def _mode_indices(array, dim):
     positions = np.arange(size)
     starts = np.ones(ordered.shape, dtype=bool)
     starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
+    if array.dtype.kind in "fc":  # NaNs (sorted last) form one run, as in PyTorch
+        starts[..., 1:] &= ~(np.isnan(ordered[..., 1:]) & np.isnan(ordered[..., :-1]))
     run_start = np.maximum.accumulate(np.where(starts, positions, 0), axis=-1)
     ends = np.ones(ordered.shape, dtype=bool)
     ends[..., :-1] = starts[..., 1:]
@@ -592,9 +594,9 @@ def _mode_indices(array, dim):
     value = np.take_along_axis(ordered, best[..., None], axis=-1)
     moved = np.moveaxis(array, dim, -1)
     matches = moved == value
-    if array.dtype.kind in "fc":
-        matches |= np.isnan(moved) & np.isnan(value)
     last = size - 1 - np.argmax(np.flip(matches, -1), axis=-1)
+    if array.dtype.kind in "fc":  # a NaN mode: PyTorch reports its first NaN
+        last = np.where(np.isnan(value[..., 0]), np.argmax(np.isnan(moved), axis=-1), last)
     return np.expand_dims(last, dim)
 
 
@@ -834,7 +836,8 @@ def _amax_or_amin(function, reducer, op_name, input, dim, keepdim):
     _check_tensor(input, op_name)
     dims = _reduction_dims(input, dim, op_name)
     if input._data.size == 0 and dim in (None, (), []):
-        raise IndexError(f"{op_name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        raise RuntimeError(f"{op_name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
     _check_nonempty_dims(input, dims, op_name)
     return function.apply(input, dims, keepdim, reducer)
 
@@ -880,15 +883,21 @@ def _arg_extremum(function, op_name, input, dim, keepdim):
     return new_tensor(np.asarray(result, dtype=np.int64))
 
 
-# ---------------------------------------------------------------- norm, logsumexp
+# ---------------------------------------------------------------- the norm primitive, logsumexp
 class LinalgVectorNorm(Function):
-    """The p-norm over dims; backward as PyTorch's norm_backward (0 where the norm is 0)."""
+    """The p-norm over dims, the primitive behind `norm` and `linalg.vector_norm` (ops/linalg.py);
+    backward as PyTorch's norm_backward (0 where the norm is 0)."""
 
     _array_forward = True
     _node_name = "LinalgVectorNormBackward0"
 
     @staticmethod
     def forward(ctx, a, ord, dims, keepdim):
+        if ord in (float("inf"), float("-inf")) and builtins.any(a.shape[d] == 0 for d in dims):
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
+                               "operation does not have an identity")
+        if a.ndim == 0:
+            dims = ()  # dim 0 / -1 of a 0-d tensor: nothing to reduce
         ctx.ord, ctx.input_shape, ctx.dims, ctx.keepdim = ord, a.shape, dims, keepdim
         absolute = np.abs(a)
         if ord == 2:
@@ -912,8 +921,8 @@ class LinalgVectorNorm(Function):
     def backward(ctx, grad):
         x, result = ctx.saved_tensors
         p, shape, dims, keepdim = ctx.ord, ctx.input_shape, ctx.dims, ctx.keepdim
-        if p == 0:
-            return new_tensor(np.zeros(shape, dtype=x._data.dtype)), None, None, None
+        if p == 0:  # piecewise constant: PyTorch returns no gradient at all
+            return None, None, None, None
         grad = _restore_dims(grad, shape, dims, keepdim)
         norm = _restore_dims(result, shape, dims, keepdim)
         if p == 1:
@@ -934,32 +943,6 @@ class LinalgVectorNorm(Function):
         if p < 1:
             return scaled * grad * norm ** (1 - p), None, None, None
         return scaled * where(norm_is_zero, 0.0, grad / norm_safe ** (p - 1)), None, None, None
-
-
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """The vector p-norm over `dim` (all elements by default): p is a number, inf, -inf or 'fro'.
-
-    'fro' is the 2-norm of the elements. The nuclear norm ('nuc') is not available in ember.
-    """
-    _check_tensor(input, "norm")
-    if dtype is not None:
-        input = input.to(dtype)
-    if input._data.dtype.kind not in "fc":
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-                           f"{_dtype_name(input)}")
-    if isinstance(p, str):
-        if p != "fro":
-            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported."
-                               + (" ember has no nuclear norm; use the sum of the singular values" if p == "nuc"
-                                  else ""))
-        p = 2
-    if p is None:
-        p = 2
-    dims = _reduction_dims(input, dim, "norm")
-    if builtins.abs(float(p)) == float("inf") and builtins.any(input._data.shape[d] == 0 for d in dims):
-        raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
-                           "operation does not have an identity")
-    return LinalgVectorNorm.apply(input, float(p), dims, keepdim)
 
 
 class Logsumexp(Function):
