@@ -330,6 +330,13 @@ class Tensor:
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if any(isinstance(item, Tensor) and item._requires_grad for item in inputs):
+            # `np.float32(2) * x` and `np.exp(x)` stay in the graph through the ember op (as in PyTorch);
+            # other NumPy functions cannot record, so they raise rather than drop the gradient.
+            op_name = _UFUNC_OPS.get(ufunc.__name__)
+            if method == "__call__" and not kwargs and op_name is not None:
+                operands = [item.item() if isinstance(item, np.generic) else
+                            new_tensor(item) if isinstance(item, np.ndarray) else item for item in inputs]
+                return getattr(_ops, op_name)(*operands)
             raise RuntimeError(
                 f"NumPy's {ufunc.__name__} was applied to a Tensor that requires grad; NumPy cannot record "
                 f"it, so the gradient would be lost. Use the ember op (e.g. ember.{ufunc.__name__}) or "
@@ -654,6 +661,13 @@ class Tensor:
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(_ops.TENSOR_METHODS))
+
+
+# NumPy ufuncs with an ember op of the same meaning (used when a tensor that requires grad meets one).
+_UFUNC_OPS = {"add": "add", "subtract": "sub", "multiply": "mul", "true_divide": "div", "divide": "div",
+              "power": "pow", "negative": "neg", "exp": "exp", "log": "log", "sin": "sin", "cos": "cos",
+              "tanh": "tanh", "sqrt": "sqrt", "absolute": "abs", "square": "square", "maximum": "maximum",
+              "minimum": "minimum"}
 
 
 def _rebuild_tensor(data, requires_grad):

@@ -50,7 +50,10 @@ class Mul(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        # Save only what the wanted gradients use (as PyTorch), so `y.add_(y * 2)`-style in-place
+        # changes of an input that needs no gradient do not invalidate this node.
+        needs_a, needs_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if needs_b else None, b if needs_a else None)
         return a * b
 
     @staticmethod
@@ -66,7 +69,7 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
         return a / b
 
     @staticmethod

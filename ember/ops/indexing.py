@@ -96,16 +96,16 @@ def parse_index(shape, index):
     is None or the tuple of integer/bool arrays (and full slices) to apply to that view; `name` is the
     grad_fn name PyTorch gives the view (the last operation that changed it).
     """
+    if type(index) is list and _list_is_tuple(index):
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated (as in PyTorch); "
+                      "use x[tuple(seq)] instead of x[seq].", UserWarning, stacklevel=4)
+        index = tuple(index)
     single = type(index) is not tuple
     items = [_index_item(item) for item in ((index,) if single else index)]
-    consumed, ellipses = 0, 0
+    consumed = 0
     for item in items:
-        if item is Ellipsis:
-            ellipses += 1
-        elif item is not None:
+        if item is not None and item is not Ellipsis:
             consumed += item.ndim if isinstance(item, np.ndarray) and item.dtype.kind == "b" else 1
-    if ellipses > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > len(shape):
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
 
@@ -116,8 +116,8 @@ def parse_index(shape, index):
             basic.append(None)
             advanced.append(_FULL)
             name = "UnsqueezeBackward0"
-        elif item is Ellipsis:
-            count = len(shape) - consumed
+        elif item is Ellipsis:  # as in PyTorch, only the first Ellipsis stands for any dims
+            count, consumed = len(shape) - consumed, len(shape)
             basic.extend([_FULL] * count)
             advanced.extend([_FULL] * count)
             dim += count
@@ -138,8 +138,9 @@ def parse_index(shape, index):
         elif item.dtype.kind == "b":
             has_advanced = True
             if item.ndim and item.shape != tuple(shape[dim:dim + item.ndim]):
-                raise IndexError(f"The shape of the mask {list(item.shape)} at index {dim} does not match the "
-                                 f"shape of the indexed tensor {list(shape)} at index {dim}")
+                bad = dim + next(i for i, size in enumerate(item.shape) if size != shape[dim + i])
+                raise IndexError(f"The shape of the mask {list(item.shape)} at index {bad} does not match the "
+                                 f"shape of the indexed tensor {list(shape)} at index {bad}")
             basic.extend([_FULL] * item.ndim)
             advanced.append(item)
             dim += item.ndim
@@ -151,6 +152,14 @@ def parse_index(shape, index):
             dim += 1
     basic.append(Ellipsis)  # keeps an all-int index a 0-d view instead of a NumPy scalar copy
     return tuple(basic), tuple(advanced) if has_advanced else None, name or "AliasBackward0"
+
+
+def _list_is_tuple(index):
+    """PyTorch's (and old NumPy's) rule: a short list holding tensors, sequences, slices, None or
+    Ellipsis is a tuple of indices, so `x[[[0, 1], [2, 2]]]` is `x[[0, 1], [2, 2]]`."""
+    return len(index) < 32 and any(
+        isinstance(item, (Tensor, list, tuple, slice, np.ndarray)) or item is None or item is Ellipsis
+        for item in index)
 
 
 def _is_identity(basic):
@@ -706,8 +715,7 @@ def _gather_index(input, dim, index, op_name):
     run over index's own extent (which may be smaller than input's)."""
     ndim = input._data.ndim
     dim = normalize_dim(dim, ndim, op_name)
-    array = _index_of(index, op_name, (np.int64, np.int32) if op_name == "gather" else (np.int64,),
-                      "int64")
+    array = _index_of(index, op_name, (np.int64, np.int32), "int64")
     if max(array.ndim, 1) != max(ndim, 1):
         name = "input" if op_name == "gather" else "self"
         raise RuntimeError(f"Index tensor must have the same number of dimensions as {name} tensor ({op_name}: "
@@ -963,6 +971,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 
     Difference from PyTorch: the 'prod' gradient assumes no zeros among the reduced values.
     """
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # spellings PyTorch also accepts
     if reduce not in _REDUCE_IDENTITY:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     dim, full_index = _gather_index(input, dim, index, "scatter_reduce")
@@ -1034,7 +1043,7 @@ def put(input, index, source, accumulate=False):
     if source._data.dtype != input._data.dtype:
         raise RuntimeError(f"put_(): self ({input.dtype}) and source ({source.dtype}) must have the same scalar type")
     if source._data.size != array.size:
-        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
                            f"source.numel() = {source._data.size}, index.numel() = {array.size}")
     return Put.apply(input, array, source, bool(accumulate))
 
@@ -1042,7 +1051,7 @@ def put(input, index, source, accumulate=False):
 def take_along_dim(input, indices, dim=None):
     """`gather` after broadcasting `input` and `indices` in every dim but `dim` (flat when dim is None)."""
     if dim is None:
-        return take(input.reshape(-1), indices.reshape(-1))
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
     ndim = input._data.ndim
     dim = normalize_dim(dim, ndim, "take_along_dim")
     if indices._data.ndim != ndim:

@@ -620,7 +620,6 @@ def meshgrid(*tensors, indexing=None):
         grids.append(vector.view(view_shape).expand(shape))
     if swap:
         grids[0], grids[1] = grids[1], grids[0]
-        grids = [grid.transpose(0, 1) for grid in grids]
     return tuple(grids)
 
 
