@@ -11,7 +11,14 @@ from .sparse import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .flatten import *  # noqa: F401,F403
-from . import container, linear, conv, pooling, activation, normalization, dropout, sparse, rnn, loss, flatten
+from .padding import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
+from . import container, linear, conv, pooling, activation, normalization, dropout, sparse, rnn, loss, flatten, \
+    padding, pixelshuffle, upsampling, distance, fold
 
 __all__ = ["Module"] + [name for family in (container, linear, conv, pooling, activation, normalization, dropout,
-                                            sparse, rnn, loss, flatten) for name in family.__all__]
+                                            sparse, rnn, loss, flatten, padding, pixelshuffle, upsampling,
+                                            distance, fold) for name in family.__all__]
