@@ -822,12 +822,45 @@ class BackwardHookFunction(Function):
 
     @staticmethod
     def forward(ctx, *tensors):
-        ctx.mark_non_differentiable(*[tensor for tensor in tensors if not tensor.requires_grad])
         return tensors
 
     @staticmethod
     def backward(ctx, *grads):
         return grads
+
+
+class _HookedTensors:
+    """The tensors among a module's inputs (or outputs), of which those requiring grad go through one
+    BackwardHookFunction node. Converts between the node's gradients (one per tensor requiring grad)
+    and what the hooks see (one per tensor, zeros where there is no gradient, as in PyTorch)."""
+
+    def __init__(self, values):
+        self.is_tuple = isinstance(values, tuple)
+        self.values = list(values) if self.is_tuple else [values]
+        tensors = [i for i, value in enumerate(self.values) if isinstance(value, Tensor)]
+        self.meta = [(self.values[i].shape, self.values[i].dtype) for i in tensors]
+        recording = grad_mode.is_grad_enabled()
+        self.hooked = [k for k, i in enumerate(tensors) if recording and self.values[i].requires_grad]
+        self.node = None
+        if self.hooked:
+            wrapped = BackwardHookFunction.apply(*[self.values[tensors[k]] for k in self.hooked])
+            for k, tensor in zip(self.hooked, wrapped):
+                self.values[tensors[k]] = tensor
+            self.node = wrapped[0].grad_fn
+
+    @property
+    def result(self):
+        return tuple(self.values) if self.is_tuple else self.values[0]
+
+    def all_grads(self, node_grads):
+        grads = [None] * len(self.meta)
+        for k, grad in zip(self.hooked, node_grads):
+            grads[k] = grad
+        return tuple(creation.zeros(shape, dtype=dtype) if grad is None else grad
+                     for grad, (shape, dtype) in zip(grads, self.meta))
+
+    def node_grads(self, all_grads):
+        return tuple(all_grads[k] for k in self.hooked)
 
 
 class _BackwardHook:
@@ -839,54 +872,36 @@ class _BackwardHook:
         self.hooks = hooks
         self.pre_hooks = pre_hooks
         self.grad_outputs = None
-        self.n_inputs = 0
-        self.input_node = None
-
-    def _wrap(self, values):
-        """Pass the tensors among `values` through one BackwardHookFunction; returns (new values, node)."""
-        is_tuple = isinstance(values, tuple)
-        values = list(values) if is_tuple else [values]
-        positions = [i for i, value in enumerate(values) if isinstance(value, Tensor)]
-        if not positions or not grad_mode.is_grad_enabled() or \
-                not any(values[i].requires_grad for i in positions):
-            return (tuple(values) if is_tuple else values[0]), None, len(positions)
-        wrapped = BackwardHookFunction.apply(*[values[i] for i in positions])
-        node = None
-        for i, tensor in zip(positions, wrapped):
-            values[i] = tensor
-            node = node or tensor.grad_fn
-        node._hook_meta = [(values[i].shape, values[i].dtype) for i in positions]
-        return (tuple(values) if is_tuple else values[0]), node, len(positions)
+        self.inputs = None
 
     def setup_input_hook(self, args):
-        args, node, self.n_inputs = self._wrap(args)
-        self.input_node = node
-        if node is not None and self.hooks:
-            node.register_prehook(functools.partial(self._input_gradients_ready, node._hook_meta))
-        return args
+        self.inputs = _HookedTensors(args)
+        if self.inputs.node is not None and self.hooks:
+            self.inputs.node.register_prehook(self._input_gradients_ready)
+        return self.inputs.result
 
     def setup_output_hook(self, result):
-        result, node, _ = self._wrap(result)
-        if node is not None:
-            node.register_prehook(functools.partial(self._output_gradients_ready, node._hook_meta))
-        return result
+        outputs = _HookedTensors(result)
+        if outputs.node is not None:
+            outputs.node.register_prehook(functools.partial(self._output_gradients_ready, outputs))
+        return outputs.result
 
-    def _output_gradients_ready(self, meta, grad_outputs):
-        grad_outputs = _materialize(grad_outputs, meta)
+    def _output_gradients_ready(self, outputs, node_grads):
+        grad_outputs = outputs.all_grads(node_grads)
         for hook in self.pre_hooks:
             new_grads = hook(self.module, grad_outputs)
             if new_grads is not None:
                 grad_outputs = new_grads if isinstance(new_grads, tuple) else (new_grads,)
         self.grad_outputs = grad_outputs
-        if self.input_node is None:  # no input needs a gradient: the hooks see None for grad_input
+        if self.inputs.node is None:  # no input needs a gradient: the hooks see None for grad_input
             for hook in self.hooks:
-                if hook(self.module, (None,) * self.n_inputs, self.grad_outputs) is not None:
+                if hook(self.module, (None,) * len(self.inputs.meta), self.grad_outputs) is not None:
                     raise RuntimeError("Backward hook for Modules where no input requires gradient should always "
                                        "return None or None for all gradients.")
-        return grad_outputs
+        return outputs.node_grads(grad_outputs)
 
-    def _input_gradients_ready(self, meta, grad_inputs):
-        grad_inputs = _materialize(grad_inputs, meta)
+    def _input_gradients_ready(self, node_grads):
+        grad_inputs = self.inputs.all_grads(node_grads)
         for hook in self.hooks:
             new_grads = hook(self.module, grad_inputs, self.grad_outputs)
             if new_grads is not None:
@@ -895,10 +910,4 @@ class _BackwardHook:
                     raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got "
                                        f"{len(new_grads)}, but expected {len(grad_inputs)}")
                 grad_inputs = new_grads
-        return grad_inputs
-
-
-def _materialize(grads, meta):
-    """Zeros for the tensors that got no gradient, as PyTorch's hooks see them."""
-    return tuple(creation.zeros(shape, dtype=dtype) if grad is None else grad
-                 for grad, (shape, dtype) in zip(grads, meta))
+        return self.inputs.node_grads(grad_inputs)
