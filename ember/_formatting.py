@@ -1,9 +1,23 @@
-"""`repr(tensor)` as PyTorch prints it: `tensor([1.5000, 2.0000], grad_fn=<MulBackward0>)`."""
+"""`repr(tensor)` exactly as PyTorch prints it: `tensor([1.5000, 2.0000], grad_fn=<MulBackward0>)`.
+
+The rules are PyTorch's `torch/_tensor_str.py`, restated on NumPy arrays:
+
+* one formatter per tensor (two for complex: real and imaginary parts) decides, from the nonzero
+  finite values, between integer mode (`1.`), fixed point (`1.5000`) and scientific notation
+  (`1.5000e+05`, when max/min > 1000, max > 1e8 or min < 1e-4), and pads every element to one width;
+* tensors with more than `threshold` elements are summarized: `edgeitems` rows/elements at each end
+  of every dim with `...` between; the formatter then only sees those elements;
+* 1-d rows wrap at `linewidth`; suffixes (`dtype=`, `size=`, `grad_fn=`, `requires_grad=True`) go
+  on the last line while it fits, else on a new line under the first bracket.
+"""
+import contextlib
+import math
+
 import numpy as np
 
 from . import _dtype
 
-__all__ = ["tensor_repr", "set_printoptions"]
+__all__ = ["tensor_repr", "set_printoptions", "get_printoptions", "printoptions"]
 
 
 class _PrintOptions:
@@ -16,16 +30,30 @@ class _PrintOptions:
 
 options = _PrintOptions()
 
+_PROFILES = {
+    "default": dict(precision=4, threshold=1000, edgeitems=3, linewidth=80),
+    "short": dict(precision=2, threshold=1000, edgeitems=2, linewidth=80),
+    "full": dict(precision=4, threshold=math.inf, edgeitems=3, linewidth=80),
+}
+
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
                      sci_mode=None):
-    """Set how tensors print, as `torch.set_printoptions`."""
-    if profile == "default":
-        options.precision, options.threshold, options.edgeitems, options.linewidth = 4, 1000, 3, 80
-    elif profile == "short":
-        options.precision, options.threshold, options.edgeitems, options.linewidth = 2, 1000, 2, 80
-    elif profile == "full":
-        options.precision, options.threshold, options.edgeitems, options.linewidth = 4, float("inf"), 3, 80
+    """Set how tensors print, as `torch.set_printoptions`.
+
+    `profile` ('default', 'short' or 'full') sets the first four first; explicit arguments override it.
+    `sci_mode` is always set (None lets each tensor choose), as in PyTorch.
+
+    Example::
+
+        >>> ember.set_printoptions(precision=2)
+        >>> ember.tensor([1.12345])
+        tensor([1.12])
+        >>> ember.set_printoptions(profile="default")
+    """
+    if profile is not None:
+        for name, value in _PROFILES[profile].items():
+            setattr(options, name, value)
     for name, value in (("precision", precision), ("threshold", threshold), ("edgeitems", edgeitems),
                         ("linewidth", linewidth)):
         if value is not None:
@@ -33,129 +61,185 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     options.sci_mode = sci_mode
 
 
-def _float_formatter(values):
-    finite = values[np.isfinite(values)].astype(np.float64)
-    nonzero = np.abs(finite[finite != 0])
-    precision = options.precision
-    if nonzero.size == 0:
-        return lambda value: _special(value) or "0."
-    low, high = nonzero.min(), nonzero.max()
-    integral = np.all(np.ceil(finite) == finite)
-    if integral:
-        sci = high / low > 1000.0 or high > 1e8
-        if options.sci_mode is not None:
-            sci = options.sci_mode
-        if sci:
-            return lambda value: _special(value) or f"{value:.{precision}e}"
-        return lambda value: _special(value) or f"{value:.0f}."
-    sci = high / low > 1000.0 or high > 1e8 or low < 1e-4
-    if options.sci_mode is not None:
-        sci = options.sci_mode
-    if sci:
-        return lambda value: _special(value) or f"{value:.{precision}e}"
-    return lambda value: _special(value) or f"{value:.{precision}f}"
+def get_printoptions():
+    """The current print options as a dict that `set_printoptions(**options)` accepts."""
+    return {name: getattr(options, name) for name in ("precision", "threshold", "edgeitems", "linewidth",
+                                                      "sci_mode")}
 
 
-def _special(value):
-    if np.isnan(value):
-        return "nan"
-    if np.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return None
+@contextlib.contextmanager
+def printoptions(**kwargs):
+    """Change print options inside a `with` block only."""
+    previous = get_printoptions()
+    set_printoptions(**kwargs)
+    try:
+        yield
+    finally:
+        set_printoptions(**previous)
 
 
-def _element_formatter(array):
-    kind = array.dtype.kind
-    if kind == "b":
-        return lambda value: "True" if value else "False"
-    if kind in "iu":
-        return lambda value: str(int(value))
-    if kind == "c":
-        real, imag = _float_formatter(array.real.ravel()), _float_formatter(array.imag.ravel())
-        return lambda value: f"{real(value.real)}{'+' if value.imag >= 0 else '-'}{imag(abs(value.imag))}j"
-    return _float_formatter(array.ravel())
+# ---------------------------------------------------------------- element formatting
+class _Formatter:
+    """How every element of one tensor (or one part of a complex tensor) is written, and its width."""
 
-
-def _summarized_values(array, summarize):
-    if not summarize or array.ndim == 0:
-        return array.ravel()
-    edge = options.edgeitems
-    parts = []
-
-    def collect(sub):
-        if sub.ndim == 0:
-            parts.append(sub.reshape(1))
+    def __init__(self, values):
+        self.floating = values.dtype.kind == "f"
+        self.int_mode = True
+        self.sci_mode = False
+        self.width = 1
+        flat = values.reshape(-1)
+        if not self.floating:
+            if flat.size:
+                self.width = max(len(text) for text in map(_plain, flat.tolist()))
             return
-        if sub.shape[0] > 2 * edge:
-            for item in list(sub[:edge]) + list(sub[-edge:]):
-                collect(np.asarray(item))
+        nonzero = flat[np.isfinite(flat) & (flat != 0)].astype(np.float64)
+        if nonzero.size == 0:
+            return
+        magnitudes = np.abs(nonzero)
+        smallest, largest = magnitudes.min(), magnitudes.max()
+        self.int_mode = bool(np.all(np.ceil(nonzero) == nonzero))
+        if options.sci_mode is None:
+            self.sci_mode = bool(largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4)
         else:
-            for item in sub:
-                collect(np.asarray(item))
-    collect(array)
-    return np.concatenate(parts) if parts else array.ravel()
-
-
-def _format_array(array, indent, summarize):
-    formatter = _element_formatter(array)
-    values = _summarized_values(array, summarize)
-    width = max((len(formatter(value)) for value in values), default=1)
-
-    def element(value):
-        return formatter(value).rjust(width)
-
-    def block(sub, level):
-        if sub.ndim == 0:
-            return element(sub.item() if sub.dtype.kind != "b" else bool(sub))
-        edge = options.edgeitems
-        count = sub.shape[0]
-        if summarize and count > 2 * edge:
-            items = [block(sub[i], level + 1) for i in range(edge)] + ["..."] + \
-                    [block(sub[i], level + 1) for i in range(count - edge, count)]
+            self.sci_mode = options.sci_mode
+        precision = options.precision
+        if self.sci_mode:
+            texts = (f"{value:.{precision}e}" for value in nonzero.tolist())
+        elif self.int_mode:
+            texts = (f"{value:.0f}." for value in nonzero.tolist())
         else:
-            items = [block(sub[i], level + 1) for i in range(count)]
-        if sub.ndim == 1:
-            return "[" + _wrap_line(items, indent + level + 1) + "]"
-        separator = "," + "\n" * (sub.ndim - 1) + " " * (indent + level + 1)
-        return "[" + separator.join(items) + "]"
+            texts = (f"{value:.{precision}f}" for value in nonzero.tolist())
+        self.width = max(self.width, max(len(text) for text in texts))
 
-    return block(array, 0)
-
-
-def _wrap_line(items, indent):
-    line_width = options.linewidth - indent
-    lines, current = [], ""
-    for index, item in enumerate(items):
-        piece = item + ("," if index < len(items) - 1 else "")
-        if current and len(current) + 1 + len(piece) > line_width:
-            lines.append(current)
-            current = piece
+    def format(self, value):
+        if not self.floating:
+            text = _plain(value)
+        elif self.sci_mode:
+            text = f"{value:{self.width}.{options.precision}e}"
+        elif self.int_mode:
+            text = f"{value:.0f}"
+            if not (math.isinf(value) or math.isnan(value)):
+                text += "."
         else:
-            current = piece if not current else current + " " + piece
-    lines.append(current)
-    return ("\n" + " " * indent).join(lines)
+            text = f"{value:.{options.precision}f}"
+        return text.rjust(self.width)
+
+
+def _plain(value):
+    return str(value)
+
+
+class _ComplexFormatter:
+    """`real+imagj` with the parts formatted (and padded) independently, as PyTorch."""
+
+    def __init__(self, values):
+        self.real, self.imag = _Formatter(values.real), _Formatter(values.imag)
+        self.width = self.real.width + self.imag.width + 1
+
+    def format(self, value):
+        real = self.real.format(value.real)
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        return real + imag if imag[0] in "+-" else real + "+" + imag
+
+
+def _formatter_for(array):
+    return _ComplexFormatter(array) if array.dtype.kind == "c" else _Formatter(array)
+
+
+# ---------------------------------------------------------------- layout
+def _summarized(array):
+    """The elements a summarized print shows: `edgeitems` at each end of every dim."""
+    edge = options.edgeitems
+    if array.ndim == 0:
+        return array
+    if array.ndim == 1:
+        # PyTorch's quirk: with edgeitems=0 a vector keeps everything (x[-0:] is all of x).
+        if array.shape[0] > 2 * edge:
+            return np.concatenate((array[:edge], array[-edge:] if edge else array))
+        return array
+    if not edge:
+        return array[(slice(0, 0),) * array.ndim]
+    for axis, size in enumerate(array.shape):
+        if size > 2 * edge:
+            array = np.concatenate((array.take(range(edge), axis), array.take(range(size - edge, size), axis)),
+                                   axis=axis)
+    return array
+
+
+def _vector(array, indent, summarize, formatter):
+    element_length = formatter.width + 2
+    per_line = max(1, math.floor((options.linewidth - indent) / element_length))
+    edge = options.edgeitems
+    if summarize and not edge:
+        items = ["..."]
+    elif summarize and array.shape[0] > 2 * edge:
+        items = ([formatter.format(value) for value in array[:edge].tolist()] + [" ..."]
+                 + [formatter.format(value) for value in array[-edge:].tolist()])
+    else:
+        items = [formatter.format(value) for value in array.tolist()]
+    lines = [", ".join(items[start:start + per_line]) for start in range(0, len(items), per_line)]
+    return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _nested(array, indent, summarize, formatter):
+    if array.ndim == 0:
+        return formatter.format(array.item())
+    if array.ndim == 1:
+        return _vector(array, indent, summarize, formatter)
+    edge = options.edgeitems
+    size = array.shape[0]
+    if summarize and size > 2 * edge:
+        rows = ([_nested(array[i], indent + 1, summarize, formatter) for i in range(edge)] + ["..."]
+                + [_nested(array[i], indent + 1, summarize, formatter) for i in range(size - edge, size)])
+    else:
+        rows = [_nested(array[i], indent + 1, summarize, formatter) for i in range(size)]
+    return "[" + ("," + "\n" * (array.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
+
+
+def _body(array, indent):
+    summarize = array.size > options.threshold
+    formatter = _formatter_for(_summarized(array) if summarize else array)
+    return _nested(array, indent, summarize, formatter)
+
+
+def _add_suffixes(text, suffixes, indent):
+    # PyTorch counts the last line one character long (its `+ 1`); kept so lines break where its do.
+    last_line_length = len(text) - text.rfind("\n") + 1
+    pieces = [text]
+    for suffix in suffixes:
+        if last_line_length + len(suffix) + 2 > options.linewidth:
+            pieces.append(",\n" + " " * indent + suffix)
+            last_line_length = indent + len(suffix)
+        else:
+            pieces.append(", " + suffix)
+            last_line_length += len(suffix) + 2
+    pieces.append(")")
+    return "".join(pieces)
 
 
 def tensor_repr(tensor):
+    """The text `repr(tensor)` and `str(tensor)` show, character for character PyTorch's."""
     array = tensor._data
-    prefix = "tensor("
+    kind = type(tensor).__name__
+    prefix = "tensor(" if kind in ("Tensor", "Parameter") else kind + "("
+    indent = len(prefix)
+    dtype = tensor.dtype
+    default = _dtype.get_default_dtype()
     suffixes = []
-    summarize = array.size > options.threshold
     if array.size == 0:
-        body = "[]"
         if array.ndim != 1:
             suffixes.append(f"size={tuple(array.shape)}")
+        if dtype is not default:
+            suffixes.append(f"dtype={dtype!r}")
+        body = "[]"
     else:
-        body = _format_array(array, len(prefix), summarize)
-    dtype = tensor.dtype
-    default_dtypes = (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool_)
-    if dtype not in default_dtypes:
-        suffixes.append(f"dtype={dtype!r}")
+        if not options.edgeitems:
+            suffixes.append(f"size={tuple(array.shape)}")
+        if dtype not in (default, default.to_complex(), _dtype.int64, _dtype.bool_):
+            suffixes.append(f"dtype={dtype!r}")
+        body = _body(array, indent)
     if tensor._grad_fn is not None:
         suffixes.append(f"grad_fn=<{tensor._grad_fn.name()}>")
     elif tensor._requires_grad:
         suffixes.append("requires_grad=True")
-    for suffix in suffixes:
-        body += ",\n" + " " * len(prefix) + suffix if len(body.split("\n")[-1]) + len(suffix) + 2 > \
-            options.linewidth else ", " + suffix
-    return prefix + body + ")"
+    return _add_suffixes(prefix + body, suffixes, indent)
