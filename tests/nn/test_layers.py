@@ -1,15 +1,13 @@
 """Every layer against PyTorch: same weights (copied through the state dict), same inputs, then the
 outputs, the input gradients and the parameter gradients are compared; plus modes, errors and a
 short training run."""
-import math
-
 import numpy as np
 import pytest
 
 import ember
 import ember.nn as nn
 from tests.conftest import assert_close
-from tests.nn.differential import compare_with_torch, copy_weights, to_ember, to_torch
+from tests.nn.differential import compare_with_torch, copy_weights
 
 rng = np.random.default_rng(0)
 
