@@ -111,7 +111,7 @@ class Digraph:
     def render(self, filename="autograd_graph", format=None):
         """Draw the graph into a file and return its path. The format comes from `format` or from
         the file's extension (.svg, .png, .pdf); without either it is SVG and '.svg' is appended."""
-        root, extension = os.path.splitext(filename)
+        extension = os.path.splitext(filename)[1]
         if format is None:
             format = extension[1:] if extension else "svg"
         if extension[1:].lower() != format.lower():

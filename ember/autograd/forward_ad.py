@@ -310,9 +310,8 @@ def _where(node, args, outputs, tangents):
     """where(condition, a, b): either value may be a constant array (tangent zero)."""
     from ..ops import where
     from .._tensor import new_tensor
-    condition, first, second = tangents[0], tangents[1], tangents[2]
-    zero = 0.0
-    return where(new_tensor(args[0]), zero if first is None else first, zero if second is None else second)
+    first, second = tangents[1], tangents[2]
+    return where(new_tensor(args[0]), 0.0 if first is None else first, 0.0 if second is None else second)
 
 
 def _index_put(node, args, outputs, tangents):
