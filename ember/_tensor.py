@@ -291,12 +291,20 @@ class Tensor:
         return self.to(_dtype.to_dtype(dtype))
 
     def stride(self, dim=None):
-        strides = tuple(step // self._data.itemsize for step in self._data.strides)
+        array = self._data
+        strides = [step // array.itemsize for step in array.strides]
+        # NumPy gives inserted size-1 dims (x[None]) stride 0; PyTorch gives them the stride of the
+        # dims after them, so report that.
+        for index in range(len(strides) - 1, -1, -1):
+            if strides[index] == 0 and array.shape[index] == 1:
+                strides[index] = strides[index + 1] * max(array.shape[index + 1], 1) if index + 1 < len(strides) else 1
+        strides = tuple(strides)
         return strides if dim is None else strides[_ops.normalize_dim(dim, self._data.ndim, "stride")]
 
     def storage_offset(self):
         base = self._data
-        while base.base is not None and isinstance(base.base, np.ndarray):
+        # Follow `.base` through ndarrays and the array-likes that np.lib.stride_tricks leaves between.
+        while getattr(base, "base", None) is not None and hasattr(base.base, "__array_interface__"):
             base = base.base
         if base is self._data:
             return 0
@@ -666,8 +674,7 @@ class Tensor:
 # NumPy ufuncs with an ember op of the same meaning (used when a tensor that requires grad meets one).
 _UFUNC_OPS = {"add": "add", "subtract": "sub", "multiply": "mul", "true_divide": "div", "divide": "div",
               "power": "pow", "negative": "neg", "exp": "exp", "log": "log", "sin": "sin", "cos": "cos",
-              "tanh": "tanh", "sqrt": "sqrt", "absolute": "abs", "square": "square", "maximum": "maximum",
-              "minimum": "minimum"}
+              "tanh": "tanh", "sqrt": "sqrt", "absolute": "abs", "square": "square"}
 
 
 def _rebuild_tensor(data, requires_grad):

@@ -443,7 +443,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
             raise RuntimeError("repeats can not be negative")
         shape = input._data.shape
         expanded = input.unsqueeze(dim + 1).expand(shape[:dim + 1] + (int(repeats),) + shape[dim + 1:])
-        return expanded.reshape(shape[:dim] + (shape[dim] * int(repeats),) + shape[dim + 1:])
+        return expanded.contiguous().view(shape[:dim] + (shape[dim] * int(repeats),) + shape[dim + 1:])
     counts = repeats if isinstance(repeats, Tensor) else new_tensor(np.asarray(repeats, dtype=np.int64))
     if counts._data.size != input._data.shape[dim]:
         raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
