@@ -122,7 +122,8 @@ def test_recurrent_weights_transfer_from_torch_and_back(torch):
     ember_module = nn.LSTM(3, 4, num_layers=2, bidirectional=True)
     ember_module.load_state_dict({k: to_ember(v) for k, v in torch_module.state_dict().items()})
     torch_module.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in ember_module.state_dict().items()})
-    assert [name for name, _ in ember_module.named_parameters()] == [name for name, _ in torch_module.named_parameters()]
+    ember_names = [name for name, _ in ember_module.named_parameters()]
+    assert ember_names == [name for name, _ in torch_module.named_parameters()]
     assert len(ember_module.all_weights) == 4 and len(ember_module._flat_weights) == 16
 
 
