@@ -17,7 +17,7 @@ from ._common import prepare_binary, check_broadcastable
 from . import _special
 from .comparison import isfinite
 from .creation import zeros_like
-from .elementwise import _unary, _binary, cos, exp, log, pow, sin, sqrt
+from .elementwise import _unary, cos, exp, log, pow, sin, sqrt
 from .indexing import where
 
 __all__ = ["sign", "sgn", "ceil", "floor", "round", "trunc", "fix", "frac",
@@ -890,23 +890,29 @@ def _to_chosen(grad, a_chosen, needs_a, needs_b):
     return (where(a_chosen, grad, 0.0) if needs_a else None), (where(a_chosen, 0.0, grad) if needs_b else None)
 
 
+def _is_integer(value):
+    return value.dtype.kind in "iub" if hasattr(value, "dtype") else isinstance(value, int)
+
+
 def _check_integer_divisor(a, b):
-    if np.asarray(b).dtype.kind in "iub" and np.asarray(a).dtype.kind in "iub" and not np.all(b):
+    """PyTorch raises on integer division by zero, where NumPy would warn and give 0."""
+    if _is_integer(b) and _is_integer(a) and not np.all(b):
         raise RuntimeError("ZeroDivisionError: integer division by zero")
 
 
 def _fmod_array(a, b):
     _check_integer_divisor(a, b)
-    with np.errstate(invalid="ignore"):
-        return np.fmod(a, b)
+    return np.fmod(a, b)
 
 
 def _remainder_array(a, b):
-    """Python's modulo (the sign of the divisor) as PyTorch computes it: fmod, then shift by b where
-    the signs differ, so that an exact zero keeps fmod's sign (NumPy's remainder gives b's sign)."""
-    modulo = _fmod_array(a, b)
-    shift = (modulo != 0) & ((modulo < 0) != (np.asarray(b) < 0))
-    return np.where(shift, modulo + b, modulo).astype(modulo.dtype, copy=False)
+    """Python's modulo (the sign of the divisor). NumPy computes it as PyTorch does (fmod, then a shift
+    by b where the signs differ), except that an exact zero gets b's sign there and a's sign in PyTorch."""
+    _check_integer_divisor(a, b)
+    result = np.asarray(np.remainder(a, b))
+    if result.dtype.kind == "f":
+        np.copysign(result, a, out=result, where=result == 0)
+    return result
 
 
 class Fmod(_BinaryFunction):
@@ -946,7 +952,11 @@ def _binary_op(tensor_function, number_function, input, other, op_name, floating
         input, other = prepare_binary(input, other, op_name)
     function = tensor_function if isinstance(input, Tensor) and isinstance(other, Tensor) else \
         number_function(input, other)
-    return _binary(function, input, other, op_name)
+    try:
+        return function.apply(input, other)
+    except ValueError:
+        check_broadcastable(input, other, op_name)
+        raise
 
 
 def _floating_operands(input, other, op_name):
