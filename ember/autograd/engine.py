@@ -44,42 +44,66 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
 
     buffers = {}
     for edge, grad in zip(root_edges, root_grads):
-        _add_to_buffer(buffers, edge[0], edge[1], grad, _output_count(edge[0]))
-    ready = [edge[0] for edge in root_edges if dependencies.get(edge[0], 0) == 0]
-    ready = list(dict.fromkeys(ready))
+        _add_to_buffer(buffers, edge[0], edge[1], grad)
+    ready = list(dict.fromkeys(edge[0] for edge in root_edges if dependencies.get(edge[0], 0) == 0))
 
     previous_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
     try:
         while ready:
             node = ready.pop()
-            grads = buffers.pop(node, None) or [None]
+            grads = buffers.pop(node, None)
+            if grads is None:
+                grads = [None] * _output_count(node)
             if node._tensor_pre_hooks is not None or node._retained_outputs is not None:
                 grads = _run_tensor_hooks(node, grads)
-            if targets is not None and node in targets:
-                for output_nr, index in targets[node]:
-                    captured[index] = grads[output_nr]
+            if targets is not None:
+                if node in targets:
+                    for output_nr, index in targets[node]:
+                        captured[index] = grads[output_nr]
+                if type(node) is not AccumulateGrad and node not in runnable:
+                    continue
             if type(node) is AccumulateGrad:
-                if accumulate and (targets is None or node in targets):
+                if accumulate and (targets is None or node in targets) and grads[0] is not None:
                     _accumulate(node, grads[0], create_graph)
                 for observer in observers:
                     observer(node, (grads[0],), ())
                 continue
-            if targets is not None and node not in runnable:
-                continue
+
             grad_inputs = _call_backward(node, grads, create_graph)
             if not retain_graph and node._saved is not None:
                 node._saved = None
                 node._saved_was_freed = True
-            for grad, edge in zip(grad_inputs, node._edges):
+            edges = node._edges
+            if len(grad_inputs) != len(edges):
+                grad_inputs = _check_count(node, grad_inputs)
+            # Distribute the gradients to the next nodes, checking each at this boundary.
+            for grad, edge in zip(grad_inputs, edges):
                 if edge is None:
+                    if grad is not None:
+                        _check_gradients(node, grad_inputs)  # raises, naming the position
                     continue
                 next_node = edge[0]
-                if next_node is None or (targets is not None and next_node not in runnable
-                                         and next_node not in targets):
+                if next_node is None:
+                    continue
+                if targets is not None and next_node not in runnable and next_node not in targets:
                     continue
                 if grad is not None:
-                    _add_to_buffer(buffers, next_node, edge[1], grad, _output_count(next_node))
+                    if type(grad) is not Tensor:
+                        grad = _check_type(node, grad_inputs, grad)
+                    data = grad._data
+                    if data.shape != edge[2] or data.dtype != edge[3]:
+                        grad = _conform(node, grad_inputs, grad, edge)
+                    buffer = buffers.get(next_node)
+                    if buffer is None:
+                        if next_node._output_meta is None:
+                            buffers[next_node] = [grad]
+                        else:
+                            buffer = buffers[next_node] = [None] * len(next_node._output_meta)
+                            buffer[edge[1]] = grad
+                    else:
+                        existing = buffer[edge[1]]
+                        buffer[edge[1]] = grad if existing is None else existing + grad
                 remaining = dependencies[next_node] - 1
                 dependencies[next_node] = remaining
                 if remaining == 0:
@@ -144,10 +168,10 @@ def _output_count(node):
     return 1 if meta is None else len(meta)
 
 
-def _add_to_buffer(buffers, node, output_nr, grad, output_count):
+def _add_to_buffer(buffers, node, output_nr, grad):
     buffer = buffers.get(node)
     if buffer is None:
-        buffer = buffers[node] = [None] * output_count
+        buffer = buffers[node] = [None] * _output_count(node)
     existing = buffer[output_nr]
     buffer[output_nr] = grad if existing is None else existing + grad
 
@@ -172,43 +196,51 @@ def _run_tensor_hooks(node, grads):
 
 
 def _call_backward(node, grads, create_graph):
-    if all(grad is None for grad in grads):
-        return [None] * len(node._edges)
+    """Run one node's backward with its hooks; returns its gradients as a tuple."""
+    if len(grads) == 1:
+        if grads[0] is None:
+            return (None,) * len(node._edges)
+    elif all(grad is None for grad in grads):
+        return (None,) * len(node._edges)
+    elif node._materialize_grads and node._output_meta is not None:
+        grads = [_zeros(meta) if grad is None and meta is not None else grad
+                 for grad, meta in zip(grads, node._output_meta)]
     if node._pre_hooks is not None:
         for hook in list(node._pre_hooks.values()):
             result = hook(tuple(grads))
             if result is not None:
                 grads = list(result)
-    if node._materialize_grads and node._output_meta is not None:
-        grads = [_zeros(meta) if grad is None and meta is not None else grad
-                 for grad, meta in zip(grads, node._output_meta)]
     if create_graph and node._tensor_attributes is not None:
         _warn_tensor_attributes(node)
-    if observers:
-        grad_outputs = tuple(grads)
     try:
         grad_inputs = node._forward_cls.backward(node, *grads)
-        grad_inputs = _check_gradients(node, grad_inputs)
     except Exception as error:
-        if isinstance(error, ValueError) and "unpack" in str(error) and node._saved is None \
-                and not node._saved_was_freed:
-            _append_to_message(error, f": ctx.saved_tensors is empty because {node._forward_cls.__name__}.forward "
-                                      "saved nothing; call ctx.save_for_backward(...) in forward with the "
-                                      "tensors backward needs")
-        if anomaly.state.enabled and node._trace:
-            _append_to_message(error, anomaly.where_created(node))
+        _explain_backward_error(node, error)
         raise
+    if type(grad_inputs) is not tuple:
+        grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
     if node._post_hooks is not None:
+        grad_inputs = _check_gradients(node, grad_inputs)
         for hook in list(node._post_hooks.values()):
-            result = hook(tuple(grad_inputs), tuple(grads))
+            result = hook(grad_inputs, tuple(grads))
             if result is not None:
                 grad_inputs = _check_gradients(node, result)
     if anomaly.state.enabled:
         anomaly.check_backward_outputs(node, grad_inputs)
-    if observers:
-        for observer in observers:
-            observer(node, grad_outputs, tuple(grad_inputs))
+    for observer in observers:
+        observer(node, tuple(grads), _check_gradients(node, grad_inputs))
     return grad_inputs
+
+
+def _explain_backward_error(node, error):
+    """Add what ember knows to an error raised inside a backward (the exception class is kept)."""
+    if isinstance(error, ValueError) and "unpack" in str(error) and node._saved is None \
+            and not node._saved_was_freed:
+        _append_to_message(error, f": ctx.saved_tensors is empty because {node._forward_cls.__name__}.forward "
+                                  "saved nothing; call ctx.save_for_backward(...) in forward with the "
+                                  "tensors backward needs")
+    if anomaly.state.enabled and node._trace:
+        _append_to_message(error, anomaly.where_created(node))
 
 
 def _append_to_message(error, text):
@@ -224,43 +256,69 @@ def _zeros(meta):
     return new_tensor(np.zeros(shape, dtype), False, None, 0)
 
 
+def _check_count(node, grad_inputs):
+    edges = node._edges
+    if len(grad_inputs) > len(edges) and all(grad is None for grad in grad_inputs[len(edges):]):
+        return grad_inputs[:len(edges)]  # PyTorch allows extra trailing Nones
+    raise _boundary_error(
+        node, f"{node._forward_cls.__name__}.backward returned {len(grad_inputs)} gradient"
+              f"{'' if len(grad_inputs) == 1 else 's'}, but forward took {len(edges)} input"
+              f"{'' if len(edges) == 1 else 's'}; return None for inputs that need no gradient")
+
+
+def _boundary_error(node, message):
+    """A RuntimeError about what a backward returned, with anomaly mode's forward line when on."""
+    error = RuntimeError(message)
+    _explain_backward_error(node, error)
+    return error
+
+
+def _check_type(node, grad_inputs, grad):
+    if isinstance(grad, Tensor):
+        return grad
+    index = next(i for i, item in enumerate(grad_inputs) if item is grad)
+    raise _boundary_error(
+        node, f"expected Variable or None (got {type(grad).__name__}): {node._forward_cls.__name__}.backward "
+              f"returned it as gradient {index}; return a tensor (or None for an input that needs no gradient)")
+
+
+def _conform(node, grad_inputs, grad, edge):
+    """A gradient of another shape (summed back if it is a broadcast of the input's) or dtype (cast)."""
+    shape, dtype = edge[2], edge[3]
+    if grad._data.shape != shape:
+        index = next(i for i, item in enumerate(grad_inputs) if item is grad)
+        try:
+            grad = _reduce_to_shape(node._forward_cls.__name__, index, grad, shape)
+        except RuntimeError as error:
+            _explain_backward_error(node, error)
+            raise
+    if grad._data.dtype != dtype:
+        grad = grad.to(_dtype_of(dtype))
+    return grad
+
+
 def _check_gradients(node, grad_inputs):
-    """One check at the engine boundary: count, type, shape (broadcast is summed away) and dtype."""
+    """The whole check at once (count, type, shape, dtype), for hooks and observers to see."""
     if type(grad_inputs) is not tuple:
         grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
-    edges = node._edges
-    function_name = node._forward_cls.__name__
-    if len(grad_inputs) != len(edges):
-        if len(grad_inputs) > len(edges) and all(grad is None for grad in grad_inputs[len(edges):]):
-            grad_inputs = grad_inputs[:len(edges)]  # PyTorch allows extra trailing Nones
-        else:
-            raise RuntimeError(
-                f"{function_name}.backward returned {len(grad_inputs)} gradient"
-                f"{'' if len(grad_inputs) == 1 else 's'}, but forward took {len(edges)} input"
-                f"{'' if len(edges) == 1 else 's'}; return None for inputs that need no gradient")
+    if len(grad_inputs) != len(node._edges):
+        grad_inputs = _check_count(node, grad_inputs)
     checked = list(grad_inputs)
-    for index, (grad, edge) in enumerate(zip(grad_inputs, edges)):
+    for index, (grad, edge) in enumerate(zip(grad_inputs, node._edges)):
         if grad is None:
             continue
-        if not isinstance(grad, Tensor):
-            raise RuntimeError(
-                f"expected Variable or None (got {type(grad).__name__}): {function_name}.backward returned it as "
-                f"gradient {index}; return a tensor (or None for an input that needs no gradient)")
         if edge is None:
-            raise RuntimeError(
-                f"{function_name}.backward returned a gradient different than None at position {index}, "
-                "but the corresponding forward input was not a tensor; return None there")
+            raise _boundary_error(
+                node, f"{node._forward_cls.__name__}.backward returned a gradient different than None at "
+                      f"position {index}, but the corresponding forward input was not a tensor; return None there")
         if edge[0] is None:
             checked[index] = None
             continue
-        shape, dtype = edge[2], edge[3]
-        data = grad._data
-        if data.shape != shape:
-            checked[index] = grad = _reduce_to_shape(function_name, index, grad, shape)
-            data = grad._data
-        if data.dtype != dtype:
-            checked[index] = grad.to(_dtype_of(dtype))
-    return checked
+        grad = _check_type(node, grad_inputs, grad)
+        if grad._data.shape != edge[2] or grad._data.dtype != edge[3]:
+            grad = _conform(node, grad_inputs, grad, edge)
+        checked[index] = grad
+    return tuple(checked)
 
 
 def _dtype_of(numpy_dtype):

@@ -17,6 +17,8 @@ import inspect
 import warnings
 import weakref
 
+from numpy import ndarray as _ndarray, asarray as _as_array
+
 from .._tensor import Tensor, VersionCounter, new_tensor
 from ..utils.hooks import RemovableHandle
 from . import grad_mode
@@ -184,11 +186,6 @@ class _SavedOutput:
         return tensor
 
 
-def _version_of(tensor):
-    counter = tensor._version_counter
-    return 0 if counter is None else counter.value
-
-
 def _unpack_saved(node):
     saved = node._saved
     if saved is None:
@@ -200,17 +197,18 @@ def _unpack_saved(node):
                 "backward through the graph a second time or if you need to access saved tensors after "
                 "calling backward.")
         return ()
-    result = []
-    for item, version in zip(saved, node._saved_versions):
-        if isinstance(item, Tensor):
+    result = list(saved)
+    for index, version in enumerate(node._saved_versions):
+        item = result[index]
+        kind = type(item)
+        if kind is _SavedOutput:
+            if item.version_counter.value != version:
+                raise _modified_error(node, item.unpack(node), item.version_counter.value, version)
+            result[index] = item.unpack(node)
+        elif version is not None:
             counter = item._version_counter
             if counter is not None and counter.value != version:
                 raise _modified_error(node, item, counter.value, version)
-        elif type(item) is _SavedOutput:
-            if item.version_counter.value != version:
-                raise _modified_error(node, item.unpack(node), item.version_counter.value, version)
-            item = item.unpack(node)
-        result.append(item)
     return tuple(result)
 
 
@@ -224,34 +222,35 @@ def _modified_error(node, tensor, version, expected):
 
 
 def _resolve_saved(node, inputs, outputs, raw_outputs=()):
-    """Turn what forward passed to save_for_backward into saved entries with their versions.
+    """Turn what forward passed to save_for_backward into saved entries and their versions
+    (None for entries that are not tensors).
 
-    `raw_outputs` are the arrays an array forward returned, before wrapping: a 0-d result may be a
-    NumPy scalar that only identity with these can map to its output tensor."""
+    Built-in forwards save arrays: each is matched to the input or output tensor holding it.
+    `raw_outputs` are what an array forward returned before wrapping (a 0-d result may be a NumPy
+    scalar that only identity with these maps to its output tensor)."""
     to_save = node._to_save
     node._to_save = None
     array_forward = node._forward_cls._array_forward
     saved, versions = [], []
     for index, item in enumerate(to_save):
-        entry = item
-        if item is None:
-            pass
-        elif array_forward and not isinstance(item, Tensor):
-            # Built-in forwards save arrays: find the tensor that holds each one.
-            entry = _tensor_holding(item, inputs, outputs, raw_outputs)
-        elif not isinstance(item, Tensor):
-            raise TypeError(
-                f"{node._forward_cls.__name__}.forward: save_for_backward can only save tensors or None, "
-                f"but argument {index} is of type {type(item).__name__}. Keep other values as ctx "
-                "attributes (ctx.name = value).")
-        if isinstance(entry, Tensor) and entry._grad_fn is node:
-            entry = _SavedOutput(entry)
-            versions.append(entry.version_counter.value)
+        if item is not None and not isinstance(item, Tensor):
+            if not array_forward:
+                raise TypeError(
+                    f"{node._forward_cls.__name__}.forward: save_for_backward can only save tensors or None, "
+                    f"but argument {index} is of type {type(item).__name__}. Keep other values as ctx "
+                    "attributes (ctx.name = value).")
+            item = _tensor_holding(item, inputs, outputs, raw_outputs)
+        if not isinstance(item, Tensor):
+            versions.append(None)
+        elif item._grad_fn is node:
+            item = _SavedOutput(item)
+            versions.append(item.version_counter.value)
         else:
-            versions.append(_version_of(entry) if isinstance(entry, Tensor) else 0)
-        saved.append(entry)
-    node._saved = tuple(saved)
-    node._saved_versions = tuple(versions)
+            counter = item._version_counter
+            versions.append(0 if counter is None else counter.value)
+        saved.append(item)
+    node._saved = saved
+    node._saved_versions = versions
 
 
 def _tensor_holding(array, inputs, outputs, raw_outputs):
@@ -263,7 +262,7 @@ def _tensor_holding(array, inputs, outputs, raw_outputs):
             return tensor
     if not hasattr(array, "shape"):
         return array  # a Python number kept for backward
-    return new_tensor(array, False, None, 0)
+    return new_tensor(array)
 
 
 def _edge_to(tensor):
@@ -304,166 +303,40 @@ def refresh_view_grad_fn(view):
 _FLOATING_KINDS = frozenset("fc")
 
 
-class _FunctionMeta(type):
-    """Gives each Function subclass its own node class, named as PyTorch names it."""
-
-    def __init__(cls, name, bases, namespace):
-        super().__init__(name, bases, namespace)
-        node_name = namespace.get("_node_name") or name + "Backward"
-        cls._backward_cls = type(node_name, (BackwardCFunction,),
-                                 {"_forward_cls": cls, "__module__": cls.__module__})
-        forward = namespace.get("forward")
-        cls._is_legacy = forward is not None and not isinstance(forward, staticmethod) and \
-            not isinstance(forward, classmethod)
-        # PyTorch 2 style: forward without ctx, plus setup_context(ctx, inputs, output).
-        cls._uses_setup_context = not getattr(cls.setup_context, "_is_placeholder", False)
-
-
-class Function(FunctionCtx, metaclass=_FunctionMeta):
-    """Base class for differentiable operations; subclass it and call `MyFunction.apply(...)`.
-
-    Example (the book's)::
-
-        class MultiplyAdd(Function):
-            @staticmethod
-            def forward(ctx, w, x, b):
-                ctx.save_for_backward(w, x)
-                return w * x + b
-
-            @staticmethod
-            def backward(ctx, grad_output):
-                w, x = ctx.saved_tensors
-                return grad_output * x, grad_output * w, grad_output
-
-        z = MultiplyAdd.apply(w, x, b)
-
-    `forward` receives the arguments as given (tensors run in no-grad mode); `backward` receives one
-    gradient per output and returns one per forward argument (None where there is none).
-    """
-
-    _array_forward = False
-
-    def __call__(self, *args, **kwargs):
-        raise RuntimeError(_LEGACY_MESSAGE.format(name=type(self).__name__))
-
-    @staticmethod
-    def forward(ctx, *args, **kwargs):
-        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        raise NotImplementedError("setup_context is not implemented.")
-
-    setup_context.__func__._is_placeholder = True
-
-    @staticmethod
-    def backward(ctx, *grad_outputs):
-        raise NotImplementedError(
-            "You must implement either the backward or vjp method for your custom autograd.Function "
-            "to use it with backward mode AD.")
-
-    vjp = backward
-
-    @staticmethod
-    def jvp(ctx, *grad_inputs):
-        raise NotImplementedError(
-            "You must implement the jvp function for custom autograd.Function to use it with forward "
-            "mode AD.")
-
-    @classmethod
-    def apply(cls, *args, **kwargs):
-        if kwargs:
-            args = _bind_arguments(cls, args, kwargs)
-        if cls._is_legacy:
-            raise RuntimeError(_LEGACY_MESSAGE.format(name=cls.__name__))
-
-        recording = False
-        if _grad_state.enabled:
-            for arg in args:
-                if isinstance(arg, Tensor) and arg._requires_grad:
-                    recording = True
-                    break
-
-        node = cls._backward_cls()
-        if recording:
-            edges = []
-            for arg in args:
-                if isinstance(arg, Tensor):
-                    edges.append(_edge_to(arg) if arg._requires_grad else _NO_EDGE)
-                else:
-                    edges.append(None)
-            node._edges = edges
-            node.needs_input_grad = tuple(edge is not None and edge[0] is not None for edge in edges)
-        else:
-            node.needs_input_grad = (False,) * len(args)
-
-        if cls._array_forward:
-            outputs = _apply_array_forward(cls, node, args, recording)
-        else:
-            outputs = _apply_tensor_forward(cls, node, args, recording)
-        if _forward_ad_state.level is not None:
-            return forward_ad.propagate_tangents(cls, node, args, outputs)
-        return outputs
-
-
-_LEGACY_MESSAGE = (
-    "Legacy autograd function with non-static forward method is deprecated and not supported: "
-    "{name} must be used as {name}.apply(...), with forward and backward as @staticmethod:\n\n"
-    "    class {name}(Function):\n"
-    "        @staticmethod\n"
-    "        def forward(ctx, x):\n"
-    "            ctx.save_for_backward(x)\n"
-    "            return ...\n\n"
-    "        @staticmethod\n"
-    "        def backward(ctx, grad_output):\n"
-    "            x, = ctx.saved_tensors\n"
-    "            return ...\n\n"
-    "    y = {name}.apply(x)")
-
-
-def _bind_arguments(cls, args, kwargs):
-    """Keyword arguments become positional ones, in forward's order (gradients are per position)."""
-    parameters = list(inspect.signature(cls.forward).parameters)
-    if not cls._uses_setup_context:
-        parameters = parameters[1:]  # ctx
-    bound = list(args)
-    for name in parameters[len(args):]:
-        if name in kwargs:
-            bound.append(kwargs.pop(name))
-        else:
-            break
-    if kwargs:
-        raise TypeError(f"{cls.__name__}.apply got unexpected keyword arguments {sorted(kwargs)}")
-    return tuple(bound)
-
-
 def _apply_array_forward(cls, node, args, recording):
-    arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
-    result = cls.forward(node, *arrays)
+    result = cls.forward(node, *[arg._data if isinstance(arg, Tensor) else arg for arg in args])
     if type(result) is tuple:
-        outputs = tuple(_wrap_output(array, node, index, recording) for index, array in enumerate(result))
-        if recording:
-            node._output_meta = tuple((array.shape, array.dtype) for array in result)
-    else:
-        outputs = _wrap_output(result, node, 0, recording)
-    if recording:
+        return _wrap_outputs(node, args, result, recording)
+    array = result if type(result) is _ndarray else _as_array(result)
+    if recording and array.dtype.kind in _FLOATING_KINDS:
+        output = new_tensor(array, True, node, 0)
         if node._non_differentiable is not None:
-            _apply_non_differentiable(node, outputs if type(outputs) is tuple else (outputs,))
+            _apply_non_differentiable(node, (output,))
         if node._to_save is not None:
-            if type(outputs) is tuple:
-                _resolve_saved(node, args, outputs, result)
-            else:
-                _resolve_saved(node, args, (outputs,), (result,))
+            _resolve_saved(node, args, (output,), (result,))
+        if anomaly_mode.state.enabled:
+            anomaly_mode.record_forward(node, output)
+        return output
+    return new_tensor(array)
+
+
+def _wrap_outputs(node, args, results, recording):
+    """Several outputs of an array forward: wrap each (floating ones join the graph)."""
+    outputs = []
+    for index, result in enumerate(results):
+        array = result if type(result) is _ndarray else _as_array(result)
+        differentiable = recording and array.dtype.kind in _FLOATING_KINDS
+        outputs.append(new_tensor(array, differentiable, node if differentiable else None, index))
+    outputs = tuple(outputs)
+    if recording:
+        node._output_meta = tuple((output._data.shape, output._data.dtype) for output in outputs)
+        if node._non_differentiable is not None:
+            _apply_non_differentiable(node, outputs)
+        if node._to_save is not None:
+            _resolve_saved(node, args, outputs, results)
         if anomaly_mode.state.enabled:
             anomaly_mode.record_forward(node, outputs)
     return outputs
-
-
-def _wrap_output(array, node, output_nr, recording):
-    if type(array) is not _ndarray:
-        array = _as_array(array)
-    differentiable = recording and array.dtype.kind in _FLOATING_KINDS
-    return new_tensor(array, differentiable, node if differentiable else None, output_nr)
 
 
 def _apply_non_differentiable(node, outputs):
@@ -536,7 +409,155 @@ def _warn_about_tensor_attributes(cls, node):
         node._tensor_attributes = tuple(names)
 
 
-from numpy import ndarray as _ndarray, asarray as _as_array  # noqa: E402  (the hot path's types)
+def _raise_legacy(cls, node, args, recording):
+    raise RuntimeError(_LEGACY_MESSAGE.format(name=cls.__name__))
+
+
+class _FunctionMeta(type):
+    """Gives each Function subclass its own node class, named as PyTorch names it."""
+
+    def __init__(cls, name, bases, namespace):
+        super().__init__(name, bases, namespace)
+        node_name = namespace.get("_node_name") or name + "Backward"
+        cls._backward_cls = type(node_name, (BackwardCFunction,),
+                                 {"_forward_cls": cls, "__module__": cls.__module__})
+        forward = namespace.get("forward")
+        cls._is_legacy = forward is not None and not isinstance(forward, staticmethod) and \
+            not isinstance(forward, classmethod)
+        # Chosen once per class, so apply does not ask on every call.
+        if cls._is_legacy:
+            cls._run_forward = staticmethod(_raise_legacy)
+        elif namespace.get("_array_forward", any(getattr(b, "_array_forward", False) for b in bases)):
+            cls._run_forward = staticmethod(_apply_array_forward)
+        else:
+            cls._run_forward = staticmethod(_apply_tensor_forward)
+        # PyTorch 2 style: forward without ctx, plus setup_context(ctx, inputs, output).
+        cls._uses_setup_context = not getattr(cls.setup_context, "_is_placeholder", False)
+
+
+class Function(FunctionCtx, metaclass=_FunctionMeta):
+    """Base class for differentiable operations; subclass it and call `MyFunction.apply(...)`.
+
+    Example (the book's)::
+
+        class MultiplyAdd(Function):
+            @staticmethod
+            def forward(ctx, w, x, b):
+                ctx.save_for_backward(w, x)
+                return w * x + b
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                w, x = ctx.saved_tensors
+                return grad_output * x, grad_output * w, grad_output
+
+        z = MultiplyAdd.apply(w, x, b)
+
+    `forward` receives the arguments as given (tensors run in no-grad mode); `backward` receives one
+    gradient per output and returns one per forward argument (None where there is none).
+    """
+
+    _array_forward = False
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(_LEGACY_MESSAGE.format(name=type(self).__name__))
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    setup_context.__func__._is_placeholder = True
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom autograd.Function "
+            "to use it with backward mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with forward "
+            "mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        if kwargs:
+            args = _bind_arguments(cls, args, kwargs)
+        node = cls._backward_cls()
+        recording = False
+        if _grad_state.enabled:
+            for arg in args:
+                if isinstance(arg, Tensor) and arg._requires_grad:
+                    recording = True
+                    break
+        if recording:
+            _connect(node, args)
+        else:
+            count = len(args)
+            node.needs_input_grad = _ALL_FALSE[count] if count < 8 else (False,) * count
+        outputs = cls._run_forward(cls, node, args, recording)
+        if _forward_ad_state.level is not None:
+            return forward_ad.propagate_tangents(cls, node, args, outputs)
+        return outputs
+
+
+_ALL_FALSE = [(False,) * count for count in range(8)]
+
+
+def _connect(node, args):
+    """Give a recording node its edges (one per argument) and its needs_input_grad."""
+    edges, needs = [], []
+    for arg in args:
+        if isinstance(arg, Tensor):
+            if arg._requires_grad:
+                edges.append(_edge_to(arg))
+                needs.append(True)
+            else:
+                edges.append(_NO_EDGE)
+                needs.append(False)
+        else:
+            edges.append(None)
+            needs.append(False)
+    node._edges = edges
+    node.needs_input_grad = tuple(needs)
+
+
+_LEGACY_MESSAGE = (
+    "Legacy autograd function with non-static forward method is deprecated and not supported: "
+    "{name} must be used as {name}.apply(...), with forward and backward as @staticmethod:\n\n"
+    "    class {name}(Function):\n"
+    "        @staticmethod\n"
+    "        def forward(ctx, x):\n"
+    "            ctx.save_for_backward(x)\n"
+    "            return ...\n\n"
+    "        @staticmethod\n"
+    "        def backward(ctx, grad_output):\n"
+    "            x, = ctx.saved_tensors\n"
+    "            return ...\n\n"
+    "    y = {name}.apply(x)")
+
+
+def _bind_arguments(cls, args, kwargs):
+    """Keyword arguments become positional ones, in forward's order (gradients are per position)."""
+    parameters = list(inspect.signature(cls.forward).parameters)
+    if not cls._uses_setup_context:
+        parameters = parameters[1:]  # ctx
+    bound = list(args)
+    for name in parameters[len(args):]:
+        if name in kwargs:
+            bound.append(kwargs.pop(name))
+        else:
+            break
+    if kwargs:
+        raise TypeError(f"{cls.__name__}.apply got unexpected keyword arguments {sorted(kwargs)}")
+    return tuple(bound)
 
 
 def once_differentiable(backward):
