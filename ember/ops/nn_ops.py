@@ -73,30 +73,39 @@ def _check_floating(input, op_name):
 
 
 # ================================================================ strided windows
-def _windows(padded, out_size, kernel, stride, dilation):
-    """A read-only view (N, C, *out_size, *kernel) of every window of `padded` (N, C, *spatial)."""
-    spatial_strides = padded.strides[2:]
-    shape = padded.shape[:2] + tuple(out_size) + tuple(kernel)
-    strides = padded.strides[:2] + tuple(st * s for st, s in zip(spatial_strides, stride)) + \
-        tuple(st * d for st, d in zip(spatial_strides, dilation))
+# Spatial dims are axes first .. first+n-1 of an array: 2 in PyTorch's (N, C, *spatial) layout, 1 in
+# the (C, *spatial, N) layout convolution uses inside (see `_batch_last`).
+def _windows(padded, out_size, kernel, stride, dilation, first=2):
+    """A read-only view (*lead, *out_size, *kernel, *trail) of every window of `padded`, whose
+    spatial dims (from axis `first`) lie between the lead and trail dims."""
+    n = len(kernel)
+    spatial_strides = padded.strides[first:first + n]
+    shape = padded.shape[:first] + tuple(out_size) + tuple(kernel) + padded.shape[first + n:]
+    strides = padded.strides[:first] + tuple(st * s for st, s in zip(spatial_strides, stride)) + \
+        tuple(st * d for st, d in zip(spatial_strides, dilation)) + padded.strides[first + n:]
     return _as_strided(padded, shape, strides, writeable=False)
 
 
-def _pad(array, before, after, value=0):
+def _spatial_slices(before, sizes, first):
+    return (slice(None),) * first + tuple(slice(b, b + s) for b, s in zip(before, sizes))
+
+
+def _pad(array, before, after, value=0, first=2):
     """`array` with `before`/`after` elements of `value` around each spatial dim (no copy if none)."""
     if not any(before) and not any(after):
         return array
-    spatial = array.shape[2:]
-    padded = np.full(array.shape[:2] + tuple(b + s + a for b, s, a in zip(before, spatial, after)), value,
-                     dtype=array.dtype)
-    padded[(Ellipsis,) + tuple(slice(b, b + s) for b, s in zip(before, spatial))] = array
+    n = len(before)
+    spatial = array.shape[first:first + n]
+    padded = np.full(array.shape[:first] + tuple(b + s + a for b, s, a in zip(before, spatial, after)) +
+                     array.shape[first + n:], value, dtype=array.dtype)
+    padded[_spatial_slices(before, spatial, first)] = array
     return padded
 
 
-def _crop(array, before, size):
-    if not any(before) and array.shape[2:] == tuple(size):
+def _crop(array, before, size, first=2):
+    if not any(before) and array.shape[first:first + len(size)] == tuple(size):
         return array
-    return array[(Ellipsis,) + tuple(slice(b, b + s) for b, s in zip(before, size))]
+    return array[_spatial_slices(before, size, first)]
 
 
 def _disjoint(kernel, stride, dilation):
@@ -104,23 +113,26 @@ def _disjoint(kernel, stride, dilation):
     return all(k == 1 or (d == 1 and s >= k) for k, s, d in zip(kernel, stride, dilation))
 
 
-def _col2im(columns, padded_size, out_size, kernel, stride, dilation):
-    """Adjoint of `_windows`: sum `columns` (N, C, *kernel, *out_size) into an (N, C, *padded_size) array.
+def _col2im(columns, padded_size, out_size, kernel, stride, dilation, first=2):
+    """Adjoint of `_windows`: sum `columns` (*kernel, *lead, *out_size, *trail) into an array
+    (*lead, *padded_size, *trail).
 
-    Disjoint windows take one strided assignment; overlapping ones one vectorized add per kernel offset.
+    Disjoint windows take one strided assignment; overlapping ones one vectorized add per kernel
+    offset. Kernel dims come first so that each offset's block is one piece of memory.
     """
     n = len(kernel)
-    result = np.zeros(columns.shape[:2] + tuple(padded_size), dtype=columns.dtype)
+    shape = columns.shape[n:n + first] + tuple(padded_size) + columns.shape[n + first + n:]
+    result = np.zeros(shape, dtype=columns.dtype)
     if _disjoint(kernel, stride, dilation):
-        view = _windows(result, out_size, kernel, stride, dilation)
+        view = _windows(result, out_size, kernel, stride, dilation, first)
         view = _as_strided(result, view.shape, view.strides, writeable=True)
-        order = (0, 1) + tuple(range(2 + n, 2 + 2 * n)) + tuple(range(2, 2 + n))
+        order = tuple(range(n, n + first + n)) + tuple(range(n)) + tuple(range(n + first + n, columns.ndim))
         view[...] = columns.transpose(order)
         return result
     for offset in np.ndindex(*kernel):
         target = tuple(slice(k * d, k * d + s * (o - 1) + 1, s)
                        for k, d, s, o in zip(offset, dilation, stride, out_size))
-        result[(Ellipsis,) + target] += columns[(slice(None), slice(None)) + offset]
+        result[(slice(None),) * first + target] += columns[offset]
     return result
 
 
@@ -130,44 +142,44 @@ def _out_size(size, kernel, stride, padding, dilation):
 
 
 # ================================================================ convolution
+# Inside convolution, arrays are (C, *spatial, N): batch last. Every copy (im2col, col2im's adds)
+# then runs over long contiguous rows of out_width * N elements instead of out_width alone; with
+# LeNet's 10-wide maps that made the input gradient six times faster.
+def _batch_last(array, before=None, after=None):
+    """(N, C, *spatial) -> contiguous (C, *padded spatial, N), zero-padded by before/after, one copy."""
+    moved = np.moveaxis(array, 0, -1)
+    if before is None or (not any(before) and not any(after)):
+        return np.ascontiguousarray(moved)
+    return _pad(moved, before, after, first=1)
+
+
+def _batch_first(array, bias=None):
+    """(C, *spatial, N) -> contiguous (N, C, *spatial), plus `bias` (C,) in the same pass."""
+    moved = np.moveaxis(array, -1, 0)
+    if bias is None:
+        return np.ascontiguousarray(moved)
+    result = np.empty(moved.shape, dtype=array.dtype)
+    return np.add(moved, bias.reshape((-1,) + (1,) * (array.ndim - 2)), out=result)
+
+
 def _im2col(padded, out_size, kernel, stride, dilation, groups):
-    """Columns (groups, C/groups * prod(kernel), N * prod(out_size)): the right operand of conv's GEMM."""
+    """Columns (groups, C/groups * prod(kernel), prod(out_size) * N) of a batch-last padded input:
+    the right operand of conv's GEMM, filled in one strided copy."""
     n = len(kernel)
-    batch, channels = padded.shape[:2]
-    windows = _windows(padded, out_size, kernel, stride, dilation)
-    # (C, *kernel, N, *out): contiguous rows for the GEMM, filled in one strided copy.
-    order = (1,) + tuple(range(2 + n, 2 + 2 * n)) + (0,) + tuple(range(2, 2 + n))
+    windows = _windows(padded, out_size, kernel, stride, dilation, first=1)  # (C, *out, *kernel, N)
+    order = (0,) + tuple(range(1 + n, 1 + 2 * n)) + tuple(range(1, 1 + n)) + (1 + 2 * n,)
     columns = np.ascontiguousarray(windows.transpose(order))
-    return columns.reshape(groups, (channels // groups) * math.prod(kernel), batch * math.prod(out_size))
-
-
-def _grouped_channels_first(array, groups):
-    """(N, C, *spatial) -> (groups, C/groups, N * prod(spatial)), the layout of a GEMM operand."""
-    batch, channels = array.shape[:2]
-    moved = np.moveaxis(array.reshape(batch, channels, -1), 0, 1)
-    return np.ascontiguousarray(moved).reshape(groups, channels // groups, -1)
-
-
-def _batch_first(result, batch, spatial):
-    """(channels, N * prod(spatial)) GEMM result -> contiguous (N, channels, *spatial)."""
-    channels = result.shape[0]
-    return np.ascontiguousarray(np.moveaxis(result.reshape(channels, batch, -1), 1, 0)).reshape(
-        (batch, channels) + tuple(spatial))
-
-
-def _add_bias(output, bias):
-    if bias is not None:
-        output += bias.reshape((-1,) + (1,) * (output.ndim - 2))
-    return output
+    return columns.reshape(groups, (padded.shape[0] // groups) * math.prod(kernel), -1)
 
 
 def _convolution_array(x, weight, bias, stride, padding, dilation, groups):
+    """(output, the im2col columns it was computed from)."""
     kernel = weight.shape[2:]
-    padded = _pad(x, padding, padding)
+    out_channels = weight.shape[0]
     out_size = _out_size(x.shape[2:], kernel, stride, padding, dilation)
-    columns = _im2col(padded, out_size, kernel, stride, dilation, groups)
-    result = np.matmul(weight.reshape(groups, weight.shape[0] // groups, -1), columns)
-    return _add_bias(_batch_first(result.reshape(weight.shape[0], -1), x.shape[0], out_size), bias)
+    columns = _im2col(_batch_last(x, padding, padding), out_size, kernel, stride, dilation, groups)
+    result = np.matmul(weight.reshape(groups, out_channels // groups, -1), columns)
+    return _batch_first(result.reshape((out_channels,) + out_size + (x.shape[0],)), bias), columns
 
 
 def _conv_transpose_array(x, weight, bias, stride, padding, output_padding, dilation, groups):
@@ -178,20 +190,21 @@ def _conv_transpose_array(x, weight, bias, stride, padding, output_padding, dila
     padded_size = tuple((i - 1) * s + d * (k - 1) + 1 + op
                         for i, s, d, k, op in zip(in_size, stride, dilation, kernel, output_padding))
     weight_matrix = weight.reshape(groups, weight.shape[0] // groups, -1)
-    columns = np.matmul(weight_matrix.transpose(0, 2, 1), _grouped_channels_first(x, groups))
-    # (G, Cout/G, *kernel, N, *in) -> (N, Cout, *kernel, *in), a view.
-    columns = columns.reshape((out_channels,) + tuple(kernel) + (batch,) + tuple(in_size))
-    columns = np.moveaxis(columns, 1 + n, 0)
-    result = _col2im(columns, padded_size, in_size, kernel, stride, dilation)
+    inputs = _batch_last(x).reshape(groups, x.shape[1] // groups, -1)
+    columns = np.matmul(weight_matrix.transpose(0, 2, 1), inputs)
+    # (G, Cout/G * prod(kernel), prod(in) * N) -> (*kernel, Cout, *in, N), a view.
+    columns = columns.reshape((out_channels,) + tuple(kernel) + tuple(in_size) + (batch,))
+    columns = np.moveaxis(columns, tuple(range(1, 1 + n)), tuple(range(n)))
+    result = _col2im(columns, padded_size, in_size, kernel, stride, dilation, first=1)
     out_size = tuple(p - 2 * pad for p, pad in zip(padded_size, padding))
-    return _add_bias(np.ascontiguousarray(_crop(result, padding, out_size)), bias)
+    return _batch_first(_crop(result, padding, out_size, first=1), bias)
 
 
-def _conv_weight_array(x, grad_output, kernel, stride, padding, dilation, groups):
-    padded = _pad(x, padding, padding)
+def _conv_weight_array(x, grad_output, kernel, stride, padding, dilation, groups, columns=None):
     out_size = grad_output.shape[2:]
-    columns = _im2col(padded, out_size, kernel, stride, dilation, groups)
-    grad_matrix = _grouped_channels_first(grad_output, groups)
+    if columns is None:
+        columns = _im2col(_batch_last(x, padding, padding), out_size, kernel, stride, dilation, groups)
+    grad_matrix = _batch_last(grad_output).reshape(groups, grad_output.shape[1] // groups, -1)
     result = np.matmul(grad_matrix, columns.transpose(0, 2, 1))
     return result.reshape((grad_output.shape[1], x.shape[1] // groups) + tuple(kernel))
 
@@ -215,7 +228,10 @@ class Convolution(Function):
     def forward(ctx, x, weight, bias, stride, padding, dilation, groups):
         ctx.save_for_backward(x, weight)
         ctx.geometry = stride, padding, dilation, groups
-        return _convolution_array(x, weight, bias, stride, padding, dilation, groups)
+        output, columns = _convolution_array(x, weight, bias, stride, padding, dilation, groups)
+        # Kept for the weight gradient (its im2col is the same), when that costs little memory.
+        ctx.columns = columns if columns.nbytes <= _COLUMNS_CACHE_BYTES and ctx.needs_input_grad[1] else None
+        return output
 
     @staticmethod
     def backward(ctx, grad):
@@ -228,7 +244,7 @@ class Convolution(Function):
             output_padding = _remainder(x._data.shape[2:], kernel, stride, padding, dilation)
             grad_x = ConvTranspose.apply(grad, weight, None, stride, padding, output_padding, dilation, groups)
         if needs_weight:
-            grad_weight = ConvWeightGrad.apply(x, grad, kernel, stride, padding, dilation, groups)
+            grad_weight = ConvWeightGrad.apply(x, grad, kernel, stride, padding, dilation, groups, ctx.columns)
         if needs_bias:
             grad_bias = _sum_bias(grad)
         return grad_x, grad_weight, grad_bias, None, None, None, None
@@ -270,10 +286,10 @@ class ConvWeightGrad(Function):
     _node_name = "ConvolutionBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, x, grad_output, kernel, stride, padding, dilation, groups):
+    def forward(ctx, x, grad_output, kernel, stride, padding, dilation, groups, columns=None):
         ctx.save_for_backward(x, grad_output)
         ctx.geometry = kernel, stride, padding, dilation, groups
-        return _conv_weight_array(x, grad_output, kernel, stride, padding, dilation, groups)
+        return _conv_weight_array(x, grad_output, kernel, stride, padding, dilation, groups, columns)
 
     @staticmethod
     def backward(ctx, grad):
@@ -285,7 +301,10 @@ class ConvWeightGrad(Function):
             grad_x = ConvTranspose.apply(grad_output, grad, None, stride, padding, output_padding, dilation, groups)
         if ctx.needs_input_grad[1]:
             grad_grad_output = Convolution.apply(x, grad, None, stride, padding, dilation, groups)
-        return grad_x, grad_grad_output, None, None, None, None, None
+        return grad_x, grad_grad_output, None, None, None, None, None, None
+
+
+_COLUMNS_CACHE_BYTES = 64 * 2 ** 20
 
 
 def _conv_padding(padding, kernel, stride, dilation, n, op_name):
@@ -564,28 +583,129 @@ def _lowest(dtype):
     return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
 
-def _max_pool_indices(x, kernel, stride, padding, dilation, out_size, pad_after):
-    """(values, indices) of each window's first maximum; indices count in the unpadded (H*W) plane."""
-    n = len(kernel)
-    padded = _pad(x, padding, pad_after, _lowest(x.dtype))
-    windows = _windows(padded, out_size, kernel, stride, dilation)
-    flat = windows.reshape(x.shape[:2] + tuple(out_size) + (-1,))
-    local = flat.argmax(-1)
-    values = np.take_along_axis(flat, local[..., None], -1)[..., 0]
-    # Position of the maximum, per spatial dim, in input coordinates; then raveled.
-    index = np.zeros(local.shape, dtype=np.int64)
-    remaining = local
-    for dim in reversed(range(n)):
-        offset = remaining % kernel[dim]
-        remaining = remaining // kernel[dim]
-        start = (np.arange(out_size[dim]) * stride[dim] - padding[dim]).reshape((-1,) + (1,) * (n - 1 - dim))
-        position = start + offset * dilation[dim]
-        index += position * math.prod(x.shape[2 + dim + 1:])
-    return values, index
+def _offset_regions(kernel, stride, dilation, out_size):
+    """Per kernel offset, the strided slice of the padded input that this offset reads in every window."""
+    return [(Ellipsis,) + tuple(slice(k * d, k * d + s * (o - 1) + 1, s)
+                                for k, d, s, o in zip(offset, dilation, stride, out_size))
+            for offset in np.ndindex(*kernel)]
+
+
+class _PoolGeometry:
+    """What max pooling's three Functions share: the windows, and the slices each kernel offset reads."""
+
+    __slots__ = ("spatial", "kernel", "stride", "padding", "dilation", "out_size", "pad_after", "regions")
+
+    def __init__(self, spatial, kernel, stride, padding, dilation, out_size, pad_after):
+        self.spatial, self.kernel, self.stride, self.padding = spatial, kernel, stride, padding
+        self.dilation, self.out_size, self.pad_after = dilation, out_size, pad_after
+        self.regions = _offset_regions(kernel, stride, dilation, out_size)
+
+    def padded_size(self):
+        return tuple(p + s + a for p, s, a in zip(self.padding, self.spatial, self.pad_after))
+
+    def flat_indices(self, local):
+        """Kernel-offset numbers -> positions in the unpadded (H*W) plane (PyTorch's return_indices)."""
+        n = len(self.kernel)
+        index = np.zeros(local.shape, dtype=np.int64)
+        remaining = local.astype(np.int64)
+        for dim in reversed(range(n)):
+            offset = remaining % self.kernel[dim]
+            remaining //= self.kernel[dim]
+            start = (np.arange(self.out_size[dim]) * self.stride[dim] - self.padding[dim]).reshape(
+                (-1,) + (1,) * (n - 1 - dim))
+            index += (start + offset * self.dilation[dim]) * math.prod(self.spatial[dim + 1:])
+        return index
+
+
+def _window_maxima(x, geometry):
+    """(maximum, kernel offset of the maximum) of every window, from one strided slice per kernel
+    offset (no copy of the windows): np.maximum over the slices, then the first offset equal to the
+    maximum. The first maximum wins and NaN propagates (its last position is kept), as in PyTorch."""
+    padded = _pad(x, geometry.padding, geometry.pad_after, _lowest(x.dtype))
+    slices = [padded[region] for region in geometry.regions]
+    count = len(slices)
+    best = slices[0].copy()
+    for candidate in slices[1:]:
+        np.maximum(best, candidate, out=best)
+    offset_dtype = np.min_scalar_type(count - 1)
+    local = np.full(best.shape, count - 1, dtype=offset_dtype)
+    for number in range(count - 2, -1, -1):
+        local = np.where(slices[number] == best, offset_dtype.type(number), local)
+    if x.dtype.kind == "f" and np.isnan(best).any():
+        for number, candidate in enumerate(slices):
+            local = np.where(np.isnan(candidate), offset_dtype.type(number), local)
+    return best, local
+
+
+class _MaxPoolGather(Function):
+    """x at each window's recorded maximum (`local`: the kernel offset of the maximum, per output).
+
+    Max pooling's values once the offsets are known; its backward scatters, and the scatter's
+    backward gathers again, so max pooling is differentiable any number of times.
+    """
+
+    _array_forward = True
+    _node_name = "MaxPoolWithIndicesBackwardBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, x, local, geometry, values=None):
+        ctx.local, ctx.geometry = local, geometry
+        if values is not None:  # found together with `local` by `_window_maxima`
+            return values
+        padded = _pad(x, geometry.padding, geometry.pad_after)
+        result = np.zeros(x.shape[:2] + geometry.out_size, dtype=x.dtype)
+        for number, region in enumerate(geometry.regions):
+            np.copyto(result, padded[region], where=local == number)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _MaxPoolScatter.apply(grad, ctx.local, ctx.geometry), None, None, None
+
+
+class _MaxPoolScatter(Function):
+    """Max pooling's backward: each output's gradient goes to the input element that was its maximum."""
+
+    _array_forward = True
+    _node_name = "MaxPoolWithIndicesBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, local, geometry):
+        ctx.local, ctx.geometry = local, geometry
+        result = np.zeros(grad.shape[:2] + geometry.padded_size(), dtype=grad.dtype)
+        disjoint = _disjoint(geometry.kernel, geometry.stride, geometry.dilation)
+        # Multiplying by the 0/1 mask is several times faster than a masked copy (a NaN or inf
+        # gradient would leak into the other positions of its window; such a step is lost anyway).
+        for number, region in enumerate(geometry.regions):
+            chosen = local == number
+            if disjoint:
+                np.multiply(grad, chosen, out=result[region])
+            else:
+                result[region] += grad * chosen
+        return np.ascontiguousarray(_crop(result, geometry.padding, geometry.spatial))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _MaxPoolGather.apply(grad, ctx.local, ctx.geometry), None, None
+
+
+class MaxPool1d(_MaxPoolGather):
+    _node_name = "MaxPool2DWithIndicesBackward0"  # PyTorch runs max_pool1d with indices as a 2-D pool
+
+
+class MaxPool2d(_MaxPoolGather):
+    _node_name = "MaxPool2DWithIndicesBackward0"
+
+
+class MaxPool3d(_MaxPoolGather):
+    _node_name = "MaxPool3DWithIndicesBackward0"
+
+
+_MAX_POOLS = {1: MaxPool1d, 2: MaxPool2d, 3: MaxPool3d}
 
 
 class _SpatialGather(Function):
-    """values[n, c, j] = x[n, c].ravel()[indices[n, c, j]]: max pooling's output once its indices are known."""
+    """values[n, c, j] = x[n, c].ravel()[indices[n, c, j]]: adaptive max pooling once indices are known."""
 
     _array_forward = True
 
@@ -608,7 +728,7 @@ class _SpatialScatter(Function):
     """The adjoint of `_SpatialGather`: sum grad[n, c, j] into position indices[n, c, j] of zeros."""
 
     _array_forward = True
-    _node_name = "MaxPoolWithIndicesBackwardBackward0"
+    _node_name = "MaxUnpoolBackward0"
 
     @staticmethod
     def forward(ctx, grad, indices, spatial):
@@ -617,9 +737,8 @@ class _SpatialScatter(Function):
         plane = math.prod(spatial)
         result = np.zeros((batch * channels * plane,), dtype=grad.dtype)
         rows = np.arange(0, batch * channels * plane, plane).reshape((batch, channels) + (1,) * (indices.ndim - 2))
-        targets = (indices + rows).ravel()
         if grad.size:
-            np.add.at(result, targets, grad.ravel())
+            np.add.at(result, (indices + rows).ravel(), grad.ravel())
         return result.reshape((batch, channels) + tuple(spatial))
 
     @staticmethod
@@ -628,23 +747,8 @@ class _SpatialScatter(Function):
         return _SpatialGather.apply(grad, indices, None), None, None
 
 
-class MaxPool1d(_SpatialGather):
-    _node_name = "MaxPool2DWithIndicesBackward0"  # PyTorch runs max_pool1d with indices as a 2-D pool
-
-
-class MaxPool2d(_SpatialGather):
-    _node_name = "MaxPool2DWithIndicesBackward0"
-
-
-class MaxPool3d(_SpatialGather):
-    _node_name = "MaxPool3DWithIndicesBackward0"
-
-
 class AdaptiveMaxPool(_SpatialGather):
     _node_name = "AdaptiveMaxPool2DBackward0"
-
-
-_MAX_POOLS = {1: MaxPool1d, 2: MaxPool2d, 3: MaxPool3d}
 
 
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n, op_name):
@@ -652,12 +756,13 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     input, unbatched = _batched(input, n, op_name)
     kernel, stride, padding, dilation, out_size, pad_after = _pool_geometry(
         input, kernel_size, stride, padding, dilation, ceil_mode, n, op_name)
-    values, indices = _max_pool_indices(input._data, kernel, stride, padding, dilation, out_size, pad_after)
-    output = _MAX_POOLS[n].apply(input, indices, values)
-    indices = new_tensor(indices)
-    if unbatched:
-        output, indices = output.squeeze(0), indices.squeeze(0)
-    return (output, indices) if return_indices else output
+    geometry = _PoolGeometry(input._data.shape[2:], kernel, stride, padding, dilation, out_size, pad_after)
+    values, local = _window_maxima(input._data, geometry)
+    output = _MAX_POOLS[n].apply(input, local, geometry, values)
+    if not return_indices:
+        return output.squeeze(0) if unbatched else output
+    indices = new_tensor(geometry.flat_indices(local))
+    return (output.squeeze(0), indices.squeeze(0)) if unbatched else (output, indices)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -739,8 +844,7 @@ class _AvgPoolAdjoint(Function):
         ctx.geometry = kernel, stride, padding, out_size, pad_after, divisor
         n = len(kernel)
         share = grad / divisor
-        columns = np.broadcast_to(share.reshape(share.shape[:2] + (1,) * n + share.shape[2:]),
-                                  share.shape[:2] + tuple(kernel) + share.shape[2:])
+        columns = np.broadcast_to(share, tuple(kernel) + share.shape)
         padded_size = tuple(p + s + a for p, s, a in zip(padding, spatial, pad_after))
         result = _col2im(columns, padded_size, out_size, kernel, stride, (1,) * n)
         return np.ascontiguousarray(_crop(result, padding, spatial))
@@ -1718,7 +1822,7 @@ class Col2Im(Function):
         ctx.geometry = kernel, dilation, padding, stride
         out_size = _out_size(output_size, kernel, stride, padding, dilation)
         batch = columns.shape[0]
-        shaped = columns.reshape((batch, -1) + tuple(kernel) + tuple(out_size))
+        shaped = np.moveaxis(columns.reshape((batch, -1) + tuple(kernel) + tuple(out_size)), (2, 3), (0, 1))
         padded_size = tuple(o + 2 * p for o, p in zip(output_size, padding))
         result = _col2im(shaped, padded_size, out_size, kernel, stride, dilation)
         return np.ascontiguousarray(_crop(result, padding, output_size))
