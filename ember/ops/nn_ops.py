@@ -1501,21 +1501,52 @@ def reduce_loss(loss, reduction):
     return loss
 
 
+class BinaryCrossEntropyWithLogits(Function):
+    """(1 - t) x + lw (log1p(exp(-|x|)) + max(-x, 0)), lw = 1 + (pos_weight - 1) t: a primitive so both
+    the loss and PyTorch's gradient lw * sigmoid(x) - pos_weight * t are exact for large |x| (every
+    composite loses one of them to cancellation)."""
+
+    _array_forward = True
+    _node_name = "BinaryCrossEntropyWithLogitsBackward0"
+
+    @staticmethod
+    def forward(ctx, x, target, weight, pos_weight):
+        ctx.save_for_backward(x, target, weight, pos_weight)
+        softplus_negated = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)
+        if pos_weight is not None:
+            softplus_negated *= 1 + (pos_weight - 1) * target
+        result = (1 - target) * x + softplus_negated
+        if weight is not None:
+            result *= weight
+        return result.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, target, weight, pos_weight = ctx.saved_tensors
+        if weight is not None:
+            grad = grad * weight
+        grad_x = grad_target = None
+        if ctx.needs_input_grad[0]:
+            if pos_weight is None:
+                grad_x = grad * (_sigmoid(x) - target)
+            else:
+                grad_x = grad * ((1 + (pos_weight - 1) * target) * _sigmoid(x) - pos_weight * target)
+        if ctx.needs_input_grad[1]:
+            if pos_weight is None:
+                grad_target = -grad * x
+            else:
+                grad_target = grad * (pos_weight * Softplus.apply(-x, 1.0, math.inf) - Softplus.apply(x, 1.0, math.inf))
+        return grad_x, grad_target, None, None
+
+
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction="mean"):
     """-[pos_weight * t * log(sigmoid(x)) + (1 - t) * log(1 - sigmoid(x))], stable for any logit x."""
     _check_tensor(input, "input", "binary_cross_entropy_with_logits")
     _check_tensor(target, "target", "binary_cross_entropy_with_logits")
     if input._data.shape != target._data.shape:
         raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size ({list(input.shape)})")
-    # (1 - t) x + (1 + (pw - 1) t) softplus(-x), with log(1 + exp(-x)) from the stable primitive.
-    log_sigmoid_negated = Softplus.apply(-input, 1.0, math.inf)
-    if pos_weight is not None:
-        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * log_sigmoid_negated
-    else:
-        loss = (1 - target) * input + log_sigmoid_negated
-    if weight is not None:
-        loss = loss * weight
-    return reduce_loss(loss, reduction)
+    _check_floating(input, "binary_cross_entropy_with_logits")
+    return reduce_loss(BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight), reduction)
 
 
 def kl_div(input, target, reduction="mean", log_target=False):
