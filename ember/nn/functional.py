@@ -133,8 +133,7 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n):
     kernel = _nn._ntuple(kernel_size, n, "kernel_size", f"lp_pool{n}d")
     pool = avg_pool1d if n == 1 else avg_pool2d
     output = pool(input ** norm_type, kernel, stride, 0, ceil_mode)
-    return (output.sign() * relu(output.abs())) * math.prod(kernel) ** (1.0 / norm_type) if False else \
-        (_ops.sign(output) * relu(_ops.abs(output)) * math.prod(kernel)) ** (1.0 / norm_type)
+    return (_ops.sign(output) * relu(_ops.abs(output)) * math.prod(kernel)) ** (1.0 / norm_type)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
