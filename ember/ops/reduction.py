@@ -27,6 +27,7 @@ __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "std", "var", "std_mean",
            "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "cumsum", "cumprod", "median",
            "nanmedian", "mode", "kthvalue", "topk", "sort", "argsort", "msort", "all", "any",
            "count_nonzero"]
+INPLACE_VARIANTS = ("cumsum", "cumprod")
 
 
 # ---------------------------------------------------------------- argument handling

@@ -477,3 +477,10 @@ def test_all_any_count_nonzero_with_dims(torch):
                        lambda lib, x: x.bool().all(0)):
         for dtype in ("int64", "uint8", "float32", "bool"):
             _differential(torch, expression, data, dtype=dtype, what=f"all/any {dtype}")
+
+
+def test_inplace_scans_match_torch(torch):
+    for name in ("cumsum_", "cumprod_"):
+        _differential(torch, lambda lib, x: getattr(x * 1, name)(1), [[1., 2., 3.], [0.5, -1., 2.]], what=name)
+    x = ember.tensor([1., 2., 3.])
+    assert x.cumsum_(0) is x and x.tolist() == [1., 3., 6.] and x._version == 1
