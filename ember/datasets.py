@@ -167,8 +167,8 @@ class MNIST(Dataset):
 
     def __repr__(self):
         split = "Train" if self.train else "Test"
-        return (f"Dataset {type(self).__name__}\n    Number of datapoints: {len(self)}\n    Root location: {self.root}\n"
-                f"    Split: {split}")
+        return (f"Dataset {type(self).__name__}\n    Number of datapoints: {len(self)}\n"
+                f"    Root location: {self.root}\n    Split: {split}")
 
 
 class FashionMNIST(MNIST):

@@ -140,10 +140,25 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
             os.fsync(file.fileno())
         os.chmod(temporary, _file_mode(path))
         os.replace(temporary, path)
+        _fsync_directory(directory)
     except BaseException:
         if os.path.exists(temporary):
             os.remove(temporary)
         raise
+
+
+def _fsync_directory(directory):
+    """Make the rename itself durable (POSIX); platforms that cannot open a directory skip it."""
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
 
 
 def _file_mode(path):

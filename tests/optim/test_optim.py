@@ -1,6 +1,4 @@
 """Optimizers against PyTorch: the same parameters and the same gradient sequence give the same updates."""
-import itertools
-import warnings
 
 import numpy as np
 import pytest
