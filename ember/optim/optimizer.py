@@ -52,7 +52,11 @@ def step_state():
 
 
 def _type_name(value):
-    return f"{type(value).__module__}.{type(value).__qualname__}"
+    """torch.typename: the legacy type of a tensor, else the class qualified by a non-builtin module."""
+    if isinstance(value, Tensor):
+        return value.type()
+    module = type(value).__module__
+    return type(value).__qualname__ if module == "builtins" else f"{module}.{type(value).__qualname__}"
 
 
 def _run_step_hooks(step):
@@ -119,7 +123,7 @@ class Optimizer:
     def add_param_group(self, param_group):
         """Add a group of parameters with its own options (e.g. a new layer unfrozen mid-training)."""
         if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {_type_name(param_group)}")
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
         if isinstance(params, Tensor):
             params = [params]

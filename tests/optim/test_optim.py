@@ -238,15 +238,19 @@ def test_named_parameters_are_accepted():
     assert optimizer.param_groups[0]["params"][0] is a
 
 
-@pytest.mark.parametrize("params, error, message", [
-    ([], ValueError, "empty parameter list"),
-    ([{"params": {ember.zeros(1, requires_grad=True)}}], TypeError, "ordered collections"),
-    ([ember.zeros(1), 3.0], TypeError, "can only optimize Tensors, but one of the params is builtins.float"),
-    (ember.zeros(2), TypeError, "iterable of Tensors or dicts"),
+@pytest.mark.parametrize("make_params", [
+    lambda lib: [],
+    lambda lib: [{"params": {lib.zeros(1, requires_grad=True)}}],
+    lambda lib: [lib.zeros(1), 3.0],
+    lambda lib: lib.zeros(2),
+    lambda lib: [{"params": [lib.zeros(1)]}, 3],
 ])
-def test_bad_params_raise_torch_errors(params, error, message):
-    with pytest.raises(error, match=message):
-        optim.SGD(params, lr=0.1)
+def test_bad_params_raise_torch_errors(torch, make_params):
+    with pytest.raises(Exception) as expected:
+        torch.optim.SGD(make_params(torch), lr=0.1)
+    with pytest.raises(type(expected.value)) as actual:
+        optim.SGD(make_params(ember), lr=0.1)
+    assert str(actual.value) == str(expected.value)
 
 
 def test_non_leaf_is_refused():
