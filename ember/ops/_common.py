@@ -25,8 +25,11 @@ def normalize_dims(dim, ndim, op_name=None):
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, (int, np.integer)):
-        return (normalize_dim(dim, ndim, op_name),)
-    dims = tuple(normalize_dim(d, ndim, op_name) for d in dim)
+        dims = (normalize_dim(dim, ndim, op_name),)
+    else:
+        dims = tuple(normalize_dim(d, ndim, op_name) for d in dim)
+    if ndim == 0:
+        return ()  # a 0-d tensor accepts dim 0 or -1, and reducing over it changes nothing
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"dim {list(dim)} appears multiple times in the list of dims"
                            + (f" of {op_name}" if op_name else ""))
