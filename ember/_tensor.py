@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
+from . import _storage
 from ._backend import CPU, to_device
 from ._size import Size
 
@@ -54,14 +55,25 @@ class Tensor:
 
     def __init__(self, *args, device=None, dtype=None):
         to_device(device)
+        requested = dtype
         dtype = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
         if not args:
             array = np.empty((0,), dtype=dtype.numpy_dtype)
         elif len(args) == 1 and not isinstance(args[0], (int, np.integer, Size)):
             data = args[0]
-            if isinstance(data, Tensor):
-                data = data._data
-            array = np.array(data, dtype=dtype.numpy_dtype)
+            if isinstance(data, Tensor):  # PyTorch returns an alias: same memory, dtype and history
+                _check_legacy_dtype(data.dtype, dtype, requested)
+                alias = _ops.view_as(data, data)
+                for field in _FIELDS:
+                    setattr(self, field, getattr(alias, field))
+                return
+            if isinstance(data, _storage.TypedStorage):  # a 1-D tensor over the storage's memory
+                _check_legacy_dtype(data.dtype, dtype, dtype)
+                array = data._array
+            elif isinstance(data, np.ndarray) and data.dtype == dtype.numpy_dtype:
+                array = data  # shares memory with the array, as in PyTorch (other dtypes are copied)
+            else:
+                array = np.array(data, dtype=dtype.numpy_dtype)
         else:
             sizes = args[0] if isinstance(args[0], Size) else args
             array = np.empty(tuple(int(size) for size in sizes), dtype=dtype.numpy_dtype)
@@ -82,6 +94,10 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, value):
         self.requires_grad_(value)
+
+    @requires_grad.deleter
+    def requires_grad(self):
+        raise RuntimeError("can't delete requires_grad")
 
     def requires_grad_(self, requires_grad=True):
         """Start (or stop) recording operations on this leaf tensor. Returns self."""
@@ -109,6 +125,11 @@ class Tensor:
     @property
     def is_leaf(self):
         return self._grad_fn is None
+
+    @property
+    def output_nr(self):
+        """Which output of its grad_fn this tensor is (0 for leaves)."""
+        return self._output_nr
 
     @property
     def grad(self):
@@ -161,6 +182,16 @@ class Tensor:
         node, output_nr = _edge_to(self)[:2]
         return node._register_tensor_hook(output_nr, hook)
 
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call `hook(tensor)` on this leaf after backward has accumulated its gradient into `.grad`
+        (e.g. to step an optimizer per parameter). The hook must return None."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        from .autograd.function import _edge_to
+        return _edge_to(self)[0]._register_post_accumulate_hook(hook)
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the graph's leaves (into `.grad`).
 
@@ -193,6 +224,10 @@ class Tensor:
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
         self._data = value._data
+
+    @data.deleter
+    def data(self):
+        raise RuntimeError("can't delete data")
 
     @property
     def _version(self):
@@ -313,6 +348,30 @@ class Tensor:
 
     def data_ptr(self):
         return self._data.__array_interface__["data"][0]
+
+    def storage(self):
+        """The flat memory this tensor and its views live in (`TypedStorage`)."""
+        return _storage.storage_of(self._data)
+
+    def resize_(self, *sizes, memory_format=None):
+        """Give the tensor a new shape over its storage (see `ember._storage.resize_`)."""
+        return _storage.resize_(self, sizes)
+
+    def resize_as_(self, other, memory_format=None):
+        return _storage.resize_(self, other.shape)
+
+    def new(self, *args, **kwargs):
+        """Legacy constructor of this tensor's dtype: `x.new(2, 3)`, `x.new(data)` (prefer `x.new_empty`,
+        `x.new_tensor`)."""
+        kwargs.setdefault("dtype", self.dtype)
+        return Tensor(*args, **kwargs)
+
+    @property
+    def volatile(self):
+        """Book-era flag of PyTorch 0.3; always False (use `with ember.no_grad():`)."""
+        warnings.warn("volatile was removed (Variable.volatile is always False); use `with ember.no_grad():`",
+                      UserWarning, stacklevel=2)
+        return False
 
     def is_contiguous(self, memory_format=None):
         return self._data.flags.c_contiguous
@@ -442,6 +501,14 @@ class Tensor:
 
     def long(self):
         return _ops.to(self, _dtype.int64)
+
+    def bernoulli(self, p=None, *, generator=None):
+        return _ops.bernoulli(self, p, generator=generator)
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        """Fill this tensor in place with 0/1 draws that are 1 with probability `p` (number or tensor)."""
+        probabilities = p.expand_as(self) if isinstance(p, Tensor) else _ops.full_like(self, p, dtype=_dtype.float64)
+        return self.copy_(_ops.bernoulli(probabilities, generator=generator))
 
     def int(self):
         return _ops.to(self, _dtype.int32)
@@ -675,6 +742,17 @@ class Tensor:
 _UFUNC_OPS = {"add": "add", "subtract": "sub", "multiply": "mul", "true_divide": "div", "divide": "div",
               "power": "pow", "negative": "neg", "exp": "exp", "log": "log", "sin": "sin", "cos": "cos",
               "tanh": "tanh", "sqrt": "sqrt", "absolute": "abs", "square": "square"}
+
+
+_FIELDS = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_version_counter", "_base",
+           "_grad_accumulator")
+
+
+def _check_legacy_dtype(given, wanted, requested):
+    """`FloatTensor(double_tensor)` is refused as in PyTorch: the legacy constructor keeps the memory."""
+    if requested is not None and given is not wanted:
+        raise TypeError(f"expected {wanted} (got {given}): the legacy constructor shares memory with its "
+                        f"argument, so the dtypes must match; convert first with .to({wanted})")
 
 
 def _rebuild_tensor(data, requires_grad):

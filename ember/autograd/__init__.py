@@ -49,8 +49,8 @@ def _root_gradients(outputs, grad_outputs, api_name):
                 grad = _tensor(grad, dtype=output.dtype)
             if grad._data.shape != output._data.shape:
                 raise RuntimeError(
-                    f"Mismatch in shape: grad_output[{index}] has a shape of {list(grad.shape)} and output[{index}] "
-                    f"has a shape of {list(output.shape)}.")
+                    f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and output[{index}] "
+                    f"has a shape of {output.shape}.")
             # The engine may keep a root gradient as `.grad`; never alias the caller's tensor.
             grad = new_tensor(grad._data.copy(), grad._requires_grad, grad._grad_fn, grad._output_nr) \
                 if not grad._requires_grad else grad
@@ -86,6 +86,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     grads = _root_gradients(outputs, _as_tuple(grad_tensors), "backward")
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph:
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the parameter and "
+            "its gradient which can cause a memory leak. We recommend using autograd.grad when creating the "
+            "graph to avoid this. If you have to use this function, make sure to reset the .grad fields of "
+            "your parameters to None after use to break the cycle and avoid the leak.", UserWarning,
+            stacklevel=3)
     input_list = None
     if inputs is not None:
         input_list = list(_as_tuple(inputs))
@@ -108,8 +115,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         ddx, = ember.autograd.grad(dx, x)                          # 2
     """
     if is_grads_batched:
-        raise NotImplementedError("grad(is_grads_batched=True) is not implemented in ember; loop over the "
-                                  "batch of grad_outputs instead")
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
     if allow_unused is None:
         allow_unused = materialize_grads
     elif materialize_grads and not allow_unused:
@@ -117,6 +124,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "got: allow_unused=False.")
     output_tuple = _as_tuple(outputs)
     input_list = list(_as_tuple(inputs))
+    if not input_list:
+        raise ValueError("grad requires non-empty inputs.")
     for tensor in input_list:
         if not isinstance(tensor, Tensor):
             raise TypeError(f"grad: inputs must be tensors, got {type(tensor).__name__}")
@@ -132,7 +141,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if gradient is None:
             if materialize_grads:
                 from ..ops import zeros_like
-                gradient = zeros_like(tensor)
+                gradient = zeros_like(tensor, requires_grad=create_graph)
             elif not allow_unused:
                 raise RuntimeError(
                     "One of the differentiated Tensors appears to not have been used in the graph. Set "
@@ -141,6 +150,28 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             gradient = gradient.detach()
         result.append(gradient)
     return tuple(result)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    """grad(is_grads_batched=True): one backward per row of the batched grad_outputs, results stacked
+    (PyTorch vmaps the backward; the rows here run one after another)."""
+    output_tuple = _as_tuple(outputs)
+    batched = _as_tuple(grad_outputs)
+    for index, (output, batched_grad) in enumerate(zip(output_tuple, batched)):
+        if batched_grad is not None and tuple(batched_grad.shape[1:]) != tuple(output.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of "
+                f"corresponding output, but a mismatch was detected: grad_output[{index}] has a shape of "
+                f"{batched_grad.shape} and output[{index}] has a shape of {output.shape}. If you only want some "
+                "tensors in `grad_output` to be considered batched, consider using vmap.")
+    batch_size = next(g.shape[0] for g in batched if g is not None)
+    rows = [grad(output_tuple, inputs, [None if g is None else g[row] for g in batched],
+                 retain_graph=True if row < batch_size - 1 else retain_graph, create_graph=create_graph,
+                 allow_unused=allow_unused, materialize_grads=materialize_grads)
+            for row in range(batch_size)]
+    from ..ops import stack
+    return tuple(None if column[0] is None else stack(column) for column in zip(*rows))
 
 
 from .gradcheck import gradcheck, gradgradcheck, check_function  # noqa: E402

@@ -40,6 +40,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
             edge = _edge_to(tensor)
             targets.setdefault(edge[0], []).append((edge[1], index))
         runnable = _nodes_leading_to(targets, dependencies, [edge[0] for edge in root_edges])
+        if accumulate:
+            runnable.update(targets)  # as PyTorch, backward(inputs=) runs the inputs' own nodes and hooks
     captured = [None] * len(inputs) if inputs is not None else None
 
     buffers = {}
@@ -65,7 +67,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
                     continue
             if type(node) is AccumulateGrad:
                 if accumulate and (targets is None or node in targets) and grads[0] is not None:
-                    _accumulate(node, grads[0], create_graph)
+                    if node._pre_hooks is None and node._post_hooks is None and node._post_accumulate_hooks is None:
+                        _accumulate(node, grads[0], create_graph)
+                    else:
+                        _accumulate_with_hooks(node, grads[0], create_graph)
                 for observer in observers:
                     observer(node, (grads[0],), ())
                 continue
@@ -120,7 +125,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
 
 def _count_dependencies(root_nodes):
     dependencies = {}
-    stack = list(root_nodes)
+    stack = list(dict.fromkeys(root_nodes))  # a root given twice is still walked once
     seen = set(stack)
     while stack:
         node = stack.pop()
@@ -339,6 +344,26 @@ def _accumulate(node, grad, create_graph):
     tensor = node._variable_ref()
     if tensor is not None and grad is not None:
         _accumulate_into(tensor, grad, create_graph)
+
+
+def _accumulate_with_hooks(node, grad, create_graph):
+    """AccumulateGrad with hooks, in PyTorch's order: node prehooks, accumulation into `.grad`,
+    the tensor's post-accumulate-grad hooks, node posthooks."""
+    grads = (grad,)
+    if node._pre_hooks is not None:
+        for hook in list(node._pre_hooks.values()):
+            result = hook(grads)
+            if result is not None:
+                grads = tuple(result)
+    _accumulate(node, grads[0], create_graph)
+    tensor = node._variable_ref()
+    if node._post_accumulate_hooks is not None and tensor is not None:
+        for hook in list(node._post_accumulate_hooks.values()):
+            if hook(tensor) is not None:
+                raise RuntimeError("post accumulate grad hooks should return None.")
+    if node._post_hooks is not None:
+        for hook in list(node._post_hooks.values()):
+            hook((), grads)
 
 
 def _accumulate_into(tensor, grad, create_graph):

@@ -113,6 +113,14 @@ class Node(FunctionCtx):
         """Call this node's backward directly, as `z.grad_fn.apply(ember.ones(1))` in the book."""
         return self._forward_cls.backward(self, *grad_outputs)
 
+    def __call__(self, *grad_outputs):
+        """`z.grad_fn(grad)`: as `apply`, with one gradient per output of the node checked."""
+        expected = 1 if self._output_meta is None else len(self._output_meta)
+        if len(grad_outputs) != expected:
+            raise TypeError(f"{self.name()}: expected {expected} arguments, got {len(grad_outputs)} instead "
+                            "(one gradient per output of the node)")
+        return self.apply(*grad_outputs)
+
     def register_hook(self, hook):
         """`hook(grad_inputs, grad_outputs)` runs after this node's backward; it may return new grad_inputs."""
         if self._post_hooks is None:
@@ -149,8 +157,15 @@ class AccumulateGrad(Node):
     It refers to its tensor weakly and the tensor keeps the node, so no cycle holds either alive.
     """
 
+    _post_accumulate_hooks = None
+
     def __init__(self, tensor):
         self._variable_ref = weakref.ref(tensor)
+
+    def _register_post_accumulate_hook(self, hook):
+        if self._post_accumulate_hooks is None:
+            self._post_accumulate_hooks = {}
+        return RemovableHandle(self._post_accumulate_hooks, hook)
 
     @property
     def variable(self):
@@ -295,9 +310,23 @@ def refresh_view_grad_fn(view):
             fresh = replay(base)
         finally:
             _grad_state.enabled = previous
+        retained = _stop_retaining(view)
         view._grad_fn, view._output_nr = fresh._grad_fn, fresh._output_nr
+        if retained:
+            view.retain_grad()
     view._view_version = counter.value
     return view._grad_fn
+
+
+def _stop_retaining(tensor):
+    """Unregister the tensor's retain_grad() from its current node; True if it was registered.
+
+    When a tensor's history is replaced (in-place op, regenerated view) its retained gradient must
+    follow it to the new node, as PyTorch moves its retains_grad hook."""
+    if not tensor.retains_grad:
+        return False
+    del tensor._grad_fn._retained_outputs[tensor._output_nr]
+    return True
 
 
 _FLOATING_KINDS = frozenset("fc")
@@ -458,6 +487,12 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
     """
 
     _array_forward = False
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(
+            f"{type(self)} should not be instantiated. Methods on autograd functions are all static, so you "
+            "should invoke them on the class itself. Instantiating an autograd function will raise an error in "
+            "a future version of PyTorch.", DeprecationWarning, stacklevel=2)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(_LEGACY_MESSAGE.format(name=type(self).__name__))

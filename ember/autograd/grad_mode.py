@@ -4,7 +4,10 @@ Each switch (`no_grad`, `enable_grad`, `set_grad_enabled`, `inference_mode`) wor
 context manager and as a decorator.
 """
 import functools
+import inspect
+import sys
 import threading
+import warnings
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled"]
@@ -42,11 +45,48 @@ class _GradModeSwitch:
         return False
 
     def __call__(self, function):
+        if inspect.isclass(function):
+            warnings.warn("Decorating classes is deprecated and will be disabled in future versions. You "
+                          "should only decorate functions or methods. To preserve the current behavior of "
+                          "class decoration, you can directly decorate the `__init__` method and nothing "
+                          "else.", FutureWarning, stacklevel=2)
+            return self._decorate_function(function)
+        if inspect.isgeneratorfunction(function):
+            return self._decorate_generator(function)
+        return self._decorate_function(function)
+
+    def _decorate_function(self, function):
         @functools.wraps(function)
         def run_in_mode(*args, **kwargs):
             with self.clone():
                 return function(*args, **kwargs)
         return run_in_mode
+
+    def _decorate_generator(self, function):
+        """The mode holds while the generator's own code runs, not while its caller runs between
+        `yield`s (as PyTorch): every resume re-enters the mode."""
+        @functools.wraps(function)
+        def run_generator_in_mode(*args, **kwargs):
+            generator = function(*args, **kwargs)
+            try:
+                with self.clone():
+                    response = generator.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            generator.close()
+                        raise
+                    except BaseException:
+                        with self.clone():
+                            response = generator.throw(*sys.exc_info())
+                    else:
+                        with self.clone():
+                            response = generator.send(request)
+            except StopIteration as stop:
+                return stop.value
+        return run_generator_in_mode
 
     def clone(self):
         return type(self)()

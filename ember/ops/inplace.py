@@ -8,7 +8,7 @@ the base see the change.
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from ..autograd import grad_mode
-from ..autograd.function import Function, refresh_view_grad_fn
+from ..autograd.function import Function, refresh_view_grad_fn, _stop_retaining
 
 __all__ = ["apply_inplace", "copy_into_out"]
 
@@ -82,12 +82,15 @@ def apply_inplace(tensor, op_name, out_of_place, *args, **kwargs):
     if result._grad_fn is not None and old._data is tensor._data and _saves(result._grad_fn, old):
         old._data = old._data.copy()
     base = tensor._base
+    retained = _stop_retaining(tensor)
     if base is not None:
         _rebase_view(tensor, result, op_name)
     else:
         _write(tensor, result, op_name)
         tensor._grad_fn, tensor._output_nr = result._grad_fn, result._output_nr
         tensor._requires_grad = result._requires_grad
+    if retained:
+        tensor.retain_grad()
     tensor._bump_version()
     if base is not None:
         tensor._view_version = tensor._version_counter.value  # its grad_fn is current
@@ -115,7 +118,10 @@ def _rebase_view(view, new_values, op_name):
     old_base = _stand_in(base)
     new_base = CopySlices.apply(old_base, new_values, replay)
     _write(base, new_base, op_name)
+    base_retained = _stop_retaining(base)
     base._grad_fn, base._output_nr, base._requires_grad = new_base._grad_fn, 0, True
+    if base_retained:
+        base.retain_grad()
     refreshed_view = replay(new_base)
     view._grad_fn, view._output_nr = refreshed_view._grad_fn, refreshed_view._output_nr
     view._requires_grad = True

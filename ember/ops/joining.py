@@ -16,7 +16,7 @@ from .shape import make_view, _Replay, parse_shape
 from .indexing import BasicIndex, BasicIndexGradient, basic_view, index_select
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "split",
-           "tensor_split", "chunk", "unbind", "narrow", "flip", "fliplr", "flipud", "roll", "repeat", "tile",
+           "tensor_split", "chunk", "unbind", "narrow", "select", "flip", "fliplr", "flipud", "roll", "repeat", "tile",
            "repeat_interleave", "tril", "triu", "diag", "diagonal", "diag_embed", "diagflat", "meshgrid",
            "cartesian_prod", "unfold"]
 
@@ -313,6 +313,20 @@ def narrow(input, dim, start, length):
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return basic_view(input, _slice_along(dim, start, start + length), "SliceBackward0")
+
+
+def select(input, dim, index):
+    """The view `input[..., index, ...]` along `dim`, with that dimension removed."""
+    ndim = input._data.ndim
+    if ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    dim = normalize_dim(dim, ndim, "select")
+    size = input._data.shape[dim]
+    index = int(index)
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
+                         f"dimension {dim}")
+    return basic_view(input, (slice(None),) * dim + (index % size, Ellipsis), "SelectBackward0")
 
 
 # ----------------------------------------------------------------------------- rearranging copies
