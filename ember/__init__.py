@@ -5,6 +5,7 @@
 from ._dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16, float32, float64,  # noqa: A004
                      complex64, complex128, get_default_dtype, set_default_dtype, promote_types)
 from ._dtype import result_type as _result_type
+from ._dtype import can_cast, finfo, iinfo
 from ._backend import device
 from ._size import Size
 from ._tensor import Tensor

@@ -5,7 +5,8 @@ PyTorch), so every op that mixes dtypes asks `result_type` here rather than trus
 """
 import numpy as np
 
-__all__ = ["dtype", "get_default_dtype", "set_default_dtype", "promote_types", "result_type"]
+__all__ = ["dtype", "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast", "finfo",
+           "iinfo"]
 
 
 class dtype:
@@ -60,7 +61,8 @@ ALIASES = {"float": float32, "double": float64, "half": float16, "long": int64, 
 LEGACY_TYPE_NAMES = {"torch.FloatTensor": float32, "torch.DoubleTensor": float64,
                      "torch.HalfTensor": float16, "torch.LongTensor": int64, "torch.IntTensor": int32,
                      "torch.ShortTensor": int16, "torch.CharTensor": int8, "torch.ByteTensor": uint8,
-                     "torch.BoolTensor": bool_}
+                     "torch.BoolTensor": bool_, "torch.ComplexFloatTensor": complex64,
+                     "torch.ComplexDoubleTensor": complex128}
 LEGACY_NAME_OF = {d: n for n, d in LEGACY_TYPE_NAMES.items()}
 
 
@@ -102,17 +104,20 @@ def from_numpy_dtype(numpy_dtype):
 
 
 def to_dtype(value):
-    """Accept an ember dtype, a Python type (float, int, bool), a NumPy dtype or a name."""
+    """Accept an ember dtype, a Python type, a legacy tensor type (`ember.DoubleTensor`), a NumPy
+    dtype or a name. As in PyTorch, `float` means float64 and `complex` complex128 (not the default)."""
     if isinstance(value, dtype):
         return value
     if value is float:
-        return get_default_dtype()
+        return float64
     if value is int:
         return int64
     if value is bool:
         return bool_
     if value is complex:
-        return complex64
+        return complex128
+    if isinstance(getattr(value, "dtype", None), dtype):
+        return value.dtype
     if isinstance(value, str):
         name = value[len("torch."):] if value.startswith("torch.") else value
         found = _BY_NAME.get(name) or ALIASES.get(name) or LEGACY_TYPE_NAMES.get(value)
@@ -128,7 +133,10 @@ def promote_types(a, b):
     if a is b:
         return a
     if a._category != b._category:
-        return a if a._category > b._category else b
+        higher, lower = (a, b) if a._category > b._category else (b, a)
+        if higher is complex64 and lower is float64:
+            return complex128  # the complex type wide enough for both parts
+        return higher
     if a._category == 1 and (a is uint8) != (b is uint8):
         # uint8 with a signed type: the smallest signed type that holds both.
         other = b if a is uint8 else a
@@ -148,16 +156,40 @@ def scalar_category(value):
     return None
 
 
+def _scalar_dtype(category):
+    """The dtype PyTorch gives a Python number of this category (floats follow the default dtype)."""
+    if category == 0:
+        return bool_
+    if category == 1:
+        return int64
+    return get_default_dtype() if category == 2 else _complex_of(get_default_dtype())
+
+
+def _complex_of(floating):
+    return complex128 if floating is float64 else complex64  # no complex32 in ember: float16 -> complex64
+
+
+def combine_categories(higher, lower):
+    """PyTorch's rule when `higher` (a dimensioned tensor's dtype) meets `lower` (a 0-d tensor's or a
+    Python number's): `lower` only counts when its category is higher, and then a floating `higher`
+    keeps its precision (float32 tensor * complex128 0-d tensor is complex64)."""
+    if higher._category == 3:
+        return higher
+    if lower._category == 3:
+        return _complex_of(higher) if higher._category == 2 else lower
+    if higher._category == 2:
+        return higher
+    if higher is bool_ or lower._category == 2:
+        return promote_types(higher, lower)
+    return higher
+
+
 def result_type_of_scalar(tensor_dtype, value):
-    """dtype of `tensor op python_scalar`: the scalar only matters when its category is higher."""
+    """dtype of `tensor op python_number`."""
     category = scalar_category(value)
     if category is None or category <= tensor_dtype._category:
         return tensor_dtype
-    if category == 1:
-        return int64
-    if category == 2:
-        return get_default_dtype()
-    return get_default_dtype().to_complex()
+    return combine_categories(tensor_dtype, _scalar_dtype(category))
 
 
 def result_type(a, b):
@@ -165,15 +197,49 @@ def result_type(a, b):
     from ._tensor import Tensor
     a_is_tensor, b_is_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
     if a_is_tensor and b_is_tensor:
-        # A 0-d tensor, like a Python number, only matters when its category is higher.
         if a.ndim == 0 and b.ndim > 0:
-            return b.dtype if a.dtype._category <= b.dtype._category else promote_types(a.dtype, b.dtype)
+            return combine_categories(b.dtype, a.dtype)
         if b.ndim == 0 and a.ndim > 0:
-            return a.dtype if b.dtype._category <= a.dtype._category else promote_types(a.dtype, b.dtype)
+            return combine_categories(a.dtype, b.dtype)
         return promote_types(a.dtype, b.dtype)
     if a_is_tensor:
         return result_type_of_scalar(a.dtype, b)
     if b_is_tensor:
         return result_type_of_scalar(b.dtype, a)
-    category = max(scalar_category(a), scalar_category(b))
-    return (bool_, int64, get_default_dtype(), get_default_dtype().to_complex())[category]
+    return _scalar_dtype(max(scalar_category(a), scalar_category(b)))
+
+
+def can_cast(from_, to):
+    """True when PyTorch's same-kind rule allows casting `from_` to `to` (no category is lowered)."""
+    return to_dtype(from_)._category <= to_dtype(to)._category
+
+
+class finfo:
+    """Machine limits of a floating dtype, as `torch.finfo(ember.float32).eps`."""
+
+    def __init__(self, type=None):
+        self.dtype = get_default_dtype() if type is None else to_dtype(type)
+        if not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise TypeError(f"finfo(): expected a floating point dtype, got {self.dtype}")
+        info = np.finfo(self.dtype.numpy_dtype)
+        self.bits, self.eps, self.max, self.min = info.bits, float(info.eps), float(info.max), float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = float(info.resolution)
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype.name})")
+
+
+class iinfo:
+    """Limits of an integer dtype, as `torch.iinfo(ember.int32).max`."""
+
+    def __init__(self, type):
+        self.dtype = to_dtype(type)
+        if self.dtype.is_floating_point or self.dtype.is_complex:
+            raise TypeError(f"iinfo(): expected an integer dtype, got {self.dtype}")
+        info = np.iinfo(self.dtype.numpy_dtype)
+        self.bits, self.min, self.max = info.bits, int(info.min), int(info.max)
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype.name})"

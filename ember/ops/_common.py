@@ -89,7 +89,18 @@ def prepare_binary(a, b, op_name):
     if _dtype.scalar_category(other) > tensor_dtype._category:
         # int tensor * 2.5 is float32 in PyTorch (float64 in NumPy): cast the tensor side first.
         tensor = _cast(tensor, _dtype.result_type_of_scalar(tensor_dtype, other))
+    elif type(other) is int and tensor_dtype._category == 1:
+        other = _wrapped_integer(other, tensor._data.dtype)
     return (tensor, other) if a_is_tensor else (other, tensor)
+
+
+def _wrapped_integer(value, numpy_dtype):
+    """A Python int outside an integer tensor's range wraps around, as in PyTorch (uint8 + -3 adds 253,
+    uint8 < -3 compares with 253); NumPy would raise OverflowError instead."""
+    limits = np.iinfo(numpy_dtype)
+    if limits.min <= value <= limits.max:
+        return value
+    return np.array(value & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64).astype(numpy_dtype)[()]
 
 
 def _number_or_tensor(value, op_name):

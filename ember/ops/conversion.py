@@ -24,9 +24,20 @@ class ToCopy(Function):
 def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=None):
     """Convert to a dtype (`x.to(ember.float64)`, `x.to(other)`); devices other than 'cpu' raise.
 
-    Returns the tensor itself when nothing changes and `copy` is False, as PyTorch does.
+    Returns the tensor itself when nothing changes and `copy` is False, as PyTorch does. Trailing
+    positional bools are `non_blocking` and `copy` (`x.to(ember.float64, False, True)`).
     """
-    for arg in args:
+    count = len(args)
+    while count and isinstance(args[count - 1], bool):
+        count -= 1
+    leading, flags = args[:count], args[count:]
+    if len(flags) > 2 or len(leading) > 2 or any(isinstance(arg, bool) for arg in leading):
+        raise TypeError(f"to() received an invalid combination of arguments {args}; expected (device=None, "
+                        "dtype=None, non_blocking=False, copy=False) or (dtype or tensor, non_blocking=False, "
+                        "copy=False)")
+    if len(flags) == 2:
+        copy = flags[1]
+    for arg in leading:
         if isinstance(arg, Tensor):
             dtype = arg.dtype
         elif isinstance(arg, (str, Device)) and not (isinstance(arg, str) and arg.startswith("torch.")):

@@ -146,6 +146,9 @@ def sub(input, other, *, alpha=1, out=None):
             other._data.dtype == np.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
+    if _is_bool_operand(input) or _is_bool_operand(other):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
     if alpha != 1:
         other = mul(other, alpha)
     return _write_out(_binary(Sub, input, other, "sub"), out)
@@ -165,8 +168,15 @@ def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode is not None:
         from .pointwise import _rounded_division
         return _write_out(_rounded_division(input, other, rounding_mode), out)
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        # Promote first, then make the common dtype floating: int / float16 is float16, int / int float32.
+        input, other = prepare_binary(input, other, "div")
     input, other = _to_floating(input), _to_floating(other)
     return _write_out(_binary(Div, input, other, "div"), out)
+
+
+def _is_bool_operand(value):
+    return value is True or value is False or (isinstance(value, Tensor) and value._data.dtype == np.bool_)
 
 
 def _to_floating(value):
@@ -184,11 +194,14 @@ def pow(input, exponent, *, out=None):
     if not isinstance(exponent, Tensor):
         if not isinstance(input, Tensor):
             raise TypeError("pow: expected at least one tensor operand")
+        if input._data.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if input._data.dtype.kind in "iu" and isinstance(exponent, int) and exponent > np.iinfo(input._data.dtype).max:
+            raise RuntimeError(f"value cannot be converted to type {input._data.dtype}_t without overflow "
+                               f"(exponent {exponent} for a {input.dtype} tensor)")
         input, exponent = prepare_binary(input, exponent, "pow")
         if isinstance(exponent, Tensor):
             return _write_out(_binary(PowTensor, input, exponent, "pow"), out)
-        if input._data.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
         return _write_out(PowScalar.apply(input, exponent), out)
     if not isinstance(input, Tensor):
         input, exponent = prepare_binary(input, exponent, "pow")
