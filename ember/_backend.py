@@ -4,6 +4,8 @@ Ops reach NumPy only through this module (`from .._backend import np`), so that 
 `device="cuda"` means teaching this module about CuPy, not editing every op: NumPy's functions
 dispatch to CuPy arrays through `__array_function__`.
 """
+import warnings
+
 import numpy as np
 
 __all__ = ["np", "device", "to_device"]
@@ -52,3 +54,8 @@ def to_device(value):
             f"ember has no '{d.type}' device: tensors live on the CPU (NumPy). "
             "Drop the device argument or use device='cpu'; `ember.cuda.is_available()` is False.")
     return CPU
+
+
+# PyTorch computes log(-1) or 1/0 silently (nan, inf); NumPy would warn from inside ember's ops.
+# Only warnings raised from ember's own modules are silenced: the user's NumPy calls keep theirs.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember\.")
