@@ -382,13 +382,13 @@ class Tensor:
     # ----------------------------------------------------------------- conversion
     def numpy(self, force=False):
         """The NumPy array on this tensor's memory (no copy)."""
-        if self._requires_grad and not force:
+        if self._requires_grad and not force and _grad_mode.state.enabled:  # allowed under no_grad, as in PyTorch
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                "instead.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        if self._requires_grad:
+        if self._requires_grad and _grad_mode.state.enabled:
             raise RuntimeError(
                 "Can't convert a Tensor that requires grad to a NumPy array: the gradient would be lost "
                 "silently. Use tensor.detach().numpy() if that is what you want, or ember ops to stay in "
@@ -762,4 +762,5 @@ def _rebuild_tensor(data, requires_grad):
 
 
 from . import ops as _ops  # noqa: E402  (ops sit above Tensor and import it)
+from .autograd import grad_mode as _grad_mode  # noqa: E402
 from . import _formatting  # noqa: E402

@@ -26,7 +26,7 @@ from .reduction import LinalgVectorNorm
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "addmv", "addbmm", "baddbmm", "addr",
            "einsum", "tensordot", "kron", "trace", "cross", "inverse", "det", "logdet", "slogdet", "cholesky",
-           "qr", "svd", "pinverse", "matrix_power", "chain_matmul", "block_diag", "cdist", "norm"]
+           "qr", "svd", "pinverse", "matrix_power", "chain_matmul", "block_diag", "cdist", "norm", "dist"]
 INPLACE_VARIANTS = ("addmm", "addmv", "addbmm", "baddbmm", "addr")
 
 
@@ -803,6 +803,13 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if isinstance(p, str):
         raise RuntimeError(f"norm: unsupported p {p!r}: use 'fro', 'nuc' or a number")
     return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
+
+
+def dist(input, other, p=2):
+    """The p-norm of `input - other` (broadcast), a 0-d tensor. Composite: its grad_fn is the norm's
+    node (PyTorch records one DistBackward0)."""
+    _check_tensor(input, "dist")
+    return vector_norm(input - other, p)
 
 
 # ================================================================= inverse, determinants, solve

@@ -1,0 +1,117 @@
+"""`TypedStorage`: the flat memory under a tensor and all its views (the book's "header and storage").
+
+A tensor is a header (shape, strides, offset) over a storage; views share the storage, so
+`a.storage().data_ptr() == a.view(2, 3).storage().data_ptr()`. In ember the storage is the NumPy
+array that owns the memory, seen as one flat array.
+"""
+import numpy as np
+
+from . import _dtype
+from ._backend import CPU
+
+__all__ = ["TypedStorage", "storage_of", "resize_"]
+
+
+class TypedStorage:
+    """A flat, typed view of the memory a tensor lives in (PyTorch's `torch.storage.TypedStorage`).
+
+    Indexing reads and writes single elements as Python numbers; `ember.Tensor(storage)` makes a
+    1-D tensor over the same memory.
+    """
+
+    __slots__ = ("_array",)
+
+    def __init__(self, array):
+        self._array = array  # 1-D ndarray over the whole owning buffer
+
+    @property
+    def dtype(self):
+        return _dtype.from_numpy_dtype(self._array.dtype)
+
+    @property
+    def device(self):
+        return CPU
+
+    def size(self):
+        return self._array.size
+
+    def __len__(self):
+        return self._array.size
+
+    def data_ptr(self):
+        return self._array.__array_interface__["data"][0]
+
+    def element_size(self):
+        return self._array.itemsize
+
+    def nbytes(self):
+        return self._array.nbytes
+
+    def tolist(self):
+        return self._array.tolist()
+
+    def __iter__(self):
+        return iter(self._array.tolist())
+
+    def __getitem__(self, index):
+        if not isinstance(index, (int, np.integer)):
+            raise RuntimeError("slices are only supported in UntypedStorage.__getitem__; index a storage "
+                               f"with one integer, got {type(index).__name__}")
+        return self._array[index].item()
+
+    def __setitem__(self, index, value):
+        self._array[index] = value
+
+    def __repr__(self):
+        info = f"[torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size {len(self)}]"
+        return " " + "\n ".join(str(value) for value in self._array.tolist()) + "\n" + info
+
+    __str__ = __repr__
+
+
+def _owner(array):
+    """The array that owns `array`'s memory (following `.base` through views)."""
+    while getattr(array, "base", None) is not None and hasattr(array.base, "__array_interface__"):
+        array = array.base
+    return array
+
+
+def storage_of(array):
+    """The storage of a tensor's ndarray: its owner's memory as one flat array of the same dtype."""
+    owner = _owner(array)
+    if owner.flags.c_contiguous or owner.flags.f_contiguous:
+        flat = owner.reshape(-1, order="A")  # a view, in memory order
+    else:  # an owner without a flat layout (rare: memory from a foreign buffer): a copy
+        flat = owner.reshape(-1)
+    if flat.dtype != array.dtype:
+        flat = flat.view(array.dtype)
+    return TypedStorage(flat)
+
+
+def resize_(tensor, sizes):
+    """`tensor.resize_(*sizes)`: reshape the header over the same storage from the same offset.
+
+    Shrinking (or keeping within the storage) keeps sharing memory with the other views, as in
+    PyTorch. Growing past the storage's end moves this tensor to new memory (the old elements are
+    copied, the new ones are zero); unlike PyTorch, tensors that shared the old storage keep it.
+    """
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    shape = tuple(int(size) for size in sizes)
+    if any(size < 0 for size in shape):
+        raise RuntimeError(f"Trying to create tensor with negative dimension: {list(shape)}")
+    if tensor.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    numel = int(np.prod(shape, dtype=np.int64))
+    data = tensor._data
+    if shape == data.shape:
+        return tensor
+    flat = storage_of(data)._array
+    offset = tensor.storage_offset()
+    if offset + numel > flat.size:
+        grown = np.zeros(offset + numel, dtype=data.dtype)
+        grown[:flat.size] = flat
+        flat = grown
+    tensor._data = flat[offset:offset + numel].reshape(shape)
+    tensor._bump_version()
+    return tensor
