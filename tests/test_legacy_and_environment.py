@@ -34,9 +34,11 @@ def test_environment_queries():
     assert t.ones(2, device="cpu").device == t.device("cpu")
 
 
-def test_floating_point_results_are_silent_like_pytorch(recwarn):
+def test_floating_point_results_are_silent_like_pytorch():
+    import warnings
+
     import numpy as np
-    assert t.log(t.tensor([-1.0])).isnan().all() and t.isinf(t.ones(1) / 0).all()
-    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
-    with pytest.warns(RuntimeWarning):
+    with warnings.catch_warnings(record=True) as caught:  # keeps the filters in force
+        assert t.log(t.tensor([-1.0])).isnan().all() and t.isinf(t.ones(1) / 0).all()
         np.log(np.array([-1.0]))  # the user's own NumPy calls keep their warnings
+    assert [str(w.message) for w in caught] == ["invalid value encountered in log"]
