@@ -211,7 +211,10 @@ def pow(input, exponent, *, out=None):
 
 
 def square(input):
-    return mul(input, input)
+    """`input ** 2` (bool tensors give int64, as in PyTorch)."""
+    if isinstance(input, Tensor) and input._data.dtype == np.bool_:
+        input = input.to(_dtype.int64)
+    return pow(input, 2)
 
 
 def _write_out(result, out):
