@@ -133,6 +133,11 @@ class set_grad_enabled(_GradModeSwitch):
         state.enabled = self._previous
         return False
 
+    def __call__(self, function):
+        # As a decorator, `set_grad_enabled(False)` must not leave the mode changed for the caller.
+        state.enabled = self._previous
+        return super().__call__(function)
+
     def clone(self):
         return set_grad_enabled(self.enabled)
 

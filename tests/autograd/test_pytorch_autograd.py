@@ -11,6 +11,7 @@ undefined gradient), the test reaches the same situation through the public API 
 """
 import gc
 import math
+import pickle
 import random
 import unittest
 import warnings
@@ -3188,4 +3189,434 @@ class TestAutograd(TestCase):
         view = x.narrow(0, 1, 4)
         self.assertRaisesRegex(RuntimeError, "view", lambda: view.detach_())
 
-    # PART2
+    def test_detach_base(self):
+        "detaching base does not detach view"
+        x = torch.randn(10, 10, requires_grad=True)
+        view = x.narrow(0, 1, 4)
+        x.detach_()
+        self.assertFalse(x.requires_grad)
+        self.assertTrue(view.requires_grad)
+        self.assertIsNotNone(view.grad_fn)
+        self.assertIs(view._base, x)
+
+    def test_detach_then_inplace_raises_in_autograd(self):
+        x = torch.randn([], requires_grad=True)
+        orig_x = x.detach().clone()
+
+        y = x**2  # saves x
+        z = x.detach()
+        z.zero_()
+        with self.assertRaisesRegex(RuntimeError, "has been modified by an inplace"):
+            y.backward()
+
+    def _test_type_conversion_backward(self, t):
+        fvar = Variable(t(torch.randn(5, 5).float()), requires_grad=True)
+        fvar.double().sum().backward()
+        self.assertEqual(fvar.grad, torch.ones_like(fvar))
+        self.assertEqual(type(fvar.grad), type(fvar))
+        dvar = Variable(t(torch.randn(5, 5).double()), requires_grad=True)
+        dvar.float().sum().backward()
+        self.assertEqual(dvar.grad, torch.ones_like(dvar))
+        self.assertEqual(type(dvar.grad), type(dvar))
+
+    def test_type_conversions(self):
+        x = torch.randn(5, 5)
+        self.assertIsInstance(x.float(), torch.FloatTensor)
+        self.assertIsInstance(x.int(), torch.IntTensor)
+        # (the CUDA branches are not ported)
+
+        for t in [
+            torch.DoubleTensor,
+            torch.FloatTensor,
+            torch.IntTensor,
+            torch.ByteTensor,
+        ]:
+            for y_var in (True, False):
+                y = torch.randint(5, (5, 5), dtype=t.dtype)
+                y = Variable(y) if y_var else y
+                self.assertIsInstance(x.type(t), t)
+                self.assertIsInstance(x.type_as(y), t)
+                # TODO: t.dtype should work
+                t_dtype = t().dtype
+                self.assertIsInstance(x.type(t_dtype), t)
+                self.assertIs(t_dtype, x.type(t_dtype).dtype)
+                self.assertEqual(y.data_ptr(), y.type(t).data_ptr())
+
+        self._test_type_conversion_backward(lambda x: x)
+
+    def test_isolated_node(self):
+        x = torch.randn(5, 5, requires_grad=True)
+        y = torch.randn(5, 5, requires_grad=True)
+
+        a = x + y
+        b = torch.max(a, 1, True)[1].repeat(1, 5).double()
+        o = (b + a).sum()
+        o.backward()
+
+    def test_shape(self):
+        x = torch.randn(3, 4)
+        self.assertEqual(2, len(x.shape))
+        self.assertEqual(x.shape[0], 3)
+        self.assertEqual(x.shape[1], 4)
+
+    def test_numpy_requires_grad(self):
+        x = torch.randn(2, 2, requires_grad=True)
+        err_msg_outputs = r"Can't call numpy\(\) on Tensor that requires grad. Use tensor.detach\(\).numpy\(\) instead."
+        with self.assertRaisesRegex(RuntimeError, err_msg_outputs):
+            x.numpy()
+
+        with torch.no_grad():
+            x.numpy()
+
+        x = torch.randn(2, 2)
+        x.numpy()
+
+        with torch.no_grad():
+            x.numpy()
+
+    def test_return_leaf(self):
+        class Identity(Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                return a, a + b
+
+            @staticmethod
+            def backward(ctx, grad_a, grad_b):
+                return grad_a + grad_b, grad_b
+
+        hook_called = [False]
+        x = torch.randn(5, 5, requires_grad=True)
+        y = torch.randn(5, 5, requires_grad=True)
+
+        q, p = Identity.apply(x, y)
+
+        # Make sure hooks only receive grad from usage of q, not x.
+        def hook(grad):
+            hook_called[0] = True
+            self.assertEqual(grad, torch.ones(5, 5))
+
+        q.register_hook(hook)
+        (q + p + x).sum().backward()
+        self.assertEqual(x.grad, torch.ones(5, 5) * 3)
+        self.assertEqual(y.grad, torch.ones(5, 5))
+        self.assertTrue(hook_called[0])
+
+    def test_return_leaf_inplace(self):
+        class Inplace(InplaceFunction):
+            @staticmethod
+            def forward(ctx, a, b):
+                ctx.mark_dirty(a)
+                return a.add_(b), b + 2
+
+            @staticmethod
+            def backward(ctx, grad_a, grad_b):
+                return grad_a, grad_a + grad_b
+
+        x = torch.randn(5, 5)
+        y = torch.randn(5, 5, requires_grad=True)
+
+        q, p = Inplace.apply(x, y)
+        self.assertIs(q, x)
+        self.assertIs(q.grad_fn.__class__, Inplace._backward_cls)
+        self.assertTrue(q.requires_grad)
+        q.sum().backward()
+        self.assertEqual(y.grad, torch.ones(5, 5))
+
+    def test_leaf_assignment(self):
+        x = torch.randn(5, 5)
+        y = torch.randn(5, requires_grad=True)
+        z = torch.randn(5, requires_grad=True)
+
+        x[0] = y
+        x[1] = 2 * z
+        self.assertTrue(x.requires_grad)
+        self.assertIsNot(x.grad_fn, None)
+        x.sum().backward()
+        self.assertEqual(y.grad, torch.ones(5))
+        self.assertEqual(z.grad, torch.ones(5) * 2)
+
+    def test_no_grad_assignment(self):
+        x = torch.randn(5, 5, requires_grad=True)
+        y = torch.randn(5)
+        with torch.no_grad():
+            x[0] = y
+
+        self.assertTrue(x.requires_grad)
+        self.assertIsNone(x.grad_fn)
+
+    def test_no_grad_modifies_version(self):
+        x = torch.randn(5, requires_grad=True)
+        y = torch.randn(5, requires_grad=True)
+        z = (x * y).sum()
+        with torch.no_grad():
+            x *= 2
+        self.assertRaisesRegex(
+            RuntimeError, "modified by an inplace operation", lambda: z.backward()
+        )
+
+    def test_no_grad_input(self):
+        class MyFunction(Function):
+            @staticmethod
+            def forward(self, x):
+                return x
+
+            @staticmethod
+            def backward(self, grad_output):
+                return grad_output
+
+        x = torch.randn(5, requires_grad=True)
+        with torch.no_grad():
+            y = MyFunction.apply(x)
+
+        self.assertTrue(x.requires_grad)
+        self.assertIsNone(y.grad_fn)
+
+    def test_backward_copy(self):
+        # This tests checks backward engine for a very subtle bug that appeared
+        # in one of the initial versions of autograd (a gradient buffered in three
+        # places must not be summed in place into the others).
+        x = torch.ones(5, 5, requires_grad=True)
+        y = torch.ones(5, 5, requires_grad=True)
+        # Simulate that we're in the middle of the graph
+        a = x + 2
+        b = y + 2
+        c = x + 2
+        # This op will just return grad_output two times in backward
+        add1 = a + b
+        add2 = add1 + c
+        # Simulate a long branch, so grad_output will get buffered.
+        for _ in range(4):
+            a = a * 2
+            b = b * 2
+            c = c * 2
+        branch = a + b + c
+        out = add2 + branch
+        # expected gradients are:
+        # for x: 34 (16 from final a, 16 from final c, 2 from add2)
+        # for y: 17 (16 from final b, 1 from add2)
+        grad_output = torch.ones(5, 5)
+        out.backward(grad_output)
+        self.assertEqual(x.grad, torch.ones(5, 5) * 34)
+        self.assertEqual(y.grad, torch.ones(5, 5) * 17)
+
+    def test_save_none_for_backward(self):
+        test_case = self
+
+        class MyFn(Function):
+            @staticmethod
+            def forward(ctx, input):
+                ctx.save_for_backward(None, input, None)
+                return input * input
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                n1, input, n2 = ctx.saved_tensors
+                test_case.assertIsNone(n1)
+                test_case.assertIsNone(n2)
+                return 2 * input * grad_output
+
+        x = torch.randn(5, 5, requires_grad=True)
+        y = MyFn.apply(x)
+        y.sum().backward()
+        self.assertEqual(x.grad, 2 * x)
+
+    def test_too_many_grads(self):
+        class MyFn(Function):
+            @staticmethod
+            def forward(ctx, input):
+                return input
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                return grad_output, None, None
+
+        x = torch.randn(5, 5, requires_grad=True)
+        y = MyFn.apply(x)
+        y.sum().backward()
+        self.assertEqual(x.grad, torch.ones_like(x))
+
+    def test_pickle(self):
+        x = torch.randn(10, 10, requires_grad=True)
+        y = torch.randn(10, 10, requires_grad=False)
+
+        def assert_strict_equal(var1, var2):
+            self.assertEqual(var1, var2)
+            self.assertEqual(var1.requires_grad, var2.requires_grad)
+
+        serialized = [pickle.dumps([x, y], protocol=p) for p in range(3)]
+        for dump in serialized:
+            xc, yc = pickle.loads(dump)
+            assert_strict_equal(xc, x)
+            assert_strict_equal(yc, y)
+
+    def test_dep_nograd(self):
+        class F1(Function):
+            @staticmethod
+            def forward(ctx, input):
+                out = torch.randn(input.size())
+                ctx.mark_non_differentiable(out)
+                return input, out
+
+            @staticmethod
+            def backward(ctx, grad_output, ignored):
+                return grad_output
+
+        class F2(Function):
+            @staticmethod
+            def forward(ctx, input, ignored):
+                return input
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                return grad_output, None
+
+        x = torch.randn(5, requires_grad=True)
+        a, b = F1.apply(x)
+        b = b + 1  # separate F1 from F2 by another op
+        self.assertTrue(a.requires_grad)
+        self.assertFalse(b.requires_grad)
+        c = F2.apply(a, b)
+        c.backward(torch.ones(c.size()))
+        self.assertEqual(x.grad, torch.ones(x.size()))
+
+    def test_set_grad_enabled(self):
+        x = torch.tensor([1.0], requires_grad=True)
+        with torch.set_grad_enabled(False):
+            y = x * 2
+        self.assertFalse(y.requires_grad)
+        with torch.set_grad_enabled(True):
+            y = x * 2
+        self.assertTrue(y.requires_grad)
+        with torch.set_grad_enabled(False):
+            torch.set_grad_enabled(True)
+            y = x * 2
+        self.assertTrue(y.requires_grad)
+
+    def test_set_grad_enabled_wraps(self):
+        for decorator in [True, False]:
+            with torch.enable_grad():
+                self.assertTrue(torch.is_grad_enabled())
+
+                if decorator:
+                    # This should not mutate the global grad mode!
+                    @torch.set_grad_enabled(False)
+                    def inner_func(x):
+                        return x.sin()
+
+                else:
+
+                    def inner_func(x):
+                        return x.sin()
+
+                    # This is non-idiomatic usage!
+                    # More idiomatic usage: torch.set_grad_enabled(False)(inner_func)
+                    obj = torch.set_grad_enabled(False)
+                    self.assertTrue(not torch.is_grad_enabled())
+
+                    # this will consume the set_grad_enabled global mutation!
+                    inner_func = obj(inner_func)
+                    self.assertTrue(torch.is_grad_enabled())
+
+                self.assertTrue(torch.is_grad_enabled())
+
+                x = torch.zeros(1, requires_grad=True)
+                self.assertTrue(not inner_func(x).requires_grad)
+
+    def test_simple_reentrant(self):
+        y_data = torch.randn(2, 2)
+
+        class Reenter(Function):
+            @staticmethod
+            def forward(ctx, x):
+                with torch.enable_grad():
+                    ctx.x = Variable(x, requires_grad=True)
+                    ctx.y = Variable(y_data, requires_grad=True)
+                    ctx.output_var = ctx.x * ctx.y
+                return ctx.output_var.detach()
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                with torch.enable_grad():
+                    ctx.output_var.sum().backward()
+                return ctx.x.grad * grad_output
+
+        # Reentrant starts on CPU thread, finishes on GPU thread
+        x = torch.randn(2, 2, requires_grad=True)
+        out = Reenter.apply(x)
+        out.sum().backward()
+        self.assertEqual(x.grad, y_data)
+
+    def test_reentrant_child_error(self):
+        # Parent graph.
+        a = torch.rand(3, 3, requires_grad=True)
+        c = a * a
+
+        # Reentrant child graph.
+        b = torch.rand(3, 3, requires_grad=True)
+        e = b * b
+        f = TestAutograd.SimulateBackwardError.apply(e)
+        reentrant_root = f.sum()
+
+        class ReentrantFunc(Function):
+            @staticmethod
+            def forward(ctx, inp):
+                return inp.clone()
+
+            @staticmethod
+            def backward(ctx, grad):
+                # Reentrant backward in child will throw an error.
+                reentrant_root.backward()
+                return grad
+
+        d = ReentrantFunc.apply(c)
+        with self.assertRaisesRegex(Exception, "Simulate error"):
+            d.sum().backward()
+
+    def test_var_mean_differentiable(self):
+        dim = [2, 4]
+        keepdim = False
+        input1 = torch.randn(3, 4, 5, 6, 2, 3, requires_grad=True)
+        input2 = deepcopy(input1)
+        var1, mean1 = torch.var_mean(input1, dim=dim, keepdim=keepdim)
+        var2 = input2.var(dim=dim, keepdim=keepdim)
+        mean2 = input2.mean(dim=dim, keepdim=keepdim)
+        grad = torch.randn(3, 4, 6, 3, requires_grad=True)
+
+        r1 = var1 * var1 * mean1 * mean1
+        r2 = var2 * var2 * mean2 * mean2
+        self.assertEqual(r1, r2, rtol=0.01, atol=0.0)
+
+        torch.autograd.backward(r1, grad)
+        torch.autograd.backward(r2, grad)
+        self.assertEqual(input1.grad, input2.grad, rtol=0.01, atol=0.0)
+
+    def test_variable_traverse(self):
+        def get_out_and_unrefed_cycle():
+            inp = torch.randn(10, requires_grad=True)
+            tmp = inp.view(10, 1)
+            out = tmp.view(10)
+
+            # Create a reference cycle that contains an
+            # intermediary Variable in the graph
+            my_list = []
+            my_list.append(tmp)
+            my_list.append(my_list)
+
+            return out
+
+        out = get_out_and_unrefed_cycle()
+        gc.collect()
+        # This will segfault if things have been erroneously released
+        out.backward(torch.randn(out.size()))
+
+    def test_pow_zero_tensor_gradient(self):
+        def run_test(input_size, exponent):
+            input = torch.zeros(*input_size, requires_grad=True)
+            input.pow(exponent).sum().backward()
+            self.assertEqual(input.grad.abs().sum(), 0)
+
+        run_test((10,), torch.zeros(10))
+        run_test((10, 10), torch.zeros(10, 10))
+        run_test((10,), 0)
+
+    # PART3
