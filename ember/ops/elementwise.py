@@ -125,24 +125,41 @@ class PowTensor(Function):
         return grad_a, grad_b
 
 
-def _binary(function, a, b, op_name):
-    a, b = prepare_binary(a, b, op_name)
+def _binary(function, a, b, op_name, out=None):
+    """Apply a binary primitive after PyTorch's type promotion; `out=` copies the result into a tensor."""
+    # The common cases need no promotion: same-dtype tensors, or a float tensor with a Python float.
+    if not (type(a) is Tensor and (type(b) is float and a._data.dtype.kind == "f" or
+                                   type(b) is Tensor and a._data.dtype is b._data.dtype)):
+        a, b = prepare_binary(a, b, op_name)
     try:
-        return function.apply(a, b)
+        result = function.apply(a, b)
     except ValueError:
         check_broadcastable(a, b, op_name)
         raise
+    return result if out is None else _write_out(result, out)
 
 
 def add(input, other, *, alpha=1, out=None):
     """`input + alpha * other`, broadcasting, with PyTorch's type promotion."""
     if alpha != 1:
         other = mul(other, alpha)
-    return _write_out(_binary(Add, input, other, "add"), out)
+    return _binary(Add, input, other, "add", out)
 
 
 def sub(input, other, *, alpha=1, out=None):
     """`input - alpha * other`."""
+    if not (_is_floating_operand(input) and _is_floating_operand(other)):
+        _refuse_bool_subtraction(input, other)
+    if alpha != 1:
+        other = mul(other, alpha)
+    return _binary(Sub, input, other, "sub", out)
+
+
+def _is_floating_operand(value):
+    return type(value) is float or type(value) is Tensor and value._data.dtype.kind == "f"
+
+
+def _refuse_bool_subtraction(input, other):
     if isinstance(input, Tensor) and input._data.dtype == np.bool_ and isinstance(other, Tensor) and \
             other._data.dtype == np.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
@@ -169,11 +186,12 @@ def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode is not None:
         from .pointwise import _rounded_division
         return _write_out(_rounded_division(input, other, rounding_mode), out)
-    if isinstance(input, Tensor) and isinstance(other, Tensor):
-        # Promote first, then make the common dtype floating: int / float16 is float16, int / int float32.
-        input, other = prepare_binary(input, other, "div")
-    input, other = _to_floating(input), _to_floating(other)
-    return _write_out(_binary(Div, input, other, "div"), out)
+    if not (_is_floating_operand(input) and _is_floating_operand(other)):
+        if isinstance(input, Tensor) and isinstance(other, Tensor):
+            # Promote first, then make the common dtype floating: int / float16 is float16, int / int float32.
+            input, other = prepare_binary(input, other, "div")
+        input, other = _to_floating(input), _to_floating(other)
+    return _binary(Div, input, other, "div", out)
 
 
 def _is_bool_operand(value):
@@ -202,13 +220,13 @@ def pow(input, exponent, *, out=None):
                                f"(exponent {exponent} for a {input.dtype} tensor)")
         input, exponent = prepare_binary(input, exponent, "pow")
         if isinstance(exponent, Tensor):
-            return _write_out(_binary(PowTensor, input, exponent, "pow"), out)
+            return _binary(PowTensor, input, exponent, "pow", out)
         return _write_out(PowScalar.apply(input, exponent), out)
     if not isinstance(input, Tensor):
         input, exponent = prepare_binary(input, exponent, "pow")
         from .creation import full
         input = full((), input, dtype=exponent.dtype)
-    return _write_out(_binary(PowTensor, input, exponent, "pow"), out)
+    return _binary(PowTensor, input, exponent, "pow", out)
 
 
 def square(input):
