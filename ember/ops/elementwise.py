@@ -167,9 +167,6 @@ def _refuse_bool_subtraction(input, other):
     if _is_bool_operand(input) or _is_bool_operand(other):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
                            "to invert a mask, use the `~` or `logical_not()` operator instead.")
-    if alpha != 1:
-        other = mul(other, alpha)
-    return _write_out(_binary(Sub, input, other, "sub"), out)
 
 
 def rsub(input, other, *, alpha=1):
@@ -178,7 +175,7 @@ def rsub(input, other, *, alpha=1):
 
 def mul(input, other, *, out=None):
     """Element-wise product, broadcasting."""
-    return _write_out(_binary(Mul, input, other, "mul"), out)
+    return _binary(Mul, input, other, "mul", out)
 
 
 def div(input, other, *, rounding_mode=None, out=None):
