@@ -29,7 +29,9 @@ def _check_leaf(tensor, op_name):
 
 def _write(tensor, result, op_name):
     target, source = tensor._data, result._data
-    if 0 in target.strides and any(stride == 0 and size > 1 for stride, size in zip(target.strides, target.shape)):
+    # (an empty array may carry stride 0 from NumPy: nothing is written, so nothing overlaps)
+    if target.size and 0 in target.strides and any(stride == 0 and size > 1
+                                                   for stride, size in zip(target.strides, target.shape)):
         raise RuntimeError(
             f"{op_name}: unsupported operation: more than one element of the written-to tensor refers to a single "
             "memory location (it was made by expand). Please clone() the tensor before performing the operation.")
