@@ -11,8 +11,9 @@ Everything comes from introspection, nothing is typed by hand:
 - "differentiable" and "double backward" come from the op-table cases (`tests/ops/table_*.py`):
   each case's `ember_fn` is run with every `ember` op function wrapped, and the outermost ops it
   calls with a tensor that requires grad are credited with the case's `grad` (float64 gradcheck)
-  and `gradgrad` (gradgradcheck) flags. "yes" means a case checks it, "no" that every case covering the op turns the check off,
-  "—" that no case covers the op (untested here, not necessarily unsupported).
+  and `gradgrad` (gradgradcheck) flags. "yes" means a case checks it, "no" that every case
+  covering the op turns the check off, "—" that no case covers the op (untested here, not
+  necessarily unsupported).
 """
 import argparse
 import functools
