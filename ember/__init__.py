@@ -19,7 +19,7 @@ from ._legacy import *  # noqa: F401,F403
 from . import cuda, backends  # noqa: F401
 from .serialization import save, load
 from . import linalg  # noqa: E402  (torch.linalg)
-from . import optim, utils  # noqa: E402  (torch.optim / torch.utils are reachable after `import torch`)
+from . import nn, optim, utils, viz  # noqa: E402  (reachable after `import ember`, as torch.nn after `import torch`)
 
 __version__ = "0.1.0"
 
