@@ -254,7 +254,12 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
                     f"{node._forward_cls.__name__}.forward: save_for_backward can only save tensors or None, "
                     f"but argument {index} is of type {type(item).__name__}. Keep other values as ctx "
                     "attributes (ctx.name = value).")
-            item = _tensor_holding(item, inputs, outputs, raw_outputs)
+            for tensor in inputs:
+                if isinstance(tensor, Tensor) and tensor._data is item:
+                    item = tensor
+                    break
+            else:
+                item = _tensor_holding(item, outputs, raw_outputs)
         if not isinstance(item, Tensor):
             versions.append(None)
         elif item._grad_fn is node:
@@ -268,10 +273,8 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
     node._saved_versions = versions
 
 
-def _tensor_holding(array, inputs, outputs, raw_outputs):
-    for tensor in inputs:
-        if isinstance(tensor, Tensor) and tensor._data is array:
-            return tensor
+def _tensor_holding(array, outputs, raw_outputs):
+    """The output holding a saved array, or a constant tensor for an intermediate one."""
     for tensor, raw in zip(outputs, raw_outputs):
         if raw is array:
             return tensor
@@ -333,7 +336,11 @@ _FLOATING_KINDS = frozenset("fc")
 
 
 def _apply_array_forward(cls, node, args, recording):
-    result = cls.forward(node, *[arg._data if isinstance(arg, Tensor) else arg for arg in args])
+    if len(args) == 1:
+        only = args[0]
+        result = cls.forward(node, only._data if isinstance(only, Tensor) else only)
+    else:
+        result = cls.forward(node, *[arg._data if isinstance(arg, Tensor) else arg for arg in args])
     if type(result) is tuple:
         return _wrap_outputs(node, args, result, recording)
     array = result if type(result) is _ndarray else _as_array(result)
@@ -552,7 +559,12 @@ def _connect(node, args):
     for arg in args:
         if isinstance(arg, Tensor):
             if arg._requires_grad:
-                edges.append(_edge_to(arg))
+                node_of_arg = arg._grad_fn
+                if node_of_arg is None or arg._base is not None:
+                    edges.append(_edge_to(arg))  # leaves and views take the longer way
+                else:
+                    data = arg._data
+                    edges.append((node_of_arg, arg._output_nr, data.shape, data.dtype))
                 needs.append(True)
             else:
                 edges.append(_NO_EDGE)
