@@ -732,7 +732,10 @@ class Tensor:
             method.__name__ = name
             method.__doc__ = function.__doc__
             return method
-        raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+        if name.startswith("_"):
+            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+        raise AttributeError(f"'Tensor' object has no attribute '{name}' (if PyTorch's Tensor has it, "
+                             f"torch.Tensor.{name} is not implemented in ember)")
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(_ops.TENSOR_METHODS))
