@@ -1,5 +1,6 @@
 """Creating tensors: from data, filled, ranges, random (one seedable generator)."""
 import numbers
+import warnings
 
 from .._backend import np, to_device
 from .._tensor import Tensor, new_tensor
@@ -108,6 +109,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     Python floats give the default dtype (float32), ints int64, bools bool; a NumPy array keeps its dtype.
     """
     if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than ember.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
         array = data._data.copy()
         if dtype is not None:
             array = array.astype(_dtype.to_dtype(dtype).numpy_dtype)

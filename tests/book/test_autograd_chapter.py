@@ -757,3 +757,37 @@ def test_0_3_linear_regression_with_variable():
             w.grad.data.zero_()
             b.grad.data.zero_()
     assert abs(w.item() - 2) < 0.3 and abs(b.item() - 3) < 1.0
+
+
+# ---------------------------------------------------------------------------- chapter 2's quick start
+def test_chapter2_gradients_accumulate(torch):
+    def cell(t):
+        x = t.ones(2, 2, requires_grad=True)  # 为tensor设置 requires_grad 标识，代表着需要求导数
+        y = x.sum()
+        names = (type(y.grad_fn).__name__,)
+        y.backward()  # 反向传播,计算梯度
+        first = x.grad.clone()
+        y.backward()  # sum saves nothing, so a second backward needs no retain_graph
+        second = x.grad.clone()
+        y.backward()
+        third = x.grad.clone()
+        zeroed = x.grad.data.zero_().clone()  # 以下划线结束的函数是inplace操作
+        y.backward()
+        return x, y, names, first, second, third, zeroed, x.grad
+    x, y, names, *grads = same_as_torch(cell, torch)
+    assert repr(y) == "tensor(4., grad_fn=<SumBackward0>)" and names == ("SumBackward0",)
+    assert [grad[0, 0].item() for grad in grads] == [1, 2, 3, 0, 1]
+
+
+def test_chapter2_manual_sgd_step(torch):
+    # learning_rate = 0.01; for f in net.parameters(): f.data.sub_(f.grad.data * learning_rate)
+    def cell(t):
+        weights = [t.tensor([[1.0, -2.0]], requires_grad=True), t.tensor([0.5], requires_grad=True)]
+        x = t.tensor([[3.0], [4.0]])
+        loss = ((weights[0] @ x + weights[1]) ** 2).sum()
+        loss.backward()
+        learning_rate = 0.01
+        for f in weights:
+            f.data.sub_(f.grad.data * learning_rate)  # inplace 减法
+        return tuple(weights), loss
+    same_as_torch(cell, torch)

@@ -857,3 +857,60 @@ def test_manual_linear_regression_as_in_the_book():
         w.sub_(0.02 * x.t().mm(dy_pred))
         b.sub_(0.02 * dy_pred.sum())
     assert abs(w.item() - 2) < 0.3 and abs(b.item() - 3) < 0.6
+
+
+# ---------------------------------------------------------------------------- chapter 2's quick start
+def test_chapter2_tensor_basics(torch):
+    def cell(t):
+        x = t.Tensor(5, 3)  # 构建 5x3 矩阵，只是分配了空间，未初始化
+        x = t.Tensor([[1, 2], [3, 4]])
+        print(x)
+        x = t.tensor(np.linspace(0, 1, 15, dtype=np.float32).reshape(5, 3))  # book: t.rand(5, 3)
+        print(x.size())  # 查看x的形状
+        y = t.tensor(np.linspace(1, 0, 15, dtype=np.float32).reshape(5, 3))
+        result = t.Tensor(5, 3)  # 预先分配空间
+        returned = t.add(x, y, out=result)  # 输入到result
+        print(y.add(x) is y, y)  # 普通加法，不改变y的内容
+        print(y.add_(x) is y, y)  # inplace 加法，y变了
+        return (x.size()[1], x.size(1)), x + y, t.add(x, y), result, returned is result, x[:, 1]
+    columns, *_ = same_as_torch(cell, torch)
+    assert columns == (3, 3)
+
+
+def test_chapter2_numpy_bridge_and_scalars(torch):
+    def cell(t):
+        a = t.ones(5)
+        b = a.numpy()  # Tensor -> Numpy
+        print(b)
+        a = np.ones(5)
+        b = t.from_numpy(a)  # Numpy->Tensor
+        b.add_(1)  # 以`_`结尾的函数会修改自身
+        print(a)
+        print(b)  # Tensor和Numpy共享内存
+        scalar = b[0]
+        tensor = t.tensor([2])  # 注意和scalar的区别
+        return scalar, scalar.size(), scalar.item(), (tensor, scalar), (tensor.size(), scalar.size()), \
+            (tensor.item(), scalar.item()), t.tensor(3)
+    scalar, size, value, *_ = same_as_torch(cell, torch)
+    assert repr(scalar) == "tensor(2., dtype=torch.float64)" and repr(size) == "torch.Size([])" and value == 2.0
+
+
+def test_chapter2_tensor_copies_and_detach_shares(torch):
+    def cell(t):
+        tensor = t.tensor([3, 4])
+        old_tensor = tensor
+        new_tensor = t.tensor(old_tensor)  # t.tensor()总是会进行数据拷贝 (warns: use clone().detach())
+        new_tensor[0] = 1111
+        copied = (old_tensor.clone(), new_tensor.clone())
+        new_tensor = old_tensor.detach()  # 共享内存
+        new_tensor[0] = 1111
+        device = t.device("cuda:0" if t.cuda.is_available() else "cpu")
+        return copied, (old_tensor, new_tensor), (tensor.to(device) + tensor.to(device)).device
+    (copy_old, copy_new), (old, new), device = same_as_torch(cell, torch)
+    assert copy_old.tolist() == [3, 4] and copy_new.tolist() == [1111, 4]
+    assert old.tolist() == new.tolist() == [1111, 4] and str(device) == "cpu"
+
+
+def test_chapter2_tensor_of_a_tensor_warns():
+    with pytest.warns(UserWarning, match="clone"):
+        t.tensor(t.tensor([3, 4]))
