@@ -531,7 +531,7 @@ def test_from_numpy_and_tensor_share_float32_memory(torch):
         legacy = t.Tensor(a)  # 也可以直接将numpy对象传入Tensor (shares memory: same dtype)
         a[0, 1] = 100
         c = b.numpy()  # a, b, c三个对象共享内存
-        return b, legacy, c, c is a or np.shares_memory(c, a)
+        return b, legacy, c, np.shares_memory(c, a)
     b, legacy, c, shares = same_as_torch(cell, torch)
     assert b[0, 1].item() == legacy[0, 1].item() == 100 and shares
 
@@ -658,7 +658,7 @@ def test_device_and_to(torch):
         a = t.tensor(RANDN_3x4)  # book: a = t.randn(3, 4)
         device = t.device("cpu")
         moved = a.to(device)
-        return a.device, device, moved, moved.device, t.cuda.is_available() and False
+        return a.device, device, moved, moved.device, moved is a, t.cuda.is_available()
     same_as_torch(cell, torch)
 
 
@@ -669,8 +669,9 @@ def test_save_and_load(tmp_path):
     path = str(tmp_path / "a.pth")
     t.save(a, path)
     b = t.load(path)
-    c = t.load(path, map_location=lambda storage, loc: storage)
-    assert t.equal(a, b) and t.equal(a, c)
+    c = t.load(path, map_location=lambda storage, loc: storage)  # 加载为c, 存储于CPU
+    d = t.load(path, map_location={"cuda:1": "cuda:0"})  # nothing on cuda:1 to move
+    assert t.equal(a, b) and t.equal(a, c) and t.equal(a, d)
 
 
 # ---------------------------------------------------------------------------- vectorization and options
