@@ -653,7 +653,7 @@ def test_0_3_volatile(torch):
 
 
 def test_volatile_warns_and_no_grad_replaces_it(torch):
-    with pytest.warns(UserWarning, match="volatile"):
+    with pytest.warns(UserWarning, match="volatile"), pytest.warns(DeprecationWarning, match="Variable"):
         x = t.autograd.Variable(t.ones(1), volatile=True)
     with pytest.warns(UserWarning, match="no_grad"):
         assert x.volatile is False
