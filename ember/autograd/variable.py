@@ -28,6 +28,8 @@ class Variable(metaclass=_VariableMeta):
             data = empty(0)
         # A new tensor on the same memory, as PyTorch's Variable(t): t's own flags are untouched.
         data = data.detach() if isinstance(data, Tensor) else make_tensor(data)
+        if volatile and requires_grad:
+            raise ValueError("Variable can't be volatile and require_grad at the same time!")
         if volatile:
             warnings.warn("volatile was removed and now has no effect. Use `with ember.no_grad():` instead.",
                           UserWarning, stacklevel=2)
