@@ -17,9 +17,25 @@ from .ops import *  # noqa: F401,F403
 from . import ops as _ops
 from ._legacy import *  # noqa: F401,F403
 from . import cuda, backends  # noqa: F401
-from .serialization import save, load
-from . import linalg  # noqa: E402  (torch.linalg)
-from . import nn, optim, utils, viz  # noqa: E402  (reachable after `import ember`, as torch.nn after `import torch`)
+
+# Submodules (and save/load) load on first use: `ember.nn` works after `import ember`, as `torch.nn`
+# does after `import torch`, while `import ember` itself stays fast.
+_LAZY_SUBMODULES = {"nn", "optim", "utils", "viz", "linalg", "datasets", "compat", "serialization"}
+_LAZY_NAMES = {"save": "serialization", "load": "serialization"}
+
+
+def __getattr__(name):
+    import importlib
+    if name in _LAZY_SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_NAMES:
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY_NAMES[name]}"), name)
+    raise AttributeError(f"module 'ember' has no attribute '{name}' (if torch has it, torch.{name} is not "
+                         "implemented in ember)")
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY_SUBMODULES | set(_LAZY_NAMES))
 
 __version__ = "0.1.0"
 

@@ -177,4 +177,12 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
 from .gradcheck import gradcheck, gradgradcheck, check_function  # noqa: E402
 from .anomaly import is_anomaly_check_nan_enabled  # noqa: E402
 from .trace import trace  # noqa: E402
-from . import functional, forward_ad  # noqa: E402
+from . import forward_ad  # noqa: E402
+
+
+def __getattr__(name):
+    # `ember.autograd.functional` loads on first use (it is large and rarely needed).
+    if name == "functional":
+        import importlib
+        return importlib.import_module(f"{__name__}.functional")
+    raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")
