@@ -1,6 +1,7 @@
 """ember.autograd: recording operations and computing gradients, as `torch.autograd`."""
 import warnings
 
+from .._backend import np
 from .._tensor import Tensor, new_tensor
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                         is_inference_mode_enabled)
@@ -41,7 +42,6 @@ def _root_gradients(outputs, grad_outputs, api_name):
                     f"grad can be implicitly created only for scalar outputs: output {index} has shape "
                     f"{list(output.shape)}. Reduce it first (e.g. loss.sum().backward() or .mean()), or pass "
                     "the gradient explicitly: output.backward(gradient=ember.ones_like(output)).")
-            import numpy as np
             grad = new_tensor(np.ones(output._data.shape, dtype=output._data.dtype))
         else:
             if not isinstance(grad, Tensor):
@@ -51,9 +51,12 @@ def _root_gradients(outputs, grad_outputs, api_name):
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and output[{index}] "
                     f"has a shape of {output.shape}.")
-            # The engine may keep a root gradient as `.grad`; never alias the caller's tensor.
-            grad = new_tensor(grad._data.copy(), grad._requires_grad, grad._grad_fn, grad._output_nr) \
-                if not grad._requires_grad else grad
+            if not grad._requires_grad:
+                # A read-only view: if it reaches a leaf unchanged, `.grad` gets a copy, never the
+                # caller's memory (the engine copies views), and nothing is copied otherwise.
+                view = np.asarray(grad._data).view()
+                view.flags.writeable = False
+                grad = new_tensor(view)
         grads.append(grad)
     return grads
 

@@ -96,8 +96,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
                 if grad is not None:
                     if type(grad) is not Tensor:
                         grad = _check_type(node, grad_inputs, grad)
-                    data = grad._data
-                    if data.shape != edge[2] or data.dtype != edge[3]:
+                    # (no local for grad._data: a reference left in this frame would make
+                    # _owned_copy see the array as shared and copy it)
+                    if grad._data.shape != edge[2] or grad._data.dtype != edge[3]:
                         grad = _conform(node, grad_inputs, grad, edge)
                     buffer = buffers.get(next_node)
                     if buffer is None:
