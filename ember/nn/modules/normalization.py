@@ -13,6 +13,22 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "Insta
            "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
 
 
+def _register_affine(module, enabled, shape, with_bias, device, dtype):
+    """The learnable scale `weight` and shift `bias` of a normalisation layer (None when disabled)."""
+    weight = Parameter(creation.empty(shape, device=device, dtype=dtype)) if enabled else None
+    bias = Parameter(creation.empty(shape, device=device, dtype=dtype)) if enabled and with_bias else None
+    module.register_parameter("weight", weight)
+    module.register_parameter("bias", bias)
+
+
+def _reset_affine(module):
+    """PyTorch's initial affine transform: weight 1, bias 0."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class _NormBase(Module):
     """The parameters (weight=1, bias=0 when `affine`) and running statistics (buffers running_mean=0,
     running_var=1, num_batches_tracked=0 when `track_running_stats`) BatchNorm and InstanceNorm share."""
@@ -27,15 +43,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(creation.empty(num_features, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(creation.empty(num_features, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, affine, num_features, bias, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", creation.zeros(num_features, device=device, dtype=dtype))
             self.register_buffer("running_var", creation.ones(num_features, device=device, dtype=dtype))
@@ -54,10 +62,7 @@ class _NormBase(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def _check_input_dim(self, input):
         raise NotImplementedError
@@ -205,22 +210,11 @@ class LayerNorm(Module):
         self.normalized_shape = _normalized_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(creation.empty(self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(creation.empty(self.normalized_shape, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, elementwise_affine, self.normalized_shape, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -241,22 +235,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(creation.empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(creation.empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, affine, num_channels, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
