@@ -197,14 +197,18 @@ fix = trunc
 # ---------------------------------------------------------------- unary maths
 class _UnaryFunction(Function):
     """Base of `y = function(x)` primitives: a subclass states `function` and `gradient(grad, x, y)`
-    side by side, and PyTorch's node name."""
+    side by side, PyTorch's node name, and which of x and y its gradient reads (`saves`)."""
 
     _array_forward = True
+    # Only what the gradient reads is saved (as PyTorch does), so an in-place change of the other
+    # does not invalidate the node; the unsaved one reaches `gradient` as None.
+    saves = ("input", "result")
 
     @staticmethod
     def forward(ctx, a):
-        result = ctx._forward_cls.function(a)
-        ctx.save_for_backward(a, result)
+        cls = ctx._forward_cls
+        result = cls.function(a)
+        ctx.save_for_backward(a if "input" in cls.saves else None, result if "result" in cls.saves else None)
         return result
 
     @staticmethod
@@ -215,6 +219,7 @@ class _UnaryFunction(Function):
 
 class Frac(_UnaryFunction):
     _node_name = "FracBackward0"
+    saves = ()
 
     @staticmethod
     def function(a):
@@ -227,6 +232,7 @@ class Frac(_UnaryFunction):
 
 class Exp2(_UnaryFunction):
     _node_name = "Exp2Backward0"
+    saves = ("result",)
     function = staticmethod(np.exp2)
 
     @staticmethod
@@ -236,6 +242,7 @@ class Exp2(_UnaryFunction):
 
 class Expm1(_UnaryFunction):
     _node_name = "Expm1Backward0"
+    saves = ("result",)
     function = staticmethod(np.expm1)
 
     @staticmethod
@@ -245,6 +252,7 @@ class Expm1(_UnaryFunction):
 
 class Log2(_UnaryFunction):
     _node_name = "Log2Backward0"
+    saves = ("input",)
     function = staticmethod(np.log2)
 
     @staticmethod
@@ -254,6 +262,7 @@ class Log2(_UnaryFunction):
 
 class Log10(_UnaryFunction):
     _node_name = "Log10Backward0"
+    saves = ("input",)
     function = staticmethod(np.log10)
 
     @staticmethod
@@ -263,6 +272,7 @@ class Log10(_UnaryFunction):
 
 class Log1p(_UnaryFunction):
     _node_name = "Log1PBackward0"
+    saves = ("input",)
     function = staticmethod(np.log1p)
 
     @staticmethod
@@ -272,6 +282,7 @@ class Log1p(_UnaryFunction):
 
 class Rsqrt(_UnaryFunction):
     _node_name = "RsqrtBackward0"
+    saves = ("result",)
 
     @staticmethod
     def function(a):
@@ -284,6 +295,7 @@ class Rsqrt(_UnaryFunction):
 
 class Reciprocal(_UnaryFunction):
     _node_name = "ReciprocalBackward0"
+    saves = ("result",)
 
     @staticmethod
     def function(a):
@@ -296,6 +308,7 @@ class Reciprocal(_UnaryFunction):
 
 class Tan(_UnaryFunction):
     _node_name = "TanBackward0"
+    saves = ("result",)
     function = staticmethod(np.tan)
 
     @staticmethod
@@ -305,6 +318,7 @@ class Tan(_UnaryFunction):
 
 class Asin(_UnaryFunction):
     _node_name = "AsinBackward0"
+    saves = ("input",)
     function = staticmethod(np.arcsin)
 
     @staticmethod
@@ -314,6 +328,7 @@ class Asin(_UnaryFunction):
 
 class Acos(_UnaryFunction):
     _node_name = "AcosBackward0"
+    saves = ("input",)
     function = staticmethod(np.arccos)
 
     @staticmethod
@@ -323,6 +338,7 @@ class Acos(_UnaryFunction):
 
 class Atan(_UnaryFunction):
     _node_name = "AtanBackward0"
+    saves = ("input",)
     function = staticmethod(np.arctan)
 
     @staticmethod
@@ -332,6 +348,7 @@ class Atan(_UnaryFunction):
 
 class Sinh(_UnaryFunction):
     _node_name = "SinhBackward0"
+    saves = ("input",)
     function = staticmethod(np.sinh)
 
     @staticmethod
@@ -341,6 +358,7 @@ class Sinh(_UnaryFunction):
 
 class Cosh(_UnaryFunction):
     _node_name = "CoshBackward0"
+    saves = ("input",)
     function = staticmethod(np.cosh)
 
     @staticmethod
@@ -350,6 +368,7 @@ class Cosh(_UnaryFunction):
 
 class Asinh(_UnaryFunction):
     _node_name = "AsinhBackward0"
+    saves = ("input",)
     function = staticmethod(np.arcsinh)
 
     @staticmethod
@@ -359,6 +378,7 @@ class Asinh(_UnaryFunction):
 
 class Acosh(_UnaryFunction):
     _node_name = "AcoshBackward0"
+    saves = ("input",)
     function = staticmethod(np.arccosh)
 
     @staticmethod
@@ -368,6 +388,7 @@ class Acosh(_UnaryFunction):
 
 class Atanh(_UnaryFunction):
     _node_name = "AtanhBackward0"
+    saves = ("input",)
     function = staticmethod(np.arctanh)
 
     @staticmethod
@@ -377,6 +398,7 @@ class Atanh(_UnaryFunction):
 
 class Erf(_UnaryFunction):
     _node_name = "ErfBackward0"
+    saves = ("input",)
     function = staticmethod(_special.erf)
 
     @staticmethod
@@ -386,6 +408,7 @@ class Erf(_UnaryFunction):
 
 class Erfc(_UnaryFunction):
     _node_name = "ErfcBackward0"
+    saves = ("input",)
     function = staticmethod(_special.erfc)
 
     @staticmethod
@@ -395,6 +418,7 @@ class Erfc(_UnaryFunction):
 
 class Erfinv(_UnaryFunction):
     _node_name = "ErfinvBackward0"
+    saves = ("result",)
     function = staticmethod(_special.erfinv)
 
     @staticmethod
@@ -404,6 +428,7 @@ class Erfinv(_UnaryFunction):
 
 class Deg2Rad(_UnaryFunction):
     _node_name = "Deg2RadBackward0"
+    saves = ()
     function = staticmethod(np.deg2rad)
 
     @staticmethod
@@ -413,6 +438,7 @@ class Deg2Rad(_UnaryFunction):
 
 class Rad2Deg(_UnaryFunction):
     _node_name = "Rad2DegBackward0"
+    saves = ()
     function = staticmethod(np.rad2deg)
 
     @staticmethod
@@ -422,6 +448,7 @@ class Rad2Deg(_UnaryFunction):
 
 class Sinc(_UnaryFunction):
     _node_name = "SincBackward0"
+    saves = ("input",)
     function = staticmethod(np.sinc)
 
     @staticmethod
