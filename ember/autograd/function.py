@@ -37,7 +37,7 @@ class FunctionCtx:
     """What forward and backward may do with `ctx` (the node of the graph, see `Node`)."""
 
     # Defaults for every node: instances only store what differs, which keeps node creation cheap.
-    _saved = None            # tuple of saved entries, None once freed (or when nothing was saved)
+    _saved = None            # list of saved entries, None once freed (or when nothing was saved)
     _saved_versions = None   # version of each saved tensor when it was saved
     _saved_was_freed = False
     _to_save = None          # what forward passed to save_for_backward, resolved after forward
@@ -92,7 +92,6 @@ class Node(FunctionCtx):
     _retained_outputs = None  # {output_nr: weakref to a tensor that called retain_grad()}
     _forward_cls = None
     _trace = None            # where forward ran, recorded by anomaly mode
-    _anomaly_parent = None
     _tensor_attributes = None  # names of tensors forward kept as ctx attributes
     metadata_dict = None
 
