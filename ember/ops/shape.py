@@ -93,7 +93,7 @@ class View(Function):
     def forward(ctx, a, shape):
         ctx.input_shape = a.shape
         try:
-            return np.reshape(a, shape, copy=False)
+            return a.reshape(shape, copy=False)
         except ValueError:
             raise RuntimeError(
                 f"view size is not compatible with input tensor's size and stride (at least one dimension "
@@ -248,7 +248,7 @@ class Permute(Function):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
-        return np.transpose(a, dims)
+        return a.transpose(dims)
 
     @staticmethod
     def backward(ctx, grad):
@@ -262,7 +262,7 @@ class Transpose(Function):
     @staticmethod
     def forward(ctx, a, dim0, dim1):
         ctx.dim0, ctx.dim1 = dim0, dim1
-        return np.swapaxes(a, dim0, dim1)
+        return a.swapaxes(dim0, dim1)
 
     @staticmethod
     def backward(ctx, grad):
@@ -332,7 +332,7 @@ class Squeeze(Function):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.input_shape = a.shape
-        return np.squeeze(a, axis=dims)
+        return a.squeeze(axis=dims)
 
     @staticmethod
     def backward(ctx, grad):
@@ -354,7 +354,7 @@ class Unsqueeze(Function):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
-        return np.expand_dims(a, dim)
+        return a[(slice(None),) * dim + (None,)]
 
     @staticmethod
     def backward(ctx, grad):
