@@ -107,23 +107,32 @@ def _write_out(result, out):
 
 
 # ================================================================= matrix products
-def _matmul_vjp(grad, a, b, needs_a, needs_b):
+def _save_operands(ctx, a, b, first=0):
+    """Save of `a @ b` only what the wanted gradients read (b for a's, a for b's), as PyTorch does,
+    so an in-place change of the other operand does not invalidate the node."""
+    needs_a, needs_b = ctx.needs_input_grad[first:first + 2]
+    ctx.save_for_backward(a if needs_b else None, b if needs_a else None)
+    ctx.operand_ndims = a.ndim, b.ndim
+
+
+def _matmul_vjp(grad, a, b, ndims, needs_a, needs_b):
     """Gradients of `a @ b` under NumPy's rules (1-D operands included), left un-reduced over
     broadcast batch dims: the engine sums them back to each input's shape."""
-    if a.dim() == 1 and b.dim() == 1:
+    a_ndim, b_ndim = ndims
+    if a_ndim == 1 and b_ndim == 1:
         return (grad * b if needs_a else None), (grad * a if needs_b else None)
     grad_a = grad_b = None
     if needs_a:
-        if b.dim() == 1:
+        if b_ndim == 1:
             grad_a = grad.unsqueeze(-1) * b
-        elif a.dim() == 1:
+        elif a_ndim == 1:
             grad_a = matmul(b, grad.unsqueeze(-1)).squeeze(-1)
         else:
             grad_a = matmul(grad, b.mT)
     if needs_b:
-        if a.dim() == 1:
+        if a_ndim == 1:
             grad_b = a.unsqueeze(-1) * grad.unsqueeze(-2)
-        elif b.dim() == 1:
+        elif b_ndim == 1:
             grad_b = matmul(grad.unsqueeze(-2), a).squeeze(-2)
         else:
             grad_b = matmul(a.mT, grad)
@@ -139,13 +148,13 @@ class Matmul(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        _save_operands(ctx, a, b)
         return np.matmul(a, b)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return _matmul_vjp(grad, a, b, *ctx.needs_input_grad)
+        return _matmul_vjp(grad, a, b, ctx.operand_ndims, *ctx.needs_input_grad)
 
 
 class Mm(Matmul):
@@ -203,7 +212,8 @@ def matmul(input, other, *, out=None):
 
         ember.matmul(ember.ones(2, 3, 4), ember.ones(4, 5)).shape  # ember.Size([2, 3, 5])
     """
-    _check_products("matmul", input, other)
+    if not (type(input) is Tensor and type(other) is Tensor and input._data.dtype is other._data.dtype):
+        _check_products("matmul", input, other)
     a_shape, b_shape = input._data.shape, other._data.shape
     if not a_shape or not b_shape:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {len(a_shape)}D and "
@@ -300,7 +310,7 @@ class AddProduct(Function):
 
     @staticmethod
     def forward(ctx, input, a, b, beta, alpha):
-        ctx.save_for_backward(a, b)
+        _save_operands(ctx, a, b, first=1)
         ctx.beta, ctx.alpha = beta, alpha
         return _scaled_sum(input, np.matmul(a, b), beta, alpha)
 
@@ -311,7 +321,7 @@ class AddProduct(Function):
         grad_input = (grad if ctx.beta == 1 else grad * ctx.beta) if needs_input else None
         # addbmm's (n, p) gradient broadcasts against the (batch, ., .) operands in the products.
         scaled = grad if ctx.alpha == 1 else grad * ctx.alpha
-        grad_a, grad_b = _matmul_vjp(scaled, a, b, needs_a, needs_b)
+        grad_a, grad_b = _matmul_vjp(scaled, a, b, ctx.operand_ndims, needs_a, needs_b)
         return grad_input, grad_a, grad_b, None, None
 
 
@@ -336,7 +346,7 @@ class Addbmm(AddProduct):
 
     @staticmethod
     def forward(ctx, input, a, b, beta, alpha):
-        ctx.save_for_backward(a, b)
+        _save_operands(ctx, a, b, first=1)
         ctx.beta, ctx.alpha = beta, alpha
         return _scaled_sum(input, np.matmul(a, b).sum(axis=0), beta, alpha)
 
