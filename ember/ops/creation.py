@@ -21,12 +21,20 @@ class Generator:
 
     def __init__(self, device="cpu"):
         self._seed = 67280421310721
-        self.rng = np.random.default_rng(self._seed)
+        self._rng = None
         self.device = to_device(device)
+
+    @property
+    def rng(self):
+        """NumPy's generator, made on first use: importing numpy.random is a noticeable share of
+        `import ember`."""
+        if self._rng is None:
+            self._rng = np.random.default_rng(self._seed)
+        return self._rng
 
     def manual_seed(self, seed):
         self._seed = int(seed)
-        self.rng = np.random.default_rng(self._seed)
+        self._rng = np.random.default_rng(self._seed)
         return self
 
     def seed(self):
