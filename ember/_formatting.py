@@ -242,4 +242,13 @@ def tensor_repr(tensor):
         suffixes.append(f"grad_fn=<{tensor._grad_fn.name()}>")
     elif tensor._requires_grad:
         suffixes.append("requires_grad=True")
+    tangent = _forward_tangent(tensor) if "_fw_grad" in tensor.__dict__ else None
+    if tangent is not None:
+        suffixes.append(f"tangent={tensor_repr(tangent)}")
     return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def _forward_tangent(tensor):
+    """The tensor's forward-AD tangent at the open dual level (PyTorch prints it as `tangent=`)."""
+    from .autograd.forward_ad import tangent_of
+    return tangent_of(tensor)

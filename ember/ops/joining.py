@@ -16,6 +16,7 @@ from .shape import make_view, _Replay, parse_shape
 from .indexing import BasicIndex, BasicIndexGradient, basic_view, index_select
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "split",
+           "split_with_sizes",
            "tensor_split", "chunk", "unbind", "narrow", "select", "flip", "fliplr", "flipud", "roll", "repeat", "tile",
            "repeat_interleave", "tril", "triu", "diag", "diagonal", "diag_embed", "diagflat", "meshgrid",
            "cartesian_prod", "unfold"]
@@ -237,6 +238,11 @@ def split(tensor, split_size_or_sections, dim=0):
     starts = np.cumsum([0] + sizes[:-1]).tolist()
     return _views_of(outputs, tensor, function._node_name,
                      lambda i: (narrow, dim, starts[i], sizes[i]))
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    """`split` with a list of sizes (PyTorch's name for that form)."""
+    return split(input, list(split_sizes), dim)
 
 
 def chunk(input, chunks, dim=0):
