@@ -493,6 +493,9 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
     """
 
     _array_forward = False
+    # Built-in arithmetic treats a Python number operand as a constant tensor (PyTorch's "wrapped
+    # number"): it shows in next_functions as (None, 0), as a tensor that needs no gradient does.
+    _wraps_numbers = False
 
     def __init__(self, *args, **kwargs):
         warnings.warn(
@@ -550,6 +553,7 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
 
 _ALL_FALSE = [(False,) * count for count in range(8)]
+_NUMBERS = (int, float, bool, complex)
 
 
 def _connect(node, args):
@@ -569,7 +573,7 @@ def _connect(node, args):
                 edges.append(_NO_EDGE)
                 needs.append(False)
         else:
-            edges.append(None)
+            edges.append(_NO_EDGE if node._forward_cls._wraps_numbers and type(arg) in _NUMBERS else None)
             needs.append(False)
     node._edges = edges
     node.needs_input_grad = tuple(needs)

@@ -18,6 +18,7 @@ INPLACE_VARIANTS = ("add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sin
 # ---------------------------------------------------------------- binary arithmetic
 class Add(Function):
     _array_forward = True
+    _wraps_numbers = True
     _node_name = "AddBackward0"
 
     @staticmethod
@@ -32,6 +33,7 @@ class Add(Function):
 
 class Sub(Function):
     _array_forward = True
+    _wraps_numbers = True
     _node_name = "SubBackward0"
 
     @staticmethod
@@ -46,6 +48,7 @@ class Sub(Function):
 
 class Mul(Function):
     _array_forward = True
+    _wraps_numbers = True
     _node_name = "MulBackward0"
 
     @staticmethod
@@ -65,6 +68,7 @@ class Mul(Function):
 
 class Div(Function):
     _array_forward = True
+    _wraps_numbers = True
     _node_name = "DivBackward0"
 
     @staticmethod

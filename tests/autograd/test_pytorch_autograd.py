@@ -2713,7 +2713,6 @@ class TestAutograd(TestCase):
             )
         )
 
-    @pytest.mark.xfail(reason='a Python scalar operand of a built-in binary op (a + 5) gives no (None, 0) entry in next_functions (PyTorch wraps the scalar as a tensor input)', strict=True)
     def test_next_functions(self):
         x = torch.randn(5, 5, requires_grad=True)
         y = torch.randn(5, 5, requires_grad=True)
