@@ -353,7 +353,7 @@ def _jvp_rules():
     global _RULES
     if _RULES is None:
         from ..ops import elementwise as e, pointwise, reduction, linalg, shape, indexing, conversion, \
-            broadcast, inplace
+            broadcast, inplace, joining
         from ..ops import sign, cos, sin
         _RULES = {
             # element-wise
@@ -392,6 +392,8 @@ def _jvp_rules():
             shape.Squeeze: _linear,
             shape.Unsqueeze: _linear,
             shape.Contiguous: _linear,
+            joining.Cat: _linear,
+            joining.Stack: _linear,
             # indexing
             indexing.BasicIndex: _linear,
             indexing.BasicIndexGradient: _linear,

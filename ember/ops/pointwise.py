@@ -786,7 +786,9 @@ class Atan2(_BinaryFunction):
 
     @staticmethod
     def gradients(grad, a, b, result, needs_a, needs_b):
-        scale = grad / (a * a + b * b)
+        # At the origin the gradient is 0 (as PyTorch), not 0/0 = nan.
+        denominator = a * a + b * b
+        scale = where(denominator == 0, 0.0, grad / where(denominator == 0, 1.0, denominator))
         return (scale * b if needs_a else None), (scale * -a if needs_b else None)
 
 
