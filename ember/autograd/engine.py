@@ -187,8 +187,7 @@ def _run_tensor_hooks(node, grads):
     if node._tensor_pre_hooks is not None:
         for output_nr, hooks in node._tensor_pre_hooks.items():
             for hook in list(hooks.values()):
-                if grads[output_nr] is None:
-                    break
+                # An output that got no gradient still has its hooks called, with None (as PyTorch).
                 result = hook(grads[output_nr])
                 if result is not None:
                     grads[output_nr] = result

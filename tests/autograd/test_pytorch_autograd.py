@@ -776,7 +776,6 @@ class TestAutograd(TestCase):
         self.assertFalse(hook_called[0])
         self.assertIsNone(x.grad)
 
-    @pytest.mark.xfail(reason='a tensor hook on one output of a multi-output node (unbind) is not called with None when only another output of that node receives a gradient', strict=True)
     def test_grad_nonleaf_register_hook(self):
         # This checks an edge case for register_hook.
         # We want to capture grad of a nonleaf tensor,
