@@ -5,6 +5,8 @@ from ._common import prepare_binary, check_broadcastable
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "equal", "greater", "greater_equal", "less", "less_equal",
            "not_equal", "isclose", "allclose", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal"]
+# `x.eq_(y)` stores the comparison's 0/1 in x's own dtype (see inplace_methods).
+INPLACE_VARIANTS = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
 def _compare(ufunc, a, b, op_name):

@@ -472,7 +472,6 @@ class TestAutogradForwardMode(TestCase):
             with self.assertRaisesRegex(RuntimeError, "out= function"):
                 torch.add(foo, bar, out=bar)
 
-    @pytest.mark.xfail(reason='Tensor.eq_ (in-place comparison) is not implemented', strict=True)
     def test_non_differentiable(self):
         with fwAD.dual_level():
             foo = fwAD.make_dual(torch.rand(2), torch.rand(2))
