@@ -7,7 +7,7 @@ the base see the change.
 """
 from .._backend import np
 from .._tensor import Tensor, new_tensor
-from ..autograd import grad_mode
+from ..autograd import grad_mode, forward_ad as _forward_ad
 from ..autograd.function import Function, refresh_view_grad_fn, _stop_retaining
 
 __all__ = ["apply_inplace", "copy_into_out"]
@@ -157,10 +157,15 @@ class CopySlices(Function):
 
 def copy_into_out(out, result):
     """Write an op's result into a user's `out=` tensor (resized when its shape differs)."""
-    if out._requires_grad and _grad_state.enabled:
-        raise RuntimeError(f"{result._grad_fn.name() if result._grad_fn else 'op'}(): functions with out=... "
+    if _grad_state.enabled and (out._requires_grad or result._requires_grad):
+        op_name = result._grad_fn.name().split("Backward")[0].lower() if result._grad_fn else "op"
+        raise RuntimeError(f"{op_name}(): functions with out=... "
                            "arguments don't support automatic differentiation, but one of the arguments "
                            "requires grad.")
+    if _forward_ad.state.level is not None and (_forward_ad.tangent_of(out) is not None
+                                                or _forward_ad.tangent_of(result) is not None):
+        raise RuntimeError(f"Trying to use forward AD with {result._grad_fn.name() if result._grad_fn else 'op'} "
+                           "that does not support it because it is an out= function")
     if out._data.shape != result._data.shape:
         out._data = np.empty(result._data.shape, dtype=out._data.dtype)
     _write(out, result.detach(), "out=")

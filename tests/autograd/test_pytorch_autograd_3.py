@@ -460,7 +460,6 @@ class TestAutogradForwardMode(TestCase):
             self.assertIsNone(dual_tangent)
             self.assertEqual(new_dual_tangent, baz)
 
-    @pytest.mark.xfail(reason="out= with a dual tensor (as out or as input) does not raise 'out= function' RuntimeError", strict=True)
     def test_out_variant(self):
         with fwAD.dual_level():
             foo = fwAD.make_dual(torch.rand(2), torch.rand(2))
