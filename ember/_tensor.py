@@ -223,6 +223,9 @@ class Tensor:
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        if self._requires_grad and value._data.dtype.kind not in "fc":
+            raise RuntimeError(f"data set to a tensor that requires gradients must be floating point or complex "
+                               f"dtype (got {value.dtype}); convert it first, e.g. value.float()")
         self._data = value._data
 
     @data.deleter
