@@ -45,6 +45,20 @@ class _ChainedReplay:
     def __call__(self, tensor):
         return self.second(self.first(tensor))
 
+    @property
+    def forbids_inplace(self):
+        """A view of (or through) an output of split/chunk/unbind is as read-only as that output."""
+        return self._forbidding() is not None
+
+    def inplace_error(self, output_nr):
+        return self._forbidding().inplace_error(output_nr)
+
+    def _forbidding(self):
+        for part in (self.first, self.second):
+            if getattr(part, "forbids_inplace", False):
+                return part
+        return None
+
 
 class _Replay:
     """`function(tensor, *args)` as a one-argument callable, kept by views to rebuild themselves."""

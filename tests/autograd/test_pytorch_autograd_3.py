@@ -808,7 +808,6 @@ class TestAutogradDeviceType(TestCase):
         with self.assertRaises(RuntimeError):
             v1[0].mul_(2)
 
-    @pytest.mark.xfail(reason='in-place on a view of an unbind() output does not raise: b = a.unbind(0); b[0].view_as(b[0]).mul_(2)', strict=True)
     def test_inplace_on_view_of_multiple_output_view(self, device="cpu"):
         a = torch.rand(
             10, dtype=torch.double, device=device, requires_grad=True
@@ -818,7 +817,6 @@ class TestAutogradDeviceType(TestCase):
         with self.assertRaises(RuntimeError):
             c.mul_(2)
 
-    @pytest.mark.xfail(reason='in-place on an unbind() output does not raise: a.clone().view_as(a).unbind(0)[0].mul_(2)', strict=True)
     def test_inplace_multiple_output_view_of_view(self, device="cpu"):
         a = torch.rand(
             10, dtype=torch.double, device=device, requires_grad=True
