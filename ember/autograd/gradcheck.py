@@ -193,7 +193,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them have "
                          "requires_grad=True.")
     for index in differentiable:
-        if inputs[index]._data.dtype != np.float64:
+        if inputs[index]._data.dtype not in (np.float64, np.complex128):
             warnings.warn(f"Input #{index} requires gradient and is not a double precision floating point. The "
                           "finite differences of gradcheck are only reliable in float64: use tensor.double().",
                           UserWarning, stacklevel=2)
