@@ -468,6 +468,16 @@ class _FunctionMeta(type):
             cls._run_forward = staticmethod(_apply_tensor_forward)
         # PyTorch 2 style: forward without ctx, plus setup_context(ctx, inputs, output).
         cls._uses_setup_context = not getattr(cls.setup_context, "_is_placeholder", False)
+        # `vjp` is PyTorch's other name for backward: a class may define either, not both.
+        if "vjp" in namespace and "backward" not in namespace:
+            cls.backward = namespace["vjp"]
+        elif "vjp" in namespace and "backward" in namespace:
+            cls.backward = staticmethod(_both_backward_and_vjp)
+
+
+def _both_backward_and_vjp(ctx, *grad_outputs):
+    raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should "
+                       f"only implement one of them ({ctx._forward_cls.__name__} defines both).")
 
 
 class Function(FunctionCtx, metaclass=_FunctionMeta):

@@ -1875,7 +1875,6 @@ class TestAutograd2(TestCase):
         ):
             gradcheck(test_fn, (inp, True), check_forward_ad=True)
 
-    @pytest.mark.xfail(reason="a Function defining vjp (PyTorch's alias of backward) instead of backward is rejected: 'You must implement either the backward or vjp method'", strict=True)
     def test_custom_function_forward_mode_wrong_formula(self):
         class UserFn(Function):
             @staticmethod
