@@ -147,6 +147,8 @@ class Tensor:
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(value).__name__}")
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             if value.shape != self.shape:
                 raise RuntimeError(f"assigned grad has data of a different size: {list(value.shape)} "
                                    f"for a tensor of size {list(self.shape)}")

@@ -37,6 +37,9 @@ def _root_gradients(outputs, grad_outputs, api_name):
         if not output._requires_grad:
             raise RuntimeError(_no_graph_message(index, output))
         if grad is None:
+            if output._data.dtype.kind == "c":
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs (output {index} is "
+                                   f"{output.dtype}); pass gradient= explicitly")
             if output._data.size != 1:
                 raise RuntimeError(
                     f"grad can be implicitly created only for scalar outputs: output {index} has shape "

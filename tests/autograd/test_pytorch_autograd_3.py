@@ -673,7 +673,6 @@ class TestAutogradDeviceType(TestCase):
         gradcheck(where_scalar_second, (cond, x))
         gradgradcheck(where_scalar_second, (cond, x))
 
-    @pytest.mark.xfail(reason='x.grad = x (self-assignment) does not raise RuntimeError', strict=True)
     def test_grad_assignment(self, devices=("cpu",)):
         x = torch.randn(5, 5, device=devices[0])
 
@@ -1005,7 +1004,6 @@ class TestAutogradDeviceType(TestCase):
         out = torch.signbit(x)
         self.assertFalse(out.requires_grad)
 
-    @pytest.mark.xfail(reason="backward()/autograd.grad on a complex scalar output does not raise 'grad can be implicitly created only for real scalar outputs'", strict=True)
     def test_complex_scalar_backward(self, device="cpu"):
         a = torch.zeros(1, device=device, requires_grad=True)
         b = a * 0.5j
