@@ -318,6 +318,25 @@ class Tensor:
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
 
+    @property
+    def real(self):
+        """The real part: the tensor itself for real dtypes, a view of the real parts for complex ones."""
+        if self._data.dtype.kind != "c":
+            return self
+        return new_tensor(self._data.real)
+
+    @property
+    def imag(self):
+        if self._data.dtype.kind != "c":
+            raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+        return new_tensor(self._data.imag)
+
+    def conj(self):
+        """The complex conjugate (the tensor itself for real dtypes, as PyTorch)."""
+        if self._data.dtype.kind != "c":
+            return self
+        return new_tensor(np.conj(self._data))
+
     def is_complex(self):
         return self._data.dtype.kind == "c"
 

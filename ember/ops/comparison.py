@@ -4,7 +4,8 @@ from .._tensor import Tensor, new_tensor
 from ._common import prepare_binary, check_broadcastable
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "equal", "greater", "greater_equal", "less", "less_equal",
-           "not_equal", "isclose", "allclose", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal"]
+           "not_equal", "isclose", "allclose", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal",
+           "isin", "signbit", "searchsorted"]
 # `x.eq_(y)` stores the comparison's 0/1 in x's own dtype (see inplace_methods).
 INPLACE_VARIANTS = ("eq", "ne", "lt", "le", "gt", "ge")
 
@@ -148,3 +149,38 @@ def isreal(input):
 
 
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """True where an element of `elements` occurs in `test_elements` (either may be a number)."""
+    values = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
+    tests = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    return new_tensor(np.asarray(np.isin(values, tests, assume_unique=assume_unique, invert=invert)))
+
+
+def signbit(input):
+    """True where the sign bit is set (including -0.0)."""
+    _check_tensor(input, "signbit", 1, "input")
+    return new_tensor(np.asarray(np.signbit(input._data)))
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
+    """Indices where `input`'s values would be inserted to keep each innermost row of
+    `sorted_sequence` sorted (int64; a 1-d sequence serves every value)."""
+    _check_tensor(sorted_sequence, "searchsorted", 1, "sorted_sequence")
+    side = side or ("right" if right else "left")
+    sequence = sorted_sequence._data
+    values = input._data if isinstance(input, Tensor) else np.asarray(input)
+    order = sorter._data if isinstance(sorter, Tensor) else sorter
+    if sequence.ndim == 1:
+        result = np.searchsorted(sequence, values, side=side, sorter=order)
+    else:
+        if sequence.shape[:-1] != values.shape[:-1]:
+            raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                               f"dimensions of boundaries tensor and input value tensor must match, but we got "
+                               f"boundaries tensor {list(sequence.shape)} and input value tensor {list(values.shape)}")
+        rows, value_rows = sequence.reshape(-1, sequence.shape[-1]), values.reshape(-1, values.shape[-1])
+        sorters = order.reshape(-1, order.shape[-1]) if order is not None else [None] * len(rows)
+        result = np.stack([np.searchsorted(row, value_row, side=side, sorter=row_order)
+                           for row, value_row, row_order in zip(rows, value_rows, sorters)]).reshape(values.shape)
+    return new_tensor(np.asarray(result, dtype=np.int32 if out_int32 else np.int64))

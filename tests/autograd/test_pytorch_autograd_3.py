@@ -992,7 +992,6 @@ class TestAutogradDeviceType(TestCase):
 
         self.assertNotWarn(do_test)
 
-    @pytest.mark.xfail(reason='torch.isin and torch.signbit are not implemented', strict=True)
     def test_non_differentiable_ops(self, device="cpu"):
         # Just make sure the op doesn't raise an error
         # and resulting tensor has requires_grad=False.
