@@ -2,6 +2,7 @@
 
 `import ember as torch` runs book code and ordinary PyTorch scripts. This module only re-exports.
 """
+from ._allocator import keep_freed_memory as _keep_freed_memory
 from ._dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16, float32, float64,  # noqa: A004
                      complex64, complex128, get_default_dtype, set_default_dtype, promote_types)
 from ._dtype import result_type as _result_type
@@ -17,6 +18,8 @@ from .ops import *  # noqa: F401,F403
 from . import ops as _ops
 from ._legacy import *  # noqa: F401,F403
 from . import cuda, backends  # noqa: F401
+
+_keep_freed_memory()
 
 # Submodules (and save/load) load on first use: `ember.nn` works after `import ember`, as `torch.nn`
 # does after `import torch`, while `import ember` itself stays fast.
