@@ -565,137 +565,32 @@ class Tensor:
         return self
 
     # ----------------------------------------------------------------- operators
-    def __add__(self, other):
-        return _ops.add(self, other)
-
     def __radd__(self, other):
         return _ops.add(other, self)
-
-    def __sub__(self, other):
-        return _ops.sub(self, other)
 
     def __rsub__(self, other):
         return _ops.sub(other, self)
 
-    def __mul__(self, other):
-        return _ops.mul(self, other)
-
     def __rmul__(self, other):
         return _ops.mul(other, self)
-
-    def __truediv__(self, other):
-        return _ops.div(self, other)
 
     def __rtruediv__(self, other):
         return _ops.div(other, self)
 
-    def __floordiv__(self, other):
-        return _ops.floor_divide(self, other)
-
     def __rfloordiv__(self, other):
         return _ops.floor_divide(other, self)
-
-    def __mod__(self, other):
-        return _ops.remainder(self, other)
 
     def __rmod__(self, other):
         return _ops.remainder(other, self)
 
-    def __pow__(self, exponent):
-        return _ops.pow(self, exponent)
-
     def __rpow__(self, base):
         return _ops.pow(base, self)
-
-    def __matmul__(self, other):
-        return _ops.matmul(self, other)
 
     def __rmatmul__(self, other):
         return _ops.matmul(other, self)
 
-    def __neg__(self):
-        return _ops.neg(self)
-
     def __pos__(self):
         return self
-
-    def __abs__(self):
-        return _ops.abs(self)
-
-    def __invert__(self):
-        return _ops.bitwise_not(self)
-
-    def __and__(self, other):
-        return _ops.bitwise_and(self, other)
-
-    __rand__ = __and__
-
-    def __or__(self, other):
-        return _ops.bitwise_or(self, other)
-
-    __ror__ = __or__
-
-    def __xor__(self, other):
-        return _ops.bitwise_xor(self, other)
-
-    __rxor__ = __xor__
-
-    def __lshift__(self, other):
-        return _ops.bitwise_left_shift(self, other)
-
-    def __rshift__(self, other):
-        return _ops.bitwise_right_shift(self, other)
-
-    def __iadd__(self, other):
-        return _ops.add_(self, other)
-
-    def __isub__(self, other):
-        return _ops.sub_(self, other)
-
-    def __imul__(self, other):
-        return _ops.mul_(self, other)
-
-    def __itruediv__(self, other):
-        return _ops.div_(self, other)
-
-    def __ifloordiv__(self, other):
-        return _ops.floor_divide_(self, other)
-
-    def __imod__(self, other):
-        return _ops.remainder_(self, other)
-
-    def __ipow__(self, other):
-        return _ops.pow_(self, other)
-
-    def __iand__(self, other):
-        return _ops.bitwise_and_(self, other)
-
-    def __ior__(self, other):
-        return _ops.bitwise_or_(self, other)
-
-    def __ixor__(self, other):
-        return _ops.bitwise_xor_(self, other)
-
-    def __eq__(self, other):
-        return _ops.eq(self, other)
-
-    def __ne__(self, other):
-        return _ops.ne(self, other)
-
-    def __lt__(self, other):
-        return _ops.lt(self, other)
-
-    def __le__(self, other):
-        return _ops.le(self, other)
-
-    def __gt__(self, other):
-        return _ops.gt(self, other)
-
-    def __ge__(self, other):
-        return _ops.ge(self, other)
-
-    def __getitem__(self, index):
-        return _ops.getitem(self, index)
 
     def __setitem__(self, index, value):
         _ops.setitem(self, index, value)
@@ -703,12 +598,6 @@ class Tensor:
     # ----------------------------------------------------------------- the most used methods
     def add(self, other, *, alpha=1):
         return _ops.add(self, other, alpha=alpha)
-
-    def mul(self, other):
-        return _ops.mul(self, other)
-
-    def matmul(self, other):
-        return _ops.matmul(self, other)
 
     def sum(self, dim=None, keepdim=False, *, dtype=None):
         return _ops.sum(self, dim, keepdim, dtype=dtype)
@@ -722,21 +611,6 @@ class Tensor:
     def reshape(self, *shape):
         return _ops.reshape(self, *shape)
 
-    def relu(self):
-        return _ops.relu(self)
-
-    def exp(self):
-        return _ops.exp(self)
-
-    def tanh(self):
-        return _ops.tanh(self)
-
-    def sigmoid(self):
-        return _ops.sigmoid(self)
-
-    def t(self):
-        return _ops.t(self)
-
     @property
     def T(self):
         return _ops.permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
@@ -746,23 +620,10 @@ class Tensor:
         return _ops.transpose(self, -2, -1)
 
     def __getattr__(self, name):
-        # Every other op method (`x.log1p()`, `x.clamp_(0)`, ...) is the ember function of that name,
-        # called with the tensor first. Only reached when normal attribute lookup fails.
-        if name in _ops.TENSOR_METHODS:
-            function = getattr(_ops, name)
-
-            def method(*args, **kwargs):
-                return function(self, *args, **kwargs)
-            method.__name__ = name
-            method.__doc__ = function.__doc__
-            return method
         if name.startswith("_"):
             raise AttributeError(f"'Tensor' object has no attribute '{name}'")
         raise AttributeError(f"'Tensor' object has no attribute '{name}' (if PyTorch's Tensor has it, "
                              f"torch.Tensor.{name} is not implemented in ember)")
-
-    def __dir__(self):
-        return sorted(set(super().__dir__()) | set(_ops.TENSOR_METHODS))
 
 
 # NumPy ufuncs with an ember op of the same meaning (used when a tensor that requires grad meets one).
@@ -791,3 +652,32 @@ def _rebuild_tensor(data, requires_grad):
 from . import ops as _ops  # noqa: E402  (ops sit above Tensor and import it)
 from .autograd import grad_mode as _grad_mode  # noqa: E402
 from . import _formatting  # noqa: E402
+
+
+# Operators that are an op called with the tensor first (`a + b` is `ember.add(a, b)`); reflected
+# ones whose operands must swap (`2 - a`) are methods of Tensor.
+_OPERATORS = {
+    "__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div", "__floordiv__": "floor_divide",
+    "__mod__": "remainder", "__pow__": "pow", "__matmul__": "matmul", "__neg__": "neg", "__abs__": "abs",
+    "__invert__": "bitwise_not", "__and__": "bitwise_and", "__rand__": "bitwise_and", "__or__": "bitwise_or",
+    "__ror__": "bitwise_or", "__xor__": "bitwise_xor", "__rxor__": "bitwise_xor",
+    "__lshift__": "bitwise_left_shift", "__rshift__": "bitwise_right_shift",
+    "__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_", "__itruediv__": "div_",
+    "__ifloordiv__": "floor_divide_", "__imod__": "remainder_", "__ipow__": "pow_", "__iand__": "bitwise_and_",
+    "__ior__": "bitwise_or_", "__ixor__": "bitwise_xor_",
+    "__eq__": "eq", "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
+    "__getitem__": "getitem",
+}
+
+
+def _install_op_methods():
+    """Every other op method (`x.log1p()`, `x.clamp_(0)`, ...) and the operators above are the ember
+    function itself, taking the tensor as first argument: no extra call on the path of every op."""
+    for name in _ops.TENSOR_METHODS:
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, getattr(_ops, name))
+    for name, op_name in _OPERATORS.items():
+        setattr(Tensor, name, getattr(_ops, op_name))
+
+
+_install_op_methods()

@@ -247,7 +247,11 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
     array_forward = node._forward_cls._array_forward
     saved, versions = [], []
     for index, item in enumerate(to_save):
-        if item is not None and not isinstance(item, Tensor):
+        if item is None or array_forward and type(item) in _NUMBERS:
+            saved.append(item)  # a gap, or a Python number a built-in op keeps for backward
+            versions.append(None)
+            continue
+        if not isinstance(item, Tensor):
             if not array_forward:
                 raise TypeError(
                     f"{node._forward_cls.__name__}.forward: save_for_backward can only save tensors or None, "
@@ -277,9 +281,7 @@ def _tensor_holding(array, outputs, raw_outputs):
     for tensor, raw in zip(outputs, raw_outputs):
         if raw is array:
             return tensor
-    if not hasattr(array, "shape"):
-        return array  # a Python number kept for backward
-    return new_tensor(array)
+    return new_tensor(_as_array(array))
 
 
 def _edge_to(tensor):
@@ -335,9 +337,14 @@ _FLOATING_KINDS = frozenset("fc")
 
 
 def _apply_array_forward(cls, node, args, recording):
-    if len(args) == 1:
+    count = len(args)
+    if count == 1:
         only = args[0]
         result = cls.forward(node, only._data if isinstance(only, Tensor) else only)
+    elif count == 2:  # unrolled, as binary ops are the most common
+        first, second = args
+        result = cls.forward(node, first._data if isinstance(first, Tensor) else first,
+                             second._data if isinstance(second, Tensor) else second)
     else:
         result = cls.forward(node, *[arg._data if isinstance(arg, Tensor) else arg for arg in args])
     if type(result) is tuple:
@@ -545,15 +552,8 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         if kwargs:
             args = _bind_arguments(cls, args, kwargs)
         node = cls._backward_cls()
-        recording = False
-        if _grad_state.enabled:
-            for arg in args:
-                if isinstance(arg, Tensor) and arg._requires_grad:
-                    recording = True
-                    break
-        if recording:
-            _connect(node, args)
-        else:
+        recording = _grad_state.enabled and _connect(node, args)
+        if not recording:
             count = len(args)
             node.needs_input_grad = _ALL_FALSE[count] if count < 8 else (False,) * count
         outputs = cls._run_forward(cls, node, args, recording)
@@ -567,8 +567,9 @@ _NUMBERS = (int, float, bool, complex)
 
 
 def _connect(node, args):
-    """Give a recording node its edges (one per argument) and its needs_input_grad."""
-    edges, needs = [], []
+    """Give the node its edges (one per argument) and needs_input_grad; False if no input needs a
+    gradient (then nothing is recorded and the node is only forward's ctx)."""
+    edges, needs, any_needed = [], [], False
     for arg in args:
         if isinstance(arg, Tensor):
             if arg._requires_grad:
@@ -579,14 +580,16 @@ def _connect(node, args):
                     data = arg._data
                     edges.append((node_of_arg, arg._output_nr, data.shape, data.dtype))
                 needs.append(True)
-            else:
-                edges.append(_NO_EDGE)
-                needs.append(False)
+                any_needed = True
+                continue
+            edges.append(_NO_EDGE)
         else:
             edges.append(_NO_EDGE if node._forward_cls._wraps_numbers and type(arg) in _NUMBERS else None)
-            needs.append(False)
-    node._edges = edges
-    node.needs_input_grad = tuple(needs)
+        needs.append(False)
+    if any_needed:
+        node._edges = edges
+        node.needs_input_grad = tuple(needs)
+    return any_needed
 
 
 _LEGACY_MESSAGE = (
