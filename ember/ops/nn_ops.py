@@ -73,8 +73,8 @@ def _check_floating(input, op_name):
 
 
 # ================================================================ strided windows
-# Spatial dims are axes first .. first+n-1 of an array: 2 in PyTorch's (N, C, *spatial) layout, 1 in
-# the (C, *spatial, N) layout convolution uses inside (see `_batch_last`).
+# Spatial dims are axes first .. first+n-1 of an array: 2 in PyTorch's (N, C, *spatial) layout, 1 or 2
+# in the layouts convolution uses inside (see `_layout`).
 def _windows(padded, out_size, kernel, stride, dilation, first=2):
     """A read-only view (*lead, *out_size, *kernel, *trail) of every window of `padded`, whose
     spatial dims (from axis `first`) lie between the lead and trail dims."""
@@ -142,32 +142,43 @@ def _out_size(size, kernel, stride, padding, dilation):
 
 
 # ================================================================ convolution
-# Inside convolution, arrays are (C, *spatial, N): batch last. Every copy (im2col, col2im's adds)
-# then runs over long contiguous rows of out_width * N elements instead of out_width alone; with
-# LeNet's 10-wide maps that made the input gradient six times faster.
-def _batch_last(array, before=None, after=None):
-    """(N, C, *spatial) -> contiguous (C, *padded spatial, N), zero-padded by before/after, one copy."""
-    moved = np.moveaxis(array, 0, -1)
+# Inside convolution, arrays are channels first, so that conv is one GEMM (out, C * kernel) x
+# (C * kernel, N * spatial) per group. The batch sits second or last; `first`, the axis of the
+# first spatial dim, names the layout:
+#   2: (C, N, *spatial). Each map moves to and from (N, C, *spatial) as one block, but im2col
+#      copies rows only out_width long.
+#   1: (C, *spatial, N). im2col and col2im's adds copy rows out_width * N long, but the layout
+#      changes transpose element by element. LeNet's 10-wide second conv: a six times faster input
+#      gradient than in (N, C, *spatial); its 28-wide first conv: 1.3x slower than batch second.
+def _layout(out_size):
+    """The layout for a convolution with `out_size` windows: batch second once rows are 16 or more
+    wide (below that the short rows cost more than the transposes, measured)."""
+    return 2 if out_size[-1] >= 16 else 1
+
+
+def _to_layout(array, first, before=None, after=None):
+    """(N, C, *spatial) -> contiguous layout `first`, zero-padded by before/after, in one copy."""
+    moved = np.swapaxes(array, 0, 1) if first == 2 else np.moveaxis(array, 0, -1)
     if before is None or (not any(before) and not any(after)):
         return np.ascontiguousarray(moved)
-    return _pad(moved, before, after, first=1)
+    return _pad(moved, before, after, first=first)
 
 
-def _batch_first(array, bias=None):
-    """(C, *spatial, N) -> contiguous (N, C, *spatial), plus `bias` (C,) in the same pass."""
-    moved = np.moveaxis(array, -1, 0)
+def _from_layout(array, first, bias=None):
+    """Layout `first` -> contiguous (N, C, *spatial), plus `bias` (C,) in the same pass."""
+    moved = np.swapaxes(array, 0, 1) if first == 2 else np.moveaxis(array, -1, 0)
     if bias is None:
         return np.ascontiguousarray(moved)
     result = np.empty(moved.shape, dtype=array.dtype)
     return np.add(moved, bias.reshape((-1,) + (1,) * (array.ndim - 2)), out=result)
 
 
-def _im2col(padded, out_size, kernel, stride, dilation, groups):
-    """Columns (groups, C/groups * prod(kernel), prod(out_size) * N) of a batch-last padded input:
-    the right operand of conv's GEMM, filled in one strided copy."""
-    n = len(kernel)
-    windows = _windows(padded, out_size, kernel, stride, dilation, first=1)  # (C, *out, *kernel, N)
-    order = (0,) + tuple(range(1 + n, 1 + 2 * n)) + tuple(range(1, 1 + n)) + (1 + 2 * n,)
+def _im2col(padded, out_size, kernel, stride, dilation, groups, first):
+    """Columns (groups, C/groups * prod(kernel), N * prod(out_size)) of a padded input in layout
+    `first`: the right operand of conv's GEMM, filled in one strided copy."""
+    windows = _windows(padded, out_size, kernel, stride, dilation, first)  # kernel axes after out_size's
+    kernel_axes = tuple(range(first + len(kernel), first + 2 * len(kernel)))
+    order = (0,) + kernel_axes + tuple(a for a in range(1, windows.ndim) if a not in kernel_axes)
     columns = np.ascontiguousarray(windows.transpose(order))
     return columns.reshape(groups, (padded.shape[0] // groups) * math.prod(kernel), -1)
 
@@ -177,12 +188,17 @@ def _convolution_array(x, weight, bias, stride, padding, dilation, groups):
     kernel = weight.shape[2:]
     out_channels = weight.shape[0]
     out_size = _out_size(x.shape[2:], kernel, stride, padding, dilation)
-    columns = _im2col(_batch_last(x, padding, padding), out_size, kernel, stride, dilation, groups)
+    first = _layout(out_size)
+    padded = _to_layout(x, first, padding, padding)
+    columns = _im2col(padded, out_size, kernel, stride, dilation, groups, first)
     result = np.matmul(weight.reshape(groups, out_channels // groups, -1), columns)
-    return _batch_first(result.reshape((out_channels,) + out_size + (x.shape[0],)), bias), columns
+    rest = (x.shape[0],) + out_size if first == 2 else out_size + (x.shape[0],)
+    return _from_layout(result.reshape((out_channels,) + rest), first, bias), columns
 
 
 def _conv_transpose_array(x, weight, bias, stride, padding, output_padding, dilation, groups):
+    """Batch last whatever the width: col2im's adds read and write the result once per kernel
+    offset, so they need the long rows (batch second: 1.5x slower for LeNet's 28-wide maps)."""
     n = len(stride)
     kernel = weight.shape[2:]
     batch, in_size = x.shape[0], x.shape[2:]
@@ -190,21 +206,22 @@ def _conv_transpose_array(x, weight, bias, stride, padding, output_padding, dila
     padded_size = tuple((i - 1) * s + d * (k - 1) + 1 + op
                         for i, s, d, k, op in zip(in_size, stride, dilation, kernel, output_padding))
     weight_matrix = weight.reshape(groups, weight.shape[0] // groups, -1)
-    inputs = _batch_last(x).reshape(groups, x.shape[1] // groups, -1)
+    inputs = _to_layout(x, first=1).reshape(groups, x.shape[1] // groups, -1)
     columns = np.matmul(weight_matrix.transpose(0, 2, 1), inputs)
     # (G, Cout/G * prod(kernel), prod(in) * N) -> (*kernel, Cout, *in, N), a view.
     columns = columns.reshape((out_channels,) + tuple(kernel) + tuple(in_size) + (batch,))
     columns = np.moveaxis(columns, tuple(range(1, 1 + n)), tuple(range(n)))
     result = _col2im(columns, padded_size, in_size, kernel, stride, dilation, first=1)
     out_size = tuple(p - 2 * pad for p, pad in zip(padded_size, padding))
-    return _batch_first(_crop(result, padding, out_size, first=1), bias)
+    return _from_layout(_crop(result, padding, out_size, first=1), first=1, bias=bias)
 
 
 def _conv_weight_array(x, grad_output, kernel, stride, padding, dilation, groups, columns=None):
     out_size = grad_output.shape[2:]
+    first = _layout(out_size)
     if columns is None:
-        columns = _im2col(_batch_last(x, padding, padding), out_size, kernel, stride, dilation, groups)
-    grad_matrix = _batch_last(grad_output).reshape(groups, grad_output.shape[1] // groups, -1)
+        columns = _im2col(_to_layout(x, first, padding, padding), out_size, kernel, stride, dilation, groups, first)
+    grad_matrix = _to_layout(grad_output, first).reshape(groups, grad_output.shape[1] // groups, -1)
     result = np.matmul(grad_matrix, columns.transpose(0, 2, 1))
     return result.reshape((grad_output.shape[1], x.shape[1] // groups) + tuple(kernel))
 
