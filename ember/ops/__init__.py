@@ -20,7 +20,7 @@ from .nn_ops import *  # noqa: F401,F403
 from .inplace import apply_inplace
 from . import elementwise, pointwise, reduction, shape, indexing, linalg, conversion, comparison, creation, \
     joining, nn_ops
-from . import inplace_methods
+from . import inplace_methods, elision
 from .inplace_methods import *  # noqa: F401,F403
 
 _FAMILIES = (elementwise, pointwise, reduction, shape, indexing, linalg, conversion, comparison, joining,

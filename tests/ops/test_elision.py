@@ -1,0 +1,115 @@
+"""Temporary elision: `w * x + b` writes the sum into the product's memory only when nobody can see it."""
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import ember
+from ember.ops import elision
+
+SHAPE = (512, 512)  # 1 MB of float32: above elision's threshold
+ARRAY_BYTES = 512 * 512 * 4
+
+
+@pytest.fixture
+def operands():
+    rng = np.random.default_rng(0)
+    return [ember.from_numpy(rng.standard_normal(SHAPE).astype(np.float32)) for _ in range(3)]
+
+
+def _peak_bytes(compute):
+    tracemalloc.start()
+    try:
+        result = compute()
+        return tracemalloc.get_traced_memory()[1], result
+    finally:
+        tracemalloc.stop()
+
+
+EXPRESSIONS = {  # (ember expression, NumPy expression): each starts with a temporary product
+    "add": (lambda w, x, b: w * x + b, lambda w, x, b: w * x + b),
+    "sub": (lambda w, x, b: w * x - b, lambda w, x, b: w * x - b),
+    "mul": (lambda w, x, b: (w + x) * b, lambda w, x, b: (w + x) * b),
+    "div": (lambda w, x, b: w * x / b, lambda w, x, b: w * x / b),
+    "numbers": (lambda w, x, b: w * x * 2.0 + 1, lambda w, x, b: w * x * 2.0 + 1),
+}
+
+
+@pytest.mark.parametrize("name", EXPRESSIONS)
+def test_temporary_receives_the_result(operands, name):
+    compute, reference = EXPRESSIONS[name]
+    peak, result = _peak_bytes(lambda: compute(*operands))
+    assert peak < 1.5 * ARRAY_BYTES  # one array, not two
+    np.testing.assert_allclose(result.numpy(), reference(*(t.numpy() for t in operands)), rtol=1e-6)
+
+
+def test_named_tensor_is_left_alone(operands):
+    w, x, b = operands
+    product = w * x
+    before = product.numpy().copy()
+    total = product + b
+    np.testing.assert_array_equal(product.numpy(), before)
+    np.testing.assert_allclose(total.numpy(), before + b.numpy(), rtol=1e-6)
+
+
+def test_parameter_of_a_function_is_left_alone(operands):
+    w, x, b = operands
+
+    def add_then_reuse(t):
+        total = t + b  # t has the counts of a temporary here, but the caller's frame still uses it
+        return t, total
+
+    t, total = add_then_reuse(w * x)
+    np.testing.assert_allclose(t.numpy(), w.numpy() * x.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(total.numpy(), t.numpy() + b.numpy(), rtol=1e-6)
+
+
+def test_explicit_dunder_call_on_a_name_is_left_alone(operands):
+    w, x, b = operands
+    product = w * x
+    before = product.numpy().copy()
+    product.__add__(b)  # the same reference counts as a temporary: only the caller's opcode differs
+    np.testing.assert_array_equal(product.numpy(), before)
+
+
+def test_recorded_operands_are_not_reused(operands):
+    w, x, b = operands
+    w.requires_grad_()
+    z = w * x * b  # Mul saves the product for the gradient of b
+    z.sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), x.numpy() * b.numpy(), rtol=1e-6)
+
+
+def test_other_dtype_or_shape_is_not_reused(operands):
+    w, x, _ = operands
+    row = ember.ones(SHAPE[1:], dtype=ember.float64)
+    result = w * x + row
+    assert result.dtype == ember.float64
+    wide = ember.ones((2,) + SHAPE)
+    assert (w * x + wide).shape == (2,) + SHAPE
+
+
+def test_small_tensors_are_not_checked():
+    small = ember.ones(3)
+    assert small._data.nbytes < elision.MIN_BYTES
+    np.testing.assert_array_equal((small * 2 + small).numpy(), [3.0, 3.0, 3.0])
+
+
+def test_custom_function_forward_reuses_its_temporary(operands):
+    class MultiplyAdd(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, w, x, b):
+            ctx.save_for_backward(w, x)
+            return w * x + b
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            w, x = ctx.saved_tensors
+            return grad_output * x, grad_output * w, grad_output
+
+    w, x, b = (t.requires_grad_() for t in operands)
+    peak, z = _peak_bytes(lambda: MultiplyAdd.apply(w, x, b))
+    assert peak < 1.5 * ARRAY_BYTES
+    z.backward(ember.ones(SHAPE))
+    np.testing.assert_allclose(w.grad.numpy(), x.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(b.grad.numpy(), np.ones(SHAPE), rtol=1e-6)
