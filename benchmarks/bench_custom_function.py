@@ -1,7 +1,7 @@
 """The book's custom Function z = w*x + b on 1000x1000 float32 tensors, forward + backward."""
 import numpy as np
 
-from common import measure, report, try_import_torch
+from common import measure_side_by_side, report, try_import_torch
 
 SIZE = 1000
 
@@ -45,12 +45,13 @@ def library_step(lib, w, x, b):
 
 def run():
     w, x, b = make_data()
-    times = {"numpy": measure(numpy_step(w, x, b), 30)}
+    steps = {"numpy": numpy_step(w, x, b)}
     torch = try_import_torch()
     if torch is not None:
-        times["torch"] = measure(library_step(torch, w, x, b), 30)
+        steps["torch"] = library_step(torch, w, x, b)
     import ember
-    times["ember"] = measure(library_step(ember, w, x, b), 30)
+    steps["ember"] = library_step(ember, w, x, b)
+    times = measure_side_by_side(steps, 30)
     return report("custom Function z = w*x + b, 1000x1000, fwd+bwd", times, target="<= 1.05x NumPy")
 
 

@@ -1,7 +1,7 @@
 """Hessian-vector product of a 100-100-1 tanh MLP's squared-error loss, via double backward."""
 import numpy as np
 
-from common import measure, report, try_import_torch
+from common import measure_side_by_side, report, try_import_torch
 
 BATCH, FEATURES, HIDDEN = 64, 100, 100
 
@@ -66,7 +66,7 @@ def run():
             got = got.numpy() if hasattr(got, "numpy") else got
             if not np.allclose(got, want, rtol=1e-3, atol=1e-5):
                 raise AssertionError(f"HVP disagrees: {name}")
-    times = {name: measure(step, 200) for name, step in steps.items()}
+    times = measure_side_by_side(steps, 200)
     return report("Hessian-vector product, 100-100-1 tanh MLP (double backward)", times,
                   target="<= 1.0x PyTorch")
 

@@ -3,7 +3,7 @@ conv 5x5 pad 2 -> ReLU -> max pool 2 -> conv 5x5 -> ReLU -> max pool 2 -> 120 ->
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from common import measure, report, try_import_torch
+from common import measure_side_by_side, report, try_import_torch
 
 BATCH = 64
 LR = 0.01
@@ -157,7 +157,7 @@ def run():
     for name, values in losses.items():
         if not np.allclose(values, losses["numpy"], rtol=1e-3):
             raise AssertionError(f"LeNet losses disagree: {name} {values} vs numpy {losses['numpy']}")
-    times = {name: measure(step, 20) for name, step in steps.items()}
+    times = measure_side_by_side(steps, 20)
     return report("LeNet-5, batch 64, SGD step", times, target="<= 1.5x PyTorch")
 
 

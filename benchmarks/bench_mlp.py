@@ -1,7 +1,7 @@
 """One SGD step of an MLP 784-512-512-10 with ReLU and cross-entropy, batch 128."""
 import numpy as np
 
-from common import measure, report, try_import_torch
+from common import measure_side_by_side, report, try_import_torch
 
 SIZES = (784, 512, 512, 10)
 BATCH = 128
@@ -97,7 +97,7 @@ def run():
     makers = implementations()
     check_agreement(makers)
     params, x, y = make_data()
-    times = {name: measure(make(params, x, y), 30) for name, make in makers.items()}
+    times = measure_side_by_side({name: make(params, x, y) for name, make in makers.items()}, 30)
     return report("MLP 784-512-512-10, batch 128, SGD step", times,
                   target="<= 1.05x NumPy and <= 1.0x PyTorch")
 

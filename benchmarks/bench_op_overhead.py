@@ -4,7 +4,7 @@ The NumPy version is the floor: forward and backward derived by hand, no engine.
 """
 import numpy as np
 
-from common import measure, report, try_import_torch
+from common import measure_side_by_side, report, try_import_torch
 
 CHAIN = 250  # x 4 ops = 1,000 ops
 
@@ -43,12 +43,13 @@ def library_step(lib):
 
 
 def run():
-    times = {"numpy": measure(numpy_step, 20)}
+    steps = {"numpy": numpy_step}
     torch = try_import_torch()
     if torch is not None:
-        times["torch"] = measure(library_step(torch), 20)
+        steps["torch"] = library_step(torch)
     import ember
-    times["ember"] = measure(library_step(ember), 20)
+    steps["ember"] = library_step(ember)
+    times = measure_side_by_side(steps, 20)
     return report("op overhead, per element-wise op (fwd+bwd)", times, unit_divisor=4 * CHAIN,
                   target="<= 0.6x PyTorch")
 

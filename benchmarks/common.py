@@ -6,22 +6,32 @@ ratio between implementations measured side by side in the same run.
 import statistics
 import time
 
-ROUNDS = 2
+ROUNDS = 3
+
+
+def measure_side_by_side(steps, repeats, warmup=3):
+    """Seconds per call of each step in `steps` ({name: step}): the lower of its per-round medians.
+
+    Rounds alternate between the implementations, so a drift of the machine during the run hits
+    them all alike instead of whichever happened to be measured last."""
+    for step in steps.values():
+        for _ in range(warmup):
+            step()
+    medians = {name: [] for name in steps}
+    for _ in range(ROUNDS):
+        for name, step in steps.items():
+            samples = []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                step()
+                samples.append(time.perf_counter() - start)
+            medians[name].append(statistics.median(samples))
+    return {name: min(values) for name, values in medians.items()}
 
 
 def measure(step, repeats, warmup=3):
-    """Seconds per call of `step`: the lower of the per-round medians."""
-    for _ in range(warmup):
-        step()
-    medians = []
-    for _ in range(ROUNDS):
-        samples = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            step()
-            samples.append(time.perf_counter() - start)
-        medians.append(statistics.median(samples))
-    return min(medians)
+    """Seconds per call of one `step` (see measure_side_by_side)."""
+    return measure_side_by_side({"step": step}, repeats, warmup)["step"]
 
 
 def try_import_torch():
