@@ -154,18 +154,18 @@ def _nodes_leading_to(targets, dependencies, root_nodes):
         for edge in node._edges:
             if edge is None or edge[0] is None:
                 continue
-            remaining[edge[0]] -= 1
-            if remaining[edge[0]] == 0:
+            count = remaining[edge[0]] - 1
+            remaining[edge[0]] = count
+            if count == 0:
                 stack.append(edge[0])
-    leads_to_target = set()
+    leads_to_target = set(targets)
     runnable = set()
     for node in reversed(order):
-        if any(edge is not None and edge[0] is not None and edge[0] in leads_to_target
-               for edge in node._edges):
-            runnable.add(node)
-            leads_to_target.add(node)
-        elif node in targets:
-            leads_to_target.add(node)
+        for edge in node._edges:
+            if edge is not None and edge[0] in leads_to_target:
+                runnable.add(node)
+                leads_to_target.add(node)
+                break
     return runnable
 
 
