@@ -21,6 +21,7 @@ from .._tensor import Tensor, new_tensor
 from .. import _dtype
 from ..autograd import grad_mode
 from ..autograd.function import Function
+from ._common import normalize_dim
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "softmax", "log_softmax", "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d",
@@ -1041,7 +1042,6 @@ def _softmax_input(input, dim, dtype, op_name):
                            f"point input or dtype=ember.float32")
     if dim is None:
         raise TypeError(f"{op_name}() missing required argument 'dim'")
-    from ._common import normalize_dim
     return input, normalize_dim(dim, input._data.ndim, op_name)
 
 
@@ -1659,14 +1659,22 @@ class NllLoss(Function):
     def forward(ctx, rows, target, weight, reduction, ignore_index):
         count, classes = rows.shape
         valid = target != ignore_index
-        safe = np.where(valid, target, 0)
+        all_valid = bool(valid.all())
+        safe = target if all_valid else np.where(valid, target, 0)
         if safe.size and (safe.min() < 0 or safe.max() >= classes):
             bad = safe[(safe < 0) | (safe >= classes)][0]
             raise IndexError(f"Target {bad} is out of bounds (the input has {classes} classes: targets must be in "
                              f"[0, {classes - 1}] or equal ignore_index={ignore_index})")
+        picked = rows[np.arange(count), safe]
+        if weight is None and all_valid and count:
+            # The usual case, every sample counted once: no per-sample weights to build.
+            scale = 1.0 if reduction != "mean" else 1.0 / count
+            result = -picked if reduction == "none" else np.asarray(-picked.sum() * scale, dtype=rows.dtype)
+            ctx.picked = safe, np.asarray(scale, dtype=rows.dtype), rows.shape, reduction
+            return result
         sample_weight = weight[safe] if weight is not None else np.ones(count, dtype=rows.dtype)
         sample_weight = sample_weight * valid
-        losses = -rows[np.arange(count), safe] * sample_weight
+        losses = -picked * sample_weight
         if reduction == "none":
             scale = sample_weight
             result = losses
@@ -1805,10 +1813,12 @@ class Linear(Function):
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
         needs_x, needs_weight, needs_bias = ctx.needs_input_grad
-        out_features = weight._data.shape[0]
         grad_x = grad @ weight if needs_x else None
-        rows = grad.reshape((-1, out_features)) if (needs_weight or needs_bias) and grad._data.ndim != 2 else grad
-        grad_weight = rows.t() @ x.reshape((-1, x._data.shape[-1])) if needs_weight else None
+        # Batched inputs (..., in_features) as rows; 2-D ones already are.
+        rows = grad if grad._data.ndim == 2 else grad.reshape((-1, weight._data.shape[0]))
+        grad_weight = None
+        if needs_weight:
+            grad_weight = rows.t() @ (x if x._data.ndim == 2 else x.reshape((-1, x._data.shape[-1])))
         grad_bias = rows.sum(0) if needs_bias else None
         return grad_x, grad_weight, grad_bias
 
