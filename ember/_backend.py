@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["np", "device", "to_device"]
+__all__ = ["np", "device", "to_device", "as_strided"]
 
 
 class device:
@@ -54,6 +54,20 @@ def to_device(value):
             f"ember has no '{d.type}' device: tensors live on the CPU (NumPy). "
             "Drop the device argument or use device='cpu'; `ember.cuda.is_available()` is False.")
     return CPU
+
+
+def as_strided(array, shape, strides, writeable=True):
+    """A view of `array`'s memory with another shape and strides (expand, windows, diagonals).
+
+    NumPy's own `as_strided` costs ~7 us a call (it goes through `__array_interface__`); a view built
+    on a contiguous array's buffer costs ~0.7 us. Like NumPy's, the view is writable only if `array`
+    is (and `writeable` is true)."""
+    if not array.flags.c_contiguous:
+        return np.lib.stride_tricks.as_strided(array, shape, strides, writeable=writeable)
+    view = np.ndarray(shape, array.dtype, array, 0, strides)
+    if not writeable:
+        view.flags.writeable = False
+    return view
 
 
 # PyTorch computes log(-1) or 1/0 silently (nan, inf); NumPy would warn from inside ember's ops.

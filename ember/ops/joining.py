@@ -7,7 +7,7 @@ import math
 import numbers
 import warnings
 
-from .._backend import np
+from .._backend import np, as_strided
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
 from ..autograd.function import Function
@@ -525,7 +525,7 @@ def _diagonal_view(array, offset, dim1, dim2):
     shifted = array[start]
     if length == 0 or shifted.size == 0:
         return np.empty(new_shape, dtype=array.dtype)
-    return np.lib.stride_tricks.as_strided(shifted, new_shape, new_strides, writeable=array.flags.writeable)
+    return as_strided(shifted, new_shape, new_strides)
 
 
 class Diagonal(Function):
@@ -667,7 +667,7 @@ class Unfold(Function):
         count = (a.shape[dim] - size) // step + 1
         shape = a.shape[:dim] + (count,) + a.shape[dim + 1:] + (size,)
         strides = a.strides[:dim] + (a.strides[dim] * step,) + a.strides[dim + 1:] + (a.strides[dim],)
-        return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=a.flags.writeable)
+        return as_strided(a, shape, strides)
 
     @staticmethod
     def backward(ctx, grad):

@@ -16,7 +16,7 @@ import math
 import numbers
 import warnings
 
-from .._backend import np
+from .._backend import np, as_strided as _as_strided
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
 from ..autograd import grad_mode
@@ -32,8 +32,6 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss", "constant_pad_nd"]
 # The functions here that are also tensor methods (`x.softmax(dim)`).
 METHODS = ("softmax", "log_softmax", "hardshrink", "prelu")
-
-_as_strided = np.lib.stride_tricks.as_strided
 
 
 # ================================================================ argument handling
