@@ -29,7 +29,7 @@ def _sum_array_to_shape(array, shape):
     axes = tuple(range(extra)) + tuple(
         extra + index for index, size in enumerate(shape) if size == 1 and array.shape[extra + index] != 1)
     if axes:
-        array = array.sum(axis=axes, keepdims=True)
+        array = np.add.reduce(array, axis=axes, keepdims=True)
     if extra:
         array = array.reshape(shape)
     return array

@@ -100,7 +100,7 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        return np.sum(a, axis=dims, keepdims=keepdim, dtype=dtype)
+        return np.add.reduce(a, axis=dims, dtype=dtype, keepdims=keepdim)  # np.sum's core, without its wrapper
 
     @staticmethod
     def backward(ctx, grad):
@@ -145,8 +145,10 @@ class Mean(Function):
             shape = _kept_shape(a.shape, dims) if keepdim else tuple(
                 size for index, size in enumerate(a.shape) if index not in dims)
             return np.full(shape, np.nan, dtype=out_dtype)
-        result = np.mean(a, axis=dims, keepdims=keepdim, dtype=dtype)
-        return result.astype(out_dtype, copy=False)
+        # np.mean's arithmetic without its wrapper: float16 sums in float32, as np.mean does.
+        accumulator = dtype if dtype is not None or a.dtype != np.float16 else np.float32
+        total = np.add.reduce(a, axis=dims, dtype=accumulator, keepdims=keepdim)
+        return (total / count).astype(out_dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
