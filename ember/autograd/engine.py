@@ -127,19 +127,20 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
 def _count_dependencies(root_nodes):
     dependencies = {}
     stack = list(dict.fromkeys(root_nodes))  # a root given twice is still walked once
-    seen = set(stack)
+    roots = set(stack)
     while stack:
-        node = stack.pop()
-        for edge in node._edges:
+        for edge in stack.pop()._edges:
             if edge is None:
                 continue
             next_node = edge[0]
             if next_node is None:
                 continue
-            dependencies[next_node] = dependencies.get(next_node, 0) + 1
-            if next_node not in seen:
-                seen.add(next_node)
-                stack.append(next_node)
+            if next_node in dependencies:
+                dependencies[next_node] += 1
+            else:  # first reached: walk on from it (a root is walked from the start already)
+                dependencies[next_node] = 1
+                if next_node not in roots:
+                    stack.append(next_node)
     return dependencies
 
 

@@ -245,12 +245,11 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
     to_save = node._to_save
     node._to_save = None
     array_forward = node._forward_cls._array_forward
-    saved, versions = [], []
-    for index, item in enumerate(to_save):
+    saved = list(to_save)
+    versions = [None] * len(saved)
+    for index, item in enumerate(saved):
         if item is None or array_forward and type(item) in _NUMBERS:
-            saved.append(item)  # a gap, or a Python number a built-in op keeps for backward
-            versions.append(None)
-            continue
+            continue  # a gap, or a Python number a built-in op keeps for backward
         if not isinstance(item, Tensor):
             if not array_forward:
                 raise TypeError(
@@ -263,15 +262,13 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
                     break
             else:
                 item = _tensor_holding(item, outputs, raw_outputs)
-        if not isinstance(item, Tensor):
-            versions.append(None)
-        elif item._grad_fn is node:
-            item = _SavedOutput(item)
-            versions.append(item.version_counter.value)
+        if item._grad_fn is node:
+            item = saved[index] = _SavedOutput(item)
+            versions[index] = item.version_counter.value
         else:
+            saved[index] = item
             counter = item._version_counter
-            versions.append(0 if counter is None else counter.value)
-        saved.append(item)
+            versions[index] = 0 if counter is None else counter.value
     node._saved = saved
     node._saved_versions = versions
 
