@@ -12,6 +12,8 @@
 import sys
 import warnings
 
+from numpy import ndarray as _ndarray, asarray as _as_array
+
 from .._tensor import Tensor, new_tensor
 from . import grad_mode
 from . import anomaly
@@ -219,7 +221,10 @@ def _call_backward(node, grads, create_graph):
     if create_graph and node._tensor_attributes is not None:
         _warn_tensor_attributes(node)
     try:
-        grad_inputs = node._forward_cls.backward(node, *grads)
+        if node._forward_cls._array_backward and not create_graph:
+            grad_inputs = _backward_on_arrays(node, grads)
+        else:
+            grad_inputs = node._forward_cls.backward(node, *grads)
     except Exception as error:
         _explain_backward_error(node, error)
         raise
@@ -236,6 +241,23 @@ def _call_backward(node, grads, create_graph):
     for observer in observers:
         observer(node, tuple(grads), _check_gradients(node, grad_inputs))
     return grad_inputs
+
+
+def _backward_on_arrays(node, grads):
+    """A built-in op's backward run on the arrays inside the tensors (nothing is recorded in a
+    first-order backward, so its formula needs no tensor; see autograd.function)."""
+    node._unpack_as_arrays = True
+    try:
+        if len(grads) == 1:
+            results = node._forward_cls.backward(node, grads[0]._data)
+        else:
+            results = node._forward_cls.backward(node, *[grad._data for grad in grads])
+    finally:
+        node._unpack_as_arrays = False
+    if type(results) is not tuple:
+        results = (results,)
+    return tuple([None if result is None else new_tensor(result if type(result) is _ndarray else _as_array(result))
+                  for result in results])
 
 
 def _explain_backward_error(node, error):

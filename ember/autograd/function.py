@@ -11,6 +11,11 @@ Two kinds of forward share this machinery:
 * ember's built-in primitives (`_array_forward = True`): forward receives and returns the NumPy
   arrays inside the tensors. This skips wrapping and unwrapping on the path of every op; their
   backward still works on tensors, so double backward is the same for both kinds.
+
+Nothing is recorded in a first-order backward, so a primitive may also let it run on the arrays
+themselves (`_array_backward = True`): the engine then passes arrays as gradients and
+`ctx.saved_tensors` gives arrays. Such a backward uses only what arrays and tensors share
+(operators, `.T`, `.reshape`, `.sum`) or asks `type(grad) is ndarray` where they differ.
 """
 import functools
 import inspect
@@ -44,6 +49,7 @@ class FunctionCtx:
     _dirty = None
     _non_differentiable = None
     _materialize_grads = True
+    _unpack_as_arrays = False  # set by the engine while an `_array_backward` runs on arrays
     needs_input_grad = ()
 
     def save_for_backward(self, *tensors):
@@ -211,18 +217,22 @@ def _unpack_saved(node):
                 "backward through the graph a second time or if you need to access saved tensors after "
                 "calling backward.")
         return ()
+    as_arrays = node._unpack_as_arrays
     result = list(saved)
     for index, version in enumerate(node._saved_versions):
+        if version is None:
+            continue  # not a tensor
         item = result[index]
-        kind = type(item)
-        if kind is _SavedOutput:
+        if type(item) is _SavedOutput:
             if item.version_counter.value != version:
                 raise _modified_error(node, item.unpack(node), item.version_counter.value, version)
-            result[index] = item.unpack(node)
-        elif version is not None:
+            result[index] = item.data if as_arrays else item.unpack(node)
+        else:
             counter = item._version_counter
             if counter is not None and counter.value != version:
                 raise _modified_error(node, item, counter.value, version)
+            if as_arrays:
+                result[index] = item._data
     return tuple(result)
 
 
@@ -507,6 +517,7 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
     """
 
     _array_forward = False
+    _array_backward = False  # backward may run on NumPy arrays (see the module docstring)
     # Built-in arithmetic treats a Python number operand as a constant tensor (PyTorch's "wrapped
     # number"): it shows in next_functions as (None, 0), as a tensor that needs no gradient does.
     _wraps_numbers = False

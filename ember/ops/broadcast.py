@@ -39,6 +39,7 @@ class SumToSize(Function):
     """Sum a broadcast gradient back to `shape`; its own backward broadcasts again."""
 
     _array_forward = True
+    _array_backward = True
     _node_name = "SumToSizeBackward0"
 
     @staticmethod
@@ -48,13 +49,19 @@ class SumToSize(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        if type(grad) is np.ndarray:  # a first-order backward on arrays (see autograd.function)
+            return np.broadcast_to(grad, ctx.input_shape), None
         from .shape import expand
         return expand(grad, ctx.input_shape), None
 
 
 def sum_to_shape(tensor, shape):
-    """Sum `tensor` over the dimensions that broadcasting added or stretched, giving `shape`."""
+    """Sum `tensor` over the dimensions that broadcasting added or stretched, giving `shape`.
+
+    An array (a first-order backward running on arrays, see autograd.function) is summed directly."""
     shape = tuple(shape)
+    if type(tensor) is np.ndarray:
+        return tensor if tensor.shape == shape else _sum_array_to_shape(tensor, shape)
     if tensor._data.shape == shape:
         return tensor
     return SumToSize.apply(tensor, shape)

@@ -15,9 +15,18 @@ INPLACE_VARIANTS = ("add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sin
                     "relu", "sqrt", "abs", "square")
 
 
+def _fused(function, *operands):
+    """`function.apply(*operands)` on tensors; on arrays (a first-order backward running on arrays,
+    see autograd.function) the same computation, `function.kernel`, with no node to record."""
+    if type(operands[0]) is np.ndarray:
+        return function.kernel(*operands)
+    return function.apply(*operands)
+
+
 # ---------------------------------------------------------------- binary arithmetic
 class Add(Function):
     _array_forward = True
+    _array_backward = True
     _wraps_numbers = True
     _node_name = "AddBackward0"
 
@@ -33,6 +42,7 @@ class Add(Function):
 
 class Sub(Function):
     _array_forward = True
+    _array_backward = True
     _wraps_numbers = True
     _node_name = "SubBackward0"
 
@@ -48,6 +58,7 @@ class Sub(Function):
 
 class Mul(Function):
     _array_forward = True
+    _array_backward = True
     _wraps_numbers = True
     _node_name = "MulBackward0"
 
@@ -68,6 +79,7 @@ class Mul(Function):
 
 class Div(Function):
     _array_forward = True
+    _array_backward = True
     _wraps_numbers = True
     _node_name = "DivBackward0"
 
@@ -89,6 +101,7 @@ class PowScalar(Function):
     """tensor ** number."""
 
     _array_forward = True
+    _array_backward = True
     _node_name = "PowBackward0"
 
     @staticmethod
@@ -248,6 +261,7 @@ def _write_out(result, out):
 # ---------------------------------------------------------------- unary maths
 class Neg(Function):
     _array_forward = True
+    _array_backward = True
     _node_name = "NegBackward0"
 
     @staticmethod
@@ -261,6 +275,7 @@ class Neg(Function):
 
 class Exp(Function):
     _array_forward = True
+    _array_backward = True
     _node_name = "ExpBackward0"
 
     @staticmethod
@@ -277,6 +292,7 @@ class Exp(Function):
 
 class Log(Function):
     _array_forward = True
+    _array_backward = True
     _node_name = "LogBackward0"
 
     @staticmethod
@@ -292,7 +308,10 @@ class Log(Function):
 
 class Sin(Function):
     _array_forward = True
+    _array_backward = True
     _node_name = "SinBackward0"
+
+    kernel = staticmethod(np.sin)
 
     @staticmethod
     def forward(ctx, a):
@@ -302,12 +321,15 @@ class Sin(Function):
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
-        return grad * cos(a)
+        return grad * _fused(Cos, a)
 
 
 class Cos(Function):
     _array_forward = True
+    _array_backward = True
     _node_name = "CosBackward0"
+
+    kernel = staticmethod(np.cos)
 
     @staticmethod
     def forward(ctx, a):
@@ -317,11 +339,12 @@ class Cos(Function):
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
-        return -grad * sin(a)
+        return -grad * _fused(Sin, a)
 
 
 class Tanh(Function):
     _array_forward = True
+    _array_backward = True
     _node_name = "TanhBackward0"
 
     @staticmethod
@@ -333,25 +356,30 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return TanhBackward.apply(grad, result)
+        return _fused(TanhBackward, grad, result)
 
 
 class TanhBackward(Function):
     """`grad * (1 - y**2)` as one op (PyTorch's tanh_backward): one node instead of three in backward."""
 
     _array_forward = True
+    _array_backward = True
     _node_name = "TanhBackwardBackward0"
+
+    @staticmethod
+    def kernel(grad, result):
+        return grad * (1 - result * result)
 
     @staticmethod
     def forward(ctx, grad, result):
         ctx.save_for_backward(grad, result)
-        return grad * (1 - result * result)
+        return TanhBackward.kernel(grad, result)
 
     @staticmethod
     def backward(ctx, grad_grad):
         grad, result = ctx.saved_tensors
         needs_grad, needs_result = ctx.needs_input_grad
-        return (TanhBackward.apply(grad_grad, result) if needs_grad else None,
+        return (_fused(TanhBackward, grad_grad, result) if needs_grad else None,
                 grad_grad * grad * result * -2.0 if needs_result else None)
 
 
@@ -359,6 +387,7 @@ class Sigmoid(Function):
     """A primitive rather than 1/(1+exp(-x)): that composite overflows for large negative x."""
 
     _array_forward = True
+    _array_backward = True
     _node_name = "SigmoidBackward0"
 
     @staticmethod
@@ -372,30 +401,36 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return SigmoidBackward.apply(grad, result)
+        return _fused(SigmoidBackward, grad, result)
 
 
 class SigmoidBackward(Function):
     """`grad * y * (1 - y)` as one op (PyTorch's sigmoid_backward)."""
 
     _array_forward = True
+    _array_backward = True
     _node_name = "SigmoidBackwardBackward0"
+
+    @staticmethod
+    def kernel(grad, result):
+        return grad * result * (1 - result)
 
     @staticmethod
     def forward(ctx, grad, result):
         ctx.save_for_backward(grad, result)
-        return grad * result * (1 - result)
+        return SigmoidBackward.kernel(grad, result)
 
     @staticmethod
     def backward(ctx, grad_grad):
         grad, result = ctx.saved_tensors
         needs_grad, needs_result = ctx.needs_input_grad
-        return (SigmoidBackward.apply(grad_grad, result) if needs_grad else None,
+        return (_fused(SigmoidBackward, grad_grad, result) if needs_grad else None,
                 grad_grad * grad * (1.0 - 2.0 * result) if needs_result else None)
 
 
 class Relu(Function):
     _array_forward = True
+    _array_backward = True
     _node_name = "ReluBackward0"
 
     @staticmethod
@@ -407,28 +442,34 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return ReluBackward.apply(grad, result)
+        return _fused(ReluBackward, grad, result)
 
 
 class ReluBackward(Function):
     """`grad` where the output is positive, else 0, as one op (PyTorch's threshold_backward)."""
 
     _array_forward = True
+    _array_backward = True
     _node_name = "ThresholdBackwardBackward0"
+
+    @staticmethod
+    def kernel(grad, result):
+        return grad * (result > 0)
 
     @staticmethod
     def forward(ctx, grad, result):
         ctx.save_for_backward(result)
-        return grad * (result > 0)
+        return ReluBackward.kernel(grad, result)
 
     @staticmethod
     def backward(ctx, grad_grad):
         result, = ctx.saved_tensors
-        return (ReluBackward.apply(grad_grad, result) if ctx.needs_input_grad[0] else None), None
+        return (_fused(ReluBackward, grad_grad, result) if ctx.needs_input_grad[0] else None), None
 
 
 class Sqrt(Function):
     _array_forward = True
+    _array_backward = True
     _node_name = "SqrtBackward0"
 
     @staticmethod

@@ -128,14 +128,14 @@ def _matmul_vjp(grad, a, b, ndims, needs_a, needs_b):
         elif a_ndim == 1:
             grad_a = matmul(b, grad.unsqueeze(-1)).squeeze(-1)
         else:
-            grad_a = matmul(grad, b.mT)
+            grad_a = grad @ b.swapaxes(-1, -2)  # (as arrays too: see Mm)
     if needs_b:
         if a_ndim == 1:
             grad_b = a.unsqueeze(-1) * grad.unsqueeze(-2)
         elif b_ndim == 1:
             grad_b = matmul(grad.unsqueeze(-2), a).squeeze(-2)
         else:
-            grad_b = matmul(a.mT, grad)
+            grad_b = a.swapaxes(-1, -2) @ grad
     return grad_a, grad_b
 
 
@@ -159,10 +159,12 @@ class Matmul(Function):
 
 class Mm(Matmul):
     _node_name = "MmBackward0"
+    _array_backward = True  # matrices only: the vjp uses what arrays and tensors share
 
 
 class Bmm(Matmul):
     _node_name = "BmmBackward0"
+    _array_backward = True
 
 
 class Mv(Matmul):

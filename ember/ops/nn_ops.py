@@ -1012,6 +1012,7 @@ class LogSoftmax(Function):
     """x - max - log(sum(exp(x - max))): exact for large x and for very negative log-probabilities."""
 
     _array_forward = True
+    _array_backward = True
     _node_name = "LogSoftmaxBackward0"
 
     @staticmethod
@@ -1028,6 +1029,8 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
+        if type(grad) is np.ndarray:  # a first-order backward on arrays (see autograd.function)
+            return grad - np.exp(result) * np.add.reduce(grad, axis=ctx.dim, keepdims=True), None
         return grad - result.exp() * grad.sum(ctx.dim, keepdim=True), None
 
 
@@ -1651,6 +1654,7 @@ class NllLoss(Function):
     """
 
     _array_forward = True
+    _array_backward = True
     _node_name = "NllLossBackward0"
 
     @staticmethod
@@ -1693,7 +1697,9 @@ class NllLoss(Function):
         coefficient = np.zeros(shape, dtype=scale.dtype)
         coefficient[np.arange(shape[0]), safe] = -scale
         if reduction == "none":
-            grad = grad.unsqueeze(1)
+            grad = grad.reshape(grad.shape + (1,))
+        if type(grad) is np.ndarray:  # a first-order backward on arrays (see autograd.function)
+            return grad * coefficient, None, None, None, None
         return grad * new_tensor(coefficient), None, None, None, None
 
 
@@ -1797,6 +1803,7 @@ class Linear(Function):
     records three nodes (transpose, matmul, add) per layer."""
 
     _array_forward = True
+    _array_backward = True
     _node_name = "AddmmBackward0"
 
     @staticmethod
@@ -1811,12 +1818,13 @@ class Linear(Function):
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
         needs_x, needs_weight, needs_bias = ctx.needs_input_grad
+        # (Written with what arrays and tensors share: it also runs on arrays, see autograd.function.)
         grad_x = grad @ weight if needs_x else None
         # Batched inputs (..., in_features) as rows; 2-D ones already are.
-        rows = grad if grad._data.ndim == 2 else grad.reshape((-1, weight._data.shape[0]))
+        rows = grad if grad.ndim == 2 else grad.reshape((-1, weight.shape[0]))
         grad_weight = None
         if needs_weight:
-            grad_weight = rows.t() @ (x if x._data.ndim == 2 else x.reshape((-1, x._data.shape[-1])))
+            grad_weight = rows.swapaxes(0, 1) @ (x if x.ndim == 2 else x.reshape((-1, x.shape[-1])))
         grad_bias = rows.sum(0) if needs_bias else None
         return grad_x, grad_weight, grad_bias
 

@@ -84,7 +84,10 @@ def _restore_dims(grad, input_shape, dims, keepdim):
 
 def _expand_back(grad, input_shape, dims, keepdim):
     """Broadcast a reduced gradient back over the reduced dims (a view, no copy)."""
-    return _restore_dims(grad, input_shape, dims, keepdim).expand(input_shape)
+    restored = _restore_dims(grad, input_shape, dims, keepdim)
+    if not isinstance(restored, Tensor):  # a first-order backward on arrays (see autograd.function)
+        return np.broadcast_to(restored, input_shape)
+    return restored.expand(input_shape)
 
 
 def _as_array(value):
@@ -95,6 +98,7 @@ def _as_array(value):
 # ---------------------------------------------------------------- sum, mean, nansum, prod
 class Sum(Function):
     _array_forward = True
+    _array_backward = True
     _node_name = "SumBackward1"
 
     @staticmethod
@@ -131,6 +135,7 @@ class Nansum(Function):
 
 class Mean(Function):
     _array_forward = True
+    _array_backward = True
     _node_name = "MeanBackward1"
 
     @staticmethod

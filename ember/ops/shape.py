@@ -101,6 +101,7 @@ def _infer_shape(shape, size, op_name="view"):
 
 class View(Function):
     _array_forward = True
+    _array_backward = True
     _node_name = "ViewBackward0"
 
     @staticmethod
@@ -207,6 +208,7 @@ def unflatten(input, dim, sizes):
 
 class Expand(Function):
     _array_forward = True
+    _array_backward = True
     _node_name = "ExpandBackward0"
 
     @staticmethod
@@ -271,6 +273,7 @@ class Permute(Function):
 
 class Transpose(Function):
     _array_forward = True
+    _array_backward = True
     _node_name = "TransposeBackward0"
 
     @staticmethod
@@ -280,7 +283,7 @@ class Transpose(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return transpose(grad, ctx.dim0, ctx.dim1), None, None
+        return grad.swapaxes(ctx.dim0, ctx.dim1), None, None  # (an array's swapaxes when on arrays)
 
 
 class T(Transpose):
