@@ -7,6 +7,8 @@ import pytest
 import ember
 from ember.ops import elision
 
+from ..autograd.test_book_examples import MultiplyAdd  # the book's w * x + b
+
 SHAPE = (512, 512)  # 1 MB of float32: above elision's threshold
 ARRAY_BYTES = 512 * 512 * 4
 
@@ -96,17 +98,6 @@ def test_small_tensors_are_not_checked():
 
 
 def test_custom_function_forward_reuses_its_temporary(operands):
-    class MultiplyAdd(ember.autograd.Function):
-        @staticmethod
-        def forward(ctx, w, x, b):
-            ctx.save_for_backward(w, x)
-            return w * x + b
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            w, x = ctx.saved_tensors
-            return grad_output * x, grad_output * w, grad_output
-
     w, x, b = (t.requires_grad_() for t in operands)
     peak, z = _peak_bytes(lambda: MultiplyAdd.apply(w, x, b))
     assert peak < 1.5 * ARRAY_BYTES
