@@ -35,15 +35,18 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     root_edges = [_edge_to(root) for root in roots]
     dependencies = _count_dependencies(edge[0] for edge in root_edges)
 
-    targets = None
+    targets = runnable = None
     if inputs is not None:
         targets = {}
         for index, tensor in enumerate(inputs):
             edge = _edge_to(tensor)
             targets.setdefault(edge[0], []).append((edge[1], index))
-        runnable = _nodes_leading_to(targets, dependencies, [edge[0] for edge in root_edges])
-        if accumulate:
-            runnable.update(targets)  # as PyTorch, backward(inputs=) runs the inputs' own nodes and hooks
+        if all(type(node) is not AccumulateGrad or node in targets for node in dependencies):
+            runnable = None  # every leaf is an input, so every node leads to one: all run
+        else:
+            runnable = _nodes_leading_to(targets, dependencies, [edge[0] for edge in root_edges])
+            if accumulate:
+                runnable.update(targets)  # as PyTorch, backward(inputs=) runs the inputs' own nodes and hooks
     captured = [None] * len(inputs) if inputs is not None else None
 
     buffers = {}
@@ -65,7 +68,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
                 if node in targets:
                     for output_nr, index in targets[node]:
                         captured[index] = grads[output_nr]
-                if type(node) is not AccumulateGrad and node not in runnable:
+                if runnable is not None and type(node) is not AccumulateGrad and node not in runnable:
                     continue
             if type(node) is AccumulateGrad:
                 if accumulate and (targets is None or node in targets) and grads[0] is not None:
@@ -93,7 +96,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
                 next_node = edge[0]
                 if next_node is None:
                     continue
-                if targets is not None and next_node not in runnable and next_node not in targets:
+                if runnable is not None and next_node not in runnable and next_node not in targets:
                     continue
                 if grad is not None:
                     if type(grad) is not Tensor:
