@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["np", "device", "to_device", "as_strided"]
+__all__ = ["np", "device", "to_device", "as_strided", "broadcast_view"]
 
 
 class device:
@@ -68,6 +68,15 @@ def as_strided(array, shape, strides, writeable=True):
     if not writeable:
         view.flags.writeable = False
     return view
+
+
+def broadcast_view(array, shape, writeable=False):
+    """`array` broadcast to `shape` as a view with stride 0 on the broadcast dims (np.broadcast_to
+    without its Python wrapper; `expand` asks for a writable one, as PyTorch's expand is)."""
+    lead = len(shape) - array.ndim
+    strides = (0,) * lead + tuple(0 if size == 1 and target != 1 else stride for size, target, stride in
+                                  zip(array.shape, shape[lead:], array.strides))
+    return as_strided(array, shape, strides, writeable)
 
 
 # PyTorch computes log(-1) or 1/0 silently (nan, inf); NumPy would warn from inside ember's ops.

@@ -1,5 +1,5 @@
 """Undoing broadcasting: the one place where a gradient is summed back to an input's shape."""
-from .._backend import np
+from .._backend import np, broadcast_view
 from .._tensor import Tensor
 from ..autograd.function import Function
 
@@ -50,7 +50,7 @@ class SumToSize(Function):
     @staticmethod
     def backward(ctx, grad):
         if type(grad) is np.ndarray:  # a first-order backward on arrays (see autograd.function)
-            return np.broadcast_to(grad, ctx.input_shape), None
+            return broadcast_view(grad, ctx.input_shape), None
         from .shape import expand
         return expand(grad, ctx.input_shape), None
 

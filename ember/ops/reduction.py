@@ -14,7 +14,7 @@ Dims are an int, a tuple, or None (all); for the sum-like ops an empty tuple als
 import builtins
 import warnings
 
-from .._backend import np
+from .._backend import np, broadcast_view
 from .._tensor import Tensor, new_tensor
 from .. import _dtype, return_types
 from ..autograd.function import Function
@@ -86,7 +86,7 @@ def _expand_back(grad, input_shape, dims, keepdim):
     """Broadcast a reduced gradient back over the reduced dims (a view, no copy)."""
     restored = _restore_dims(grad, input_shape, dims, keepdim)
     if not isinstance(restored, Tensor):  # a first-order backward on arrays (see autograd.function)
-        return np.broadcast_to(restored, input_shape)
+        return broadcast_view(_as_array(restored), input_shape)
     return restored.expand(input_shape)
 
 

@@ -1,6 +1,6 @@
 """Shape ops. Most return views: tensors on the same memory as their input, which share its version
 counter and remember how to replay the view from the base (for in-place ops through a view)."""
-from .._backend import np, as_strided
+from .._backend import np, broadcast_view
 from .._tensor import Tensor, new_tensor as _wrap
 from .. import _dtype
 from ..autograd.function import Function
@@ -214,12 +214,8 @@ class Expand(Function):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.input_shape = a.shape
-        # A writable view with stride 0 on the broadcast dims, as PyTorch's expand (np.broadcast_to's
-        # result is read-only, which would stop writes through views of it, e.g. `e[0] = 1`).
-        strides = (0,) * (len(shape) - a.ndim) + tuple(
-            0 if size == 1 and target != 1 else stride for size, target, stride in
-            zip(a.shape, shape[len(shape) - a.ndim:], a.strides))
-        return as_strided(a, shape, strides)
+        # Writable, as PyTorch's expand (a read-only view would stop writes through views of it).
+        return broadcast_view(a, shape, writeable=True)
 
     @staticmethod
     def backward(ctx, grad):
