@@ -11,8 +11,8 @@ __all__ = ["normalize_dim", "normalize_dims", "prepare_binary", "as_tensor", "ch
 
 def normalize_dim(dim, ndim, op_name=None):
     """A dim in [-ndim, ndim) as a non-negative index; IndexError (as PyTorch) otherwise."""
-    if type(dim) is int and 0 <= dim < ndim:
-        return dim  # the common case, on the path of every shape op
+    if type(dim) is int and -ndim <= dim < ndim:
+        return dim if dim >= 0 else dim + ndim  # the common cases, on the path of every shape op
     if isinstance(dim, Tensor):
         dim = dim.item()
     rank = max(ndim, 1)
