@@ -657,7 +657,8 @@ from . import _formatting  # noqa: E402
 # Operators that are an op called with the tensor first (`a | b` is `ember.bitwise_or(a, b)`); reflected
 # ones whose operands must swap (`2 - a`) are methods of Tensor, and + - * / come from ops.elision.
 _OPERATORS = {
-    "__floordiv__": "floor_divide", "__mod__": "remainder", "__pow__": "pow", "__matmul__": "matmul", "__neg__": "neg", "__abs__": "abs",
+    "__floordiv__": "floor_divide", "__mod__": "remainder", "__pow__": "pow", "__matmul__": "matmul",
+    "__neg__": "neg", "__abs__": "abs",
     "__invert__": "bitwise_not", "__and__": "bitwise_and", "__rand__": "bitwise_and", "__or__": "bitwise_or",
     "__ror__": "bitwise_or", "__xor__": "bitwise_xor", "__rxor__": "bitwise_xor",
     "__lshift__": "bitwise_left_shift", "__rshift__": "bitwise_right_shift",

@@ -259,8 +259,8 @@ def _backward_on_arrays(node, grads):
         node._unpack_as_arrays = False
     if type(results) is not tuple:
         results = (results,)
-    return tuple([None if result is None else new_tensor(result if type(result) is _ndarray else _as_array(result))
-                  for result in results])
+    return tuple([None if result is None else new_tensor(result if type(result) is _ndarray else
+                                                           _as_array(result)) for result in results])
 
 
 def _explain_backward_error(node, error):

@@ -36,6 +36,10 @@ def _ember_inputs(case, arrays):
     return tensors
 
 
+def _as_tuple(result):
+    return tuple(result) if isinstance(result, (tuple, list)) else (result,)
+
+
 def _arrays(case, index):
     rng = np.random.default_rng(1234 + index)
     return case.inputs(case.shapes[index], rng)
@@ -51,8 +55,7 @@ def test_forward_matches_numpy(case, index):
     arrays = _arrays(case, index)
     result = case.ember_fn(*_ember_inputs(case, arrays))
     expected = case.numpy_fn(*[np.array(a) for a in arrays])
-    results = result if isinstance(result, (tuple, list)) else (result,)
-    expecteds = expected if isinstance(expected, (tuple, list)) else (expected,)
+    results, expecteds = _as_tuple(result), _as_tuple(expected)
     for got, want in zip(results, expecteds):
         assert_close(got, want, rtol=1e-6, atol=1e-8, what=f"{case.name} forward")
 
@@ -89,10 +92,6 @@ def test_recorded_and_unrecorded_backward_agree(case, index):
                          what=f"{case.name} gradient of input {position}")
 
 
-def _as_tuple(result):
-    return tuple(result) if isinstance(result, (tuple, list)) else (result,)
-
-
 @pytest.mark.parametrize("case,index", [v for v in VARIANTS if v.values[0].torch_fn is not None])
 def test_matches_torch(case, index, torch):
     arrays = _arrays(case, index)
@@ -100,8 +99,7 @@ def test_matches_torch(case, index, torch):
     theirs = [torch.tensor(a).requires_grad_(t.requires_grad) for a, t in zip(arrays, ours)]
     result = case.ember_fn(*ours)
     expected = case.torch_fn(torch, *theirs)
-    results = result if isinstance(result, (tuple, list)) else (result,)
-    expecteds = expected if isinstance(expected, (tuple, list)) else (expected,)
+    results, expecteds = _as_tuple(result), _as_tuple(expected)
     for got, want in zip(results, expecteds):
         assert got.dtype.name == str(want.dtype).replace("torch.", ""), f"{case.name}: dtype {got.dtype} vs {want.dtype}"
         assert_close(got, want.detach().numpy(), rtol=1e-6, atol=1e-8, what=f"{case.name} value vs torch")
