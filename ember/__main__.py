@@ -18,6 +18,11 @@ def run(target, args, as_module=False):
     """Run a script (or module) written for PyTorch with ember behind `import torch`; sys.argv as given."""
     from . import compat
     compat.install()
+    run_plain(target, args, as_module)
+
+
+def run_plain(target, args, as_module=False):
+    """Run a script (or module) as `python script.py` would, with sys.argv as given."""
     if as_module:
         sys.argv = [target] + list(args)
         sys.path.insert(0, os.getcwd())
