@@ -32,6 +32,7 @@ def run(worker, processes=2, args=(), timeout=120, launcher=None, check=True):
     else:
         command = ["mpiexec", "-n", str(processes), sys.executable, script]
     result = subprocess.run(command + list(args), capture_output=True, text=True, timeout=timeout,
+                            stdin=subprocess.DEVNULL,
                             env=environment(), cwd=ROOT)
     if check and result.returncode != 0:
         raise AssertionError(f"{worker} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")

@@ -1,0 +1,20 @@
+"""DistributedDataParallel on 2 MPI processes (tests/distributed/workers/ddp.py)."""
+import pytest
+
+from . import launch
+
+CHECKS = ["matches_single_process", "no_sync_accumulates", "find_unused_parameters",
+          "unused_without_detection_raises"]
+
+
+@pytest.fixture(scope="module")
+def rank_reports():
+    return launch.reports(launch.run("ddp.py", processes=2))
+
+
+@pytest.mark.parametrize("check", CHECKS)
+def test_ddp(rank_reports, check):
+    assert len(rank_reports) == 2, rank_reports
+    for report in rank_reports:
+        outcome = report["results"].get(check, "not run")
+        assert outcome == "ok", f"rank {report['rank']}, {check}:\n{outcome}"
