@@ -70,8 +70,15 @@ def command(arguments):
 
 def main(argv=None):
     arguments = _parser().parse_args(argv)
+    per_node = _processes_per_node(arguments.nproc_per_node)
     environment = dict(os.environ, MASTER_ADDR=arguments.master_addr, MASTER_PORT=str(arguments.master_port),
-                       EMBER_NPROC_PER_NODE=str(_processes_per_node(arguments.nproc_per_node)))
+                       EMBER_NPROC_PER_NODE=str(per_node))
+    if per_node > 1 and "OMP_NUM_THREADS" not in os.environ:
+        # As torchrun: several processes each running a multi-threaded BLAS on the same cores slow
+        # each other down many times over.
+        print("ember.distributed.run: setting OMP_NUM_THREADS=1 for each process (as torchrun); set it "
+              "yourself to tune", file=sys.stderr)
+        environment["OMP_NUM_THREADS"] = "1"
     return subprocess.call(command(arguments), env=environment)
 
 
