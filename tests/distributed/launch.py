@@ -1,11 +1,12 @@
 """Run a worker script on N MPI processes and collect what each rank reports."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 
 import pytest
+
+from ember.distributed._mpi import find_mpiexec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WORKERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "workers")
@@ -13,8 +14,8 @@ WORKERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "workers")
 
 def requires_mpi():
     pytest.importorskip("mpi4py")
-    if shutil.which("mpiexec") is None:
-        pytest.skip("no mpiexec on PATH (pip install mpich)")
+    if find_mpiexec() is None:
+        pytest.skip("no mpiexec beside Python or on PATH (pip install mpich)")
 
 
 def environment():
@@ -30,7 +31,7 @@ def run(worker, processes=2, args=(), timeout=120, launcher=None, check=True):
     if launcher == "ember":
         command = [sys.executable, "-m", "ember.distributed.run", "--nproc-per-node", str(processes), script]
     else:
-        command = ["mpiexec", "-n", str(processes), sys.executable, script]
+        command = [find_mpiexec(), "-n", str(processes), sys.executable, script]
     result = subprocess.run(command + list(args), capture_output=True, text=True, timeout=timeout,
                             stdin=subprocess.DEVNULL,
                             env=environment(), cwd=ROOT)
