@@ -48,6 +48,15 @@ def _processes_per_node(value):
     return count
 
 
+def _hostfile_options(mpiexec, hostfile, per_node):
+    """MPICH's hydra and Open MPI spell the host file and processes-per-machine differently."""
+    version = subprocess.run([mpiexec, "--version"], capture_output=True, text=True).stdout
+    if "Open MPI" in version or "OpenRTE" in version:
+        return ["--hostfile", hostfile, "--npernode", str(per_node),
+                "-x", "MASTER_ADDR", "-x", "MASTER_PORT", "-x", "EMBER_NPROC_PER_NODE", "-x", "OMP_NUM_THREADS"]
+    return ["-f", hostfile, "-ppn", str(per_node)]
+
+
 def command(arguments):
     """The mpiexec command line that starts the job."""
     mpiexec = arguments.mpiexec or find_mpiexec()
@@ -58,7 +67,7 @@ def command(arguments):
     total = per_node * int(arguments.nnodes)
     line = [mpiexec, "-n", str(total)]
     if arguments.hostfile:
-        line += ["-f", arguments.hostfile, "-ppn", str(per_node)]
+        line += _hostfile_options(mpiexec, arguments.hostfile, per_node)
     worker = [sys.executable, "-m", "ember.distributed._worker"]
     if arguments.no_torch_compat:
         worker.append("--no-torch-compat")

@@ -65,3 +65,15 @@ def test_env_rendezvous_without_rank_is_a_value_error():
 def test_nccl_is_refused_with_the_cpu_backends_named():
     report = single("nccl")
     assert report["error"] == "RuntimeError" and "gloo" in report["message"]
+
+
+def test_launcher_with_a_host_file(tmp_path):
+    launch.requires_mpi()
+    hosts = tmp_path / "hosts"
+    hosts.write_text("localhost\n")
+    result = subprocess.run([sys.executable, "-m", "ember.distributed.run", "--hostfile", str(hosts), "--nnodes", "1",
+                             "--nproc-per-node", "2", f"{launch.WORKERS}/environment.py"], capture_output=True,
+                            text=True, timeout=120, stdin=subprocess.DEVNULL, env=launch.environment(),
+                            cwd=launch.ROOT)
+    assert result.returncode == 0, result.stderr
+    assert [report["env"]["RANK"] for report in launch.reports(result)] == ["0", "1"]
