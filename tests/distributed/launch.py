@@ -3,6 +3,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -18,29 +19,31 @@ def requires_mpi():
         pytest.skip("no mpiexec beside Python or on PATH (pip install mpich)")
 
 
-def environment():
+def environment(reports_folder=None):
     env = dict(os.environ)
+    if reports_folder is not None:
+        env["EMBER_TEST_REPORTS"] = str(reports_folder)
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
 
-def run(worker, processes=2, args=(), timeout=120, launcher=None, check=True):
-    """Start `workers/<worker>` on `processes` ranks; returns the CompletedProcess."""
+def run(worker, processes=2, args=(), timeout=120, launcher=None, check=True, launcher_options=()):
+    """Start `workers/<worker>` on `processes` ranks; returns the CompletedProcess, with `.reports`:
+    what each rank reported (workers/_report.py), in rank order."""
     requires_mpi()
     script = os.path.join(WORKERS, worker)
     if launcher == "ember":
-        command = [sys.executable, "-m", "ember.distributed.run", "--nproc-per-node", str(processes), script]
+        command = [sys.executable, "-m", "ember.distributed.run", *launcher_options, "--nproc-per-node",
+                   str(processes), script]
+    elif launcher == "python":
+        command = [sys.executable, script]
     else:
         command = [find_mpiexec(), "-n", str(processes), sys.executable, script]
-    result = subprocess.run(command + list(args), capture_output=True, text=True, timeout=timeout,
-                            stdin=subprocess.DEVNULL,
-                            env=environment(), cwd=ROOT)
+    with tempfile.TemporaryDirectory() as folder:
+        result = subprocess.run(command + list(args), capture_output=True, text=True, timeout=timeout,
+                                stdin=subprocess.DEVNULL, env=environment(folder), cwd=ROOT)
+        result.reports = [json.load(open(os.path.join(folder, name)))
+                          for name in sorted(os.listdir(folder))]
     if check and result.returncode != 0:
         raise AssertionError(f"{worker} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
     return result
-
-
-def reports(result):
-    """The JSON lines the ranks printed (one object per line starting with 'REPORT ')."""
-    found = [json.loads(line[len("REPORT "):]) for line in result.stdout.splitlines() if line.startswith("REPORT ")]
-    return sorted(found, key=lambda report: report["rank"])

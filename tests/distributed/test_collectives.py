@@ -9,7 +9,7 @@ CHECKS = ["all_reduce_sum", "all_reduce_ops", "all_reduce_non_contiguous_and_asy
 
 @pytest.fixture(scope="module")
 def rank_reports():
-    return launch.reports(launch.run("collectives.py", processes=2))
+    return launch.run("collectives.py", processes=2).reports
 
 
 @pytest.mark.parametrize("check", CHECKS)

@@ -4,12 +4,12 @@ import pytest
 from . import launch
 
 CHECKS = ["matches_single_process", "no_sync_accumulates", "find_unused_parameters",
-          "unused_without_detection_raises"]
+          "unused_without_detection_raises", "broadcast_buffers"]
 
 
 @pytest.fixture(scope="module")
 def rank_reports():
-    return launch.reports(launch.run("ddp.py", processes=2))
+    return launch.run("ddp.py", processes=2).reports
 
 
 @pytest.mark.parametrize("check", CHECKS)

@@ -23,7 +23,7 @@ def test_a_failing_rank_ends_the_job_within_the_timeout(how):
 
 
 def test_launcher_sets_torchrun_variables_and_runs_torch_scripts_on_ember():
-    reports = launch.reports(launch.run("environment.py", processes=2, launcher="ember"))
+    reports = launch.run("environment.py", processes=2, launcher="ember").reports
     assert [report["rank"] for report in reports] == [0, 1]
     for report in reports:
         assert report["size"] == 2 and report["torch"] == "torch" and report["is_ember"]
@@ -34,13 +34,7 @@ def test_launcher_sets_torchrun_variables_and_runs_torch_scripts_on_ember():
 
 
 def single(case):
-    launch.requires_mpi()
-    result = subprocess.run([sys.executable, f"{launch.WORKERS}/single_process.py", case], capture_output=True,
-                            stdin=subprocess.DEVNULL,
-                            text=True, timeout=60, env={k: v for k, v in launch.environment().items()
-                                                        if not k.startswith(("PMI", "MPI_", "OMPI", "HYDRA"))},
-                            cwd=launch.ROOT)
-    return launch.reports(result)[0]
+    return launch.run("single_process.py", launcher="python", args=[case]).reports[0]
 
 
 def test_a_world_of_one_needs_no_launcher():
@@ -68,12 +62,19 @@ def test_nccl_is_refused_with_the_cpu_backends_named():
 
 
 def test_launcher_with_a_host_file(tmp_path):
-    launch.requires_mpi()
     hosts = tmp_path / "hosts"
     hosts.write_text("localhost\n")
-    result = subprocess.run([sys.executable, "-m", "ember.distributed.run", "--hostfile", str(hosts), "--nnodes", "1",
-                             "--nproc-per-node", "2", f"{launch.WORKERS}/environment.py"], capture_output=True,
-                            text=True, timeout=120, stdin=subprocess.DEVNULL, env=launch.environment(),
-                            cwd=launch.ROOT)
+    result = launch.run("environment.py", launcher="ember", launcher_options=["--hostfile", str(hosts)])
+    assert [report["env"]["RANK"] for report in result.reports] == ["0", "1"]
+
+
+def test_without_mpi4py_init_says_what_to_install():
+    code = ("import sys; sys.modules['mpi4py'] = None\n"
+            "import ember.distributed as dist\n"
+            "assert not dist.is_available()\n"
+            "try:\n    dist.init_process_group('gloo', rank=0, world_size=1)\n"
+            "except RuntimeError as error:\n    print(error)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                            stdin=subprocess.DEVNULL, env=launch.environment(), cwd=launch.ROOT)
     assert result.returncode == 0, result.stderr
-    assert [report["env"]["RANK"] for report in launch.reports(result)] == ["0", "1"]
+    assert "mpi4py" in result.stdout and 'pip install "ember-autograd[distributed]"' in result.stdout

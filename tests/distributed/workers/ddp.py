@@ -1,6 +1,5 @@
 """DDP on 2 ranks with the batch split in two against one process on the whole batch."""
 import copy
-import json
 import traceback
 
 import numpy as np
@@ -9,6 +8,8 @@ import ember
 import ember.distributed as dist
 from ember import nn
 from ember.nn.parallel import DistributedDataParallel as DDP
+
+from _report import report  # noqa: E402  (beside this script)
 
 dist.init_process_group("gloo")
 rank, size = dist.get_rank(), dist.get_world_size()
@@ -122,5 +123,20 @@ def _():
         raise AssertionError("the second forward must raise: the prior reduction never finished")
 
 
-print("REPORT " + json.dumps({"rank": rank, "results": results}), flush=True)
+@check("broadcast_buffers")
+def _():
+    ember.manual_seed(rank)
+    ddp = DDP(nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4)))
+    ddp(ember.randn(6, 3) + 10 * rank).sum().backward()  # each rank updates its own running statistics
+    ddp.eval()
+    with ember.no_grad():
+        ddp(ember.randn(6, 3))  # rank 0's statistics are broadcast before this forward (eval: no update)
+    means = [None] * size
+    dist.all_gather_object(means, ddp.module[1].running_mean.tolist())
+    assert means[0] != ember.zeros(4).tolist()
+    for other in means[1:]:
+        assert other == means[0], means
+
+
+report(rank, {"results": results})
 dist.destroy_process_group()
