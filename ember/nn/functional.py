@@ -916,3 +916,6 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if unbatched:
         loss = loss.reshape(())
     return _nn.reduce_loss(loss, reduction)
+from ._functional_attention import (scaled_dot_product_attention, multi_head_attention_forward,  # noqa: E402,F401
+                                    _canonical_mask, _none_or_dtype)
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]

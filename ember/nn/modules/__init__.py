@@ -22,3 +22,7 @@ from . import container, linear, conv, pooling, activation, normalization, dropo
 __all__ = ["Module"] + [name for family in (container, linear, conv, pooling, activation, normalization, dropout,
                                             sparse, rnn, loss, flatten, padding, pixelshuffle, upsampling,
                                             distance, fold) for name in family.__all__]
+from .attention import *  # noqa: F401,F403,E402
+from .transformer import *  # noqa: F401,F403,E402
+from . import attention, transformer  # noqa: E402
+__all__ += attention.__all__ + transformer.__all__
