@@ -198,7 +198,7 @@ def test_multihead_attention_repr_and_errors(torch):
 def test_multi_head_attention_forward_functional(torch):
     torch_module = torch.nn.MultiheadAttention(6, 2)
     query = normal(3, 2, 6)
-    arguments = lambda m, tensor: (tensor(query), tensor(query), tensor(query), 6, 2, m.in_proj_weight,  # noqa: E731
+    arguments = lambda m, tensor: (tensor(query), tensor(query), tensor(query), 6, 2, m.in_proj_weight,
                                    m.in_proj_bias, None, None, False, 0.0, m.out_proj.weight, m.out_proj.bias)
     expected, expected_weights = torch.nn.functional.multi_head_attention_forward(
         *arguments(torch_module, torch.from_numpy))
