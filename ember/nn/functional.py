@@ -919,3 +919,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 from ._functional_attention import (scaled_dot_product_attention, multi_head_attention_forward,  # noqa: E402,F401
                                     _canonical_mask, _none_or_dtype)
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
+from ._functional_ctc import ctc_loss  # noqa: E402,F401
+__all__ += ["ctc_loss"]
+from ._functional_embedding_bag import embedding_bag  # noqa: E402,F401
+__all__ += ["embedding_bag"]

@@ -26,3 +26,7 @@ from .attention import *  # noqa: F401,F403,E402
 from .transformer import *  # noqa: F401,F403,E402
 from . import attention, transformer  # noqa: E402
 __all__ += attention.__all__ + transformer.__all__
+from .embedding_bag import *  # noqa: F401,F403,E402
+from .ctc import *  # noqa: F401,F403,E402
+from . import embedding_bag, ctc  # noqa: E402
+__all__ += embedding_bag.__all__ + ctc.__all__
