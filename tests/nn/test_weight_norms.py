@@ -174,3 +174,34 @@ def test_parametrize_errors():
     twice = nn.utils.spectral_norm(nn.Linear(2, 2))
     with pytest.raises(RuntimeError, match="Cannot register two spectral_norm hooks"):
         nn.utils.spectral_norm(twice)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3)])
+@pytest.mark.parametrize("orthogonal_map", ["matrix_exp", "cayley", "householder"])
+@pytest.mark.parametrize("use_trivialization", [True, False])
+def test_orthogonal_matches_torch(torch, shape, orthogonal_map, use_trivialization):
+    torch_module = torch.nn.Linear(shape[1], shape[0]).double()
+    ember_module = nn.Linear(shape[1], shape[0]).double()
+    torch.nn.utils.parametrizations.orthogonal(torch_module, orthogonal_map=orthogonal_map,
+                                               use_trivialization=use_trivialization)
+    nn.utils.parametrizations.orthogonal(ember_module, orthogonal_map=orthogonal_map,
+                                         use_trivialization=use_trivialization)
+    assert list(ember_module.state_dict()) == list(torch_module.state_dict())
+    weight = ember_module.weight.detach().numpy()
+    gram = weight @ weight.T if shape[0] < shape[1] else weight.T @ weight
+    assert np.allclose(gram, np.eye(min(shape)), atol=1e-10), gram
+    compare_with_torch(torch, torch_module, ember_module, [rng.standard_normal((2, shape[1]))], rtol=1e-9, atol=1e-10)
+
+
+def test_orthogonal_assignment_and_errors():
+    module = nn.utils.parametrizations.orthogonal(nn.Linear(3, 3))
+    rotation = np.linalg.qr(rng.standard_normal((3, 3)))[0].astype(np.float32)
+    module.weight = ember.from_numpy(rotation)
+    assert_close(module.weight, rotation, 1e-5, 1e-5)
+    fixed = nn.utils.parametrizations.orthogonal(nn.Linear(3, 3), use_trivialization=False)
+    with pytest.raises(NotImplementedError, match="use_trivialization=False"):
+        fixed.weight = ember.from_numpy(rotation)
+    with pytest.raises(ValueError, match="orthogonal_map has to be one of"):
+        nn.utils.parametrizations.orthogonal(nn.Linear(3, 3), orthogonal_map="qr")
+    with pytest.raises(ValueError, match="Expected a matrix"):
+        nn.utils.parametrizations.orthogonal(nn.Linear(3, 3), name="bias")
