@@ -12,3 +12,4 @@ from .modules import Module
 from .modules.module import (register_module_forward_pre_hook, register_module_forward_hook,  # noqa: F401
                              register_module_full_backward_hook, register_module_full_backward_pre_hook)
 from . import utils  # noqa: F401
+from . import attention  # noqa: E402,F401

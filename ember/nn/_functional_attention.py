@@ -143,23 +143,35 @@ def _linear(input, weight, bias):
     return _F.linear(input, weight, bias)
 
 
-def _in_projection(query, key, value, num_heads, in_proj_weight, in_proj_bias, use_separate_proj_weight,
-                   q_proj_weight, k_proj_weight, v_proj_weight):
-    embed_dim = query.shape[-1]
+def _in_projection_packed(q, k, v, w, b=None):
+    """Project q, k, v with the three (E, E) blocks of a packed (3E, E) weight `w` (and (3E,) bias `b`)."""
+    w_q, w_k, w_v = w.chunk(3)
+    b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
+    return _linear(q, w_q, b_q), _linear(k, w_k, b_k), _linear(v, w_v, b_v)
+
+
+def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
+    """Project q, k, v with separate weights (kdim/vdim may differ from the embedding size)."""
+    embed_dim, kdim, vdim = q.shape[-1], k.shape[-1], v.shape[-1]
+    for name, weight, expected in (("q", w_q, (embed_dim, embed_dim)), ("k", w_k, (embed_dim, kdim)),
+                                   ("v", w_v, (embed_dim, vdim))):
+        if tuple(weight.shape) != expected:
+            raise AssertionError(f"expecting {name} weight shape of {expected}, but got {tuple(weight.shape)}")
+    return _linear(q, w_q, b_q), _linear(k, w_k, b_k), _linear(v, w_v, b_v)
+
+
+def _project_inputs(query, key, value, in_proj_weight, in_proj_bias, use_separate_proj_weight, q_proj_weight,
+                    k_proj_weight, v_proj_weight):
     if not use_separate_proj_weight:
         if in_proj_weight is None:
             raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
-        q_proj_weight, k_proj_weight, v_proj_weight = in_proj_weight.chunk(3)
-    else:
-        for name, weight in (("q_proj_weight", q_proj_weight), ("k_proj_weight", k_proj_weight),
-                             ("v_proj_weight", v_proj_weight)):
-            if weight is None:
-                raise AssertionError(f"use_separate_proj_weight is True but {name} is None")
-    bias_q = bias_k = bias_v = None
-    if in_proj_bias is not None:
-        bias_q, bias_k, bias_v = in_proj_bias.split(embed_dim)
-    return (_linear(query, q_proj_weight, bias_q), _linear(key, k_proj_weight, bias_k),
-            _linear(value, v_proj_weight, bias_v))
+        return _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    for name, weight in (("q_proj_weight", q_proj_weight), ("k_proj_weight", k_proj_weight),
+                         ("v_proj_weight", v_proj_weight)):
+        if weight is None:
+            raise AssertionError(f"use_separate_proj_weight is True but {name} is None")
+    biases = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
+    return _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight, *biases)
 
 
 def _pad_last(mask):
@@ -243,8 +255,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     elif tuple(key.shape) != tuple(value.shape):
         raise AssertionError(f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}")
 
-    q, k, v = _in_projection(query, key, value, num_heads, in_proj_weight, in_proj_bias, use_separate_proj_weight,
-                             q_proj_weight, k_proj_weight, v_proj_weight)
+    q, k, v = _project_inputs(query, key, value, in_proj_weight, in_proj_bias, use_separate_proj_weight,
+                              q_proj_weight, k_proj_weight, v_proj_weight)
     if attn_mask is not None:
         if attn_mask.dim() == 2:
             if tuple(attn_mask.shape) != (target_length, source_length):

@@ -355,3 +355,22 @@ def test_word_language_model_subclasses_transformer(torch):
     F.nll_loss(output.view(-1, 20), tokens.view(-1)).backward()
     assert model.input_emb.weight.grad is not None
     assert all(p.grad is not None for p in model.encoder.parameters())
+
+
+def test_in_projection_helpers_and_torch_module_paths(torch):
+    from ember.nn.attention import SDPBackend, sdpa_kernel
+    from ember.nn.modules.activation import MultiheadAttention
+
+    assert MultiheadAttention is nn.MultiheadAttention
+    q, k, v = normal(3, 2, 6), normal(4, 2, 6), normal(4, 2, 6)
+    w, b = normal(18, 6), normal(18)
+    expected = torch.nn.functional._in_projection_packed(*(torch.from_numpy(x) for x in (q, k, v, w, b)))
+    actual = F._in_projection_packed(*(ember.from_numpy(x) for x in (q, k, v, w, b)))
+    for a, e in zip(actual, expected):
+        assert_close(a, e, 1e-5, 1e-6)
+    batch_first = [ember.from_numpy(x).transpose(0, 1) for x in (q, k, v)]
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]):
+        inside = F.scaled_dot_product_attention(*batch_first)
+    assert_close(inside, F.scaled_dot_product_attention(*batch_first))
+    with pytest.raises(AssertionError, match="SDPBackend"), sdpa_kernel("math"):
+        pass

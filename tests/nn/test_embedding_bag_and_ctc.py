@@ -5,7 +5,7 @@ import pytest
 import ember
 import ember.nn as nn
 import ember.nn.functional as F
-from ember.autograd import gradcheck
+from ember.autograd import gradcheck, gradgradcheck
 from tests.conftest import assert_close
 
 rng = np.random.default_rng(0)
@@ -76,8 +76,11 @@ def test_embedding_bag_gradcheck_float64():
     indices, offsets = ember.tensor([0, 1, 5, 2, 3, 1, 4]), ember.tensor([0, 3, 3])
     assert gradcheck(lambda w, s: F.embedding_bag(indices, w, offsets, mode="sum", per_sample_weights=s),
                      [weight, psw])
+    assert gradgradcheck(lambda w, s: F.embedding_bag(indices, w, offsets, mode="sum", per_sample_weights=s),
+                         [weight, psw])
     for mode in ("mean", "max"):
         assert gradcheck(lambda w, mode=mode: F.embedding_bag(indices, w, offsets, mode=mode), [weight])
+        assert gradgradcheck(lambda w, mode=mode: F.embedding_bag(indices, w, offsets, mode=mode), [weight])
 
 
 @pytest.mark.parametrize("call, error, message", [
