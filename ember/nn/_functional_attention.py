@@ -19,10 +19,7 @@ __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
 def _attention_mask_as_bias(attn_mask, query, weights_shape):
     """A bool mask (True = may attend) or a float mask (added to the scores) as an additive bias."""
-    if attn_mask.dtype != _bool and not attn_mask.is_floating_point():
-        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
-                           f"attn_mask.dtype: {attn_mask.dtype} and query.dtype: {query.dtype} instead.")
-    if attn_mask.is_floating_point() and attn_mask.dtype != query.dtype:
+    if attn_mask.dtype != _bool and attn_mask.dtype != query.dtype:
         raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
                            f"attn_mask.dtype: {attn_mask.dtype} and query.dtype: {query.dtype} instead.")
     try:

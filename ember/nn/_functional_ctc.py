@@ -3,7 +3,7 @@
 The loss of each sample is -log of the total probability of every alignment of its target to its
 input frames, computed with the alpha (forward) recursion in log space, vectorised over the batch
 with NumPy; the backward pass runs the beta recursion. This is one once-differentiable Function
-(`CtcLossBackward`): no double backward, as in PyTorch.
+(`CtcLossBackward0`): no double backward, as in PyTorch.
 """
 import numpy as np
 
@@ -80,6 +80,8 @@ def _beta(emitted, skip, input_lengths, target_lengths):
 
 class CtcLoss(Function):
     """Per-sample CTC negative log-likelihood (N,) of (T, N, C) log-probabilities."""
+
+    _node_name = "CtcLossBackward0"
 
     @staticmethod
     def forward(ctx, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):

@@ -166,7 +166,8 @@ def test_multihead_attention_matches_torch(torch, options, call_kwargs, train):
     batch_first = options.get("batch_first", False)
     shape = (lambda length, features: (2, length, features)) if batch_first else \
         (lambda length, features: (length, 2, features))
-    inputs = [normal(*shape(4, 6)), normal(*shape(6, options.get("kdim", 6))), normal(*shape(6, options.get("vdim", 6)))]
+    inputs = [normal(*shape(4, 6)), normal(*shape(6, options.get("kdim", 6))),
+              normal(*shape(6, options.get("vdim", 6)))]
     compare_call(torch, torch_module, ember_module, inputs, call_kwargs, rtol=1e-4, atol=1e-5)
 
 
@@ -198,8 +199,11 @@ def test_multihead_attention_repr_and_errors(torch):
 def test_multi_head_attention_forward_functional(torch):
     torch_module = torch.nn.MultiheadAttention(6, 2)
     query = normal(3, 2, 6)
-    arguments = lambda m, tensor: (tensor(query), tensor(query), tensor(query), 6, 2, m.in_proj_weight,
-                                   m.in_proj_bias, None, None, False, 0.0, m.out_proj.weight, m.out_proj.bias)
+
+    def arguments(m, tensor):
+        return (tensor(query), tensor(query), tensor(query), 6, 2, m.in_proj_weight, m.in_proj_bias, None, None,
+                False, 0.0, m.out_proj.weight, m.out_proj.bias)
+
     expected, expected_weights = torch.nn.functional.multi_head_attention_forward(
         *arguments(torch_module, torch.from_numpy))
     ember_module = nn.MultiheadAttention(6, 2)

@@ -139,8 +139,10 @@ def test_packed_batch_through_recurrent_layers_matches_torch(torch, kind, option
     for index, (actual, expected) in enumerate(zip(ember_hidden, torch_hidden)):
         assert_close(actual, expected, 1e-5, 1e-5, what=f"final hidden state {index}")
     upstream = normal(*torch_output.data.shape)
-    loss = lambda output, hidden, framework: (output.data * framework.from_numpy(upstream)).sum() + \
-        sum(h.sum() for h in hidden)
+
+    def loss(output, hidden, framework):
+        return (output.data * framework.from_numpy(upstream)).sum() + sum(h.sum() for h in hidden)
+
     loss(torch_output, torch_hidden, torch).backward()
     loss(ember_output, ember_hidden, ember).backward()
     for index, (actual, expected) in enumerate(zip(ember_inputs, torch_inputs)):
