@@ -70,6 +70,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     Returns:
         (B, embedding_dim); an empty bag gives zeros.
 
+    Difference from PyTorch: `scale_grad_by_freq` divides each row's gradient by that index's
+    frequency in the batch, as documented; PyTorch 2.13's CPU kernel pairs the counts with the
+    wrong rows (e.g. an index seen 4 times gets 4x the unscaled gradient).
+
     Example::
 
         >>> weight = ember.randn(10, 3)
