@@ -174,3 +174,17 @@ def test_ctc_gradcheck_through_log_softmax_float64():
 def test_ctc_errors(call, message):
     with pytest.raises(RuntimeError, match=message):
         call(ember.randn(6, 2, 4).log_softmax(2), ember.tensor([[1, 2, 2], [3, 1, 0]]))
+
+
+def test_embedding_bag_scale_grad_by_freq_divides_by_each_index_count():
+    weight = ember.randn(10, 3, requires_grad=True)
+    offsets = np.array([0, 4, 6])
+    upstream = normal(3, 3)
+    F.embedding_bag(ember.from_numpy(INDICES), weight, ember.from_numpy(offsets), mode="sum",
+                    scale_grad_by_freq=True).backward(ember.from_numpy(upstream))
+    bag = np.searchsorted(offsets, np.arange(len(INDICES)), side="right") - 1
+    counts = np.bincount(INDICES, minlength=10)
+    expected = np.zeros((10, 3), np.float32)
+    for index, bag_number in zip(INDICES, bag):
+        expected[index] += upstream[bag_number] / counts[index]
+    assert_close(weight.grad, expected, 1e-5, 1e-6)
