@@ -24,9 +24,7 @@ __all__ = ["Module"] + [name for family in (container, linear, conv, pooling, ac
                                             distance, fold) for name in family.__all__]
 from .attention import *  # noqa: F401,F403,E402
 from .transformer import *  # noqa: F401,F403,E402
-from . import attention, transformer  # noqa: E402
-__all__ += attention.__all__ + transformer.__all__
 from .embedding_bag import *  # noqa: F401,F403,E402
 from .ctc import *  # noqa: F401,F403,E402
-from . import embedding_bag, ctc  # noqa: E402
-__all__ += embedding_bag.__all__ + ctc.__all__
+from . import attention, transformer, embedding_bag, ctc  # noqa: E402
+__all__ += attention.__all__ + transformer.__all__ + embedding_bag.__all__ + ctc.__all__
