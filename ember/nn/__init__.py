@@ -13,3 +13,4 @@ from .modules.module import (register_module_forward_pre_hook, register_module_f
                              register_module_full_backward_hook, register_module_full_backward_pre_hook)
 from . import utils  # noqa: F401
 from .parallel import DataParallel  # noqa: F401
+from . import attention  # noqa: F401

@@ -916,3 +916,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if unbatched:
         loss = loss.reshape(())
     return _nn.reduce_loss(loss, reduction)
+from ._functional_attention import (scaled_dot_product_attention, multi_head_attention_forward,  # noqa: E402,F401
+                                    _canonical_mask, _none_or_dtype, _in_projection_packed, _in_projection)
+from ._functional_ctc import ctc_loss  # noqa: E402
+from ._functional_embedding_bag import embedding_bag  # noqa: E402
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward", "ctc_loss", "embedding_bag"]

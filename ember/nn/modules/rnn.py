@@ -14,6 +14,8 @@ from ...ops import creation
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils import rnn as rnn_utils
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -68,16 +70,37 @@ _STEPS = {"RNN_TANH": _rnn_tanh_step, "RNN_RELU": _rnn_relu_step, "LSTM": _lstm_
 _GATE_COUNT = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
-def _run_direction(step, input, state, weights, reverse):
-    """Run one layer in one direction over a (L, N, H_in) sequence; returns (outputs (L, N, H), last state)."""
+def _run_direction(step, input, state, weights, reverse, batch_sizes=None):
+    """Run one layer in one direction over a (L, N, H_in) sequence; returns (outputs (L, N, H), last state).
+
+    With `batch_sizes` (a packed batch, longest sequences first), step t updates only the first
+    batch_sizes[t] rows, so each sequence's state stops at its own length; padded outputs are zeros.
+    """
     w_ih, w_hh, b_ih, b_hh, w_hr = weights
     input_gates = _linear(input, w_ih, b_ih)  # every time step at once
     steps = range(input.shape[0] - 1, -1, -1) if reverse else range(input.shape[0])
     outputs = [None] * input.shape[0]
+    batch = input.shape[1]
     for t in steps:
-        state = step(input_gates[t], state, w_hh, b_hh, w_hr)
-        outputs[t] = state[0] if isinstance(state, tuple) else state
+        active = batch if batch_sizes is None else int(batch_sizes[t])
+        if active == batch:
+            state = step(input_gates[t], state, w_hh, b_hh, w_hr)
+            outputs[t] = state[0] if isinstance(state, tuple) else state
+        else:
+            state, outputs[t] = _step_first_rows(step, input_gates[t], state, (w_hh, b_hh, w_hr), active)
     return ops.stack(outputs, 0), state
+
+
+def _step_first_rows(step, input_gates, state, weights, active):
+    """One step for the first `active` rows only; the other rows keep their state and output zeros."""
+    states = state if isinstance(state, tuple) else (state,)
+    sliced = tuple(s[:active] for s in states)
+    updated = step(input_gates[:active], sliced if isinstance(state, tuple) else sliced[0], *weights)
+    updated = updated if isinstance(updated, tuple) else (updated,)
+    merged = tuple(ops.cat([new, old[active:]], 0) for new, old in zip(updated, states))
+    output = ops.cat([updated[0], creation.zeros((states[0].shape[0] - active,) + tuple(updated[0].shape[1:]),
+                                                 dtype=updated[0].dtype)], 0)
+    return (merged if isinstance(state, tuple) else merged[0]), output
 
 
 # ---------------------------------------------------------------------- full layers
@@ -208,8 +231,9 @@ class RNNBase(Module):
                 hx = hx.unsqueeze(1)
         return input, hx, is_batched
 
-    def _run(self, input, initial_states):
-        """Run all layers over a (L, N, H_in) sequence from per-(layer, direction) initial states."""
+    def _run(self, input, initial_states, batch_sizes=None):
+        """Run all layers over a (L, N, H_in) sequence from per-(layer, direction) initial states
+        (`batch_sizes`: of a packed batch, see `_run_direction`)."""
         step = _STEPS[self.mode]
         num_directions = 2 if self.bidirectional else 1
         final_states = []
@@ -218,7 +242,8 @@ class RNNBase(Module):
             for direction in range(num_directions):
                 index = layer * num_directions + direction
                 output, state = _run_direction(step, input, initial_states[index],
-                                               self._layer_weights(layer, direction), reverse=direction == 1)
+                                               self._layer_weights(layer, direction), reverse=direction == 1,
+                                               batch_sizes=batch_sizes)
                 outputs.append(output)
                 final_states.append(state)
             input = outputs[0] if num_directions == 1 else ops.cat(outputs, -1)
@@ -227,20 +252,11 @@ class RNNBase(Module):
         return input, final_states
 
     def _forward(self, input, hx, is_lstm):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx, is_lstm)
         input, hx, is_batched = self._batch_input(input, hx, is_lstm)
         self._check_input(input)
-        expected = self._expected_hidden_size(input)
-        if hx is None:
-            zeros = creation.zeros(expected, dtype=input.dtype)
-            hx = (zeros, creation.zeros(expected[:2] + (self.hidden_size,), dtype=input.dtype)) if is_lstm \
-                else zeros
-        if is_lstm:
-            self._check_hidden_size(hx[0], expected, "Expected hidden[0] size {}, got {}")
-            self._check_hidden_size(hx[1], expected[:2] + (self.hidden_size,), "Expected hidden[1] size {}, got {}")
-            initial = [(hx[0][i], hx[1][i]) for i in range(expected[0])]
-        else:
-            self._check_hidden_size(hx, expected)
-            initial = [hx[i] for i in range(expected[0])]
+        initial = self._initial_states(hx, self._expected_hidden_size(input), input.dtype, is_lstm)
         if self.batch_first:
             input = input.transpose(0, 1)
         output, final_states = self._run(input, initial)
@@ -253,6 +269,46 @@ class RNNBase(Module):
         if not is_batched:
             output = output.squeeze(0 if self.batch_first else 1)
             hidden = (hidden[0].squeeze(1), hidden[1].squeeze(1)) if is_lstm else hidden.squeeze(1)
+        return output, hidden
+
+    def _initial_states(self, hx, expected, dtype, is_lstm):
+        """Checked per-(layer, direction) initial states from hx (zeros when None)."""
+        if hx is None:
+            zeros = creation.zeros(expected, dtype=dtype)
+            hx = (zeros, creation.zeros(expected[:2] + (self.hidden_size,), dtype=dtype)) if is_lstm else zeros
+        if is_lstm:
+            self._check_hidden_size(hx[0], expected, "Expected hidden[0] size {}, got {}")
+            self._check_hidden_size(hx[1], expected[:2] + (self.hidden_size,), "Expected hidden[1] size {}, got {}")
+            return [(hx[0][i], hx[1][i]) for i in range(expected[0])]
+        self._check_hidden_size(hx, expected)
+        return [hx[i] for i in range(expected[0])]
+
+    def _forward_packed(self, packed, hx, is_lstm):
+        """A PackedSequence in, a PackedSequence out; hidden states in and out in the caller's batch order."""
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        if data.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+        self._check_input(data.unsqueeze(0))
+        sizes = batch_sizes.numpy()
+        num_directions = 2 if self.bidirectional else 1
+        expected = (self.num_layers * num_directions, int(sizes[0]),
+                    self.proj_size if self.proj_size > 0 else self.hidden_size)
+        if hx is not None and sorted_indices is not None:
+            hx = tuple(h.index_select(1, sorted_indices) for h in hx) if is_lstm \
+                else hx.index_select(1, sorted_indices)
+        initial = self._initial_states(hx, expected, data.dtype, is_lstm)
+        padded, _ = rnn_utils.pad_packed_sequence(rnn_utils.PackedSequence(data, batch_sizes))
+        output, final_states = self._run(padded, initial, batch_sizes=sizes)
+        times, rows = rnn_utils._packed_positions(sizes)
+        output = rnn_utils.PackedSequence(output[ops.tensor(times), ops.tensor(rows)], batch_sizes, sorted_indices,
+                                          unsorted_indices)
+        if is_lstm:
+            hidden = (ops.stack([h for h, _ in final_states], 0), ops.stack([c for _, c in final_states], 0))
+        else:
+            hidden = ops.stack(final_states, 0)
+        if unsorted_indices is not None:
+            hidden = tuple(h.index_select(1, unsorted_indices) for h in hidden) if is_lstm \
+                else hidden.index_select(1, unsorted_indices)
         return output, hidden
 
 
