@@ -6,6 +6,7 @@ ranks, as in PyTorch; the group translates them to its own numbering.
 import datetime
 import os
 import sys
+import time
 import traceback
 
 from . import _mpi
@@ -186,6 +187,9 @@ def _abort_job_on_uncaught_exception():
         text = "".join(traceback.format_exception(kind, value, tb))
         sys.stderr.write(f"ember.distributed: rank {rank} raised {kind.__name__}; aborting the job.\n{text}")
         sys.stderr.flush()
+        # Abort tears every process down at once; give the launcher a moment to forward the
+        # message above, or the user may see the job end without a word on why.
+        time.sleep(1.0)
         _mpi.load().COMM_WORLD.Abort(1)
 
     sys.excepthook = excepthook
