@@ -25,7 +25,7 @@ _keep_freed_memory()
 # does after `import torch`, while `import ember` itself stays fast.
 _LAZY_SUBMODULES = {"nn", "optim", "utils", "viz", "linalg", "datasets", "compat", "serialization", "func",
                     "testing"}
-_LAZY_NAMES = {"save": "serialization", "load": "serialization"}
+_LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func"}
 
 
 def __getattr__(name):

@@ -11,7 +11,7 @@ from ..utils._pytree import tree_flatten, tree_unflatten
 from ._tracking import (TrackedInputs, check_argnums, depends_on_outside, detach_tree, gradients,
                         outer_grad_enabled, split_aux)
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
 
 
 def grad_and_value(func, argnums=0, has_aux=False):
@@ -183,6 +183,21 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     if not create_graph:
         output, aux = detach_tree(output), detach_tree(aux)
     return (output, jvp_out, aux) if has_aux else (output, jvp_out)
+
+
+def linearize(func, *primals):
+    """`(output, jvp_fn)`: `func(*primals)` and a function giving its Jacobian-vector product at `primals`
+    for any tangents (`jvp_fn(*tangents)`, one tangent per primal).
+
+    Difference from PyTorch: `jvp_fn` reruns `jvp` at the stored primals instead of replaying a traced
+    linear graph; results are the same.
+    """
+    output = detach_tree(func(*primals))
+
+    def jvp_fn(*tangents):
+        return jvp(func, primals, tangents)[1]
+
+    return output, jvp_fn
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):

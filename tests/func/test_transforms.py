@@ -253,3 +253,22 @@ def test_functional_call_per_sample_gradients_against_torch():
 
     expected, actual = per_sample(torch), per_sample(ember)
     _compare_tree(actual, expected, "per-sample gradients")
+
+
+def test_transform_outputs_pass_gradcheck_under_plain_autograd():
+    f = lambda a: (a.sin() * a.exp()).sum()  # noqa: E731
+    x = ember.tensor(_array(3), requires_grad=True)
+    assert autograd.gradcheck(lambda a: grad(f)(a), (x,))
+    assert autograd.gradcheck(lambda a: jacrev(lambda b: b.tanh() * b.sum())(a), (x,))
+    assert autograd.gradcheck(lambda a: jvp(lambda b: b.exp() * b, (a,), (ember.ones_like(a),))[1], (x,))
+    assert autograd.gradcheck(lambda a: vmap(grad(lambda row: (row ** 3).sum()))(a.reshape(1, 3)), (x,))
+
+
+def test_linearize_functionalize_and_top_level_vmap():
+    x, t = _array(3), _array(3)
+    output, jvp_fn = ember.func.linearize(ember.sin, ember.tensor(x))
+    assert_close(output, np.sin(x))
+    assert_close(jvp_fn(ember.tensor(t)), np.cos(x) * t)
+    f = lambda a: a * 2  # noqa: E731
+    assert ember.func.functionalize(f) is f
+    assert ember.vmap is vmap
