@@ -29,7 +29,7 @@ from ..utils.hooks import RemovableHandle
 from . import grad_mode
 from . import anomaly as anomaly_mode
 from . import forward_ad
-from .saved_hooks import PackedSaved as _PackedSaved, current_hooks as _current_saved_hooks
+from .saved_hooks import PackedSaved as _PackedSaved, state as _saved_hooks_state
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
            "NestedIOFunction"]
@@ -260,7 +260,8 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
     array_forward = node._forward_cls._array_forward
     saved = list(to_save)
     versions = [None] * len(saved)
-    hooks = _current_saved_hooks()
+    hooks_stack = _saved_hooks_state.stack  # saved_tensors_hooks: the innermost pair packs
+    hooks = hooks_stack[-1] if hooks_stack else None
     for index, item in enumerate(saved):
         if item is None or array_forward and type(item) in _NUMBERS:
             continue  # a gap, or a Python number a built-in op keeps for backward

@@ -20,12 +20,6 @@ class _HooksState(threading.local):
 state = _HooksState()
 
 
-def current_hooks():
-    """The innermost (pack_hook, unpack_hook), or None: what `_resolve_saved` asks once per node."""
-    stack = state.stack
-    return stack[-1] if stack else None
-
-
 class PackedSaved:
     """One saved tensor as a pack hook left it, with what is needed to rebuild its graph links."""
 

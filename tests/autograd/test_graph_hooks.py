@@ -119,3 +119,21 @@ def test_hooks_match_torch_call_counts():
 
     value = np.arange(3.0)
     assert counts(ember, ember.tensor(value, requires_grad=True)) == counts(torch, torch.tensor(value, requires_grad=True))
+
+
+@pytest.mark.parametrize("pack", [lambda t: t, lambda t: t.detach(), lambda t: t.detach().clone()],
+                         ids=["identity", "detach", "clone"])
+def test_in_place_ops_keep_the_packed_old_values(pack):
+    torch = pytest.importorskip("torch")
+    grads = []
+    for lib in (torch, ember):
+        x = lib.tensor([1., 2., 3.], requires_grad=True)
+        b = lib.tensor([2., 3., 4.], requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            a = x * 1
+            a.mul_(b)   # saves the old `a` for b's gradient, then overwrites it
+            a.exp_()
+        a.sum().backward()
+        grads.append((x.grad.detach().numpy(), b.grad.detach().numpy()))
+    assert_close(grads[1][0], grads[0][0], what="x.grad")
+    assert_close(grads[1][1], grads[0][1], what="b.grad")
