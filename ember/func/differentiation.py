@@ -214,6 +214,8 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         jacrev(ember.sin)(x)            # diag(cos(x))
         jacrev(f, argnums=(0, 1))(x, y)  # (df/dx, df/dy)
     """
+    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
     return _jacobian_transform(func, argnums, has_aux, "jacrev")
 
 
