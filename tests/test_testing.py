@@ -106,10 +106,10 @@ def test_reachable_under_torch_names():
     was_installed = ember.compat.is_installed()
     torch = ember.compat.install()
     try:
-        from torch.testing import assert_close as through_compat
-        from torch.func import vmap as compat_vmap
         import torch.utils.checkpoint
         from torch.autograd.graph import saved_tensors_hooks as compat_hooks
+        from torch.func import vmap as compat_vmap
+        from torch.testing import assert_close as through_compat
         assert through_compat is assert_close and compat_vmap is ember.func.vmap
         assert torch.utils.checkpoint.checkpoint is ember.utils.checkpoint.checkpoint
         assert compat_hooks is ember.autograd.graph.saved_tensors_hooks

@@ -118,7 +118,7 @@ def _batch_size(name, in_dims, flat_args, dims):
 
 def _stack_outputs(name, samples, out_dims):
     from .. import stack, equal
-    flat_first, spec = tree_flatten(samples[0])
+    _, spec = tree_flatten(samples[0])
     columns = [tree_flatten(sample)[0] for sample in samples]
     dims = broadcast_prefix(out_dims, samples[0])
     if dims is None:

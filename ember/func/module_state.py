@@ -1,8 +1,6 @@
 """Calling a module with other parameters: `functional_call` and `stack_module_state`."""
 from collections.abc import Mapping
 
-from .._tensor import Tensor
-
 __all__ = ["functional_call", "stack_module_state"]
 
 _MISSING = object()
@@ -153,7 +151,7 @@ def stack_module_state(models):
     if not (all(model.training for model in models) or not any(model.training for model in models)):
         raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
     params = {}
-    for name, first in models[0].named_parameters():
+    for name, _ in models[0].named_parameters():
         column = [dict(model.named_parameters())[name] for model in models]
         stacked = stack([tensor.detach() for tensor in column])
         params[name] = stacked.requires_grad_(all(tensor.requires_grad for tensor in column))

@@ -59,9 +59,9 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
     if (rtol is None) != (atol is None):
         raise ValueError(f"Both 'rtol' and 'atol' must be either specified or omitted, but got no "
                          f"{'rtol' if rtol is None else 'atol'}.")
-    options = dict(allow_subclasses=allow_subclasses, rtol=rtol, atol=atol, equal_nan=equal_nan,
-                   check_device=check_device, check_dtype=check_dtype, check_layout=check_layout,
-                   check_stride=check_stride)
+    options = {"allow_subclasses": allow_subclasses, "rtol": rtol, "atol": atol, "equal_nan": equal_nan,
+               "check_device": check_device, "check_dtype": check_dtype, "check_layout": check_layout,
+               "check_stride": check_stride}
     try:
         _compare(actual, expected, options, "")
     except _Mismatch as mismatch:

@@ -122,8 +122,8 @@ def _broadcast_into(prefix, tree, result):
     tree_parts = _children(tree)
     if tree_parts is None:
         return False
-    prefix_kind, prefix_context, prefix_children = prefix_parts
-    kind, context, children = tree_parts
+    prefix_children = prefix_parts[2]
+    _, context, children = tree_parts
     if len(prefix_children) != len(children):
         return False
     if isinstance(prefix, dict) or isinstance(tree, dict):

@@ -3,8 +3,13 @@ import numpy as np
 import pytest
 
 import ember
-from ember.autograd.graph import (saved_tensors_hooks, save_on_cpu, disable_saved_tensors_hooks, Node,
-                                  increment_version)
+from ember.autograd.graph import (
+    Node,
+    disable_saved_tensors_hooks,
+    increment_version,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
 
 from ..conftest import assert_close
 
@@ -33,8 +38,9 @@ def test_unpack_receives_what_pack_returned_and_runs_per_access():
 
         @staticmethod
         def backward(ctx, grad):
-            ctx.saved_tensors
+            first = ctx.saved_tensors  # each read unpacks again
             (a,) = ctx.saved_tensors
+            assert first[0].shape == a.shape
             return grad * 2
 
     x = _input()

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ember
-from ember.func import vmap, grad, functional_call, stack_module_state
+from ember.func import functional_call, grad, stack_module_state, vmap
 
 from ..conftest import assert_close
 
@@ -18,7 +18,7 @@ def _loop(function, batched, unbatched=()):
 
 def test_vmap_equals_python_loop():
     x, y = RNG.standard_normal((5, 3, 2)), RNG.standard_normal((5, 2))
-    f = lambda a, b: (a @ b).tanh()  # noqa: E731
+    f = lambda a, b: (a @ b).tanh()
     actual = vmap(f)(ember.tensor(x), ember.tensor(y))
     assert_close(actual, _loop(lambda a, b: np.tanh(a @ b), (x, y)))
 

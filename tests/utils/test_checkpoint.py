@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import ember
-from ember.utils.checkpoint import checkpoint, checkpoint_sequential, CheckpointError
+from ember.utils.checkpoint import CheckpointError, checkpoint, checkpoint_sequential
 
 from ..conftest import assert_close
 
@@ -137,7 +137,7 @@ def test_against_torch_checkpoint():
     for lib, run in ((torch, torch_checkpoint), (ember, checkpoint)):
         w = lib.tensor(weight, requires_grad=True)
         x = lib.tensor(data, requires_grad=True)
-        run(lambda v: (v @ w).tanh() @ w, x, use_reentrant=False).sum().backward()
+        run(lambda v, w=w: (v @ w).tanh() @ w, x, use_reentrant=False).sum().backward()
         results.append((w.grad.numpy(), x.grad.numpy()))
     assert_close(results[1][0], results[0][0])
     assert_close(results[1][1], results[0][1])
