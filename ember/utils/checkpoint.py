@@ -22,7 +22,7 @@ from ..autograd import grad_mode
 from ..autograd.graph import saved_tensors_hooks
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction", "noop_context_fn",
-           "detach_variable"]
+           "detach_variable", "set_checkpoint_early_stop", "set_checkpoint_debug_enabled"]
 
 _REENTRANT_WARNING = (
     "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in PyTorch 2.9, "
@@ -37,6 +37,18 @@ class CheckpointError(RuntimeError):
 
 def noop_context_fn():
     return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable):
+    """Accepted for compatibility: ember's recomputation always runs the whole function."""
+    yield
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled):
+    """Accepted for compatibility: ember records no debug trace of recomputations."""
+    yield
 
 
 def detach_variable(inputs):
