@@ -187,8 +187,8 @@ from . import forward_ad  # noqa: E402
 
 
 def __getattr__(name):
-    # `ember.autograd.functional` loads on first use (it is large and rarely needed).
-    if name == "functional":
+    # `ember.autograd.functional` and `.graph` load on first use (rarely needed).
+    if name in ("functional", "graph"):
         import importlib
-        return importlib.import_module(f"{__name__}.functional")
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")

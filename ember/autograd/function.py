@@ -29,6 +29,7 @@ from ..utils.hooks import RemovableHandle
 from . import grad_mode
 from . import anomaly as anomaly_mode
 from . import forward_ad
+from .saved_hooks import PackedSaved as _PackedSaved, state as _saved_hooks_state
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
            "NestedIOFunction"]
@@ -227,6 +228,8 @@ def _unpack_saved(node):
             if item.version_counter.value != version:
                 raise _modified_error(node, item.unpack(node), item.version_counter.value, version)
             result[index] = item.data if as_arrays else item.unpack(node)
+        elif type(item) is _PackedSaved:  # saved under saved_tensors_hooks: no version check (PyTorch's)
+            result[index] = item.unpack(node, as_arrays)
         else:
             counter = item._version_counter
             if counter is not None and counter.value != version:
@@ -257,6 +260,8 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
     array_forward = node._forward_cls._array_forward
     saved = list(to_save)
     versions = [None] * len(saved)
+    hooks_stack = _saved_hooks_state.stack  # saved_tensors_hooks: the innermost pair packs
+    hooks = hooks_stack[-1] if hooks_stack else None
     for index, item in enumerate(saved):
         if item is None or array_forward and type(item) in _NUMBERS:
             continue  # a gap, or a Python number a built-in op keeps for backward
@@ -272,7 +277,10 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
                     break
             else:
                 item = _tensor_holding(item, outputs, raw_outputs)
-        if item._grad_fn is node:
+        if hooks is not None:
+            saved[index] = _PackedSaved(item, item._grad_fn is node, hooks)
+            versions[index] = 0
+        elif item._grad_fn is node:
             item = saved[index] = _SavedOutput(item)
             versions[index] = item.version_counter.value
         else:

@@ -9,6 +9,7 @@ from .._backend import np
 from .._tensor import Tensor, new_tensor
 from ..autograd import grad_mode, forward_ad as _forward_ad
 from ..autograd.function import Function, refresh_view_grad_fn, _stop_retaining
+from ..autograd.saved_hooks import state as _saved_hooks_state
 
 __all__ = ["apply_inplace", "copy_into_out"]
 
@@ -75,6 +76,8 @@ def apply_inplace(tensor, op_name, out_of_place, *args, **kwargs):
     # The out-of-place op sees the old values through a stand-in with the tensor's history; if it
     # saves them for backward, they get their own copy before the memory is overwritten.
     old = _stand_in(tensor)
+    if _saved_hooks_state.stack:  # a pack hook may keep the memory itself: give it a copy that stays old
+        old._data = old._data.copy()
     result = out_of_place(old, *args, **kwargs)
     if result.dtype is not tensor.dtype:
         _write(new_tensor(tensor._data.copy()), result, op_name)  # raises on a disallowed cast
