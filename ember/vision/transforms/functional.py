@@ -125,7 +125,7 @@ def to_pil_image(pic, mode=None):
     """A tensor (C, H, W) or array (H, W, C) as a PIL image; floats are taken as [0, 1] and scaled to bytes.
 
     As torchvision, float values are multiplied by 255 and truncated (not rounded) to uint8 unless
-    mode is 'F'. One channel gives 'L' (uint8), 'I;16', 'I' or 'F'; two 'LA'; three 'RGB'; four 'RGBA'.
+    mode is 'F' (values outside [0, 1] are clipped, where torchvision lets them wrap around). One channel gives 'L' (uint8), 'I;16', 'I' or 'F'; two 'LA'; three 'RGB'; four 'RGBA'.
     """
     Image = _pil.pil_image()
     if _is_tensor(pic):
@@ -137,7 +137,7 @@ def to_pil_image(pic, mode=None):
         if array.shape[0] > 4 and array.shape[-1] <= 4:
             raise ValueError(f"pic should not have > 4 channels. Got {array.shape[0]} channels.")
         if np.issubdtype(array.dtype, np.floating) and mode != "F":
-            array = (array * 255).astype(np.uint8)
+            array = np.clip(array * 255, 0, 255).astype(np.uint8)  # torchvision wraps values outside [0, 1]
         array = np.transpose(array, (1, 2, 0))
     elif isinstance(pic, np.ndarray):
         if pic.ndim not in (2, 3):
