@@ -1,5 +1,5 @@
 """FakeData: random images, for trying a pipeline without data on disk."""
-from ...ops import creation
+import ember
 from ..transforms import functional
 from .vision import VisionDataset
 
@@ -22,9 +22,9 @@ class FakeData(VisionDataset):
     def __getitem__(self, index):
         if index >= len(self):
             raise IndexError(f"{self.__class__.__name__} index out of range")
-        generator = creation.Generator().manual_seed(index + self.random_offset)
-        image = creation.rand(*self.image_size, generator=generator)
-        target = int(creation.randint(0, self.num_classes, size=(1,), generator=generator).item())
+        generator = ember.Generator().manual_seed(index + self.random_offset)
+        image = ember.rand(*self.image_size, generator=generator)
+        target = int(ember.randint(0, self.num_classes, size=(1,), generator=generator).item())
         image = functional.to_pil_image(image)
         if self.transform is not None:
             image = self.transform(image)

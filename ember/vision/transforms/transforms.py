@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from ..._tensor import Tensor
 from ...nn.modules.module import Module
-from ...ops import creation
+import ember
 from . import functional as F
 from .functional import InterpolationMode, _interpolation_mode
 
@@ -22,15 +22,15 @@ __all__ = ["Compose", "ToTensor", "PILToTensor", "ToPILImage", "ConvertImageDtyp
 
 
 def _uniform(low, high):
-    return low + (high - low) * float(creation.rand(1).item())
+    return low + (high - low) * float(ember.rand(1).item())
 
 
 def _randint(low, high):
-    return int(creation.randint(low, high, (1,)).item())
+    return int(ember.randint(low, high, (1,)).item())
 
 
 def _happens(probability):
-    return float(creation.rand(1).item()) < probability
+    return float(ember.rand(1).item()) < probability
 
 
 def _size_pair(size, error_message):
@@ -429,7 +429,7 @@ class ColorJitter(Module):
 
     @staticmethod
     def get_params(brightness, contrast, saturation, hue):
-        order = creation.randperm(4).tolist()
+        order = ember.randperm(4).tolist()
         pick = lambda bounds: None if bounds is None else _uniform(bounds[0], bounds[1])  # noqa: E731
         return order, pick(brightness), pick(contrast), pick(saturation), pick(hue)
 
@@ -498,7 +498,7 @@ class RandomApply(Module):
         self.transforms, self.p = transforms, p
 
     def forward(self, img):
-        if self.p < float(creation.rand(1).item()):
+        if self.p < float(ember.rand(1).item()):
             return img
         for transform in self.transforms:
             img = transform(img)
@@ -570,9 +570,9 @@ class RandomErasing(Module):
             if not (erase_height < height and erase_width < width):
                 continue
             if value is None:
-                fill = creation.randn(channels, erase_height, erase_width, dtype=img.dtype)
+                fill = ember.randn(channels, erase_height, erase_width, dtype=img.dtype)
             else:
-                fill = creation.tensor(value, dtype=img.dtype).reshape(-1, 1, 1) if len(value) > 1 else value[0]
+                fill = ember.tensor(value, dtype=img.dtype).reshape(-1, 1, 1) if len(value) > 1 else value[0]
             top = _randint(0, height - erase_height + 1)
             left = _randint(0, width - erase_width + 1)
             return top, left, erase_height, erase_width, fill
