@@ -28,6 +28,10 @@ def _numpy_rebuilders():
 _ALLOWED = _numpy_rebuilders()
 
 
+class RefusedGlobal(pickle.UnpicklingError):
+    """The pickle names a callable outside the allowed set."""
+
+
 class RestrictedUnpickler(pickle.Unpickler):
     """An Unpickler that refuses every global except those NumPy arrays and plain containers need."""
 
@@ -35,7 +39,7 @@ class RestrictedUnpickler(pickle.Unpickler):
         try:
             return _ALLOWED[(module, name)]
         except KeyError:
-            raise pickle.UnpicklingError(
+            raise RefusedGlobal(
                 f"refusing to load {module}.{name}: this file may only hold plain containers and NumPy arrays "
                 "(a dataset file that names other objects is damaged or not what it claims to be)") from None
 
@@ -43,7 +47,7 @@ class RestrictedUnpickler(pickle.Unpickler):
 def _check_no_objects(value, path):
     """Object arrays could hide arbitrary values: a dataset file never needs them."""
     if isinstance(value, np.ndarray) and value.dtype.hasobject:
-        raise pickle.UnpicklingError(f"{path}: holds a NumPy array of Python objects, which datasets never need")
+        raise RefusedGlobal(f"{path}: holds a NumPy array of Python objects, which datasets never need")
     if isinstance(value, dict):
         for item in value.values():
             _check_no_objects(item, path)
@@ -58,9 +62,9 @@ def load(path, encoding="latin1"):
         with open(path, "rb") as file:
             value = RestrictedUnpickler(file, encoding=encoding).load()
         _check_no_objects(value, path)
-    except pickle.UnpicklingError as error:
+    except RefusedGlobal as error:
         raise RuntimeError(f"could not load {path}: {error}") from None
-    except (EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError, UnicodeDecodeError) as error:
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError, UnicodeDecodeError) as error:
         raise RuntimeError(f"could not load {path}: the file is truncated or damaged ({type(error).__name__}: "
                            f"{error}); delete it and download it again") from None
     return value
