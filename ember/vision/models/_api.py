@@ -11,7 +11,8 @@ import warnings
 from dataclasses import dataclass, field
 from enum import Enum
 
-__all__ = ["Weights", "WeightsEnum", "get_weight", "checkpoint_folder", "load_weights", "handle_legacy_pretrained"]
+__all__ = ["Weights", "WeightsEnum", "get_weight", "checkpoint_folder", "handle_legacy_pretrained",
+           "check_num_classes"]
 
 
 @dataclass(eq=False)
@@ -95,12 +96,6 @@ def _load_state_dict(weights):
         f"ember never downloads weights by itself. Fetch {weights.url} (torchvision's file; PyTorch's "
         f"torch.hub puts it in {folder}) and convert it to a NumPy archive, since ember cannot read PyTorch's "
         f"pickle format. {conversion} Or pass weights=None for a randomly initialised model.")
-
-
-def load_weights(model, weights, progress=True):
-    """Load `weights` (a WeightsEnum member) into `model` with strict key checking."""
-    model.load_state_dict(_load_state_dict(weights))
-    return model
 
 
 def handle_legacy_pretrained(weights, kwargs, default_weights):

@@ -2,7 +2,7 @@
 from functools import partial
 
 from ... import nn
-from ._api import Weights, WeightsEnum, check_num_classes, handle_legacy_pretrained, load_weights
+from ._api import Weights, WeightsEnum, check_num_classes, handle_legacy_pretrained
 from ._presets import ImageClassification
 
 __all__ = ["AlexNet", "AlexNet_Weights", "alexnet"]
@@ -44,7 +44,8 @@ def alexnet(*, weights=None, progress=True, **kwargs):
     """AlexNet. weights: None or AlexNet_Weights (loaded from the local cache only, never downloaded)."""
     weights = AlexNet_Weights.verify(handle_legacy_pretrained(weights, kwargs, AlexNet_Weights.IMAGENET1K_V1))
     check_num_classes(weights, kwargs)
+    state = None if weights is None else weights.get_state_dict(progress)  # fail before building
     model = AlexNet(**kwargs)
-    if weights is not None:
-        load_weights(model, weights, progress)
+    if state is not None:
+        model.load_state_dict(state)
     return model

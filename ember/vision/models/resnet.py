@@ -2,7 +2,7 @@
 from functools import partial
 
 from ... import nn
-from ._api import Weights, WeightsEnum, check_num_classes, handle_legacy_pretrained, load_weights
+from ._api import Weights, WeightsEnum, check_num_classes, handle_legacy_pretrained
 from ._presets import ImageClassification
 
 __all__ = ["ResNet", "BasicBlock", "Bottleneck", "resnet18", "resnet34", "resnet50", "resnet101", "resnet152",
@@ -185,9 +185,10 @@ class ResNet152_Weights(WeightsEnum):
 def _resnet(block, layers, weights_enum, weights, progress, kwargs):
     weights = weights_enum.verify(handle_legacy_pretrained(weights, kwargs, weights_enum.IMAGENET1K_V1))
     check_num_classes(weights, kwargs)
+    state = None if weights is None else weights.get_state_dict(progress)  # fail before building
     model = ResNet(block, layers, **kwargs)
-    if weights is not None:
-        load_weights(model, weights, progress)
+    if state is not None:
+        model.load_state_dict(state)
     return model
 
 

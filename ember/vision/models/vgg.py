@@ -2,7 +2,7 @@
 from functools import partial
 
 from ... import nn
-from ._api import Weights, WeightsEnum, check_num_classes, handle_legacy_pretrained, load_weights
+from ._api import Weights, WeightsEnum, check_num_classes, handle_legacy_pretrained
 from ._presets import ImageClassification
 
 __all__ = ["VGG", "make_layers", "cfgs", "vgg11", "vgg11_bn", "vgg13", "vgg13_bn", "vgg16", "vgg16_bn", "vgg19",
@@ -108,11 +108,13 @@ class VGG19_BN_Weights(WeightsEnum):
 def _vgg(cfg, batch_norm, weights_enum, weights, progress, kwargs):
     weights = weights_enum.verify(handle_legacy_pretrained(weights, kwargs, weights_enum.IMAGENET1K_V1))
     check_num_classes(weights, kwargs)
+    state = None
     if weights is not None:
+        state = weights.get_state_dict(progress)  # fail before drawing 130M random numbers
         kwargs["init_weights"] = False
     model = VGG(make_layers(cfgs[cfg], batch_norm=batch_norm), **kwargs)
-    if weights is not None:
-        load_weights(model, weights, progress)
+    if state is not None:
+        model.load_state_dict(state)
     return model
 
 

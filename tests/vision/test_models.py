@@ -1,0 +1,131 @@
+"""ember.vision.models: torchvision's state_dict keys and shapes, parameter counts, weights from the local cache."""
+import functools
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+from ember.vision import models
+
+
+def parameter_count(model):
+    return sum(parameter.numel() for parameter in model.parameters())
+
+
+@functools.cache
+def built(builder):
+    """One model per builder for the structural tests (VGG's 130M parameters take a while to draw)."""
+    return builder(init_weights=False) if builder.__name__.startswith("vgg") else builder()
+
+
+# torchvision's published parameter counts (its weights' meta["num_params"]).
+@pytest.mark.parametrize("builder, count", [
+    (models.resnet18, 11689512), (models.resnet34, 21797672), (models.resnet50, 25557032),
+    (models.alexnet, 61100840), (models.vgg11, 132863336), (models.vgg16_bn, 138365992)])
+def test_parameter_counts_match_torchvision(builder, count):
+    assert parameter_count(built(builder)) == count
+
+
+# A few of torchvision's state_dict keys with their shapes: the names a checkpoint must find.
+@pytest.mark.parametrize("builder, keys", [
+    (models.resnet18, {"conv1.weight": (64, 3, 7, 7), "bn1.running_mean": (64,), "bn1.num_batches_tracked": (),
+                       "layer1.0.conv1.weight": (64, 64, 3, 3), "layer2.0.downsample.0.weight": (128, 64, 1, 1),
+                       "layer2.0.downsample.1.running_var": (128,), "layer4.1.bn2.bias": (512,),
+                       "fc.weight": (1000, 512), "fc.bias": (1000,)}),
+    (models.resnet50, {"layer1.0.downsample.0.weight": (256, 64, 1, 1), "layer1.0.conv3.weight": (256, 64, 1, 1),
+                       "layer3.5.bn3.weight": (1024,), "layer4.2.conv2.weight": (512, 512, 3, 3),
+                       "fc.weight": (1000, 2048)}),
+    (models.alexnet, {"features.0.weight": (64, 3, 11, 11), "features.3.weight": (192, 64, 5, 5),
+                      "features.10.weight": (256, 256, 3, 3), "classifier.1.weight": (4096, 9216),
+                      "classifier.4.weight": (4096, 4096), "classifier.6.weight": (1000, 4096)}),
+    (models.vgg11, {"features.0.weight": (64, 3, 3, 3), "features.18.weight": (512, 512, 3, 3),
+                    "classifier.0.weight": (4096, 25088), "classifier.6.bias": (1000,)}),
+    (models.vgg16_bn, {"features.1.running_mean": (64,), "features.40.weight": (512, 512, 3, 3),
+                       "features.41.num_batches_tracked": (), "classifier.3.weight": (4096, 4096)}),
+])
+def test_state_dict_keys_match_torchvision(builder, keys):
+    state = built(builder).state_dict()
+    found = {key: tuple(state[key].shape) for key in keys if key in state}
+    assert found == keys
+
+
+def test_resnet18_state_dict_has_torchvisions_key_count_and_order():
+    keys = list(built(models.resnet18).state_dict())
+    assert len(keys) == 122  # 62 parameters and 60 batch-norm buffers
+    assert keys[:6] == ["conv1.weight", "bn1.weight", "bn1.bias", "bn1.running_mean", "bn1.running_var",
+                        "bn1.num_batches_tracked"]
+    assert keys[-2:] == ["fc.weight", "fc.bias"]
+
+
+def test_forward_shapes_and_training_step():
+    ember.manual_seed(0)
+    model = models.resnet18(num_classes=10)
+    images = ember.randn(2, 3, 32, 32)
+    logits = model(images)
+    assert logits.shape == (2, 10)
+    loss = ember.nn.functional.cross_entropy(logits, ember.tensor([1, 7]))
+    loss.backward()
+    assert model.conv1.weight.grad is not None and model.fc.bias.grad.shape == (10,)
+    model.eval()
+    with ember.no_grad():
+        assert models.alexnet(num_classes=3).eval()(ember.randn(1, 3, 64, 64)).shape == (1, 3)
+
+
+def test_zero_init_residual_and_builder_errors():
+    model = models.resnet18(zero_init_residual=True)
+    assert float(model.layer1[0].bn2.weight.abs().sum()) == 0.0
+    with pytest.raises(ValueError, match="BasicBlock only supports groups=1"):
+        models.ResNet(models.BasicBlock, [2, 2, 2, 2], groups=2)
+    assert models.get_model("resnet18", num_classes=5).fc.out_features == 5
+    assert "vgg16_bn" in models.list_models() and models.list_models(include="resnet*")[0] == "resnet101"
+
+
+def test_weights_enums():
+    assert models.ResNet50_Weights.DEFAULT is models.ResNet50_Weights.IMAGENET1K_V2
+    assert models.ResNet18_Weights.DEFAULT.url == "https://download.pytorch.org/models/resnet18-f37072fd.pth"
+    assert models.get_weight("ResNet18_Weights.IMAGENET1K_V1") is models.ResNet18_Weights.IMAGENET1K_V1
+    assert models.ResNet18_Weights.verify("DEFAULT") is models.ResNet18_Weights.IMAGENET1K_V1
+    assert models.get_model_weights("vgg16_bn") is models.VGG16_BN_Weights
+    preprocess = models.ResNet18_Weights.DEFAULT.transforms()
+    image = ember.rand(3, 300, 260)
+    assert preprocess(image).shape == (3, 224, 224)
+    with pytest.raises(ValueError, match="num_classes"):
+        models.resnet18(weights="DEFAULT", num_classes=10)
+
+
+def test_missing_weights_name_the_file_and_folder_and_never_download(tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path))
+    monkeypatch.setattr("urllib.request.urlopen", lambda *a, **k: pytest.fail("tried to download"))
+    with pytest.raises(FileNotFoundError) as error:
+        models.resnet18(weights=models.ResNet18_Weights.DEFAULT)
+    message = str(error.value)
+    assert str(tmp_path / "hub" / "checkpoints" / "resnet18-f37072fd.pth") in message
+    assert "https://download.pytorch.org/models/resnet18-f37072fd.pth" in message
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(FileNotFoundError):
+            models.alexnet(pretrained=True)
+    assert any("'pretrained' is deprecated" in str(warning.message) for warning in caught)
+
+
+def test_weights_load_from_a_converted_npz_in_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path))
+    folder = tmp_path / "hub" / "checkpoints"
+    folder.mkdir(parents=True)
+    ember.manual_seed(1)
+    source = models.resnet18()
+    np.savez(folder / "resnet18-f37072fd.npz", **{key: value.numpy() for key, value in source.state_dict().items()})
+    loaded = models.resnet18(weights="IMAGENET1K_V1")
+    for key, value in source.state_dict().items():
+        assert np.array_equal(loaded.state_dict()[key].numpy(), value.numpy()), key
+
+
+def test_a_pytorch_checkpoint_in_the_cache_gets_a_conversion_hint(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path))
+    folder = tmp_path / "hub" / "checkpoints"
+    folder.mkdir(parents=True)
+    torch.save({"fc.weight": torch.zeros(2)}, folder / "alexnet-owt-7be5be79.pth")
+    with pytest.raises(RuntimeError, match=r"alexnet-owt-7be5be79\.pth.*numpy\.savez"):
+        models.alexnet(weights=models.AlexNet_Weights.IMAGENET1K_V1)
