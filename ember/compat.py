@@ -46,6 +46,7 @@ _TORCH_SUBMODULES = {
     "torch.backends": {"cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"},
     "torchvision": {"datasets", "io", "models", "ops", "transforms", "tv_tensors", "utils"},
     "torchvision.transforms": {"functional", "v2"},
+    "torchvision.transforms.v2": {"functional"},
     "torchvision.models": {"detection", "feature_extraction", "optical_flow", "quantization", "segmentation",
                            "video"},
 }

@@ -350,3 +350,8 @@ def test_samples_without_pillow_say_what_to_install(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "PIL.Image", None)
     with pytest.raises(ImportError, match="pip install pillow"):
         dataset[0]
+
+
+def test_emnist_missing_files_point_to_nists_archive(tmp_path):
+    with pytest.raises(RuntimeError, match=r"emnist-digits-train-images-idx3-ubyte.gz not found[\s\S]*gzip.zip"):
+        datasets.EMNIST(tmp_path, split="digits")

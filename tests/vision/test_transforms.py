@@ -374,3 +374,20 @@ def test_transforms_handle_batched_tensors():
     assert T.CenterCrop(4)(batch).shape == (4, 3, 4, 4)
     assert_close(T.RandomHorizontalFlip(1.0)(batch).numpy(), batch.numpy()[..., ::-1])
     assert T.Grayscale()(batch).shape == (4, 1, 10, 12)
+
+
+def test_v2_transforms_take_whole_samples(rgb_image, rgb_array):
+    from ember.vision.transforms import v2
+    pipeline = v2.Compose([v2.RandomResizedCrop(16), v2.RandomHorizontalFlip(), v2.ToImage(),
+                           v2.ToDtype(ember.float32, scale=True), v2.Normalize([0.5] * 3, [0.5] * 3)])
+    image, label = pipeline(rgb_image, 3)
+    assert image.shape == (3, 16, 16) and image.dtype is ember.float32 and label == 3
+    as_bytes = v2.ToImage()(rgb_image)
+    assert as_bytes.dtype is ember.uint8 and np.array_equal(as_bytes.numpy(), rgb_array.transpose(2, 0, 1))
+    assert_close(v2.ToDtype(ember.float32, scale=True)(as_bytes).numpy(), rgb_array.transpose(2, 0, 1) / 255.0)
+    assert v2.ToDtype(ember.float32)(as_bytes).numpy().max() == rgb_array.max()
+    ember.manual_seed(0)
+    first, second = v2.RandomCrop(8)({"a": rgb_image, "b": rgb_image.copy()}).values()
+    assert np.array_equal(np.asarray(first), np.asarray(second))  # one set of random parameters per sample
+    with pytest.warns(UserWarning, match="deprecated"):
+        v2.ToTensor()

@@ -122,12 +122,21 @@ class EMNIST(MNIST):
     def __init__(self, root, split, **kwargs):
         self.split = verify_str_arg(split, "split", self.splits)
         self.classes = self.classes_split_dict[self.split]
-        self.mirrors = [self.url]
         super().__init__(root, **kwargs)
 
     def _split_files(self):
         prefix = f"emnist-{self.split}-{'train' if self.train else 'test'}"
         return f"{prefix}-images-idx3-ubyte.gz", f"{prefix}-labels-idx1-ubyte.gz"
+
+    def _find(self, filename):
+        candidates = self._candidates(filename)
+        for path in candidates:
+            if os.path.isfile(path):
+                return path
+        raise RuntimeError(
+            f"EMNIST file {filename} not found. Looked for:\n  " + "\n  ".join(candidates) +
+            f"\nPass download=True to fetch NIST's archive {self.url} (MD5-checked) and unpack it, or unpack "
+            f"its gzip/{filename} yourself into {self.raw_folder}.")
 
     def download(self):
         """Fetch NIST's archive (MD5-checked) and unpack this dataset's IDX files into raw/."""
