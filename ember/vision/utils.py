@@ -59,7 +59,7 @@ def make_grid(tensor, nrow=8, padding=2, normalize=False, value_range=None, scal
         return new_tensor(np.ascontiguousarray(array[0]))
     count, channels, height, width = array.shape
     columns = min(nrow, count)
-    rows = int(math.ceil(count / columns))
+    rows = math.ceil(count / columns)
     cell_height, cell_width = height + padding, width + padding
     grid = np.full((channels, cell_height * rows + padding, cell_width * columns + padding), pad_value,
                    dtype=array.dtype)

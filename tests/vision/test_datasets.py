@@ -194,7 +194,7 @@ def test_cifar10_reads_pickled_batches(tmp_path):
     test = datasets.CIFAR10(tmp_path, train=False, transform=transforms.ToTensor())
     assert len(train) == 20 and len(test) == 4
     assert train.data.dtype == np.uint8 and train.data.shape == (20, 32, 32, 3)
-    assert train.targets == sum((written[f"data_batch_{i}"][1] for i in range(1, 6)), [])
+    assert train.targets == [label for i in range(1, 6) for label in written[f"data_batch_{i}"][1]]
     image, label = train[5]
     expected = written["data_batch_2"][0][1].reshape(3, 32, 32).transpose(1, 2, 0)
     assert image.mode == "RGB" and np.array_equal(np.asarray(image), expected) and label == written["data_batch_2"][1][1]

@@ -41,10 +41,10 @@ def test_torchvision_names_resolve_to_ember_vision(installed):
 def test_missing_torchvision_names_say_so(installed):
     import torchvision
     with pytest.raises(compat.NotImplementedInEmber, match="torchvision.transforms.AugMix is not implemented"):
-        torchvision.transforms.AugMix
+        _ = torchvision.transforms.AugMix
     with pytest.raises(compat.NotImplementedInEmber, match="torchvision.ops.nms is not implemented"):
         import torchvision.ops
-        torchvision.ops.nms
+        _ = torchvision.ops.nms
     with pytest.raises(ImportError, match="torchvision.models.detection.fasterrcnn_resnet50_fpn"):
         from torchvision.models.detection import fasterrcnn_resnet50_fpn  # noqa: F401
     assert not hasattr(torchvision.datasets, "ImageNet")
@@ -105,7 +105,7 @@ def test_a_torchvision_training_script_runs_under_ember_run(tmp_path):
     script = tmp_path / "train_folder.py"
     script.write_text(textwrap.dedent(TRAINING_SCRIPT))
     result = subprocess.run([sys.executable, "-m", "ember", "run", str(script), str(tmp_path / "images")],
-                            capture_output=True, text=True, cwd=REPO, timeout=600,
+                            capture_output=True, text=True, cwd=REPO, timeout=600, check=False,
                             env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()

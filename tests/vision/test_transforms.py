@@ -150,7 +150,7 @@ def test_resize_pil_warns_when_antialias_is_refused(rgb_image):
 
 # ---------------------------------------------------------------- cropping, flipping, padding
 def test_center_crop_tensor_and_pil(rgb_image, rgb_array):
-    top, left = int(round((20 - 8) / 2)), int(round((30 - 11) / 2))
+    top, left = round((20 - 8) / 2), round((30 - 11) / 2)
     expected = rgb_array[top:top + 8, left:left + 11]
     assert np.array_equal(np.asarray(T.CenterCrop((8, 11))(rgb_image)), expected)
     assert np.array_equal(T.CenterCrop((8, 11))(as_tensor(rgb_array)).numpy(), expected.transpose(2, 0, 1))

@@ -1,5 +1,6 @@
 """FakeData: random images, for trying a pipeline without data on disk."""
 import ember
+
 from ..transforms import functional
 from .vision import VisionDataset
 

@@ -42,8 +42,8 @@ def check_integrity(fpath, md5=None):
 def verify_str_arg(value, arg=None, valid_values=None, custom_msg=None):
     """`value` if it is one of `valid_values`, else ValueError listing them (torchvision's helper)."""
     if not isinstance(value, str):
-        raise ValueError(f"Expected type str{'' if arg is None else f' for argument {arg}'}, "
-                         f"but got type {type(value)}.")
+        raise ValueError(f"Expected type str{'' if arg is None else f' for argument {arg}'}, "  # noqa: TRY004
+                         f"but got type {type(value)}.")  # torchvision raises ValueError here
     if valid_values is not None and value not in valid_values:
         raise ValueError(custom_msg or f"Unknown value '{value}' for argument {arg}. "
                                        f"Valid values are {{{', '.join(repr(v) for v in valid_values)}}}.")

@@ -2,13 +2,12 @@
 
 Pretrained weights are never downloaded: see `_api` for where they are looked for.
 """
-from . import _api
 from ._api import Weights, WeightsEnum, get_weight
-from .alexnet import *  # noqa: F401,F403
+from .alexnet import *
 from .alexnet import __all__ as _alexnet_names
-from .resnet import *  # noqa: F401,F403
+from .resnet import *
 from .resnet import __all__ as _resnet_names
-from .vgg import *  # noqa: F401,F403
+from .vgg import *
 from .vgg import __all__ as _vgg_names
 
 __all__ = ["Weights", "WeightsEnum", "get_weight", "get_model", "get_model_weights", "list_models"] + \

@@ -1,6 +1,6 @@
 """torchvision.transforms: image transforms for PIL images and tensors (see `transforms` and `functional`)."""
 from . import functional
-from .transforms import *  # noqa: F401,F403  (the public classes, listed in transforms.__all__)
+from .transforms import *  # the public classes, listed in transforms.__all__
 from .transforms import __all__ as _transform_names
 
 __all__ = list(_transform_names) + ["functional"]

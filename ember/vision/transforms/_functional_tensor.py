@@ -356,7 +356,7 @@ def convert_image_dtype(image, dtype):
 
 def affine_output_size(matrix, width, height):
     """The canvas (width, height) that holds the whole image after `matrix` (rotate with expand=True)."""
-    a, b, c, d, e, f = matrix
+    a, b, _, d, e, _ = matrix
     # the forward map is the inverse of `matrix`'s linear part
     determinant = a * e - b * d
     forward = np.array([[e, -b], [-d, a]]) / determinant

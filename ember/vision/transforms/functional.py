@@ -305,8 +305,8 @@ def center_crop(img, output_size):
         _, height, width = get_dimensions(img)
         if crop_width == width and crop_height == height:
             return img
-    top = int(round((height - crop_height) / 2.0))
-    left = int(round((width - crop_width) / 2.0))
+    top = round((height - crop_height) / 2.0)
+    left = round((width - crop_width) / 2.0)
     return crop(img, top, left, crop_height, crop_width)
 
 

@@ -8,9 +8,10 @@ import numbers
 import random
 from collections.abc import Sequence
 
+import ember
+
 from ..._tensor import Tensor
 from ...nn.modules.module import Module
-import ember
 from . import functional as F
 from .functional import InterpolationMode, _interpolation_mode
 
@@ -125,7 +126,7 @@ class Lambda:
 
     def __init__(self, lambd):
         if not callable(lambd):
-            raise TypeError(f"Argument lambd should be callable, got {repr(type(lambd).__name__)}")
+            raise TypeError(f"Argument lambd should be callable, got {type(lambd).__name__!r}")
         self.lambd = lambd
 
     def __call__(self, img):
@@ -245,17 +246,17 @@ class RandomResizedCrop(Module):
         for _ in range(10):
             target_area = area * _uniform(scale[0], scale[1])
             aspect_ratio = math.exp(_uniform(log_ratio[0], log_ratio[1]))
-            crop_width = int(round(math.sqrt(target_area * aspect_ratio)))
-            crop_height = int(round(math.sqrt(target_area / aspect_ratio)))
+            crop_width = round(math.sqrt(target_area * aspect_ratio))
+            crop_height = round(math.sqrt(target_area / aspect_ratio))
             if 0 < crop_width <= width and 0 < crop_height <= height:
                 top = _randint(0, height - crop_height + 1)
                 left = _randint(0, width - crop_width + 1)
                 return top, left, crop_height, crop_width
         in_ratio = width / height  # fall back to a centre crop with the nearest allowed ratio
         if in_ratio < min(ratio):
-            crop_width, crop_height = width, int(round(width / min(ratio)))
+            crop_width, crop_height = width, round(width / min(ratio))
         elif in_ratio > max(ratio):
-            crop_height, crop_width = height, int(round(height * max(ratio)))
+            crop_height, crop_width = height, round(height * max(ratio))
         else:
             crop_width, crop_height = width, height
         return (height - crop_height) // 2, (width - crop_width) // 2, crop_height, crop_width
@@ -348,7 +349,7 @@ class RandomAffine(Module):
         angle = _uniform(float(degrees[0]), float(degrees[1]))
         if translate is not None:
             max_dx, max_dy = float(translate[0] * img_size[0]), float(translate[1] * img_size[1])
-            translations = (int(round(_uniform(-max_dx, max_dx))), int(round(_uniform(-max_dy, max_dy))))
+            translations = (round(_uniform(-max_dx, max_dx)), round(_uniform(-max_dy, max_dy)))
         else:
             translations = (0, 0)
         scale = _uniform(scale_ranges[0], scale_ranges[1]) if scale_ranges is not None else 1.0
@@ -430,7 +431,9 @@ class ColorJitter(Module):
     @staticmethod
     def get_params(brightness, contrast, saturation, hue):
         order = ember.randperm(4).tolist()
-        pick = lambda bounds: None if bounds is None else _uniform(bounds[0], bounds[1])  # noqa: E731
+
+        def pick(bounds):
+            return None if bounds is None else _uniform(bounds[0], bounds[1])
         return order, pick(brightness), pick(contrast), pick(saturation), pick(hue)
 
     def forward(self, img):
@@ -565,8 +568,8 @@ class RandomErasing(Module):
         for _ in range(10):
             erase_area = area * _uniform(scale[0], scale[1])
             aspect_ratio = math.exp(_uniform(log_ratio[0], log_ratio[1]))
-            erase_height = int(round(math.sqrt(erase_area * aspect_ratio)))
-            erase_width = int(round(math.sqrt(erase_area / aspect_ratio)))
+            erase_height = round(math.sqrt(erase_area * aspect_ratio))
+            erase_width = round(math.sqrt(erase_area / aspect_ratio))
             if not (erase_height < height and erase_width < width):
                 continue
             if value is None:

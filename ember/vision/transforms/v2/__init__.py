@@ -11,6 +11,7 @@ image content (all geometric transforms here do).
 import warnings
 
 import ember
+
 from ...._tensor import Tensor
 from ..._pil import is_pil_image
 from .. import functional as _functional_v1

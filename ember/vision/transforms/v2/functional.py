@@ -2,7 +2,7 @@
 from ...._backend import np
 from ...._tensor import Tensor, new_tensor
 from ..._pil import is_pil_image
-from ..functional import *  # noqa: F401,F403
+from ..functional import *  # the public functions, listed in __all__
 from ..functional import __all__ as _v1_names
 from ..functional import convert_image_dtype, pil_to_tensor
 
