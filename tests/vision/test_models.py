@@ -129,3 +129,58 @@ def test_a_pytorch_checkpoint_in_the_cache_gets_a_conversion_hint(tmp_path, monk
     torch.save({"fc.weight": torch.zeros(2)}, folder / "alexnet-owt-7be5be79.pth")
     with pytest.raises(RuntimeError, match=r"alexnet-owt-7be5be79\.pth.*numpy\.savez"):
         models.alexnet(weights=models.AlexNet_Weights.IMAGENET1K_V1)
+
+
+def _torch_resnet18_forward(torch, state, x):
+    """ResNet-18 as torchvision defines it, written out with torch.nn.functional over a state_dict."""
+    F = torch.nn.functional
+
+    def conv(x, key, stride, padding):
+        return F.conv2d(x, state[f"{key}.weight"], stride=stride, padding=padding)
+
+    def bn(x, key):
+        return F.batch_norm(x, state[f"{key}.running_mean"], state[f"{key}.running_var"], state[f"{key}.weight"],
+                            state[f"{key}.bias"], training=False, eps=1e-5)
+
+    x = F.max_pool2d(F.relu(bn(conv(x, "conv1", 2, 3), "bn1")), 3, 2, 1)
+    for layer in range(1, 5):
+        for block in range(2):
+            prefix, stride = f"layer{layer}.{block}", 2 if layer > 1 and block == 0 else 1
+            out = F.relu(bn(conv(x, f"{prefix}.conv1", stride, 1), f"{prefix}.bn1"))
+            out = bn(conv(out, f"{prefix}.conv2", 1, 1), f"{prefix}.bn2")
+            identity = x
+            if f"{prefix}.downsample.0.weight" in state:
+                identity = bn(conv(x, f"{prefix}.downsample.0", stride, 0), f"{prefix}.downsample.1")
+            x = F.relu(out + identity)
+    x = F.adaptive_avg_pool2d(x, 1).flatten(1)
+    return F.linear(x, state["fc.weight"], state["fc.bias"])
+
+
+def test_resnet18_computes_torchvisions_architecture():
+    torch = pytest.importorskip("torch")
+    ember.manual_seed(0)
+    model = models.resnet18(num_classes=7)
+    rng = np.random.default_rng(0)
+    state = {}
+    for key, value in model.state_dict().items():
+        array = value.numpy()
+        if key.endswith("running_mean"):
+            array = rng.normal(0, 0.1, array.shape).astype(np.float32)
+        elif key.endswith("running_var"):
+            array = rng.uniform(0.5, 1.5, array.shape).astype(np.float32)
+        elif key.endswith("bias") and ".bn" in key or "downsample.1.bias" in key:
+            array = rng.normal(0, 0.1, array.shape).astype(np.float32)
+        state[key] = array
+    model.load_state_dict({key: ember.from_numpy(array.copy()) for key, array in state.items()})
+    batch = rng.standard_normal((2, 3, 40, 40)).astype(np.float32)
+    with torch.no_grad():
+        expected = _torch_resnet18_forward(torch, {key: torch.from_numpy(array.copy()) for key, array in state.items()
+                                                   if array.dtype != np.int64}, torch.from_numpy(batch)).numpy()
+    with ember.no_grad():
+        actual = model.eval()(ember.from_numpy(batch)).numpy()
+    np.testing.assert_allclose(actual, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_bottleneck_strides_in_the_3x3_convolution():
+    block = models.resnet50().layer2[0]  # torchvision's "ResNet V1.5"
+    assert block.conv1.stride == (1, 1) and block.conv2.stride == (2, 2) and block.downsample[0].stride == (2, 2)

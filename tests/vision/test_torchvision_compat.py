@@ -112,3 +112,15 @@ def test_a_torchvision_training_script_runs_under_ember_run(tmp_path):
     assert lines[0].startswith("classes ['blue', 'red'] grid (3, ")
     first, last = float(lines[1].split()[1]), float(lines[1].split()[3])
     assert last < 0.5 * first, result.stdout  # red vs blue is easy: the loss must fall
+
+
+def test_the_same_script_runs_under_pytorch_and_torchvision(tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("torchvision")
+    script = tmp_path / "train_folder.py"
+    script.write_text(textwrap.dedent(TRAINING_SCRIPT))
+    result = subprocess.run([sys.executable, str(script), str(tmp_path / "images")], capture_output=True, text=True,
+                            timeout=600, check=False)
+    assert result.returncode == 0, result.stderr
+    first, last = float(result.stdout.splitlines()[1].split()[1]), float(result.stdout.splitlines()[1].split()[3])
+    assert last < 0.5 * first, result.stdout
