@@ -22,7 +22,9 @@ def built(builder):
 # torchvision's published parameter counts (its weights' meta["num_params"]).
 @pytest.mark.parametrize("builder, count", [
     (models.resnet18, 11689512), (models.resnet34, 21797672), (models.resnet50, 25557032),
-    (models.alexnet, 61100840), (models.vgg11, 132863336), (models.vgg16_bn, 138365992)])
+    (models.alexnet, 61100840), (models.vgg11, 132863336), (models.vgg16_bn, 138365992),
+    (models.mobilenet_v2, 3504872), (models.squeezenet1_0, 1248424), (models.squeezenet1_1, 1235496),
+    (models.densenet121, 7978856)])
 def test_parameter_counts_match_torchvision(builder, count):
     assert parameter_count(built(builder)) == count
 
@@ -43,6 +45,16 @@ def test_parameter_counts_match_torchvision(builder, count):
                     "classifier.0.weight": (4096, 25088), "classifier.6.bias": (1000,)}),
     (models.vgg16_bn, {"features.1.running_mean": (64,), "features.40.weight": (512, 512, 3, 3),
                        "features.41.num_batches_tracked": (), "classifier.3.weight": (4096, 4096)}),
+    (models.mobilenet_v2, {"features.0.0.weight": (32, 3, 3, 3), "features.1.conv.0.0.weight": (32, 1, 3, 3),
+                           "features.1.conv.1.weight": (16, 32, 1, 1), "features.2.conv.0.0.weight": (96, 16, 1, 1),
+                           "features.18.0.weight": (1280, 320, 1, 1), "classifier.1.weight": (1000, 1280)}),
+    (models.squeezenet1_1, {"features.0.weight": (64, 3, 3, 3), "features.3.squeeze.weight": (16, 64, 1, 1),
+                            "features.12.expand3x3.weight": (256, 64, 3, 3), "classifier.1.weight": (1000, 512, 1, 1)}),
+    (models.densenet121, {"features.conv0.weight": (64, 3, 7, 7),
+                          "features.denseblock1.denselayer1.norm1.running_var": (64,),
+                          "features.denseblock1.denselayer6.conv2.weight": (32, 128, 3, 3),
+                          "features.transition3.conv.weight": (512, 1024, 1, 1), "features.norm5.weight": (1024,),
+                          "classifier.weight": (1000, 1024)}),
 ])
 def test_state_dict_keys_match_torchvision(builder, keys):
     state = built(builder).state_dict()
@@ -184,3 +196,27 @@ def test_resnet18_computes_torchvisions_architecture():
 def test_bottleneck_strides_in_the_3x3_convolution():
     block = models.resnet50().layer2[0]  # torchvision's "ResNet V1.5"
     assert block.conv1.stride == (1, 1) and block.conv2.stride == (2, 2) and block.downsample[0].stride == (2, 2)
+
+
+def test_small_models_forward_and_densenet_renames_old_checkpoint_keys(tmp_path, monkeypatch):
+    for builder in (models.mobilenet_v2, models.squeezenet1_0, models.densenet121):
+        assert builder(num_classes=4).eval()(ember.randn(1, 3, 64, 64)).shape == (1, 4)
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path))
+    folder = tmp_path / "hub" / "checkpoints"
+    folder.mkdir(parents=True)
+    source = models.densenet121()
+    old_style = {key.replace("norm1.", "norm.1.").replace("conv2.", "conv.2."): value.numpy()
+                 for key, value in source.state_dict().items() if not key.endswith("num_batches_tracked")}
+    assert "features.denseblock1.denselayer1.norm.1.weight" in old_style
+    np.savez(folder / "densenet121-a639ec97.npz", **old_style)
+    loaded = models.densenet121(weights="DEFAULT")
+    key = "features.denseblock2.denselayer3.conv2.weight"
+    assert np.array_equal(loaded.state_dict()[key].numpy(), source.state_dict()[key].numpy())
+
+
+def test_conv2d_norm_activation_layout():
+    from ember.vision.ops import Conv2dNormActivation
+    block = Conv2dNormActivation(3, 8, kernel_size=5, stride=2)
+    assert [type(layer).__name__ for layer in block] == ["Conv2d", "BatchNorm2d", "ReLU"]
+    assert block[0].padding == (2, 2) and block[0].bias is None and block(ember.randn(1, 3, 9, 9)).shape == (1, 8, 5, 5)
+    assert Conv2dNormActivation(3, 8, norm_layer=None)[0].bias is not None

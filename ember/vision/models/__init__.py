@@ -5,13 +5,20 @@ Pretrained weights are never downloaded: see `_api` for where they are looked fo
 from ._api import Weights, WeightsEnum, get_weight
 from .alexnet import *
 from .alexnet import __all__ as _alexnet_names
+from .densenet import *
+from .densenet import __all__ as _densenet_names
+from .mobilenetv2 import *
+from .mobilenetv2 import __all__ as _mobilenet_names
 from .resnet import *
 from .resnet import __all__ as _resnet_names
+from .squeezenet import *
+from .squeezenet import __all__ as _squeezenet_names
 from .vgg import *
 from .vgg import __all__ as _vgg_names
 
 __all__ = ["Weights", "WeightsEnum", "get_weight", "get_model", "get_model_weights", "list_models"] + \
-    list(_alexnet_names) + list(_resnet_names) + list(_vgg_names)
+    list(_alexnet_names) + list(_densenet_names) + list(_mobilenet_names) + list(_resnet_names) + \
+    list(_squeezenet_names) + list(_vgg_names)
 
 _BUILDERS = {name: globals()[name] for name in __all__
              if name[0].islower() and name not in ("get_weight", "get_model", "get_model_weights", "list_models",

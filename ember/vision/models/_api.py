@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 __all__ = ["Weights", "WeightsEnum", "get_weight", "checkpoint_folder", "handle_legacy_pretrained",
-           "check_num_classes"]
+           "check_num_classes", "load_into"]
 
 
 @dataclass(eq=False)
@@ -96,6 +96,17 @@ def _load_state_dict(weights):
         f"ember never downloads weights by itself. Fetch {weights.url} (torchvision's file; PyTorch's "
         f"torch.hub puts it in {folder}) and convert it to a NumPy archive, since ember cannot read PyTorch's "
         f"pickle format. {conversion} Or pass weights=None for a randomly initialised model.")
+
+
+def load_into(model, state):
+    """model.load_state_dict(state), strict; checkpoints older than batch norm's step counter lack
+    `num_batches_tracked`, which PyTorch fills in with 0 on loading, and so does this."""
+    state = dict(state)
+    for key, value in model.state_dict().items():
+        if key.endswith("num_batches_tracked") and key not in state:
+            state[key] = value.new_zeros(())
+    model.load_state_dict(state)
+    return model
 
 
 def handle_legacy_pretrained(weights, kwargs, default_weights):

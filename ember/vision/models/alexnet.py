@@ -2,7 +2,7 @@
 from functools import partial
 
 from ... import nn
-from ._api import Weights, WeightsEnum, check_num_classes, handle_legacy_pretrained
+from ._api import Weights, WeightsEnum, check_num_classes, handle_legacy_pretrained, load_into
 from ._presets import ImageClassification
 
 __all__ = ["AlexNet", "AlexNet_Weights", "alexnet"]
@@ -47,5 +47,5 @@ def alexnet(*, weights=None, progress=True, **kwargs):
     state = None if weights is None else weights.get_state_dict(progress)  # fail before building
     model = AlexNet(**kwargs)
     if state is not None:
-        model.load_state_dict(state)
+        load_into(model, state)
     return model

@@ -2,7 +2,7 @@
 from functools import partial
 
 from ... import nn
-from ._api import Weights, WeightsEnum, check_num_classes, handle_legacy_pretrained
+from ._api import Weights, WeightsEnum, check_num_classes, handle_legacy_pretrained, load_into
 from ._presets import ImageClassification
 
 __all__ = ["ResNet", "BasicBlock", "Bottleneck", "resnet18", "resnet34", "resnet50", "resnet101", "resnet152",
@@ -188,7 +188,7 @@ def _resnet(block, layers, weights_enum, weights, progress, kwargs):
     state = None if weights is None else weights.get_state_dict(progress)  # fail before building
     model = ResNet(block, layers, **kwargs)
     if state is not None:
-        model.load_state_dict(state)
+        load_into(model, state)
     return model
 
 

@@ -2,7 +2,7 @@
 from functools import partial
 
 from ... import nn
-from ._api import Weights, WeightsEnum, check_num_classes, handle_legacy_pretrained
+from ._api import Weights, WeightsEnum, check_num_classes, handle_legacy_pretrained, load_into
 from ._presets import ImageClassification
 
 __all__ = ["VGG", "make_layers", "cfgs", "vgg11", "vgg11_bn", "vgg13", "vgg13_bn", "vgg16", "vgg16_bn", "vgg19",
@@ -114,7 +114,7 @@ def _vgg(cfg, batch_norm, weights_enum, weights, progress, kwargs):
         kwargs["init_weights"] = False
     model = VGG(make_layers(cfgs[cfg], batch_norm=batch_norm), **kwargs)
     if state is not None:
-        model.load_state_dict(state)
+        load_into(model, state)
     return model
 
 
