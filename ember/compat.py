@@ -123,6 +123,10 @@ def _module_for(torch_name):
         return module
     target = _ember_module_or_none(torch_name)
     module = _MissingModule(torch_name) if target is None else _TorchModule(torch_name, target)
+    if target is not None and torch_name.partition(".")[0] == "torchvision":
+        # scripts list models through `torchvision.models.__dict__` (pytorch/examples' imagenet): fill it in
+        module.__dict__.update({key: value for key, value in vars(target).items()
+                                if not key.startswith("_") and not isinstance(value, types.ModuleType)})
     module.__spec__ = importlib.util.spec_from_loader(torch_name, _FINDER, is_package=True)
     module.__loader__ = _FINDER
     sys.modules[torch_name] = module

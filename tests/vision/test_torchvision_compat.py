@@ -38,6 +38,14 @@ def test_torchvision_names_resolve_to_ember_vision(installed):
     assert ResNet18_Weights.DEFAULT.url.endswith("resnet18-f37072fd.pth")
 
 
+def test_model_names_listed_through_the_module_dict(installed):
+    import torchvision.models as models
+    names = sorted(name for name in models.__dict__
+                   if name.islower() and not name.startswith("__") and callable(models.__dict__[name]))
+    assert {"resnet18", "resnet50", "vgg16", "alexnet"} <= set(names)
+    assert models.__dict__["resnet18"] is ember.vision.models.resnet18
+
+
 def test_missing_torchvision_names_say_so(installed):
     import torchvision
     with pytest.raises(compat.NotImplementedInEmber, match="torchvision.transforms.AugMix is not implemented"):

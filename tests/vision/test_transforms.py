@@ -391,3 +391,14 @@ def test_v2_transforms_take_whole_samples(rgb_image, rgb_array):
     assert np.array_equal(np.asarray(first), np.asarray(second))  # one set of random parameters per sample
     with pytest.warns(UserWarning, match="deprecated"):
         v2.ToTensor()
+
+
+def test_reprs_are_torchvisions():
+    assert repr(T.ToTensor()) == "ToTensor()"
+    assert repr(T.Normalize((0.5,), (0.5,))) == "Normalize(mean=(0.5,), std=(0.5,))"
+    assert repr(T.RandomHorizontalFlip()) == "RandomHorizontalFlip(p=0.5)"
+    assert repr(T.Resize(256)) == "Resize(size=256, interpolation=bilinear, max_size=None, antialias=True)"
+    assert repr(T.CenterCrop(224)) == "CenterCrop(size=(224, 224))"
+    assert repr(T.RandomCrop(32, padding=4)) == "RandomCrop(size=(32, 32), padding=4)"
+    assert repr(T.RandomRotation(10)) == "RandomRotation(degrees=[-10.0, 10.0], interpolation=nearest, expand=False, fill=0)"
+    assert repr(T.Compose([T.ToTensor()])) == "Compose(\n    ToTensor()\n)"

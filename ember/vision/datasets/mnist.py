@@ -7,6 +7,7 @@ as they are. `data` is a uint8 tensor (N, 28, 28), `targets` an int64 tensor (N,
 import os
 import shutil
 import string
+import warnings
 
 from ... import datasets as _idx_datasets
 from .._pil import pil_image
@@ -44,18 +45,22 @@ class MNIST(VisionDataset, _idx_datasets.MNIST):
 
     @property
     def train_labels(self):
+        warnings.warn("train_labels has been renamed targets")
         return self.targets
 
     @property
     def test_labels(self):
+        warnings.warn("test_labels has been renamed targets")
         return self.targets
 
     @property
     def train_data(self):
+        warnings.warn("train_data has been renamed data")
         return self.data
 
     @property
     def test_data(self):
+        warnings.warn("test_data has been renamed data")
         return self.data
 
     def __getitem__(self, index):

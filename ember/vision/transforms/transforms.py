@@ -368,6 +368,18 @@ class RandomAffine(Module):
                                                          F.get_image_size(img))
         return F.affine(img, angle, list(translate), scale, list(shear), self.interpolation, fill, self.center)
 
+    def __repr__(self):
+        parts = [f"degrees={self.degrees}"]
+        parts += [f"{name}={getattr(self, name)}" for name in ("translate", "scale", "shear")
+                  if getattr(self, name) is not None]
+        if self.interpolation != InterpolationMode.NEAREST:
+            parts.append(f"interpolation={self.interpolation.value}")
+        if self.fill != 0:
+            parts.append(f"fill={self.fill}")
+        if self.center is not None:
+            parts.append(f"center={self.center}")
+        return f"{self.__class__.__name__}({', '.join(parts)})"
+
 
 class Grayscale(Module):
     """Convert to grayscale with 1 or 3 output channels."""
@@ -541,6 +553,10 @@ class RandomOrder:
             img = self.transforms[index](img)
         return img
 
+    def __repr__(self):
+        lines = "".join(f"\n    {transform}" for transform in self.transforms)
+        return f"{self.__class__.__name__}({lines}\n)"
+
 
 class RandomErasing(Module):
     """Erase a random rectangle of a tensor image with probability p (Zhong et al., 2017).
@@ -597,6 +613,10 @@ class RandomErasing(Module):
         top, left, height, width, fill = self.get_params(img, self.scale, self.ratio, value)
         return F.erase(img, top, left, height, width, fill, self.inplace)
 
+    def __repr__(self):
+        return (f"{self.__class__.__name__}(p={self.p}, scale={self.scale}, ratio={self.ratio}, value={self.value}, "
+                f"inplace={self.inplace})")
+
 
 class FiveCrop(Module):
     """The four corner crops and the centre crop of `size`, as a tuple."""
@@ -607,6 +627,9 @@ class FiveCrop(Module):
 
     def forward(self, img):
         return F.five_crop(img, self.size)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(size={self.size})"
 
 
 class TenCrop(Module):
@@ -619,4 +642,7 @@ class TenCrop(Module):
 
     def forward(self, img):
         return F.ten_crop(img, self.size, self.vertical_flip)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(size={self.size}, vertical_flip={self.vertical_flip})"
 
