@@ -402,3 +402,32 @@ def test_reprs_are_torchvisions():
     assert repr(T.RandomCrop(32, padding=4)) == "RandomCrop(size=(32, 32), padding=4)"
     assert repr(T.RandomRotation(10)) == "RandomRotation(degrees=[-10.0, 10.0], interpolation=nearest, expand=False, fill=0)"
     assert repr(T.Compose([T.ToTensor()])) == "Compose(\n    ToTensor()\n)"
+
+
+@pytest.mark.parametrize("name, apply, pil_apply", [
+    ("posterize", lambda F, x: F.posterize(x, 3), lambda x: __import__("PIL.ImageOps").ImageOps.posterize(x, 3)),
+    ("solarize", lambda F, x: F.solarize(x, 100), lambda x: __import__("PIL.ImageOps").ImageOps.solarize(x, 100)),
+    ("autocontrast", lambda F, x: F.autocontrast(x), lambda x: __import__("PIL.ImageOps").ImageOps.autocontrast(x)),
+    ("equalize", lambda F, x: F.equalize(x), lambda x: __import__("PIL.ImageOps").ImageOps.equalize(x)),
+    ("sharpness", lambda F, x: F.adjust_sharpness(x, 1.7),
+     lambda x: __import__("PIL.ImageEnhance").ImageEnhance.Sharpness(x).enhance(1.7)),
+])
+def test_photometric_ops_on_tensors_match_pillow(rgb_image, rgb_array, name, apply, pil_apply):
+    expected = np.asarray(pil_apply(rgb_image)).astype(int)
+    assert np.array_equal(np.asarray(apply(TF, rgb_image)).astype(int), expected)
+    from_tensor = apply(TF, as_tensor(rgb_array)).numpy().transpose(1, 2, 0).astype(int)
+    assert np.abs(from_tensor - expected).max() <= 1  # sharpness rounds its smoothed image like Pillow, +-1
+
+
+def test_automatic_augmentations_keep_shape_and_are_seeded(rgb_image, rgb_array):
+    tensor = as_tensor(rgb_array)
+    for augment in (T.TrivialAugmentWide(), T.RandAugment(), T.RandAugment(num_ops=3, magnitude=20)):
+        for _ in range(15):
+            assert augment(rgb_image).size == (30, 20) and augment(tensor).shape == (3, 20, 30)
+    ember.manual_seed(5)
+    first = [np.asarray(T.TrivialAugmentWide()(rgb_image)) for _ in range(5)]
+    ember.manual_seed(5)
+    assert all(np.array_equal(a, np.asarray(T.TrivialAugmentWide()(rgb_image))) for a in first)
+    assert T.RandomEqualize(p=1.0)(tensor).dtype is ember.uint8
+    with pytest.raises(TypeError, match="uint8"):
+        TF.equalize(tensor.float())

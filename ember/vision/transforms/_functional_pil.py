@@ -153,3 +153,27 @@ def adjust_gamma(image, gamma, gain):
 def invert(image):
     check_image(image)
     return pil_module("ImageOps").invert(image)
+
+
+def posterize(image, bits):
+    check_image(image)
+    return pil_module("ImageOps").posterize(image, bits)
+
+
+def solarize(image, threshold):
+    check_image(image)
+    return pil_module("ImageOps").solarize(image, threshold)
+
+
+def autocontrast(image):
+    check_image(image)
+    return pil_module("ImageOps").autocontrast(image)
+
+
+def equalize(image):
+    check_image(image)
+    return pil_module("ImageOps").equalize(image)
+
+
+def adjust_sharpness(image, factor):
+    return _enhance(image, "Sharpness", factor)

@@ -369,3 +369,74 @@ def affine_output_size(matrix, width, height):
     size = high - low
     return int(size[0]), int(size[1])
 
+
+
+def _require_uint8(array, name):
+    if array.dtype != np.uint8:
+        raise TypeError(f"{name}: only torch.uint8 image tensors are supported, but found {array.dtype}")
+
+
+def posterize(image, bits):
+    array = to_array(image)
+    _require_uint8(array, "posterize")
+    return new_tensor(array & np.uint8((0xFF << (8 - bits)) & 0xFF))
+
+
+def solarize(image, threshold):
+    array = to_array(image)
+    bound = max_value(array.dtype)
+    if threshold > bound:
+        raise TypeError(f"Threshold should be less than bound of img ({bound}), got {threshold}")
+    return new_tensor(np.where(array >= threshold, (bound - array).astype(array.dtype), array))
+
+
+def autocontrast(image):
+    """Stretch each channel to the full range; a constant channel is left as it is."""
+    array = to_array(image)
+    bound = max_value(array.dtype)
+    floats = array.astype(_work_dtype(array.dtype))
+    low = floats.min(axis=(-2, -1), keepdims=True)
+    high = floats.max(axis=(-2, -1), keepdims=True)
+    flat = high == low
+    scale = bound / np.where(flat, 1, high - low)
+    low = np.where(flat, 0, low)
+    scale = np.where(flat, 1, scale)
+    return new_tensor(np.clip((floats - low) * scale, 0, bound).astype(array.dtype))
+
+
+def _equalize_channel(channel):
+    histogram = np.bincount(channel.ravel(), minlength=256)
+    nonzero = histogram[histogram != 0]
+    step = int(nonzero[:-1].sum()) // 255
+    if step == 0:
+        return channel
+    lut = (np.cumsum(histogram) + step // 2) // step
+    lut = np.clip(np.concatenate([[0], lut[:-1]]), 0, 255).astype(np.uint8)
+    return lut[channel]
+
+
+def equalize(image):
+    """Histogram equalisation per channel of a uint8 image (PIL's ImageOps.equalize rule)."""
+    array = to_array(image)
+    _require_uint8(array, "equalize")
+    flat = array.reshape((-1,) + array.shape[-2:])
+    return new_tensor(np.stack([_equalize_channel(channel) for channel in flat]).reshape(array.shape))
+
+
+def adjust_sharpness(image, factor):
+    """Blend with a smoothed image (3x3 kernel [1 1 1; 1 5 1; 1 1 1] / 13, borders kept), as PIL does."""
+    array = to_array(image)
+    if array.shape[-1] <= 2 or array.shape[-2] <= 2:
+        return new_tensor(array.copy())
+    floats = array.astype(_work_dtype(array.dtype))
+    kernel = np.ones((3, 3), dtype=floats.dtype)
+    kernel[1, 1] = 5.0
+    kernel /= kernel.sum()
+    height, width = array.shape[-2:]
+    smoothed = sum(kernel[row, column] * floats[..., row:height - 2 + row, column:width - 2 + column]
+                   for row in range(3) for column in range(3))
+    if not np.issubdtype(array.dtype, np.floating):
+        smoothed = np.round(smoothed)
+    degenerate = floats.copy()
+    degenerate[..., 1:-1, 1:-1] = smoothed
+    return _blend(array, degenerate.astype(array.dtype), factor)

@@ -24,7 +24,8 @@ __all__ = ["InterpolationMode", "get_dimensions", "get_image_size", "get_image_n
            "pil_to_tensor", "to_pil_image", "convert_image_dtype", "normalize", "resize", "pad", "crop",
            "center_crop", "resized_crop", "hflip", "vflip", "rotate", "affine", "to_grayscale", "rgb_to_grayscale",
            "adjust_brightness", "adjust_contrast", "adjust_saturation", "adjust_hue", "adjust_gamma",
-           "gaussian_blur", "invert", "erase", "five_crop", "ten_crop"]
+           "gaussian_blur", "invert", "erase", "five_crop", "ten_crop", "posterize", "solarize", "autocontrast",
+           "equalize", "adjust_sharpness"]
 
 
 class InterpolationMode(Enum):
@@ -523,3 +524,34 @@ def erase(img, i, j, h, w, v, inplace=False):
     if not _is_tensor(img):
         raise TypeError(f"img should be Tensor Image. Got {type(img)}")
     return F_t.erase(img, i, j, h, w, v, inplace)
+
+
+def posterize(img, bits):
+    """Keep the `bits` most significant bits of each channel (0-8; uint8 tensors or PIL images)."""
+    if not 0 <= bits <= 8:
+        raise ValueError(f"The number if bits should be between 0 and 8. Got {bits}")
+    _check_image(img)
+    return F_t.posterize(img, bits) if _is_tensor(img) else F_pil.posterize(img, bits)
+
+
+def solarize(img, threshold):
+    """Invert every value at or above `threshold`."""
+    _check_image(img)
+    return F_t.solarize(img, threshold) if _is_tensor(img) else F_pil.solarize(img, threshold)
+
+
+def autocontrast(img):
+    """Rescale each channel so its darkest value becomes black and its lightest white."""
+    _check_image(img)
+    return F_t.autocontrast(img) if _is_tensor(img) else F_pil.autocontrast(img)
+
+
+def equalize(img):
+    """Equalise the histogram of each channel (uint8 tensors or PIL images)."""
+    _check_image(img)
+    return F_t.equalize(img) if _is_tensor(img) else F_pil.equalize(img)
+
+
+def adjust_sharpness(img, sharpness_factor):
+    """0 gives a smoothed image, 1 the original, 2 twice as sharp."""
+    return _colour("adjust_sharpness", sharpness_factor, "sharpness_factor")(img)

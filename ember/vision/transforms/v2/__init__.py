@@ -14,11 +14,12 @@ import ember
 
 from ...._tensor import Tensor
 from ..._pil import is_pil_image
+from .. import autoaugment as _autoaugment
 from .. import functional as _functional_v1
 from .. import transforms as _v1
 from . import functional
 
-__all__ = list(_v1.__all__) + ["ToImage", "ToDtype", "ToPureTensor", "Identity", "Transform", "functional"]
+__all__ = list(_v1.__all__) + list(_autoaugment.__all__) + ["ToImage", "ToDtype", "ToPureTensor", "Identity", "Transform", "functional"]
 
 
 def _leaves(sample, found):
@@ -73,10 +74,11 @@ def _v2_class(v1_class):
                  "__call__": Transform.__call__})
 
 
-for _name in _v1.__all__:
-    _class = getattr(_v1, _name)
-    if isinstance(_class, type) and _name != "InterpolationMode":
-        globals()[_name] = _v2_class(_class)
+for _module in (_v1, _autoaugment):
+    for _name in _module.__all__:
+        _class = getattr(_module, _name)
+        if isinstance(_class, type) and _name != "InterpolationMode":
+            globals()[_name] = _v2_class(_class)
 InterpolationMode = _v1.InterpolationMode
 
 
