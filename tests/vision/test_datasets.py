@@ -355,3 +355,15 @@ def test_samples_without_pillow_say_what_to_install(tmp_path, monkeypatch):
 def test_emnist_missing_files_point_to_nists_archive(tmp_path):
     with pytest.raises(RuntimeError, match=r"emnist-digits-train-images-idx3-ubyte.gz not found[\s\S]*gzip.zip"):
         datasets.EMNIST(tmp_path, split="digits")
+
+
+def test_extract_archive_refuses_tar_members_outside_the_folder(tmp_path):
+    archive_path = tmp_path / "evil.tar.gz"
+    with tarfile.open(archive_path, "w:gz") as archive:
+        payload = b"x"
+        info = tarfile.TarInfo("../escaped.txt")
+        info.size = len(payload)
+        archive.addfile(info, io.BytesIO(payload))
+    with pytest.raises(RuntimeError, match="escaped.txt|outside"):
+        dataset_utils.extract_archive(archive_path, tmp_path / "out")
+    assert not (tmp_path / "escaped.txt").exists() and list((tmp_path / "out").iterdir()) == []

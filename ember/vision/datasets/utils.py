@@ -87,6 +87,14 @@ def download_url(url, root, filename=None, md5=None, max_redirect_hops=3):
             os.remove(temporary)
 
 
+def _check_tar_members(archive, destination):
+    root = os.path.realpath(destination)
+    for member in archive.getmembers():
+        target = os.path.realpath(os.path.join(destination, member.name))
+        if not target.startswith(root + os.sep) or member.issym() or member.islnk() or member.isdev():
+            raise RuntimeError(f"refusing to extract {member.name!r}: a link, a device, or a path outside {destination}")
+
+
 def _safe_members_zip(archive, destination):
     for name in archive.namelist():
         target = os.path.realpath(os.path.join(destination, name))
@@ -108,7 +116,11 @@ def extract_archive(from_path, to_path=None, remove_finished=False):
         try:
             if from_path.endswith((".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz", ".tar.xz", ".txz")):
                 with tarfile.open(from_path) as archive:
-                    archive.extractall(staging, filter="data")
+                    if hasattr(tarfile, "data_filter"):  # Python >= 3.10.12 / 3.11.4: refuses unsafe members
+                        archive.extractall(staging, filter="data")
+                    else:
+                        _check_tar_members(archive, staging)
+                        archive.extractall(staging)
             elif from_path.endswith(".zip"):
                 with zipfile.ZipFile(from_path) as archive:
                     _safe_members_zip(archive, staging)
