@@ -431,3 +431,31 @@ def test_automatic_augmentations_keep_shape_and_are_seeded(rgb_image, rgb_array)
     assert T.RandomEqualize(p=1.0)(tensor).dtype is ember.uint8
     with pytest.raises(TypeError, match="uint8"):
         TF.equalize(tensor.float())
+
+
+def test_mixup_blends_neighbours_and_their_labels():
+    from ember.vision.transforms import v2
+    images = ember.from_numpy(np.random.default_rng(7).random((4, 3, 5, 5)).astype(np.float32))
+    labels = ember.tensor([0, 1, 2, 3])
+    mixed, soft = v2.MixUp(num_classes=4)(images, labels)
+    lam = float(soft[0, 0])
+    assert 0.0 <= lam <= 1.0 and soft.shape == (4, 4)
+    expected_labels = lam * np.eye(4) + (1 - lam) * np.roll(np.eye(4), 1, axis=0)
+    assert_close(soft.numpy(), expected_labels, atol=1e-6)
+    assert_close(mixed.numpy(), lam * images.numpy() + (1 - lam) * np.roll(images.numpy(), 1, axis=0), atol=1e-6)
+
+
+def test_cutmix_pastes_a_box_and_weights_labels_by_area():
+    from ember.vision.transforms import v2
+    images = ember.from_numpy(np.random.default_rng(8).random((3, 2, 10, 12)).astype(np.float32))
+    labels = ember.tensor([2, 0, 1])
+    ember.manual_seed(4)
+    mixed, soft = v2.CutMix(num_classes=3)((images, labels))
+    pasted = np.isclose(mixed.numpy(), np.roll(images.numpy(), 1, axis=0)) & \
+        ~np.isclose(mixed.numpy(), images.numpy())
+    kept = np.isclose(mixed.numpy(), images.numpy())
+    assert (pasted | kept).all()
+    area = pasted[0, 0].mean()
+    assert_close(soft.numpy()[0], (1 - area) * np.eye(3)[2] + area * np.eye(3)[1], atol=1e-6)
+    with pytest.raises(ValueError, match="int64"):
+        v2.CutMix(num_classes=3)(images, labels.float())

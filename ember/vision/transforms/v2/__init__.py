@@ -18,8 +18,10 @@ from .. import autoaugment as _autoaugment
 from .. import functional as _functional_v1
 from .. import transforms as _v1
 from . import functional
+from ._augment import CutMix, MixUp
 
-__all__ = list(_v1.__all__) + list(_autoaugment.__all__) + ["ToImage", "ToDtype", "ToPureTensor", "Identity", "Transform", "functional"]
+__all__ = list(_v1.__all__) + list(_autoaugment.__all__) + [
+    "ToImage", "ToDtype", "ToPureTensor", "Identity", "Transform", "CutMix", "MixUp", "functional"]
 
 
 def _leaves(sample, found):
