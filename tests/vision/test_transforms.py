@@ -459,3 +459,20 @@ def test_cutmix_pastes_a_box_and_weights_labels_by_area():
     assert_close(soft.numpy()[0], (1 - area) * np.eye(3)[2] + area * np.eye(3)[1], atol=1e-6)
     with pytest.raises(ValueError, match="int64"):
         v2.CutMix(num_classes=3)(images, labels.float())
+
+
+@pytest.mark.parametrize("fill", [None, [0.25, 0.5, 0.75]])
+def test_tensor_rotate_bilinear_samples_as_grid_sample(fill):
+    torch = pytest.importorskip("torch")
+    data = np.random.default_rng(9).random((3, 11, 14)).astype(np.float32)
+    angle = 23.0
+    result = TF.rotate(ember.from_numpy(data), angle, interpolation=T.InterpolationMode.BILINEAR, fill=fill).numpy()
+    a, b, c, d, e, f = TF._inverse_affine_matrix([0.0, 0.0], -angle, [0.0, 0.0], 1.0, [0.0, 0.0])
+    ys, xs = np.meshgrid(np.arange(11) + 0.5 - 5.5, np.arange(14) + 0.5 - 7.0, indexing="ij")
+    grid = np.stack([(a * xs + b * ys + c) / 7.0, (d * xs + e * ys + f) / 5.5], axis=-1)[None].astype(np.float32)
+    with_mask = torch.from_numpy(np.concatenate([data, np.ones((1, 11, 14), np.float32)])[None])
+    sampled = torch.nn.functional.grid_sample(with_mask, torch.from_numpy(grid), mode="bilinear",
+                                              padding_mode="zeros", align_corners=False)[0].numpy()
+    image, mask = sampled[:3], sampled[3:]
+    expected = image if fill is None else image * mask + (1 - mask) * np.array(fill, np.float32)[:, None, None]
+    assert_close(result, expected, atol=1e-5)

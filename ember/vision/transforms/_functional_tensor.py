@@ -182,14 +182,19 @@ def affine(image, matrix, interpolation, fill, output_size=None):
             valid = (column >= 0) & (column < width) & (row >= 0) & (row < height)
             sampled += flat[:, np.clip(row, 0, height - 1), np.clip(column, 0, width - 1)] * (weight * valid)
             coverage += weight * valid
-        inside = coverage > 0.5
     else:
         raise ValueError(f"interpolation {interpolation!r} is not supported by rotate/affine on tensors: "
                          "use nearest or bilinear")
-    fill_values = np.zeros(flat.shape[0], dtype=work) if fill is None else np.broadcast_to(
-        np.asarray(fill, dtype=work).reshape(-1), (array.shape[-3] if array.ndim > 2 else 1,))
-    fill_values = np.resize(fill_values, flat.shape[0])[:, None, None]
-    result = np.where(inside, sampled, fill_values)
+    if fill is None:  # outside is zero (and bilinear samples at the border blend with zero)
+        result = np.where(inside, sampled, 0) if interpolation != "bilinear" else sampled
+    else:
+        fill_values = np.broadcast_to(np.asarray(fill, dtype=work).reshape(-1),
+                                      (array.shape[-3] if array.ndim > 2 else 1,))
+        fill_values = np.resize(fill_values, flat.shape[0])[:, None, None]
+        if interpolation == "bilinear":  # torchvision blends by the sampled coverage of the image
+            result = sampled * coverage + (1 - coverage) * fill_values
+        else:
+            result = np.where(inside, sampled, fill_values)
     return from_array(result.reshape(array.shape[:-2] + (out_height, out_width)), array.dtype)
 
 
