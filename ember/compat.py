@@ -13,6 +13,7 @@ so `torch.Tensor is ember.Tensor`). A PyTorch API that ember lacks raises `NotIm
 NotImplementedError naming it ("torch.fft.rfft is not implemented in ember") that is also an
 AttributeError, so `hasattr(torch, "compile")` and `getattr(torch, name, default)` keep working.
 `uninstall()` removes the hook and restores whatever `torch` modules were imported before.
+`torchvision[.x]` resolves the same way to `ember.vision[.x]`.
 """
 import importlib
 import importlib.abc
@@ -43,6 +44,11 @@ _TORCH_SUBMODULES = {
     "torch.utils": {"benchmark", "checkpoint", "data", "dlpack", "hooks", "tensorboard", "cpp_extension"},
     "torch.cuda": {"amp", "memory", "random", "graphs", "streams"},
     "torch.backends": {"cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"},
+    "torchvision": {"datasets", "io", "models", "ops", "transforms", "tv_tensors", "utils"},
+    "torchvision.transforms": {"functional", "v2"},
+    "torchvision.transforms.v2": {"functional"},
+    "torchvision.models": {"detection", "feature_extraction", "optical_flow", "quantization", "segmentation",
+                           "video"},
 }
 
 
@@ -51,6 +57,8 @@ def _not_implemented(path, error=NotImplementedInEmber):
 
 
 def _ember_name(torch_name):
+    if torch_name == "torchvision" or torch_name.startswith("torchvision."):
+        return "ember.vision" + torch_name[len("torchvision"):]
     return "ember" + torch_name[len("torch"):]
 
 
@@ -115,6 +123,10 @@ def _module_for(torch_name):
         return module
     target = _ember_module_or_none(torch_name)
     module = _MissingModule(torch_name) if target is None else _TorchModule(torch_name, target)
+    if target is not None and torch_name.partition(".")[0] == "torchvision":
+        # scripts list models through `torchvision.models.__dict__` (pytorch/examples' imagenet): fill it in
+        module.__dict__.update({key: value for key, value in vars(target).items()
+                                if not key.startswith("_") and not isinstance(value, types.ModuleType)})
     module.__spec__ = importlib.util.spec_from_loader(torch_name, _FINDER, is_package=True)
     module.__loader__ = _FINDER
     sys.modules[torch_name] = module
@@ -138,9 +150,9 @@ class _TorchFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Answers every `torch` / `torch.*` import while installed."""
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname == "torch":
+        if fullname in ("torch", "torchvision"):
             return importlib.util.spec_from_loader(fullname, self, is_package=True)
-        if fullname.startswith("torch."):
+        if fullname.startswith(("torch.", "torchvision.")):
             return _submodule(fullname, ModuleNotImplementedInEmber).__spec__
         return None
 
@@ -156,7 +168,7 @@ _saved_modules = {}
 
 
 def _is_torch_name(name):
-    return name == "torch" or name.startswith("torch.")
+    return name in ("torch", "torchvision") or name.startswith(("torch.", "torchvision."))
 
 
 def is_installed():
@@ -164,7 +176,8 @@ def is_installed():
 
 
 def install():
-    """Make `import torch` (and every `torch.*` module) resolve to ember until `uninstall()`.
+    """Make `import torch` (and every `torch.*` module) resolve to ember until `uninstall()`; likewise
+    `import torchvision[.x]` resolves to `ember.vision[.x]`.
 
     Real PyTorch modules already imported are set aside (and restored by `uninstall`). Returns the
     `torch` module, so `torch = ember.compat.install()` also works.

@@ -125,11 +125,19 @@ class MNIST(Dataset):
         """Fetch the files of this split that are missing, verifying each against its MD5."""
         if self._check_exists():
             return
+        created = [folder for folder in (self.root, os.path.dirname(self.raw_folder), self.raw_folder)
+                   if not os.path.isdir(folder)]
         os.makedirs(self.raw_folder, exist_ok=True)
         checksums = dict(self.resources)
-        for filename in self._split_files():
-            if not any(os.path.isfile(path) for path in self._candidates(filename)):
-                self._download_file(filename, checksums[filename])
+        try:
+            for filename in self._split_files():
+                if not any(os.path.isfile(path) for path in self._candidates(filename)):
+                    self._download_file(filename, checksums[filename])
+        except RuntimeError:
+            for folder in reversed(created):  # leave no empty folders behind a failed download
+                if not os.listdir(folder):
+                    os.rmdir(folder)
+            raise
 
     def _download_file(self, filename, md5):
         target = os.path.join(self.raw_folder, filename)

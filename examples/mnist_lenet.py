@@ -3,9 +3,12 @@
     python examples/mnist_lenet.py                  # real PyTorch
     python -m ember run examples/mnist_lenet.py     # ember, through `import torch`
 
-The data is MNIST's 10,000-image test set (t10k-images-idx3-ubyte.gz, t10k-labels-idx1-ubyte.gz),
-read with gzip + NumPy (no torchvision), split at random (seeded) into 8,000 images to train on and
-2,000 held out. Prints the loss, held-out accuracy and seconds per epoch (wall clock, and the CPU time
+The data is MNIST's 10,000-image test set (t10k-images-idx3-ubyte[.gz], t10k-labels-idx1-ubyte[.gz]),
+read with gzip + NumPy, split at random (seeded) into 8,000 images to train on and 2,000 held out.
+It is found by itself: `--data DIR` (or $MNIST_DIR) if given; else examples/data/MNIST/raw, fetched
+there with torchvision's `datasets.MNIST(download=True)` (ember.vision under `ember run`) when missing;
+else, offline or without torchvision, the 1,000-image sample shipped in examples/data/mnist-sample
+(the first 1,000 test images; 800 to train on). Prints the loss, held-out accuracy and seconds per epoch (wall clock, and the CPU time
 of all threads, which stays meaningful on a busy machine); shows a tqdm progress bar
 when tqdm is installed, and with `--plot curves.png` draws the curves (needs matplotlib).
 """
@@ -27,9 +30,8 @@ except ImportError:  # the progress bar is optional
     tqdm = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_DATA = next((path for path in ("/work/shared/data/mnist",
-                                       os.path.join(HERE, "..", "..", "shared", "data", "mnist"))
-                     if os.path.isdir(path)), "data/mnist")
+DATA_ROOT = os.path.join(HERE, "data")                     # torchvision's root: DATA_ROOT/MNIST/raw/...
+SAMPLE = os.path.join(DATA_ROOT, "mnist-sample")           # 1,000 test images, shipped with the repository
 
 
 def read_idx(path):
@@ -41,10 +43,41 @@ def read_idx(path):
     return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim).reshape(shape)
 
 
+def _idx_file(directory, name):
+    """`name` in `directory`, gzip-compressed or not (torchvision keeps both after downloading)."""
+    for candidate in (name + ".gz", name):
+        if os.path.isfile(os.path.join(directory, candidate)):
+            return os.path.join(directory, candidate)
+    return None
+
+
+def find_mnist(requested=None):
+    """A directory holding MNIST's test-set files: the one asked for, a local download, a fresh download,
+    or the small sample in the repository (with a message saying why)."""
+    if requested:
+        if _idx_file(requested, "t10k-images-idx3-ubyte") is None:
+            raise SystemExit(f"no t10k-images-idx3-ubyte[.gz] in {requested}")
+        return requested
+    raw = os.path.join(DATA_ROOT, "MNIST", "raw")
+    if _idx_file(raw, "t10k-images-idx3-ubyte") is not None:
+        return raw
+    try:
+        import torchvision
+        torchvision.datasets.MNIST(DATA_ROOT, train=False, download=True)
+        return raw
+    except ImportError:
+        reason = "torchvision is not installed"
+    except RuntimeError as error:  # offline: the message names the URLs and the folder
+        reason = str(error)
+    print(f"Could not fetch MNIST into {raw}: {reason}\nUsing the 1,000-image sample in {SAMPLE} instead.")
+    return SAMPLE
+
+
 def load_mnist(directory, train_size, seed):
-    images = read_idx(os.path.join(directory, "t10k-images-idx3-ubyte.gz"))
-    labels = read_idx(os.path.join(directory, "t10k-labels-idx1-ubyte.gz"))
+    images = read_idx(_idx_file(directory, "t10k-images-idx3-ubyte"))
+    labels = read_idx(_idx_file(directory, "t10k-labels-idx1-ubyte"))
     images = ((images.astype(np.float32) / 255.0 - 0.1307) / 0.3081)[:, None]  # N x 1 x 28 x 28, normalized
+    train_size = min(train_size, int(0.8 * len(images)))  # the shipped sample has 1,000 images
     order = np.random.default_rng(seed).permutation(len(images))
     train, held_out = order[:train_size], order[train_size:]
     as_dataset = lambda index: TensorDataset(torch.from_numpy(images[index]),  # noqa: E731
@@ -127,8 +160,9 @@ def main():
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--train-size", type=int, default=8000)
-    parser.add_argument("--data", default=os.environ.get("MNIST_DIR", DEFAULT_DATA),
-                        help="directory with t10k-images-idx3-ubyte.gz and t10k-labels-idx1-ubyte.gz")
+    parser.add_argument("--data", default=os.environ.get("MNIST_DIR"),
+                        help="directory with t10k-images-idx3-ubyte[.gz] and t10k-labels-idx1-ubyte[.gz] "
+                             "(default: found or fetched by itself, see above)")
     parser.add_argument("--plot", metavar="PATH", help="save loss/accuracy curves (needs matplotlib)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -137,7 +171,7 @@ def main():
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
 
-    train_set, held_out_set = load_mnist(args.data, args.train_size, args.seed)
+    train_set, held_out_set = load_mnist(find_mnist(args.data), args.train_size, args.seed)
     train_loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True,
                               generator=torch.Generator().manual_seed(args.seed))
     held_out_loader = DataLoader(held_out_set, batch_size=500)
