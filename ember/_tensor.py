@@ -181,8 +181,8 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         from .autograd.function import _edge_to
-        node, output_nr = _edge_to(self)[:2]
-        return node._register_tensor_hook(output_nr, hook)
+        edge = _edge_to(self)
+        return edge.node._register_tensor_hook(edge.input_nr, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call `hook(tensor)` on this leaf after backward has accumulated its gradient into `.grad`
@@ -192,7 +192,7 @@ class Tensor:
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         from .autograd.function import _edge_to
-        return _edge_to(self)[0]._register_post_accumulate_hook(hook)
+        return _edge_to(self).node._register_post_accumulate_hook(hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the graph's leaves (into `.grad`).

@@ -29,13 +29,14 @@ from ..utils.hooks import RemovableHandle
 from . import grad_mode
 from . import anomaly as anomaly_mode
 from . import forward_ad
+from .edge import Edge, NO_EDGE
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
            "NestedIOFunction"]
 
 _grad_state = grad_mode.state
 _forward_ad_state = forward_ad.state
-_NO_EDGE = (None, 0)
+_new_edge = tuple.__new__  # Edge(...) without NamedTuple's Python-level __new__ (see autograd.edge)
 
 
 class FunctionCtx:
@@ -90,7 +91,8 @@ class Node(FunctionCtx):
     (`AccumulateGrad` for leaves, None for inputs that need no gradient).
     """
 
-    _edges = ()              # per forward argument: None (not a tensor), (None, 0), or an edge
+    _edges = ()              # one Edge per forward argument (NO_EDGE where no gradient flows)
+    _non_tensor_inputs = ()  # positions of arguments that were not tensors (nor wrapped numbers)
     _output_meta = None      # (shape, numpy dtype) per output, to materialize missing gradients
     _pre_hooks = None
     _post_hooks = None
@@ -106,7 +108,9 @@ class Node(FunctionCtx):
 
     @property
     def next_functions(self):
-        return tuple(edge[:2] for edge in self._edges if edge is not None)
+        non_tensors = self._non_tensor_inputs
+        return tuple((edge.node, edge.input_nr) for position, edge in enumerate(self._edges)
+                     if position not in non_tensors)
 
     @property
     def metadata(self):
@@ -301,7 +305,7 @@ def _edge_to(tensor):
         if node is None:
             node = tensor._grad_accumulator = AccumulateGrad(tensor)
     data = tensor._data
-    return (node, tensor._output_nr, data.shape, data.dtype)
+    return _new_edge(Edge, (node, tensor._output_nr, data.shape, data.dtype))
 
 
 def refresh_view_grad_fn(view):
@@ -577,7 +581,7 @@ _NUMBERS = (int, float, bool, complex)
 def _connect(node, args):
     """Give the node its edges (one per argument) and needs_input_grad; False if no input needs a
     gradient (then nothing is recorded and the node is only forward's ctx)."""
-    edges, needs, any_needed = [], [], False
+    edges, needs, any_needed, non_tensors = [], [], False, False
     for arg in args:
         if isinstance(arg, Tensor):
             if arg._requires_grad:
@@ -586,18 +590,26 @@ def _connect(node, args):
                     edges.append(_edge_to(arg))  # leaves and views take the longer way
                 else:
                     data = arg._data
-                    edges.append((node_of_arg, arg._output_nr, data.shape, data.dtype))
+                    edges.append(_new_edge(Edge, (node_of_arg, arg._output_nr, data.shape, data.dtype)))
                 needs.append(True)
                 any_needed = True
                 continue
-            edges.append(_NO_EDGE)
-        else:
-            edges.append(_NO_EDGE if node._forward_cls._wraps_numbers and type(arg) in _NUMBERS else None)
+        elif type(arg) not in _NUMBERS or not node._forward_cls._wraps_numbers:
+            non_tensors = True
+        edges.append(NO_EDGE)
         needs.append(False)
     if any_needed:
         node._edges = edges
         node.needs_input_grad = tuple(needs)
+        if non_tensors:
+            node._non_tensor_inputs = _non_tensor_positions(node, args)
     return any_needed
+
+
+def _non_tensor_positions(node, args):
+    wraps_numbers = node._forward_cls._wraps_numbers
+    return tuple(position for position, arg in enumerate(args) if not isinstance(arg, Tensor)
+                 and not (wraps_numbers and type(arg) in _NUMBERS))
 
 
 _LEGACY_MESSAGE = (
