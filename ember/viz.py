@@ -160,7 +160,7 @@ def _walk(roots):
             continue
         seen.add(id(node))
         order.append(node)
-        stack.extend(edge[0] for edge in reversed(node._edges) if edge is not None and edge[0] is not None)
+        stack.extend(edge.node for edge in reversed(node._edges) if edge.node is not None)
     return order
 
 
@@ -207,8 +207,8 @@ def _build(roots, names, show_attrs, show_saved, max_attr_chars):
             if show_saved:
                 _add_saved(graph, node, names)
         for edge in node._edges:
-            if edge is not None and edge[0] is not None:
-                graph.add_edge(("node", id(edge[0])), key)
+            if edge.node is not None:
+                graph.add_edge(("node", id(edge.node)), key)
     return graph
 
 
@@ -332,7 +332,7 @@ def format_graph(output, params=None):
                 continue
             shown.add(id(node))
             lines.append(f"{prefix}{branch}{node.name()}")
-            children = [edge[0] for edge in node._edges if edge is not None and edge[0] is not None]
+            children = [edge.node for edge in node._edges if edge.node is not None]
             child_prefix = prefix + ("    " if last else "│   ")
             for position, child in reversed(list(enumerate(children))):
                 stack.append((child, child_prefix, position == len(children) - 1))
@@ -410,5 +410,5 @@ def _tagger(name, calls):
             if "module" not in metadata:   # an inner call already claimed it
                 metadata["module"] = name
                 metadata["module_call"] = call
-            stack.extend(edge[0] for edge in node._edges if edge is not None and edge[0] is not None)
+            stack.extend(edge.node for edge in node._edges if edge.node is not None)
     return tag_nodes

@@ -49,17 +49,20 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     """
     task = GraphTask(retain_graph, create_graph, accumulate)
     task.prepare(roots, root_grads, inputs)
-    ready, runnable = task.ready, task.runnable
+    ready, runnable, buffers, targets = task.ready, task.runnable, task.buffers, task.targets
     previous_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
     try:
         while ready:
             node = ready.pop()
-            grads = task.take_gradients(node)
+            grads = buffers.pop(node, None)
+            if grads is None or node._tensor_pre_hooks is not None or node._retained_outputs is not None \
+                    or targets is not None:
+                grads = task.take_gradients(node, grads)
             if type(node) is AccumulateGrad:
                 task.accumulate(node, grads)
             elif runnable is None or node in runnable:
-                task.hand_on(node, grads, run_node(node, grads, retain_graph, create_graph))
+                task.hand_on(node, run_node(task, node, grads))
     finally:
         _grad_state.enabled = previous_mode
     return task.finish(inputs)
@@ -108,9 +111,9 @@ class GraphTask:
                 self.runnable.update(targets)  # as PyTorch, backward(inputs=) runs the inputs' own nodes and hooks
         # else every leaf is an input, so every node leads to one: all run
 
-    def take_gradients(self, node):
-        """The gradients that arrived at `node`'s outputs, after the hooks of its output tensors."""
-        grads = self.buffers.pop(node, None)
+    def take_gradients(self, node, grads):
+        """The gradients that arrived at `node`'s outputs (`grads`, from its buffer), after the
+        hooks of its output tensors; noted if they are gradients of `inputs`."""
         if grads is None:
             grads = [None] * _output_count(node)
         if node._tensor_pre_hooks is not None or node._retained_outputs is not None:
@@ -123,14 +126,12 @@ class GraphTask:
                 self.captured[index] = grads[output_nr]
         return grads
 
-    def hand_on(self, node, grads, grad_inputs):
-        """Send each gradient `node`'s backward returned for the `grads` it received along its edge:
-        check it, add it to the next node's buffer, and queue that node once nothing more is coming."""
+    def hand_on(self, node, grad_inputs):
+        """Send each gradient `node`'s backward returned along its edge: check it, add it to the
+        next node's buffer, and queue that node once nothing more is coming to it."""
         edges = node._edges
         if len(grad_inputs) != len(edges):
             grad_inputs = _check_count(node, grad_inputs)
-        if not node._forward_cls._array_forward or node._pre_hooks is not None or node._post_hooks is not None:
-            self._share_foreign_results(node, grads, grad_inputs)
         dependencies, buffers, runnable = self.dependencies, self.buffers, self.runnable
         for grad, edge in zip(grad_inputs, edges):
             next_node = edge.node
@@ -178,14 +179,9 @@ class GraphTask:
             if isinstance(grad, Tensor) and type(grad._data) is _ndarray:  # (not a NumPy scalar)
                 shared[id(grad._data)] = grad._data
 
-    def _share_foreign_results(self, node, grads, grad_inputs):
-        """A user's backward may return memory it keeps (a global, a saved input), and hooks see
-        and return gradients: none of it may become a `.grad` uncopied. A user's backward that
-        passes on a gradient it received passes on that gradient's ownership."""
-        if node._pre_hooks is not None or node._post_hooks is not None:
-            self._share(grads)
-            self._share(grad_inputs)
-            return
+    def share_results_of_user_backward(self, grads, grad_inputs):
+        """A user's backward may return memory it keeps (a global, a saved input): none of it may
+        become a `.grad` uncopied. Passing on a gradient it received passes on its ownership."""
         received = {id(grad._data) for grad in grads if grad is not None}
         self._share(grad for grad in grad_inputs if isinstance(grad, Tensor) and id(grad._data) not in received)
 
@@ -290,37 +286,36 @@ def _run_tensor_hooks(node, grads):
     return grads
 
 
-def run_node(node, grads, retain_graph, create_graph):
+def run_node(task, node, grads):
     """Run one node's backward with its hooks and free what it saved (unless `retain_graph`);
     returns one gradient per forward argument, as a tuple."""
-    grad_inputs = _call_backward(node, grads, create_graph)
-    if not retain_graph and node._saved is not None:
-        node._saved = None
-        node._saved_was_freed = True
-    return grad_inputs
-
-
-def _call_backward(node, grads, create_graph):
     if len(grads) == 1:
         if grads[0] is None:
-            return (None,) * len(node._edges)
+            return _nothing_to_run(task, node)
     elif all(grad is None for grad in grads):
-        return (None,) * len(node._edges)
+        return _nothing_to_run(task, node)
     elif node._materialize_grads and node._output_meta is not None:
         grads = [_zeros(meta) if grad is None and meta is not None else grad
                  for grad, meta in zip(grads, node._output_meta)]
     if node._pre_hooks is not None:
+        task._share(grads)  # a hook may keep what it sees, or return its own
         for hook in list(node._pre_hooks.values()):
             result = hook(tuple(grads))
             if result is not None:
                 grads = list(result)
+                task._share(grads)
+    create_graph = task.create_graph
     if create_graph and node._tensor_attributes is not None:
         _warn_tensor_attributes(node)
+    forward_cls = node._forward_cls
     try:
-        if node._forward_cls._array_backward and not create_graph:
+        if forward_cls._array_backward and not create_graph:
             grad_inputs = _backward_on_arrays(node, grads)
         else:
-            grad_inputs = node._forward_cls.backward(node, *grads)
+            grad_inputs = forward_cls.backward(node, *grads)
+            if not forward_cls._array_forward:
+                task.share_results_of_user_backward(grads, grad_inputs if type(grad_inputs) in (tuple, list)
+                                                    else (grad_inputs,))
     except Exception as error:
         _explain_backward_error(node, error)
         raise
@@ -328,15 +323,32 @@ def _call_backward(node, grads, create_graph):
         grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
     if node._post_hooks is not None:
         grad_inputs = _check_gradients(node, grad_inputs)
+        task._share(grad_inputs)
         for hook in list(node._post_hooks.values()):
             result = hook(grad_inputs, tuple(grads))
             if result is not None:
                 grad_inputs = _check_gradients(node, result)
+                task._share(grad_inputs)
     if anomaly.state.enabled:
         anomaly.check_backward_outputs(node, grad_inputs)
     for observer in observers:
         observer(node, tuple(grads), _check_gradients(node, grad_inputs))
+    if node._saved is not None and not task.retain_graph:
+        node._saved = None
+        node._saved_was_freed = True
     return grad_inputs
+
+
+def _nothing_to_run(task, node):
+    """No gradient reached the node: it sends None to every input (its hooks are not called)."""
+    _free_saved(task, node)
+    return (None,) * len(node._edges)
+
+
+def _free_saved(task, node):
+    if node._saved is not None and not task.retain_graph:
+        node._saved = None
+        node._saved_was_freed = True
 
 
 def _backward_on_arrays(node, grads):
@@ -350,8 +362,8 @@ def _backward_on_arrays(node, grads):
             results = node._forward_cls.backward(node, *[grad._data for grad in grads])
     finally:
         node._unpack_as_arrays = False
-    if type(results) is not tuple:
-        results = (results,)
+    if type(results) is not tuple:  # one input: no loop on the path of every unary op
+        return (new_tensor(results if type(results) is _ndarray else _as_array(results)),)
     return tuple([None if result is None else new_tensor(result if type(result) is _ndarray else
                                                            _as_array(result)) for result in results])
 

@@ -36,7 +36,8 @@ __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"
 
 _grad_state = grad_mode.state
 _forward_ad_state = forward_ad.state
-_new_edge = tuple.__new__  # Edge(...) without NamedTuple's Python-level __new__ (see autograd.edge)
+# Edge(...) without NamedTuple's Python-level __new__: _new_edge((node, input_nr, shape, dtype)).
+_new_edge = functools.partial(tuple.__new__, Edge)
 
 
 class FunctionCtx:
@@ -305,7 +306,7 @@ def _edge_to(tensor):
         if node is None:
             node = tensor._grad_accumulator = AccumulateGrad(tensor)
     data = tensor._data
-    return _new_edge(Edge, (node, tensor._output_nr, data.shape, data.dtype))
+    return _new_edge((node, tensor._output_nr, data.shape, data.dtype))
 
 
 def refresh_view_grad_fn(view):
@@ -581,7 +582,7 @@ _NUMBERS = (int, float, bool, complex)
 def _connect(node, args):
     """Give the node its edges (one per argument) and needs_input_grad; False if no input needs a
     gradient (then nothing is recorded and the node is only forward's ctx)."""
-    edges, needs, any_needed, non_tensors = [], [], False, False
+    edges, needs, any_needed = [], [], False
     for arg in args:
         if isinstance(arg, Tensor):
             if arg._requires_grad:
@@ -590,26 +591,21 @@ def _connect(node, args):
                     edges.append(_edge_to(arg))  # leaves and views take the longer way
                 else:
                     data = arg._data
-                    edges.append(_new_edge(Edge, (node_of_arg, arg._output_nr, data.shape, data.dtype)))
+                    edges.append(_new_edge((node_of_arg, arg._output_nr, data.shape, data.dtype)))
                 needs.append(True)
                 any_needed = True
                 continue
-        elif type(arg) not in _NUMBERS or not node._forward_cls._wraps_numbers:
-            non_tensors = True
-        edges.append(NO_EDGE)
+            edges.append(NO_EDGE)
+        else:  # None marks a non-tensor argument until the loop is done
+            edges.append(NO_EDGE if node._forward_cls._wraps_numbers and type(arg) in _NUMBERS else None)
         needs.append(False)
     if any_needed:
+        if None in edges:
+            node._non_tensor_inputs = tuple(position for position, edge in enumerate(edges) if edge is None)
+            edges = [NO_EDGE if edge is None else edge for edge in edges]
         node._edges = edges
         node.needs_input_grad = tuple(needs)
-        if non_tensors:
-            node._non_tensor_inputs = _non_tensor_positions(node, args)
     return any_needed
-
-
-def _non_tensor_positions(node, args):
-    wraps_numbers = node._forward_cls._wraps_numbers
-    return tuple(position for position, arg in enumerate(args) if not isinstance(arg, Tensor)
-                 and not (wraps_numbers and type(arg) in _NUMBERS))
 
 
 _LEGACY_MESSAGE = (
