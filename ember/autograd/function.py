@@ -314,11 +314,11 @@ def refresh_view_grad_fn(view):
 
     A view recorded before an in-place change of its base (or of another view of it) would otherwise
     send its gradient to the base's old history (PyTorch regenerates it the same way)."""
-    recorded = view.__dict__.get("_view_version")
+    recorded = view._view_version
     counter = view._version_counter
     if recorded is None or counter is None or counter.value == recorded:
         return view._grad_fn
-    base, replay = view._base, view.__dict__.get("_view_replay")
+    base, replay = view._base, view._view_replay
     if replay is not None and base._requires_grad:
         previous = _grad_state.enabled
         _grad_state.enabled = True
