@@ -62,17 +62,7 @@ def test_books_graph_shapes_and_labels():
 
 
 def test_user_function_node_is_named_after_the_function():
-    class MultiplyAdd(ember.autograd.Function):
-        @staticmethod
-        def forward(ctx, w, x, b):
-            ctx.save_for_backward(w, x)
-            return w * x + b
-
-        @staticmethod
-        def backward(ctx, grad):
-            w, x = ctx.saved_tensors
-            return grad * x, grad * w, grad
-
+    from ember._examples import MultiplyAdd
     x, w, b, _ = book_graph()
     nodes, _ = parse(viz.make_dot(MultiplyAdd.apply(w, x, b)))
     assert nodes[by_label(nodes, "MultiplyAddBackward")]["shape"] == "box"

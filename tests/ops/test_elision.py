@@ -7,7 +7,7 @@ import pytest
 import ember
 from ember.ops import elision
 
-from ..autograd.test_book_examples import MultiplyAdd  # the book's w * x + b
+from ember._examples import MultiplyAdd  # the book's w * x + b
 
 SHAPE = (512, 512)  # 1 MB of float32: above elision's threshold
 ARRAY_BYTES = 512 * 512 * 4
