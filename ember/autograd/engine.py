@@ -25,7 +25,6 @@ Ownership of gradient buffers is decided by what the engine knows, never by refe
   is copied.
 """
 import warnings
-from weakref import WeakValueDictionary
 
 from numpy import ndarray as _ndarray, asarray as _as_array
 
@@ -56,9 +55,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
         while ready:
             node = ready.pop()
             grads = buffers.pop(node, None)
-            if grads is None or node._tensor_pre_hooks is not None or node._retained_outputs is not None \
-                    or targets is not None:
+            if grads is None or node._tensor_pre_hooks is not None or node._retained_outputs is not None:
                 grads = task.take_gradients(node, grads)
+            if targets is not None and node in targets:
+                task.capture(node, grads)
             if type(node) is AccumulateGrad:
                 task.accumulate(node, grads)
             elif runnable is None or node in runnable:
@@ -80,9 +80,9 @@ class GraphTask:
         self.fills_grad = accumulate  # leaves (or the `inputs`) get .grad
         self.buffers = {}     # node -> one gradient (or None) per output of the node, summed so far
         self.owned = set()    # (node, output_nr) of buffered gradients the engine made (may add into)
-        # id(array) -> array: gradient memory no leaf's .grad may take uncopied. Weak, so that
-        # it keeps no gradient alive and an id is forgotten when its array is freed.
-        self.shared = WeakValueDictionary()
+        # ids of gradient arrays no leaf's .grad may take uncopied. Only ids, to keep no gradient
+        # alive: should a freed array's id be reused, the new array is merely copied once.
+        self.shared = set()
         self.targets = None   # with `inputs`: node -> [(output_nr, index in inputs)]
         self.runnable = None  # with `inputs`: the nodes whose backward leads to one (None: all)
         self.captured = None  # with `inputs`: the gradient of each, as it arrives
@@ -112,19 +112,20 @@ class GraphTask:
         # else every leaf is an input, so every node leads to one: all run
 
     def take_gradients(self, node, grads):
-        """The gradients that arrived at `node`'s outputs (`grads`, from its buffer), after the
-        hooks of its output tensors; noted if they are gradients of `inputs`."""
+        """The gradients that arrived at `node`'s outputs (`grads`, from its buffer, None if none
+        did), after the hooks of its output tensors (the loop in run_backward does the rest)."""
         if grads is None:
             grads = [None] * _output_count(node)
         if node._tensor_pre_hooks is not None or node._retained_outputs is not None:
             self._share(grads)  # the hooks see them
             grads = _run_tensor_hooks(node, grads)
             self._share(grads)  # and may return their own
-        targets = self.targets
-        if targets is not None and node in targets:
-            for output_nr, index in targets[node]:
-                self.captured[index] = grads[output_nr]
         return grads
+
+    def capture(self, node, grads):
+        """Keep the gradients of the `inputs` whose gradient is `node`'s output."""
+        for output_nr, index in self.targets[node]:
+            self.captured[index] = grads[output_nr]
 
     def hand_on(self, node, grad_inputs):
         """Send each gradient `node`'s backward returned along its edge: check it, add it to the
@@ -169,15 +170,15 @@ class GraphTask:
             buffer[output_nr] = existing + grad  # recorded, so the sum can be differentiated
         elif (node, output_nr) in self.owned:
             existing._data += grad._data
-        else:  # neither gradient is the engine's to change: a new sum, which is
+        else:  # neither gradient is the engine's to change: a new sum, which the engine owns
             buffer[output_nr] = new_tensor(existing._data + grad._data)
             self.owned.add((node, output_nr))
 
     def _share(self, grads):
         shared = self.shared
         for grad in grads:
-            if isinstance(grad, Tensor) and type(grad._data) is _ndarray:  # (not a NumPy scalar)
-                shared[id(grad._data)] = grad._data
+            if isinstance(grad, Tensor):
+                shared.add(id(grad._data))
 
     def share_results_of_user_backward(self, grads, grad_inputs):
         """A user's backward may return memory it keeps (a global, a saved input): none of it may
@@ -206,7 +207,7 @@ class GraphTask:
         if data.base is not None or not data.flags.writeable or not data.flags.c_contiguous \
                 or id(data) in self.shared:
             return False
-        self.shared[id(data)] = data  # taken: no other leaf gets the same memory
+        self.shared.add(id(data))  # taken: no other leaf gets the same memory
         return True
 
     def finish(self, inputs):

@@ -582,7 +582,7 @@ _NUMBERS = (int, float, bool, complex)
 def _connect(node, args):
     """Give the node its edges (one per argument) and needs_input_grad; False if no input needs a
     gradient (then nothing is recorded and the node is only forward's ctx)."""
-    edges, needs, any_needed = [], [], False
+    edges, needs, any_needed, non_tensors = [], [], False, ()
     for arg in args:
         if isinstance(arg, Tensor):
             if arg._requires_grad:
@@ -595,16 +595,15 @@ def _connect(node, args):
                 needs.append(True)
                 any_needed = True
                 continue
-            edges.append(NO_EDGE)
-        else:  # None marks a non-tensor argument until the loop is done
-            edges.append(NO_EDGE if node._forward_cls._wraps_numbers and type(arg) in _NUMBERS else None)
+        elif not (node._forward_cls._wraps_numbers and type(arg) in _NUMBERS):
+            non_tensors += (len(edges),)  # rare: a dim, a shape, a flag
+        edges.append(NO_EDGE)
         needs.append(False)
     if any_needed:
-        if None in edges:
-            node._non_tensor_inputs = tuple(position for position, edge in enumerate(edges) if edge is None)
-            edges = [NO_EDGE if edge is None else edge for edge in edges]
         node._edges = edges
         node.needs_input_grad = tuple(needs)
+        if non_tensors:
+            node._non_tensor_inputs = non_tensors
     return any_needed
 
 
