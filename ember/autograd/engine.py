@@ -9,8 +9,8 @@ It reads as PyTorch's 2017 pure-Python engine did, in named steps:
    can be differentiated again. Saved tensors are freed after use unless `retain_graph`.
 3. `GraphTask.hand_on`: check each gradient the node returns at this boundary and add it to the
    buffer of the next node; a node whose last gradient arrived is ready to run.
-4. `GraphTask.accumulate`: at a leaf, `AccumulateGrad` adds into `.grad` (`backward`), or the
-   gradient is captured and returned (`grad`, and `backward(inputs=...)`).
+4. `GraphTask.accumulate`: at a leaf, `AccumulateGrad` adds into `.grad` (`backward`); with
+   `inputs` (`grad`, `backward(inputs=...)`), `GraphTask.capture` keeps the gradients reaching them.
 
 Ownership of gradient buffers is decided by what the engine knows, never by reference counts:
 
