@@ -20,17 +20,8 @@ def numpy_step(w, x, b):
 
 
 def library_step(lib, w, x, b):
-    class MultiplyAdd(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, w, x, b):
-            ctx.save_for_backward(w, x)
-            return w * x + b
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            w, x = ctx.saved_tensors
-            return grad_output * x, grad_output * w, grad_output
-
+    from ember._examples import define_multiply_add
+    MultiplyAdd = define_multiply_add(lib.autograd.Function)
     tw, tx, tb = (lib.from_numpy(a.copy()).requires_grad_() for a in (w, x, b))
     ones = lib.ones(SIZE, SIZE)
 

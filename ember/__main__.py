@@ -39,17 +39,7 @@ def demo():
     """The book's examples, end to end: what a newcomer should see working first."""
     import ember
     from ember.autograd import Function, gradcheck
-
-    class MultiplyAdd(Function):
-        @staticmethod
-        def forward(ctx, w, x, b):
-            ctx.save_for_backward(w, x)
-            return w * x + b
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            w, x = ctx.saved_tensors
-            return grad_output * x, grad_output * w, grad_output * 1
+    from ember._examples import MultiplyAdd
 
     print("1. A custom Function: z = MultiplyAdd(w, x, b) = w * x + b")
     x = ember.ones(1)
@@ -60,7 +50,8 @@ def demo():
     print(f"   z = {z}\n   w.grad = {w.grad}, b.grad = {b.grad}, x.grad = {x.grad}")
 
     print("\n2. Its graph (what backward walks):")
-    _print_graph(z, {"w": w, "b": b})
+    from ember.viz import print_graph
+    print_graph(z, {"w": w, "b": b})
 
     class Sigmoid(Function):
         @staticmethod
@@ -85,24 +76,6 @@ def demo():
     d2y_dx2, = ember.autograd.grad(dy_dx, x)
     print(f"   dy/dx = {dy_dx}\n   d2y/dx2 = {d2y_dx2}")
     print("\nRun PyTorch scripts on ember with: python -m ember run script.py [args]")
-
-
-def _print_graph(output, params):
-    try:
-        from .viz import print_graph
-    except ImportError:
-        _print_next_functions(output.grad_fn)
-        return
-    print_graph(output, params=params)
-
-
-def _print_next_functions(node, depth=1):
-    """The graph as grad_fn / next_functions, for when ember.viz is unavailable."""
-    label = node.name() if hasattr(node, "name") else type(node).__name__
-    print("   " * depth + label)
-    for child, _ in getattr(node, "next_functions", ()):
-        if child is not None:
-            _print_next_functions(child, depth + 1)
 
 
 def main(argv=None):

@@ -242,7 +242,7 @@ def tensor_repr(tensor):
         suffixes.append(f"grad_fn=<{tensor._grad_fn.name()}>")
     elif tensor._requires_grad:
         suffixes.append("requires_grad=True")
-    tangent = _forward_tangent(tensor) if "_fw_grad" in tensor.__dict__ else None
+    tangent = _forward_tangent(tensor) if getattr(tensor, "_fw_grad", None) is not None else None
     if tangent is not None:
         suffixes.append(f"tangent={tensor_repr(tangent)}")
     return _add_suffixes(prefix + body, suffixes, indent)

@@ -48,8 +48,14 @@ class Tensor:
     dtype); prefer `ember.tensor(data)`, `ember.zeros(...)` and friends.
     """
 
+    # Graph fields, set for every tensor by `new_tensor`. Then, set only where they apply (read them
+    # after checking `_base`, or with getattr(tensor, name, None)): the view state, set with `_base`
+    # (`_view_version`: the version its grad_fn was made at; `_view_replay`: how to rebuild the view
+    # from the base, see ops.shape.make_view), and the forward-AD tangent of a dual tensor
+    # (`_fw_grad`: (level token, tangent), see autograd.forward_ad). `__dict__` holds what users add.
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_version_counter",
-                 "_base", "_grad_accumulator", "__dict__", "__weakref__")
+                 "_base", "_grad_accumulator", "_view_version", "_view_replay", "_fw_grad",
+                 "__dict__", "__weakref__")
 
     __array_priority__ = 1000  # so that `ndarray * tensor` calls Tensor.__rmul__
 
@@ -181,8 +187,8 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         from .autograd.function import _edge_to
-        node, output_nr = _edge_to(self)[:2]
-        return node._register_tensor_hook(output_nr, hook)
+        edge = _edge_to(self)
+        return edge.node._register_tensor_hook(edge.input_nr, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call `hook(tensor)` on this leaf after backward has accumulated its gradient into `.grad`
@@ -192,7 +198,7 @@ class Tensor:
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         from .autograd.function import _edge_to
-        return _edge_to(self)[0]._register_post_accumulate_hook(hook)
+        return _edge_to(self).node._register_post_accumulate_hook(hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the graph's leaves (into `.grad`).
@@ -256,6 +262,7 @@ class Tensor:
         tensor = new_tensor(self._data, self._requires_grad, self._grad_fn, self._output_nr)
         tensor._version_counter = self._shared_version_counter()
         tensor._base = self if self._base is None else self._base
+        tensor._view_version = tensor._view_replay = None  # not replayable: its grad_fn is kept as is
         return tensor
 
     # ----------------------------------------------------------------- metadata
@@ -633,7 +640,7 @@ _UFUNC_OPS = {"add": "add", "subtract": "sub", "multiply": "mul", "true_divide":
 
 
 _FIELDS = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_version_counter", "_base",
-           "_grad_accumulator")
+           "_grad_accumulator", "_view_version", "_view_replay")
 
 
 def _check_legacy_dtype(given, wanted, requested):

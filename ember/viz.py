@@ -160,7 +160,7 @@ def _walk(roots):
             continue
         seen.add(id(node))
         order.append(node)
-        stack.extend(edge[0] for edge in reversed(node._edges) if edge is not None and edge[0] is not None)
+        stack.extend(edge.node for edge in reversed(node._edges) if edge.node is not None)
     return order
 
 
@@ -207,8 +207,8 @@ def _build(roots, names, show_attrs, show_saved, max_attr_chars):
             if show_saved:
                 _add_saved(graph, node, names)
         for edge in node._edges:
-            if edge is not None and edge[0] is not None:
-                graph.add_edge(("node", id(edge[0])), key)
+            if edge.node is not None:
+                graph.add_edge(("node", id(edge.node)), key)
     return graph
 
 
@@ -307,10 +307,19 @@ def make_dot(output, params=None, show_attrs=False, show_saved=False, max_attr_c
 
 
 # ---------------------------------------------------------------- text tree
+# Deeper levels of the text tree are not indented further, so that a deep graph (a chain of
+# 20,000 ops) prints one line of bounded width per node instead of indentation growing with depth.
+MAX_INDENT_LEVELS = 24
+
+
 def format_graph(output, params=None):
-    """The backward graph of `output` as a text tree (what `print_graph` prints)."""
+    """The backward graph of `output` as a text tree (what `print_graph` prints).
+
+    Levels deeper than `MAX_INDENT_LEVELS` stay at that indentation (a line says where), so the
+    text grows linearly with the number of nodes, however deep the graph is."""
     names = _names_of(params)
     lines = []
+    deepest_prefix, capped = "    " * MAX_INDENT_LEVELS, False
     for index, tensor in enumerate(_roots(output)):
         lines.append(_tensor_label(tensor, names, "output" if index == 0 else f"output {index}").replace("\n", "  "))
         root = tensor._grad_fn or tensor._grad_accumulator
@@ -332,8 +341,14 @@ def format_graph(output, params=None):
                 continue
             shown.add(id(node))
             lines.append(f"{prefix}{branch}{node.name()}")
-            children = [edge[0] for edge in node._edges if edge is not None and edge[0] is not None]
-            child_prefix = prefix + ("    " if last else "│   ")
+            children = [edge.node for edge in node._edges if edge.node is not None]
+            if len(prefix) < len(deepest_prefix):
+                child_prefix = prefix + ("    " if last else "│   ")
+            else:
+                child_prefix = prefix
+                if children and not capped:
+                    capped = True
+                    lines.append(f"{prefix}┊ (deeper levels are not indented further)")
             for position, child in reversed(list(enumerate(children))):
                 stack.append((child, child_prefix, position == len(children) - 1))
     return "\n".join(lines)
@@ -410,5 +425,5 @@ def _tagger(name, calls):
             if "module" not in metadata:   # an inner call already claimed it
                 metadata["module"] = name
                 metadata["module_call"] = call
-            stack.extend(edge[0] for edge in node._edges if edge is not None and edge[0] is not None)
+            stack.extend(edge.node for edge in node._edges if edge.node is not None)
     return tag_nodes

@@ -54,12 +54,8 @@ def _root_gradients(outputs, grad_outputs, api_name):
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and output[{index}] "
                     f"has a shape of {output.shape}.")
-            if not grad._requires_grad:
-                # A read-only view: if it reaches a leaf unchanged, `.grad` gets a copy, never the
-                # caller's memory (the engine copies views), and nothing is copied otherwise.
-                view = np.asarray(grad._data).view()
-                view.flags.writeable = False
-                grad = new_tensor(view)
+            if type(grad._data) is not np.ndarray:  # a NumPy scalar: backward formulas expect arrays
+                grad = new_tensor(np.asarray(grad._data), grad._requires_grad, grad._grad_fn, grad._output_nr)
         grads.append(grad)
     return grads
 

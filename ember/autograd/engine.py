@@ -1,15 +1,29 @@
 """The backward engine shared by `Tensor.backward`, `autograd.backward` and `autograd.grad`.
 
-1. Walk the graph from the roots with an explicit stack and count, for every node, how many edges
-   lead into it (no recursion: a chain of 100,000 ops is fine).
-2. Run a node once all of its incoming gradients have arrived, summing gradients that meet at one
-   output; call tensor hooks and node hooks on the way.
-3. Backward runs in grad mode `create_graph`, so with create_graph=True it is recorded and can be
-   differentiated again. Saved tensors are freed after use unless `retain_graph`.
-4. At a leaf, `AccumulateGrad` adds into `.grad` (`backward`) or the gradient is captured and
-   returned (`grad`, and `backward(inputs=...)`).
+It reads as PyTorch's 2017 pure-Python engine did, in named steps:
+
+1. `GraphTask.prepare`: walk the graph from the roots with an explicit stack and count, for every
+   node, how many edges lead into it (no recursion: a chain of 100,000 ops is fine).
+2. `run_node`: once all of a node's incoming gradients have arrived, run its backward with its
+   hooks. Backward runs in grad mode `create_graph`, so with create_graph=True it is recorded and
+   can be differentiated again. Saved tensors are freed after use unless `retain_graph`.
+3. `GraphTask.hand_on`: check each gradient the node returns at this boundary and add it to the
+   buffer of the next node; a node whose last gradient arrived is ready to run.
+4. `GraphTask.accumulate`: at a leaf, `AccumulateGrad` adds into `.grad` (`backward`); with
+   `inputs` (`grad`, `backward(inputs=...)`), `GraphTask.capture` keeps the gradients reaching them.
+
+Ownership of gradient buffers is decided by what the engine knows, never by reference counts:
+
+* a sum the engine made itself is owned: later gradients are added into it in place, and it may
+  become a leaf's `.grad` as it is;
+* a gradient from the caller (`grad_outputs`), returned by a hook or seen by one, or made by a
+  user's backward (other than passing on the gradient it received) is shared: it is summed out of
+  place, and copied before it becomes a leaf's `.grad` (`.grad` is changed in place by the next
+  backward and by optimizers);
+* what ember's own backwards return is new memory or the gradient they received, so a leaf's
+  `.grad` may take it without a copy, once: an array already taken, a view or a read-only array
+  is copied.
 """
-import sys
 import warnings
 
 from numpy import ndarray as _ndarray, asarray as _as_array
@@ -32,112 +46,187 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     With `inputs` the gradients of those tensors are returned (only the part of the graph that
     leads to them runs); with `accumulate` they (or, without `inputs`, all leaves) get `.grad`.
     """
-    root_edges = [_edge_to(root) for root in roots]
-    dependencies = _count_dependencies(edge[0] for edge in root_edges)
-
-    targets = runnable = None
-    if inputs is not None:
-        targets = {}
-        for index, tensor in enumerate(inputs):
-            edge = _edge_to(tensor)
-            targets.setdefault(edge[0], []).append((edge[1], index))
-        if all(type(node) is not AccumulateGrad or node in targets for node in dependencies):
-            runnable = None  # every leaf is an input, so every node leads to one: all run
-        else:
-            runnable = _nodes_leading_to(targets, dependencies, [edge[0] for edge in root_edges])
-            if accumulate:
-                runnable.update(targets)  # as PyTorch, backward(inputs=) runs the inputs' own nodes and hooks
-    captured = [None] * len(inputs) if inputs is not None else None
-
-    buffers = {}
-    for edge, grad in zip(root_edges, root_grads):
-        _add_to_buffer(buffers, edge[0], edge[1], grad)
-    ready = list(dict.fromkeys(edge[0] for edge in root_edges if dependencies.get(edge[0], 0) == 0))
-
+    task = GraphTask(retain_graph, create_graph, accumulate)
+    task.prepare(roots, root_grads, inputs)
+    ready, runnable, buffers, targets = task.ready, task.runnable, task.buffers, task.targets
     previous_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
     try:
         while ready:
             node = ready.pop()
             grads = buffers.pop(node, None)
-            if grads is None:
-                grads = [None] * _output_count(node)
-            if node._tensor_pre_hooks is not None or node._retained_outputs is not None:
-                grads = _run_tensor_hooks(node, grads)
-            if targets is not None:
-                if node in targets:
-                    for output_nr, index in targets[node]:
-                        captured[index] = grads[output_nr]
-                if runnable is not None and type(node) is not AccumulateGrad and node not in runnable:
-                    continue
+            if grads is None or node._tensor_pre_hooks is not None or node._retained_outputs is not None:
+                grads = task.take_gradients(node, grads)
+            if targets is not None and node in targets:
+                task.capture(node, grads)
             if type(node) is AccumulateGrad:
-                if accumulate and (targets is None or node in targets) and grads[0] is not None:
-                    if node._pre_hooks is None and node._post_hooks is None and node._post_accumulate_hooks is None:
-                        _accumulate(node, grads[0], create_graph)
-                    else:
-                        _accumulate_with_hooks(node, grads[0], create_graph)
-                for observer in observers:
-                    observer(node, (grads[0],), ())
-                continue
-
-            grad_inputs = _call_backward(node, grads, create_graph)
-            if not retain_graph and node._saved is not None:
-                node._saved = None
-                node._saved_was_freed = True
-            edges = node._edges
-            if len(grad_inputs) != len(edges):
-                grad_inputs = _check_count(node, grad_inputs)
-            # Distribute the gradients to the next nodes, checking each at this boundary.
-            for grad, edge in zip(grad_inputs, edges):
-                if edge is None:
-                    if grad is not None:
-                        _check_gradients(node, grad_inputs)  # raises, naming the position
-                    continue
-                next_node = edge[0]
-                if next_node is None:
-                    continue
-                if runnable is not None and next_node not in runnable and next_node not in targets:
-                    continue
-                if grad is not None:
-                    if type(grad) is not Tensor:
-                        grad = _check_type(node, grad_inputs, grad)
-                    # (no local for grad._data: a reference left in this frame would make
-                    # _owned_copy see the array as shared and copy it)
-                    if grad._data.shape != edge[2] or grad._data.dtype != edge[3]:
-                        grad = _conform(node, grad_inputs, grad, edge)
-                    buffer = buffers.get(next_node)
-                    if buffer is None:
-                        if next_node._output_meta is None:
-                            buffers[next_node] = [grad]
-                        else:
-                            buffer = buffers[next_node] = [None] * len(next_node._output_meta)
-                            buffer[edge[1]] = grad
-                    else:
-                        existing = buffer[edge[1]]
-                        buffer[edge[1]] = grad if existing is None else existing + grad
-                remaining = dependencies[next_node] - 1
-                dependencies[next_node] = remaining
-                if remaining == 0:
-                    ready.append(next_node)
+                task.accumulate(node, grads)
+            elif runnable is None or node in runnable:
+                task.hand_on(node, run_node(task, node, grads))
     finally:
         _grad_state.enabled = previous_mode
+    return task.finish(inputs)
 
-    if inputs is not None and accumulate:
-        for tensor, grad in zip(inputs, captured):
-            if grad is not None and not tensor.is_leaf:
-                _accumulate_into(tensor, grad, create_graph)
-    return captured
+
+class GraphTask:
+    """The state of one backward pass: dependency counts, gradient buffers, the ready nodes."""
+
+    __slots__ = ("retain_graph", "create_graph", "fills_grad", "dependencies", "buffers", "owned",
+                 "shared", "ready", "targets", "runnable", "captured")
+
+    def __init__(self, retain_graph, create_graph, accumulate):
+        self.retain_graph = retain_graph
+        self.create_graph = create_graph
+        self.fills_grad = accumulate  # leaves (or the `inputs`) get .grad
+        self.buffers = {}     # node -> one gradient (or None) per output of the node, summed so far
+        self.owned = set()    # (node, output_nr) of buffered gradients the engine made (may add into)
+        # ids of gradient arrays no leaf's .grad may take uncopied. Only ids, to keep no gradient
+        # alive: should a freed array's id be reused, the new array is merely copied once.
+        self.shared = set()
+        self.targets = None   # with `inputs`: node -> [(output_nr, index in inputs)]
+        self.runnable = None  # with `inputs`: the nodes whose backward leads to one (None: all)
+        self.captured = None  # with `inputs`: the gradient of each, as it arrives
+
+    def prepare(self, roots, root_grads, inputs):
+        """Count the dependencies from the roots, buffer the root gradients, find the ready nodes."""
+        root_edges = [_edge_to(root) for root in roots]
+        root_nodes = [edge.node for edge in root_edges]
+        self.dependencies = dependencies = _count_dependencies(root_nodes)
+        if inputs is not None:
+            self._prepare_targets(inputs, root_nodes)
+        self._share(root_grads)
+        for edge, grad in zip(root_edges, root_grads):
+            self._add_to_buffer(edge.node, edge.input_nr, grad)
+        self.ready = list(dict.fromkeys(node for node in root_nodes if dependencies.get(node, 0) == 0))
+
+    def _prepare_targets(self, inputs, root_nodes):
+        self.targets = targets = {}
+        for index, tensor in enumerate(inputs):
+            edge = _edge_to(tensor)
+            targets.setdefault(edge.node, []).append((edge.input_nr, index))
+        self.captured = [None] * len(inputs)
+        if any(type(node) is AccumulateGrad and node not in targets for node in self.dependencies):
+            self.runnable = _nodes_leading_to(targets, self.dependencies, root_nodes)
+            if self.fills_grad:
+                self.runnable.update(targets)  # as PyTorch, backward(inputs=) runs the inputs' own nodes and hooks
+        # else every leaf is an input, so every node leads to one: all run
+
+    def take_gradients(self, node, grads):
+        """The gradients that arrived at `node`'s outputs (`grads`, from its buffer, None if none
+        did), after the hooks of its output tensors (the loop in run_backward does the rest)."""
+        if grads is None:
+            grads = [None] * _output_count(node)
+        if node._tensor_pre_hooks is not None or node._retained_outputs is not None:
+            self._share(grads)  # the hooks see them
+            grads = _run_tensor_hooks(node, grads)
+            self._share(grads)  # and may return their own
+        return grads
+
+    def capture(self, node, grads):
+        """Keep the gradients of the `inputs` whose gradient is `node`'s output."""
+        for output_nr, index in self.targets[node]:
+            self.captured[index] = grads[output_nr]
+
+    def hand_on(self, node, grad_inputs):
+        """Send each gradient `node`'s backward returned along its edge: check it, add it to the
+        next node's buffer, and queue that node once nothing more is coming to it."""
+        edges = node._edges
+        if len(grad_inputs) != len(edges):
+            grad_inputs = _check_count(node, grad_inputs)
+        dependencies, buffers, runnable = self.dependencies, self.buffers, self.runnable
+        for grad, edge in zip(grad_inputs, edges):
+            next_node = edge.node
+            if next_node is None:
+                if grad is not None and node._non_tensor_inputs:
+                    _check_gradients(node, grad_inputs)  # raises if it is a non-tensor's position
+                continue
+            if runnable is not None and next_node not in runnable and next_node not in self.targets:
+                continue
+            if grad is not None:
+                if type(grad) is not Tensor:
+                    grad = _check_type(node, grad_inputs, grad)
+                data = grad._data
+                if data.shape != edge.shape or data.dtype != edge.dtype:
+                    grad = _conform(node, grad_inputs, grad, edge)
+                buffer = buffers.get(next_node)
+                if buffer is None and next_node._output_meta is None:
+                    buffers[next_node] = [grad]  # the common case: the first gradient of a one-output node
+                else:
+                    self._add_to_buffer(next_node, edge.input_nr, grad)
+            remaining = dependencies[next_node] - 1
+            dependencies[next_node] = remaining
+            if remaining == 0:
+                self.ready.append(next_node)
+
+    def _add_to_buffer(self, node, output_nr, grad):
+        """Sum `grad` into the buffer of `node`'s output `output_nr` (PyTorch 2017's `_add_grad`)."""
+        buffer = self.buffers.get(node)
+        if buffer is None:
+            buffer = self.buffers[node] = [None] * _output_count(node)
+        existing = buffer[output_nr]
+        if existing is None:
+            buffer[output_nr] = grad
+        elif self.create_graph or existing._requires_grad or grad._requires_grad:
+            buffer[output_nr] = existing + grad  # recorded, so the sum can be differentiated
+        elif (node, output_nr) in self.owned:
+            existing._data += grad._data
+        else:  # neither gradient is the engine's to change: a new sum, which the engine owns
+            buffer[output_nr] = new_tensor(existing._data + grad._data)
+            self.owned.add((node, output_nr))
+
+    def _share(self, grads):
+        shared = self.shared
+        for grad in grads:
+            if isinstance(grad, Tensor):
+                shared.add(id(grad._data))
+
+    def share_results_of_user_backward(self, grads, grad_inputs):
+        """A user's backward may return memory it keeps (a global, a saved input): none of it may
+        become a `.grad` uncopied. Passing on a gradient it received passes on its ownership."""
+        received = {id(grad._data) for grad in grads if grad is not None}
+        self._share(grad for grad in grad_inputs if isinstance(grad, Tensor) and id(grad._data) not in received)
+
+    def accumulate(self, node, grads):
+        """A leaf's gradient arrived: add it into `.grad` (with the node's hooks)."""
+        grad = grads[0]
+        if self.fills_grad and grad is not None and (self.targets is None or node in self.targets):
+            if node._pre_hooks is None and node._post_hooks is None and node._post_accumulate_hooks is None:
+                _accumulate(node, grad, self.create_graph, self._may_take(node, grad))
+            else:
+                _accumulate_with_hooks(node, grad, self.create_graph)
+        for observer in observers:
+            observer(node, (grad,), ())
+
+    def _may_take(self, node, grad):
+        """Whether the leaf's `.grad` may be `grad` itself (see the module docstring)."""
+        if observers or node._tensor_pre_hooks is not None:
+            return False  # they may keep the gradient they saw
+        if (node, 0) in self.owned:
+            return True
+        data = grad._data
+        if data.base is not None or not data.flags.writeable or not data.flags.c_contiguous \
+                or id(data) in self.shared:
+            return False
+        self.shared.add(id(data))  # taken: no other leaf gets the same memory
+        return True
+
+    def finish(self, inputs):
+        """With `inputs`, give the non-leaf ones their `.grad` (backward) and return all gradients."""
+        if inputs is not None and self.fills_grad:
+            for tensor, grad in zip(inputs, self.captured):
+                if grad is not None and not tensor.is_leaf:
+                    _accumulate_into(tensor, grad, self.create_graph, owned=False)
+        return self.captured
 
 
 def _count_dependencies(root_nodes):
+    """How many edges lead into each node reachable from `root_nodes`."""
     dependencies = {}
     stack = list(dict.fromkeys(root_nodes))  # a root given twice is still walked once
     roots = set(stack)
     while stack:
         for edge in stack.pop()._edges:
-            if edge is None:
-                continue
-            next_node = edge[0]
+            next_node = edge.node
             if next_node is None:
                 continue
             if next_node in dependencies:
@@ -158,17 +247,17 @@ def _nodes_leading_to(targets, dependencies, root_nodes):
         node = stack.pop()
         order.append(node)
         for edge in node._edges:
-            if edge is None or edge[0] is None:
+            if edge.node is None:
                 continue
-            count = remaining[edge[0]] - 1
-            remaining[edge[0]] = count
+            count = remaining[edge.node] - 1
+            remaining[edge.node] = count
             if count == 0:
-                stack.append(edge[0])
+                stack.append(edge.node)
     leads_to_target = set(targets)
     runnable = set()
     for node in reversed(order):
         for edge in node._edges:
-            if edge is not None and edge[0] in leads_to_target:
+            if edge.node in leads_to_target:
                 runnable.add(node)
                 leads_to_target.add(node)
                 break
@@ -178,14 +267,6 @@ def _nodes_leading_to(targets, dependencies, root_nodes):
 def _output_count(node):
     meta = node._output_meta
     return 1 if meta is None else len(meta)
-
-
-def _add_to_buffer(buffers, node, output_nr, grad):
-    buffer = buffers.get(node)
-    if buffer is None:
-        buffer = buffers[node] = [None] * _output_count(node)
-    existing = buffer[output_nr]
-    buffer[output_nr] = grad if existing is None else existing + grad
 
 
 def _run_tensor_hooks(node, grads):
@@ -206,28 +287,36 @@ def _run_tensor_hooks(node, grads):
     return grads
 
 
-def _call_backward(node, grads, create_graph):
-    """Run one node's backward with its hooks; returns its gradients as a tuple."""
+def run_node(task, node, grads):
+    """Run one node's backward with its hooks and free what it saved (unless `retain_graph`);
+    returns one gradient per forward argument, as a tuple."""
     if len(grads) == 1:
         if grads[0] is None:
-            return (None,) * len(node._edges)
+            return _nothing_to_run(task, node)
     elif all(grad is None for grad in grads):
-        return (None,) * len(node._edges)
+        return _nothing_to_run(task, node)
     elif node._materialize_grads and node._output_meta is not None:
         grads = [_zeros(meta) if grad is None and meta is not None else grad
                  for grad, meta in zip(grads, node._output_meta)]
     if node._pre_hooks is not None:
+        task._share(grads)  # a hook may keep what it sees, or return its own
         for hook in list(node._pre_hooks.values()):
             result = hook(tuple(grads))
             if result is not None:
                 grads = list(result)
+                task._share(grads)
+    create_graph = task.create_graph
     if create_graph and node._tensor_attributes is not None:
         _warn_tensor_attributes(node)
+    forward_cls = node._forward_cls
     try:
-        if node._forward_cls._array_backward and not create_graph:
+        if forward_cls._array_backward and not create_graph:
             grad_inputs = _backward_on_arrays(node, grads)
         else:
-            grad_inputs = node._forward_cls.backward(node, *grads)
+            grad_inputs = forward_cls.backward(node, *grads)
+            if not forward_cls._array_forward:
+                task.share_results_of_user_backward(grads, grad_inputs if type(grad_inputs) in (tuple, list)
+                                                    else (grad_inputs,))
     except Exception as error:
         _explain_backward_error(node, error)
         raise
@@ -235,15 +324,32 @@ def _call_backward(node, grads, create_graph):
         grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
     if node._post_hooks is not None:
         grad_inputs = _check_gradients(node, grad_inputs)
+        task._share(grad_inputs)
         for hook in list(node._post_hooks.values()):
             result = hook(grad_inputs, tuple(grads))
             if result is not None:
                 grad_inputs = _check_gradients(node, result)
+                task._share(grad_inputs)
     if anomaly.state.enabled:
         anomaly.check_backward_outputs(node, grad_inputs)
     for observer in observers:
         observer(node, tuple(grads), _check_gradients(node, grad_inputs))
+    if node._saved is not None and not task.retain_graph:
+        node._saved = None
+        node._saved_was_freed = True
     return grad_inputs
+
+
+def _nothing_to_run(task, node):
+    """No gradient reached the node: it sends None to every input (its hooks are not called)."""
+    _free_saved(task, node)
+    return (None,) * len(node._edges)
+
+
+def _free_saved(task, node):
+    if node._saved is not None and not task.retain_graph:
+        node._saved = None
+        node._saved_was_freed = True
 
 
 def _backward_on_arrays(node, grads):
@@ -257,8 +363,8 @@ def _backward_on_arrays(node, grads):
             results = node._forward_cls.backward(node, *[grad._data for grad in grads])
     finally:
         node._unpack_as_arrays = False
-    if type(results) is not tuple:
-        results = (results,)
+    if type(results) is not tuple:  # one input: no loop on the path of every unary op
+        return (new_tensor(results if type(results) is _ndarray else _as_array(results)),)
     return tuple([None if result is None else new_tensor(result if type(result) is _ndarray else
                                                            _as_array(result)) for result in results])
 
@@ -315,7 +421,7 @@ def _check_type(node, grad_inputs, grad):
 
 def _conform(node, grad_inputs, grad, edge):
     """A gradient of another shape (summed back if it is a broadcast of the input's) or dtype (cast)."""
-    shape, dtype = edge[2], edge[3]
+    shape, dtype = edge.shape, edge.dtype
     if grad._data.shape != shape:
         index = next(i for i, item in enumerate(grad_inputs) if item is grad)
         try:
@@ -338,15 +444,16 @@ def _check_gradients(node, grad_inputs):
     for index, (grad, edge) in enumerate(zip(grad_inputs, node._edges)):
         if grad is None:
             continue
-        if edge is None:
-            raise _boundary_error(
-                node, f"{node._forward_cls.__name__}.backward returned a gradient different than None at "
-                      f"position {index}, but the corresponding forward input was not a tensor; return None there")
-        if edge[0] is None:
+        if edge.node is None:
+            if index in node._non_tensor_inputs:
+                raise _boundary_error(
+                    node, f"{node._forward_cls.__name__}.backward returned a gradient different than None at "
+                          f"position {index}, but the corresponding forward input was not a tensor; return "
+                          "None there")
             checked[index] = None
             continue
         grad = _check_type(node, grad_inputs, grad)
-        if grad._data.shape != edge[2] or grad._data.dtype != edge[3]:
+        if grad._data.shape != edge.shape or grad._data.dtype != edge.dtype:
             grad = _conform(node, grad_inputs, grad, edge)
         checked[index] = grad
     return tuple(checked)
@@ -366,10 +473,10 @@ def _reduce_to_shape(function_name, index, grad, shape):
     return sum_to_shape(grad, shape)
 
 
-def _accumulate(node, grad, create_graph):
+def _accumulate(node, grad, create_graph, owned):
     tensor = node._variable_ref()
     if tensor is not None and grad is not None:
-        _accumulate_into(tensor, grad, create_graph)
+        _accumulate_into(tensor, grad, create_graph, owned)
 
 
 def _accumulate_with_hooks(node, grad, create_graph):
@@ -381,8 +488,13 @@ def _accumulate_with_hooks(node, grad, create_graph):
             result = hook(grads)
             if result is not None:
                 grads = tuple(result)
-    _accumulate(node, grads[0], create_graph)
     tensor = node._variable_ref()
+    first = tensor is not None and tensor._grad is None
+    _accumulate(node, grads[0], create_graph, owned=False)
+    if first and not create_graph and grads[0] is not None:
+        # PyTorch's .grad takes over the first gradient (its hooks may let go of it), so the
+        # hooks below see that gradient as `.grad`; here `.grad` is a copy, which they see instead.
+        grads = (tensor._grad,)
     if node._post_accumulate_hooks is not None and tensor is not None:
         for hook in list(node._post_accumulate_hooks.values()):
             if hook(tensor) is not None:
@@ -392,27 +504,24 @@ def _accumulate_with_hooks(node, grad, create_graph):
             hook((), grads)
 
 
-def _accumulate_into(tensor, grad, create_graph):
-    """`.grad += grad`, in place unless the graph of the gradient itself is being recorded."""
+def _accumulate_into(tensor, grad, create_graph, owned):
+    """`.grad += grad`, in place unless the graph of the gradient itself is being recorded.
+
+    A first gradient becomes `.grad` itself only if the engine `owned` it; anything else may be
+    referenced elsewhere (the caller's grad_output, a hook's tensor, another leaf's gradient) and
+    is copied, as `.grad` is changed in place later. PyTorch decides the same by reference count."""
     existing = tensor._grad
     if existing is None:
-        tensor._grad = grad if create_graph else _owned_copy(grad)
+        if owned:
+            tensor._grad = grad
+        elif create_graph:
+            tensor._grad = grad.clone()  # recorded, so the new .grad still leads back to the graph
+        else:
+            tensor._grad = new_tensor(grad._data.copy())
     elif create_graph or existing._requires_grad:
         tensor._grad = existing + grad
     else:
         existing._data += grad._data
-
-
-def _owned_copy(grad):
-    """A detached gradient whose memory nothing else shares (so `.grad` may be changed in place)."""
-    data = grad._data
-    if data.base is not None or not data.flags.writeable or sys.getrefcount(data) > _UNSHARED_REFCOUNT:
-        data = data.copy()
-    return new_tensor(data, False, None, 0)
-
-
-# getrefcount(data) inside _owned_copy sees: the tensor's slot, the local `data`, and its own argument.
-_UNSHARED_REFCOUNT = 3
 
 
 def _warn_tensor_attributes(node):

@@ -12,7 +12,7 @@ of HIPS autograd and JAX. A user Function supplies its rule as a `jvp(ctx, *tang
         fwAD.unpack_dual(y).tangent        # d y / d x[0] = 2.0
 
 The hook is one check in `Function.apply` (`state.level is not None`), so forward AD costs nothing
-while no dual level is open. Tangents live in the tensor's `__dict__` (`_fw_grad`), tagged with the
+while no dual level is open. Tangents live in the tensor's `_fw_grad` slot, tagged with the
 token of the level that made them: once the level exits they are ignored, as PyTorch drops them.
 
 Differences from PyTorch: one level at a time (PyTorch eager has the same limit), and the tangent
@@ -138,14 +138,14 @@ def unpack_dual(tensor, *, level=None):
 
 def tangent_of(tensor):
     """The tangent `tensor` carries at the open level, or None."""
-    entry = tensor.__dict__.get("_fw_grad") if isinstance(tensor, Tensor) else None
+    entry = getattr(tensor, "_fw_grad", None) if isinstance(tensor, Tensor) else None
     if entry is None or entry[0] is not state.token:
         return None
     return entry[1]
 
 
 def _set_tangent(tensor, tangent):
-    tensor.__dict__["_fw_grad"] = (state.token, tangent)
+    tensor._fw_grad = (state.token, tangent)
 
 
 class _forward_ad_off:

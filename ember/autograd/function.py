@@ -29,6 +29,7 @@ from ..utils.hooks import RemovableHandle
 from . import grad_mode
 from . import anomaly as anomaly_mode
 from . import forward_ad
+from .edge import Edge, NO_EDGE
 from .saved_hooks import PackedSaved as _PackedSaved, state as _saved_hooks_state
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
@@ -36,7 +37,8 @@ __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"
 
 _grad_state = grad_mode.state
 _forward_ad_state = forward_ad.state
-_NO_EDGE = (None, 0)
+# Edge(...) without NamedTuple's Python-level __new__: _new_edge((node, input_nr, shape, dtype)).
+_new_edge = functools.partial(tuple.__new__, Edge)
 
 
 class FunctionCtx:
@@ -91,7 +93,8 @@ class Node(FunctionCtx):
     (`AccumulateGrad` for leaves, None for inputs that need no gradient).
     """
 
-    _edges = ()              # per forward argument: None (not a tensor), (None, 0), or an edge
+    _edges = ()              # one Edge per forward argument (NO_EDGE where no gradient flows)
+    _non_tensor_inputs = ()  # positions of arguments that were not tensors (nor wrapped numbers)
     _output_meta = None      # (shape, numpy dtype) per output, to materialize missing gradients
     _pre_hooks = None
     _post_hooks = None
@@ -107,7 +110,9 @@ class Node(FunctionCtx):
 
     @property
     def next_functions(self):
-        return tuple(edge[:2] for edge in self._edges if edge is not None)
+        non_tensors = self._non_tensor_inputs
+        return tuple((edge.node, edge.input_nr) for position, edge in enumerate(self._edges)
+                     if position not in non_tensors)
 
     @property
     def metadata(self):
@@ -309,7 +314,7 @@ def _edge_to(tensor):
         if node is None:
             node = tensor._grad_accumulator = AccumulateGrad(tensor)
     data = tensor._data
-    return (node, tensor._output_nr, data.shape, data.dtype)
+    return _new_edge((node, tensor._output_nr, data.shape, data.dtype))
 
 
 def refresh_view_grad_fn(view):
@@ -317,11 +322,11 @@ def refresh_view_grad_fn(view):
 
     A view recorded before an in-place change of its base (or of another view of it) would otherwise
     send its gradient to the base's old history (PyTorch regenerates it the same way)."""
-    recorded = view.__dict__.get("_view_version")
+    recorded = view._view_version
     counter = view._version_counter
     if recorded is None or counter is None or counter.value == recorded:
         return view._grad_fn
-    base, replay = view._base, view.__dict__.get("_view_replay")
+    base, replay = view._base, view._view_replay
     if replay is not None and base._requires_grad:
         previous = _grad_state.enabled
         _grad_state.enabled = True
@@ -585,7 +590,7 @@ _NUMBERS = (int, float, bool, complex)
 def _connect(node, args):
     """Give the node its edges (one per argument) and needs_input_grad; False if no input needs a
     gradient (then nothing is recorded and the node is only forward's ctx)."""
-    edges, needs, any_needed = [], [], False
+    edges, needs, any_needed, non_tensors = [], [], False, ()
     for arg in args:
         if isinstance(arg, Tensor):
             if arg._requires_grad:
@@ -594,17 +599,19 @@ def _connect(node, args):
                     edges.append(_edge_to(arg))  # leaves and views take the longer way
                 else:
                     data = arg._data
-                    edges.append((node_of_arg, arg._output_nr, data.shape, data.dtype))
+                    edges.append(_new_edge((node_of_arg, arg._output_nr, data.shape, data.dtype)))
                 needs.append(True)
                 any_needed = True
                 continue
-            edges.append(_NO_EDGE)
-        else:
-            edges.append(_NO_EDGE if node._forward_cls._wraps_numbers and type(arg) in _NUMBERS else None)
+        elif not (node._forward_cls._wraps_numbers and type(arg) in _NUMBERS):
+            non_tensors += (len(edges),)  # rare: a dim, a shape, a flag
+        edges.append(NO_EDGE)
         needs.append(False)
     if any_needed:
         node._edges = edges
         node.needs_input_grad = tuple(needs)
+        if non_tensors:
+            node._non_tensor_inputs = non_tensors
     return any_needed
 
 

@@ -87,7 +87,7 @@ class trace:
                 self.leaf_grads[name] = grad_outputs[0] if previous is None else previous + grad_outputs[0]
         else:
             name = node.name()
-            destinations = tuple(self._destination(edge) for edge in node._edges)
+            destinations = tuple(self._destination(edge.node) for edge in node._edges)
         self.steps.append(TraceStep(len(self.steps) + 1, name, node, grad_outputs, grad_inputs, destinations))
 
     def leaf_name(self, node):
@@ -97,12 +97,9 @@ class trace:
             return self._names[id(tensor)]
         return self._leaf_numbers.setdefault(id(node), f"leaf {len(self._leaf_numbers) + 1}")
 
-    def _destination(self, edge):
-        if edge is None:
-            return None                      # a non-tensor argument of forward
-        node = edge[0]
+    def _destination(self, node):
         if node is None:
-            return None                      # an input that needs no gradient
+            return None                      # an input that needs no gradient, or not a tensor
         if type(node) is AccumulateGrad:
             return self.leaf_name(node)
         return node.name()

@@ -117,7 +117,7 @@ def _saves(node, tensor):
 def _rebase_view(view, new_values, op_name):
     """In-place change of a view: rebuild the base's history around the changed region."""
     base = view._base
-    replay = view.__dict__["_view_replay"]
+    replay = view._view_replay
     if getattr(replay, "forbids_inplace", False):
         raise replay.inplace_error(view._output_nr)
     old_base = _stand_in(base)

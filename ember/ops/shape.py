@@ -28,7 +28,7 @@ def make_view(output, source, replay):
     """Record that `output` is a view of `source`: same memory, same version counter, and a way to
     rebuild it from the base (`replay`, a function of one tensor) for in-place ops on the view."""
     base = source._base
-    parent_replay = source.__dict__.get("_view_replay") if base is not None else None
+    parent_replay = source._view_replay if base is not None else None
     output._base = source if base is None else base
     output._version_counter = counter = source._shared_version_counter()
     output._view_version = counter.value  # when its grad_fn was made (see refresh_view_grad_fn)

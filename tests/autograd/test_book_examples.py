@@ -7,19 +7,9 @@ import pytest
 import ember as t
 from ember.autograd import Function
 
+from ember._examples import MultiplyAdd
+
 from ..conftest import assert_close
-
-
-class MultiplyAdd(Function):
-    @staticmethod
-    def forward(ctx, w, x, b):
-        ctx.save_for_backward(w, x)
-        return w * x + b
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        w, x = ctx.saved_tensors
-        return grad_output * x, grad_output * w, grad_output
 
 
 class MultiplyAddSavesNothing(Function):

@@ -211,4 +211,4 @@ def test_every_rule_in_the_table_is_a_builtin_primitive():
 def test_no_cost_outside_a_level():
     assert fwAD.state.level is None
     y = ember.ones(2) * 3
-    assert "_fw_grad" not in y.__dict__
+    assert not hasattr(y, "_fw_grad")

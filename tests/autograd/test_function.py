@@ -448,26 +448,14 @@ def test_backward_twice_raises_and_retain_graph_allows_it():
 
 
 def test_function_matches_torch_metadata(torch):
-    class TorchMultiplyAdd(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, w, x, b):
-            ctx.save_for_backward(w, x)
-            return w * x + b
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            w, x = ctx.saved_tensors
-            return grad_output * x, grad_output * w, grad_output
-
-    class MultiplyAdd(Function):
-        forward = staticmethod(TorchMultiplyAdd.forward)
-        backward = staticmethod(TorchMultiplyAdd.backward)
+    from ember._examples import MultiplyAdd, define_multiply_add
+    TorchMultiplyAdd = define_multiply_add(torch.autograd.Function)
 
     values = np.array([0.3, 0.7], np.float32)
     theirs = TorchMultiplyAdd.apply(torch.tensor(values, requires_grad=True), torch.ones(2),
                                     torch.tensor(values, requires_grad=True))
     ours = MultiplyAdd.apply(t.tensor(values, requires_grad=True), t.ones(2), t.tensor(values, requires_grad=True))
-    assert ours.grad_fn.name() == theirs.grad_fn.name().replace("Torch", "")
+    assert ours.grad_fn.name() == theirs.grad_fn.name()
     assert [node is None for node, _ in ours.grad_fn.next_functions] == \
         [node is None for node, _ in theirs.grad_fn.next_functions]
     assert ours.requires_grad == theirs.requires_grad and ours.is_leaf == theirs.is_leaf

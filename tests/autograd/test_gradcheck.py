@@ -5,23 +5,12 @@ import pytest
 import ember
 from ember.autograd import Function, once_differentiable, gradcheck, gradgradcheck, check_function
 from ember.autograd.gradcheck import GradcheckError
+from ember._examples import MultiplyAdd
 
 
 def _double(*shape, seed=0):
     rng = np.random.default_rng(seed)
     return ember.tensor(rng.standard_normal(shape), dtype=ember.float64, requires_grad=True)
-
-
-class MultiplyAdd(Function):
-    @staticmethod
-    def forward(ctx, w, x, b):
-        ctx.save_for_backward(w, x)
-        return w * x + b
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        w, x = ctx.saved_tensors
-        return grad_output * x, grad_output * w, grad_output
 
 
 class SwappedGradients(MultiplyAdd):

@@ -62,17 +62,7 @@ def test_books_graph_shapes_and_labels():
 
 
 def test_user_function_node_is_named_after_the_function():
-    class MultiplyAdd(ember.autograd.Function):
-        @staticmethod
-        def forward(ctx, w, x, b):
-            ctx.save_for_backward(w, x)
-            return w * x + b
-
-        @staticmethod
-        def backward(ctx, grad):
-            w, x = ctx.saved_tensors
-            return grad * x, grad * w, grad
-
+    from ember._examples import MultiplyAdd
     x, w, b, _ = book_graph()
     nodes, _ = parse(viz.make_dot(MultiplyAdd.apply(w, x, b)))
     assert nodes[by_label(nodes, "MultiplyAddBackward")]["shape"] == "box"
@@ -188,3 +178,45 @@ def test_collapse_modules():
     assert node.metadata_dict is None or "module" not in node.metadata_dict
     tagged = loss.grad_fn.next_functions[0][0]
     assert tagged.metadata["module"] == "2"
+
+
+def _chain(length):
+    x = ember.ones(1, requires_grad=True)
+    y = x
+    for _ in range(length):
+        y = y * 1.0
+    return x, y
+
+
+def test_deep_graphs_print_in_linear_size():
+    # Indentation that grew with depth made a 20,000-op chain an 800 MB text.
+    length = 20_000
+    _, y = _chain(length)
+    text = viz.format_graph(y)
+    lines = text.splitlines()
+    assert text.count("MulBackward0") == length
+    assert len(lines) <= length + 4
+    widest = max(len(line) for line in lines)
+    assert widest <= 4 * viz.MAX_INDENT_LEVELS + 60, widest
+    assert len(text) <= length * (4 * viz.MAX_INDENT_LEVELS + 60)
+    assert "not indented further" in text
+    source = viz.make_dot(y).source
+    assert len(source) < length * 200, len(source)
+    assert len(repr(y.grad_fn)) < 80 and len(repr(y)) < 200
+
+
+def test_shallow_trees_keep_their_indentation():
+    _, y = _chain(viz.MAX_INDENT_LEVELS - 2)
+    text = viz.format_graph(y)
+    assert "not indented further" not in text
+    assert text.splitlines()[-1].startswith("    " * (viz.MAX_INDENT_LEVELS - 2) + "└── AccumulateGrad")
+
+
+def test_backward_trace_of_a_deep_graph_is_linear():
+    length = 20_000
+    x, y = _chain(length)
+    with ember.autograd.trace() as recorded:
+        y.backward()
+    text = str(recorded)
+    assert len(recorded.steps) == length + 1
+    assert len(text) < (length + 10) * 200, len(text)
