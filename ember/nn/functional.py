@@ -11,15 +11,20 @@ import warnings
 import numpy as np
 
 from .. import ops as _ops
+from .. import _dtype
 from .._tensor import Tensor, new_tensor
 from ..ops import _nn_common, activations as _activations, dropouts as _dropouts, embeddings as _embeddings, \
     losses as _losses, normalization as _normalization, padding as _padding, pooling as _pooling
 from ..ops.inplace import apply_inplace as _apply_inplace
+from ..ops.pooling import max_pool1d, max_pool2d, max_pool3d, adaptive_avg_pool1d
 from ..ops.conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
+from ..ops.interpolation import interpolate
+from ..ops.embeddings import one_hot
 from ..ops.linear_layers import linear, bilinear
 from ..ops.patches import unfold, fold, pixel_shuffle, pixel_unshuffle
 from ..ops.distance import cosine_similarity, pairwise_distance
-from ..ops.activations import prelu, softplus
+from ..ops.activations import prelu, softplus, hardshrink
+from ..ops.elementwise import tanh, sigmoid
 from ..ops.losses import margin_ranking_loss, hinge_embedding_loss, cosine_embedding_loss, \
     triplet_margin_loss
 
@@ -45,21 +50,6 @@ __all__ = [
 
 
 # ================================================================ pooling
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """Max pooling over (N, C, L); `stride` defaults to `kernel_size`. See `max_pool2d`."""
-    return _pooling.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
-
-
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """Max pooling over (N, C, H, W) windows; with `return_indices` also each maximum's index in its
-    H*W plane (for `max_unpool2d`). Example: `max_pool2d(x, 2)` halves H and W."""
-    return _pooling.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
-
-
-def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    return _pooling.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
-
-
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
     return _pooling.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
@@ -94,42 +84,15 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                          "avg_pool3d")
 
 
-def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, op_name):
-    kernel = _nn_common._ntuple(kernel_size, n, "kernel_size", op_name)
-    stride = kernel if stride is None else _nn_common._ntuple(stride, n, "stride", op_name)
-    padding = _nn_common._ntuple(padding, n, "padding", op_name)
-    unbatched = input.dim() == n + 1
-    if unbatched:
-        input, indices = input.unsqueeze(0), indices.unsqueeze(0)
-    in_size = input.shape[2:]
-    default = tuple((i - 1) * s - 2 * p + k for i, s, p, k in zip(in_size, stride, padding, kernel))
-    if output_size is None:
-        size = default
-    else:
-        size = tuple(output_size)[-n:]
-        for s, d, k in zip(size, default, stride):
-            if not d - k < s < d + k:
-                raise ValueError(f"{op_name}: invalid output_size {list(output_size)} (dim sizes must be between "
-                                 f"{[d - k + 1 for d, k in zip(default, stride)]} and "
-                                 f"{[d + k - 1 for d, k in zip(default, stride)]})")
-    if indices.shape != input.shape:
-        raise RuntimeError(f"{op_name}: Expected shape of indices to be same as that of the input tensor "
-                           f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
-    if indices.numel() and (int(indices._data.min()) < 0 or int(indices._data.max()) >= math.prod(size)):
-        raise RuntimeError(f"{op_name}: Found an invalid max index {int(indices._data.max())} (output volumes are "
-                           f"of size {'x'.join(map(str, size))})")
-    output = _pooling._SpatialScatter.apply(input, indices._data, size)
-    return output.squeeze(0) if unbatched else output
-
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The partial inverse of max_pool1d: values put back at `indices`, zeros elsewhere."""
-    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1, "max_unpool1d")
+    return _pooling._max_unpool(input, indices, kernel_size, stride, padding, output_size, 1, "max_unpool1d")
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The partial inverse of max_pool2d: values put back at `indices` (from return_indices=True)."""
-    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
+    return _pooling._max_unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
 
 
 def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n):
@@ -146,11 +109,6 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2)
-
-
-def adaptive_avg_pool1d(input, output_size):
-    """Average pooling of (N, C, L) to length `output_size` (windows chosen as PyTorch does)."""
-    return _pooling._adaptive_avg_pool(input, output_size, 1, "adaptive_avg_pool1d")
 
 
 def adaptive_avg_pool2d(input, output_size):
@@ -267,21 +225,14 @@ def leaky_relu_(input, negative_slope=0.01):
     return _apply_inplace(input, "leaky_relu_", _leaky_relu, negative_slope)
 
 
-def _rrelu(input, lower, upper, training):
-    if not training:
-        return _leaky_relu(input, (lower + upper) / 2)
-    from ..ops.creation import default_generator
-    slopes = default_generator.rng.uniform(lower, upper, input.shape).astype(input._data.dtype)
-    return _ops.where(input >= 0, input, input * new_tensor(slopes))
-
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU with a random slope in [lower, upper] per element when training, their mean otherwise."""
-    return _maybe_inplace(input, inplace, "rrelu_", _rrelu, lower, upper, training)
+    return _maybe_inplace(input, inplace, "rrelu_", _activations.rrelu, lower, upper, training)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    return _apply_inplace(input, "rrelu_", _rrelu, lower, upper, training)
+    return _apply_inplace(input, "rrelu_", _activations.rrelu, lower, upper, training)
 
 
 def glu(input, dim=-1):
@@ -313,11 +264,6 @@ def logsigmoid(input):
     return -_activations.Softplus.apply(-input, 1.0, math.inf)
 
 
-def hardshrink(input, lambd=0.5):
-    """x where |x| > lambd, else 0."""
-    return _activations.hardshrink(input, lambd)
-
-
 def tanhshrink(input):
     """x - tanh(x)."""
     return input - _ops.tanh(input)
@@ -333,14 +279,6 @@ def softshrink(input, lambd=0.5):
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
     return _ops.where(input > lambd, input - lambd, _ops.where(input < -lambd, input + lambd, 0.0))
-
-
-def tanh(input):
-    return _ops.tanh(input)
-
-
-def sigmoid(input):
-    return _ops.sigmoid(input)
 
 
 def hardsigmoid(input, inplace=False):
@@ -494,7 +432,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
     if eps is None:
-        eps = float(np.finfo(input._data.dtype).eps)
+        eps = _dtype.finfo(input.dtype).eps
     dims = tuple(range(-count, 0))
     output = input * _ops.rsqrt((input * input).mean(dims, keepdim=True) + eps)
     return output * weight if weight is not None else output
@@ -537,21 +475,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     return _embeddings._embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
 
 
-def one_hot(tensor, num_classes=-1):
-    """(*) int64 class indices -> (*, num_classes) int64 with a 1 at each index."""
-    if not isinstance(tensor, Tensor) or tensor._data.dtype != np.int64:
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    indices = tensor._data
-    if num_classes == -1:
-        if indices.size == 0:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        num_classes = int(indices.max()) + 1
-    if indices.size and indices.min() < 0:
-        raise RuntimeError("Class values must be non-negative.")
-    if indices.size and indices.max() >= num_classes:
-        raise RuntimeError("Class values must be smaller than num_classes.")
-    return new_tensor((indices[..., None] == np.arange(num_classes)).astype(np.int64))
-
 
 def pad(input, pad, mode="constant", value=None):
     """Pad the last len(pad)//2 dims: `pad` is (left, right, top, bottom, ...), last dim first.
@@ -572,104 +495,6 @@ def pad(input, pad, mode="constant", value=None):
 
 
 # ================================================================ interpolate
-def _source_positions(in_size, out_size, scale, align_corners, mode):
-    """Where each output sample falls in the input, in input coordinates (PyTorch's area_pixel rules)."""
-    index = np.arange(out_size, dtype=np.float64)
-    if mode in ("nearest", "nearest-exact"):
-        ratio = (1.0 / scale) if scale else in_size / out_size
-        shift = 0.5 if mode == "nearest-exact" else 0.0
-        return np.minimum(np.floor((index + shift) * ratio), in_size - 1).astype(np.int64)
-    if align_corners:
-        return index * ((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0)
-    ratio = (1.0 / scale) if scale else in_size / out_size
-    source = (index + 0.5) * ratio - 0.5
-    return np.maximum(source, 0.0) if mode == "linear" else source
-
-
-def _cubic_weights(t, a=-0.75):
-    """Keys' cubic convolution weights of the four taps around a fractional position t in [0, 1)."""
-    def near(x):
-        return ((a + 2) * x - (a + 3)) * x * x + 1
-
-    def far(x):
-        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
-
-
-def _interpolation_matrix(in_size, out_size, scale, align_corners, mode, dtype):
-    """(out, in) matrix whose rows hold the linear (2 taps) or cubic (4 taps) weights of each output."""
-    source = _source_positions(in_size, out_size, scale, align_corners, "linear" if mode == "linear" else mode)
-    matrix = np.zeros((out_size, in_size), dtype=np.float64)
-    rows = np.arange(out_size)
-    base = np.floor(source).astype(np.int64)
-    t = source - base
-    if mode == "linear":
-        base = np.minimum(base, in_size - 1)
-        upper = np.minimum(base + 1, in_size - 1)
-        np.add.at(matrix, (rows, base), 1 - t)
-        np.add.at(matrix, (rows, upper), t)
-    else:
-        for offset, weight in zip(range(-1, 3), _cubic_weights(t)):
-            np.add.at(matrix, (rows, np.clip(base + offset, 0, in_size - 1)), weight)
-    return new_tensor(matrix.astype(dtype))
-
-
-_MODE_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
-
-
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
-                antialias=False):
-    """Resize the spatial dims of (N, C, ...) to `size` or by `scale_factor`.
-
-    Modes: 'nearest', 'nearest-exact', 'linear' (3-D input), 'bilinear' / 'bicubic' (4-D),
-    'trilinear' (5-D), 'area' (adaptive average pooling). Linear modes are separable: one small
-    (out, in) weight matrix per dim, applied with matmul (so the result is differentiable twice).
-    """
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not available in ember")
-    n = input.dim() - 2
-    if n < 1:
-        raise ValueError(f"interpolate: expected an input with a batch and a channel dim (N, C, ...), got "
-                         f"{list(input.shape)}")
-    if mode in _MODE_DIMS and _MODE_DIMS[mode] != n:
-        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_MODE_DIMS[mode] + 2}D input")
-    if align_corners is not None and mode in ("nearest", "nearest-exact", "area"):
-        raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
-                         "bicubic | trilinear")
-    align_corners = bool(align_corners)
-    if (size is None) == (scale_factor is None):
-        raise ValueError("either size or scale_factor should be defined, and not both")
-    in_size = tuple(input.shape[2:])
-    if size is not None:
-        out_size = tuple(int(s) for s in (size if isinstance(size, (tuple, list)) else (size,) * n))
-        if len(out_size) != n:
-            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
-                             f"spatial dimensions of {list(in_size)} and output size of {list(out_size)}.")
-        scales = (None,) * n
-    else:
-        scales = tuple(float(s) for s in (scale_factor if isinstance(scale_factor, (tuple, list))
-                                          else (scale_factor,) * n))
-        out_size = tuple(int(math.floor(i * s)) for i, s in zip(in_size, scales))
-        if recompute_scale_factor:
-            scales = (None,) * n
-    if mode == "area":
-        return _pooling._adaptive_avg_pool(input, out_size, n, "interpolate")
-    output = input
-    for offset, (i, o, scale) in enumerate(zip(in_size, out_size, scales)):
-        dim = 2 + offset
-        if mode in ("nearest", "nearest-exact"):
-            index = _source_positions(i, o, scale, False, mode)
-            output = output[(slice(None),) * dim + (new_tensor(index),)]
-        elif mode in ("linear", "bilinear", "trilinear", "bicubic"):
-            kind = "cubic" if mode == "bicubic" else "linear"
-            matrix = _interpolation_matrix(i, o, scale, align_corners, kind, input._data.dtype)
-            output = (output.transpose(dim, -1) @ matrix.t()).transpose(dim, -1)
-        else:
-            raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
-                                      f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
-                                      f"nearest-exact (got {mode})")
-    return output.contiguous()
-
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated alias of `interpolate` (PyTorch warns the same way)."""

@@ -2,12 +2,13 @@
 """
 
 from .._backend import np
+from .._tensor import new_tensor
 from .. import _dtype
 from ..autograd.function import Function
 from ._common import normalize_dim
 from ._nn_common import _check_floating, _check_tensor
 
-__all__ = ["softmax", "log_softmax", "selu", "celu", "prelu", "hardshrink", "threshold"]
+__all__ = ["rrelu", "softmax", "log_softmax", "selu", "celu", "prelu", "hardshrink", "threshold"]
 # The functions here that are also tensor methods (`x.softmax(dim)`).
 METHODS = ("softmax", "log_softmax", "hardshrink", "prelu")
 # selu's constants (Klambauer et al., 2017), also used by alpha_dropout.
@@ -190,3 +191,15 @@ def threshold(input, threshold, value):
     """x where x > threshold, else `value`."""
     _check_tensor(input, "input", "threshold")
     return _where(input > threshold, input, value)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """Leaky ReLU with a random slope drawn from U(lower, upper) per element when training, and the
+    mean slope (lower + upper) / 2 otherwise."""
+    from .creation import default_generator
+    from .indexing import where
+    _check_tensor(input, "input", "rrelu")
+    if not training:
+        return where(input >= 0, input, input * ((lower + upper) / 2))
+    slopes = default_generator.rng.uniform(lower, upper, input.shape).astype(input._data.dtype)
+    return where(input >= 0, input, input * new_tensor(slopes))

@@ -2,7 +2,7 @@
 """
 
 from .._backend import np
-from .._tensor import new_tensor
+from .._tensor import Tensor, new_tensor
 from ..autograd.function import Function
 from ._nn_common import _check_tensor
 
@@ -106,3 +106,20 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     """`torch.embedding` (weight first): rows of `weight` at `indices`. See `nn.functional.embedding`."""
     return _embedding(indices, weight, None if padding_idx == -1 else padding_idx,
                       scale_grad_by_freq=scale_grad_by_freq)
+
+
+def one_hot(tensor, num_classes=-1):
+    """(*) int64 class indices -> (*, num_classes) int64 with a 1 at each index."""
+    if not isinstance(tensor, Tensor) or tensor._data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    indices = tensor._data
+    if num_classes == -1:
+        if indices.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(indices.max()) + 1
+    if indices.size and indices.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if indices.size and indices.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return new_tensor((indices[..., None] == np.arange(num_classes)).astype(np.int64))
+

@@ -435,3 +435,32 @@ def _adaptive_max_pool(input, output_size, return_indices, n, op_name):
 def adaptive_max_pool1d(input, output_size):
     """`torch.adaptive_max_pool1d`: (values, indices) of max pooling (N, C, L) to length `output_size`."""
     return _adaptive_max_pool(input, output_size, True, 1, "adaptive_max_pool1d")
+
+
+def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, op_name):
+    kernel = _ntuple(kernel_size, n, "kernel_size", op_name)
+    stride = kernel if stride is None else _ntuple(stride, n, "stride", op_name)
+    padding = _ntuple(padding, n, "padding", op_name)
+    unbatched = input.dim() == n + 1
+    if unbatched:
+        input, indices = input.unsqueeze(0), indices.unsqueeze(0)
+    in_size = input.shape[2:]
+    default = tuple((i - 1) * s - 2 * p + k for i, s, p, k in zip(in_size, stride, padding, kernel))
+    if output_size is None:
+        size = default
+    else:
+        size = tuple(output_size)[-n:]
+        for s, d, k in zip(size, default, stride):
+            if not d - k < s < d + k:
+                raise ValueError(f"{op_name}: invalid output_size {list(output_size)} (dim sizes must be between "
+                                 f"{[d - k + 1 for d, k in zip(default, stride)]} and "
+                                 f"{[d + k - 1 for d, k in zip(default, stride)]})")
+    if indices.shape != input.shape:
+        raise RuntimeError(f"{op_name}: Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
+    if indices.numel() and (int(indices._data.min()) < 0 or int(indices._data.max()) >= math.prod(size)):
+        raise RuntimeError(f"{op_name}: Found an invalid max index {int(indices._data.max())} (output volumes are "
+                           f"of size {'x'.join(map(str, size))})")
+    output = _SpatialScatter.apply(input, indices._data, size)
+    return output.squeeze(0) if unbatched else output
+
