@@ -4,7 +4,7 @@
 from .._backend import np
 from .._tensor import new_tensor
 from .. import _dtype
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._common import normalize_dim
 from ._nn_common import _check_floating, _check_tensor
 
@@ -17,11 +17,8 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 # ================================================================ softmax
-class Softmax(Function):
+class Softmax(Primitive, node="SoftmaxBackward0"):
     """exp(x - max) / sum: a primitive because exp(x) / sum(exp(x)) overflows for large x."""
-
-    _array_forward = True
-    _node_name = "SoftmaxBackward0"
 
     @staticmethod
     def forward(ctx, x, dim):
@@ -42,12 +39,8 @@ class Softmax(Function):
         return product - result * product.sum(ctx.dim, keepdim=True), None
 
 
-class LogSoftmax(Function):
+class LogSoftmax(Primitive, node="LogSoftmaxBackward0", backward_on_arrays=True):
     """x - max - log(sum(exp(x - max))): exact for large x and for very negative log-probabilities."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "LogSoftmaxBackward0"
 
     @staticmethod
     def forward(ctx, x, dim):
@@ -94,12 +87,9 @@ def log_softmax(input, dim, dtype=None):
 
 
 # ================================================================ activations
-class Softplus(Function):
+class Softplus(Primitive, node="SoftplusBackward0"):
     """log(1 + exp(beta x)) / beta, linear above `threshold`: a primitive because the composite
     overflows for large x and loses everything below about -17 (log(1 + tiny) == 0)."""
-
-    _array_forward = True
-    _node_name = "SoftplusBackward0"
 
     @staticmethod
     def forward(ctx, x, beta, threshold):

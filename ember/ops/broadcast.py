@@ -1,7 +1,7 @@
 """Undoing broadcasting: the one place where a gradient is summed back to an input's shape."""
 from .._backend import np, broadcast_view
 from .._tensor import Tensor
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 
 __all__ = ["sum_to_shape", "is_expandable_to", "broadcast_shapes"]
 
@@ -35,12 +35,8 @@ def _sum_array_to_shape(array, shape):
     return array
 
 
-class SumToSize(Function):
+class SumToSize(Primitive, node="SumToSizeBackward0", backward_on_arrays=True):
     """Sum a broadcast gradient back to `shape`; its own backward broadcasts again."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "SumToSizeBackward0"
 
     @staticmethod
     def forward(ctx, array, shape):

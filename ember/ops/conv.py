@@ -3,7 +3,7 @@
 import math
 
 from .._backend import np
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._nn_common import _batched, _check_floating, _check_same_dtype, _check_tensor, _ntuple
 from ._strided_windows import _col2im, _crop, _out_size, _pad, _windows
 from .padding import constant_pad_nd
@@ -104,11 +104,8 @@ def _sum_bias(grad):
     return grad.sum((0,) + tuple(range(2, grad.ndim)))
 
 
-class Convolution(Function):
+class Convolution(Primitive, node="ConvolutionBackward0"):
     """y = conv(x, w) + b: one im2col copy and one GEMM (per group, in one matmul call)."""
-
-    _array_forward = True
-    _node_name = "ConvolutionBackward0"
 
     @staticmethod
     def forward(ctx, x, weight, bias, stride, padding, dilation, groups):
@@ -136,11 +133,8 @@ class Convolution(Function):
         return grad_x, grad_weight, grad_bias, None, None, None, None
 
 
-class ConvTranspose(Function):
+class ConvTranspose(Primitive, node="ConvolutionBackward0"):
     """y = conv_transpose(x, w) + b: one GEMM, then the columns summed into place (col2im)."""
-
-    _array_forward = True
-    _node_name = "ConvolutionBackward0"
 
     @staticmethod
     def forward(ctx, x, weight, bias, stride, padding, output_padding, dilation, groups):
@@ -164,12 +158,9 @@ class ConvTranspose(Function):
         return grad_x, grad_weight, grad_bias, None, None, None, None, None
 
 
-class ConvWeightGrad(Function):
+class ConvWeightGrad(Primitive, node="ConvolutionBackwardBackward0"):
     """The gradient of conv's weight, correlate(x, grad_output): bilinear, so its backward is the
     two convolutions above with the incoming gradient as weight."""
-
-    _array_forward = True
-    _node_name = "ConvolutionBackwardBackward0"
 
     @staticmethod
     def forward(ctx, x, grad_output, kernel, stride, padding, dilation, groups, columns=None):

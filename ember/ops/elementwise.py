@@ -5,7 +5,7 @@ Broadcasting is not undone here: the engine sums each gradient back to its input
 from .._backend import np
 from .._tensor import Tensor
 from .. import _dtype
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._common import prepare_binary, check_broadcastable
 
 __all__ = ["add", "sub", "mul", "div", "true_divide", "pow", "neg", "exp", "log", "sin", "cos", "tanh",
@@ -24,12 +24,7 @@ def _fused(function, *operands):
 
 
 # ---------------------------------------------------------------- binary arithmetic
-class Add(Function):
-    _array_forward = True
-    _array_backward = True
-    _wraps_numbers = True
-    _node_name = "AddBackward0"
-
+class Add(Primitive, node="AddBackward0", wraps_numbers=True, backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, b):
         return a + b
@@ -40,12 +35,7 @@ class Add(Function):
         return (grad if needs_a else None), (grad if needs_b else None)
 
 
-class Sub(Function):
-    _array_forward = True
-    _array_backward = True
-    _wraps_numbers = True
-    _node_name = "SubBackward0"
-
+class Sub(Primitive, node="SubBackward0", wraps_numbers=True, backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, b):
         return a - b
@@ -56,12 +46,7 @@ class Sub(Function):
         return (grad if needs_a else None), (-grad if needs_b else None)
 
 
-class Mul(Function):
-    _array_forward = True
-    _array_backward = True
-    _wraps_numbers = True
-    _node_name = "MulBackward0"
-
+class Mul(Primitive, node="MulBackward0", wraps_numbers=True, backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, b):
         # Save only what the wanted gradients use (as PyTorch), so `y.add_(y * 2)`-style in-place
@@ -77,12 +62,7 @@ class Mul(Function):
         return (grad * b if needs_a else None), (grad * a if needs_b else None)
 
 
-class Div(Function):
-    _array_forward = True
-    _array_backward = True
-    _wraps_numbers = True
-    _node_name = "DivBackward0"
-
+class Div(Primitive, node="DivBackward0", wraps_numbers=True, backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
@@ -97,12 +77,8 @@ class Div(Function):
         return grad_a, grad_b
 
 
-class PowScalar(Function):
+class PowScalar(Primitive, node="PowBackward0", backward_on_arrays=True):
     """tensor ** number."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "PowBackward0"
 
     @staticmethod
     def forward(ctx, a, exponent):
@@ -119,11 +95,8 @@ class PowScalar(Function):
         return grad * exponent * a ** (exponent - 1), None
 
 
-class PowTensor(Function):
+class PowTensor(Primitive, node="PowBackward1"):
     """tensor ** tensor (and number ** tensor, with the number made a tensor)."""
-
-    _array_forward = True
-    _node_name = "PowBackward1"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -259,11 +232,7 @@ def _write_out(result, out):
 
 
 # ---------------------------------------------------------------- unary maths
-class Neg(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "NegBackward0"
-
+class Neg(Primitive, node="NegBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         return -a
@@ -273,11 +242,7 @@ class Neg(Function):
         return -grad
 
 
-class Exp(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "ExpBackward0"
-
+class Exp(Primitive, node="ExpBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         result = np.exp(a)
@@ -290,11 +255,7 @@ class Exp(Function):
         return grad * result
 
 
-class Log(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "LogBackward0"
-
+class Log(Primitive, node="LogBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -306,11 +267,7 @@ class Log(Function):
         return grad / a
 
 
-class Sin(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "SinBackward0"
-
+class Sin(Primitive, node="SinBackward0", backward_on_arrays=True):
     kernel = staticmethod(np.sin)
 
     @staticmethod
@@ -324,11 +281,7 @@ class Sin(Function):
         return grad * _fused(Cos, a)
 
 
-class Cos(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "CosBackward0"
-
+class Cos(Primitive, node="CosBackward0", backward_on_arrays=True):
     kernel = staticmethod(np.cos)
 
     @staticmethod
@@ -342,11 +295,7 @@ class Cos(Function):
         return -grad * _fused(Sin, a)
 
 
-class Tanh(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "TanhBackward0"
-
+class Tanh(Primitive, node="TanhBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         result = np.tanh(a)
@@ -359,12 +308,8 @@ class Tanh(Function):
         return _fused(TanhBackward, grad, result)
 
 
-class TanhBackward(Function):
+class TanhBackward(Primitive, node="TanhBackwardBackward0", backward_on_arrays=True):
     """`grad * (1 - y**2)` as one op (PyTorch's tanh_backward): one node instead of three in backward."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "TanhBackwardBackward0"
 
     @staticmethod
     def kernel(grad, result):
@@ -383,12 +328,8 @@ class TanhBackward(Function):
                 grad_grad * grad * result * -2.0 if needs_result else None)
 
 
-class Sigmoid(Function):
+class Sigmoid(Primitive, node="SigmoidBackward0", backward_on_arrays=True):
     """A primitive rather than 1/(1+exp(-x)): that composite overflows for large negative x."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "SigmoidBackward0"
 
     @staticmethod
     def forward(ctx, a):
@@ -404,12 +345,8 @@ class Sigmoid(Function):
         return _fused(SigmoidBackward, grad, result)
 
 
-class SigmoidBackward(Function):
+class SigmoidBackward(Primitive, node="SigmoidBackwardBackward0", backward_on_arrays=True):
     """`grad * y * (1 - y)` as one op (PyTorch's sigmoid_backward)."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "SigmoidBackwardBackward0"
 
     @staticmethod
     def kernel(grad, result):
@@ -428,11 +365,7 @@ class SigmoidBackward(Function):
                 grad_grad * grad * (1.0 - 2.0 * result) if needs_result else None)
 
 
-class Relu(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "ReluBackward0"
-
+class Relu(Primitive, node="ReluBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         result = np.maximum(a, 0)
@@ -445,12 +378,8 @@ class Relu(Function):
         return _fused(ReluBackward, grad, result)
 
 
-class ReluBackward(Function):
+class ReluBackward(Primitive, node="ThresholdBackwardBackward0", backward_on_arrays=True):
     """`grad` where the output is positive, else 0, as one op (PyTorch's threshold_backward)."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "ThresholdBackwardBackward0"
 
     @staticmethod
     def kernel(grad, result):
@@ -467,11 +396,7 @@ class ReluBackward(Function):
         return (_fused(ReluBackward, grad_grad, result) if ctx.needs_input_grad[0] else None), None
 
 
-class Sqrt(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "SqrtBackward0"
-
+class Sqrt(Primitive, node="SqrtBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         result = np.sqrt(a)
@@ -484,10 +409,7 @@ class Sqrt(Function):
         return grad / (2 * result)
 
 
-class Abs(Function):
-    _array_forward = True
-    _node_name = "AbsBackward0"
-
+class Abs(Primitive, node="AbsBackward0"):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)

@@ -3,18 +3,15 @@
 
 from .._backend import np
 from .._tensor import Tensor, new_tensor
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._nn_common import _check_tensor
 
 __all__ = ["embedding"]
 
 
 # ================================================================ embedding
-class Embedding(Function):
+class Embedding(Primitive, node="EmbeddingBackward0"):
     """Rows of `weight` picked by integer `indices`; backward sums gradients into the picked rows."""
-
-    _array_forward = True
-    _node_name = "EmbeddingBackward0"
 
     @staticmethod
     def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
@@ -28,11 +25,8 @@ class Embedding(Function):
         return _EmbeddingScatter.apply(grad, indices, *ctx.options), None, None, None
 
 
-class _EmbeddingScatter(Function):
+class _EmbeddingScatter(Primitive, node="EmbeddingBackwardBackward0"):
     """Embedding's weight gradient: grad rows summed per index (the padding row gets none)."""
-
-    _array_forward = True
-    _node_name = "EmbeddingBackwardBackward0"
 
     @staticmethod
     def forward(ctx, grad, indices, num_weights, padding_idx, scale_grad_by_freq):

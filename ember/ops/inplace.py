@@ -8,7 +8,7 @@ the base see the change.
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from ..autograd import grad_mode, forward_ad as _forward_ad
-from ..autograd.function import Function, refresh_view_grad_fn, _stop_retaining
+from ..autograd.function import Primitive, refresh_view_grad_fn, _stop_retaining
 
 __all__ = ["apply_inplace", "copy_into_out"]
 
@@ -129,11 +129,8 @@ def _rebase_view(view, new_values, op_name):
     view._requires_grad = True
 
 
-class CopySlices(Function):
+class CopySlices(Primitive, node="CopySlices"):
     """The base of a view after an in-place op on the view: `base` with the view's region replaced."""
-
-    _array_forward = True
-    _node_name = "CopySlices"
 
     @staticmethod
     def forward(ctx, base, values, replay):

@@ -2,20 +2,16 @@
 """
 
 from .._backend import np
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._nn_common import _check_same_dtype, _check_tensor
 
 __all__ = ["bilinear"]
 
 
 # ================================================================ linear
-class Linear(Function):
+class Linear(Primitive, node="AddmmBackward0", backward_on_arrays=True):
     """x @ w.T + b in one node (PyTorch's addmm): a primitive for measured speed, since the composite
     records three nodes (transpose, matmul, add) per layer."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "AddmmBackward0"
 
     @staticmethod
     def forward(ctx, x, weight, bias):
@@ -40,8 +36,8 @@ class Linear(Function):
         return grad_x, grad_weight, grad_bias
 
 
-class LinearNoBias(Linear):
-    _node_name = "MmBackward0"
+class LinearNoBias(Linear, node="MmBackward0"):
+    pass
 
 
 def linear(input, weight, bias=None):

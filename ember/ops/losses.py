@@ -4,7 +4,7 @@ import math
 
 from .._backend import np
 from .._tensor import new_tensor
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._nn_common import _check_floating, _check_tensor
 from .activations import Softplus, _sigmoid, _where
 from .distance import pairwise_distance
@@ -34,13 +34,10 @@ def reduce_loss(loss, reduction):
     return loss
 
 
-class BinaryCrossEntropyWithLogits(Function):
+class BinaryCrossEntropyWithLogits(Primitive, node="BinaryCrossEntropyWithLogitsBackward0"):
     """(1 - t) x + lw (log1p(exp(-|x|)) + max(-x, 0)), lw = 1 + (pos_weight - 1) t: a primitive so both
     the loss and PyTorch's gradient lw * sigmoid(x) - pos_weight * t are exact for large |x| (every
     composite loses one of them to cancellation)."""
-
-    _array_forward = True
-    _node_name = "BinaryCrossEntropyWithLogitsBackward0"
 
     @staticmethod
     def forward(ctx, x, target, weight, pos_weight):
@@ -156,17 +153,13 @@ def poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8, reduct
     return reduce_loss(loss, reduction)
 
 
-class NllLoss(Function):
+class NllLoss(Primitive, node="NllLossBackward0", backward_on_arrays=True):
     """-weight[t] * input[n, t] per sample, reduced: the negative log-likelihood of class targets.
 
     Works on (N, C) rows; K-dimensional inputs (N, C, d1, ...) arrive with the class dim moved last
     and flattened. Its backward is the constant "where each target sits" times the incoming gradient,
     so it is linear in that gradient and differentiable again.
     """
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "NllLossBackward0"
 
     @staticmethod
     def forward(ctx, rows, target, weight, reduction, ignore_index):
@@ -214,8 +207,8 @@ class NllLoss(Function):
         return grad * new_tensor(coefficient), None, None, None, None
 
 
-class NllLoss2d(NllLoss):
-    _node_name = "NllLoss2DBackward0"
+class NllLoss2d(NllLoss, node="NllLoss2DBackward0"):
+    pass
 
 
 def _class_rows(input):
@@ -260,12 +253,9 @@ def nll_loss_rows(input, target, weight, ignore_index, reduction, op_name="nll_l
     return loss
 
 
-class BinaryCrossEntropy(Function):
+class BinaryCrossEntropy(Primitive, node="BinaryCrossEntropyBackward0"):
     """-w [t log(x) + (1 - t) log(1 - x)] with each log clamped at -100, as PyTorch: a primitive so
     that x = 0 or 1 gives a finite loss and PyTorch's gradient (x - t) / max(x (1 - x), 1e-12)."""
-
-    _array_forward = True
-    _node_name = "BinaryCrossEntropyBackward0"
 
     @staticmethod
     def forward(ctx, x, target, weight):

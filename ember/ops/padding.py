@@ -3,17 +3,14 @@
 
 from .._backend import np
 from .._tensor import new_tensor
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 
 __all__ = ["constant_pad_nd"]
 
 
 # ================================================================ padding
-class ConstantPad(Function):
+class ConstantPad(Primitive, node="ConstantPadNdBackward0"):
     """Pad with a constant; backward crops the gradient back (a differentiable slice)."""
-
-    _array_forward = True
-    _node_name = "ConstantPadNdBackward0"
 
     @staticmethod
     def forward(ctx, x, before, after, value):

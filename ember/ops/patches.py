@@ -3,7 +3,7 @@
 import math
 
 from .._backend import np
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._nn_common import _batched, _check_tensor, _ntuple
 from ._strided_windows import _col2im, _crop, _out_size, _pad, _windows
 
@@ -43,11 +43,8 @@ def pixel_unshuffle(input, downscale_factor):
 
 
 # ================================================================ unfold / fold (im2col / col2im)
-class Im2Col(Function):
+class Im2Col(Primitive, node="Im2ColBackward0"):
     """(N, C, H, W) -> (N, C*kH*kW, L): every window as a column; its adjoint is Col2Im."""
-
-    _array_forward = True
-    _node_name = "Im2ColBackward0"
 
     @staticmethod
     def forward(ctx, x, kernel, dilation, padding, stride):
@@ -62,11 +59,8 @@ class Im2Col(Function):
         return (Col2Im.apply(grad, *ctx.geometry),) + (None,) * 4
 
 
-class Col2Im(Function):
+class Col2Im(Primitive, node="Col2ImBackward0"):
     """(N, C*kH*kW, L) -> (N, C, H, W): columns summed back into place; its adjoint is Im2Col."""
-
-    _array_forward = True
-    _node_name = "Col2ImBackward0"
 
     @staticmethod
     def forward(ctx, columns, output_size, kernel, dilation, padding, stride):

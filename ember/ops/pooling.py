@@ -4,7 +4,7 @@ import math
 
 from .._backend import np
 from .._tensor import new_tensor
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._nn_common import _batched, _check_floating, _check_tensor, _ntuple
 from ._strided_windows import _col2im, _crop, _disjoint, _pad, _windows
 
@@ -112,15 +112,12 @@ def _window_maxima(x, geometry):
     return best, local
 
 
-class _MaxPoolGather(Function):
+class _MaxPoolGather(Primitive, node="MaxPoolWithIndicesBackwardBackwardBackward0"):
     """x at each window's recorded maximum (`local`: the kernel offset of the maximum, per output).
 
     Max pooling's values once the offsets are known; its backward scatters, and the scatter's
     backward gathers again, so max pooling is differentiable any number of times.
     """
-
-    _array_forward = True
-    _node_name = "MaxPoolWithIndicesBackwardBackwardBackward0"
 
     @staticmethod
     def forward(ctx, x, local, geometry, values=None):
@@ -138,11 +135,8 @@ class _MaxPoolGather(Function):
         return _MaxPoolScatter.apply(grad, ctx.local, ctx.geometry), None, None, None
 
 
-class _MaxPoolScatter(Function):
+class _MaxPoolScatter(Primitive, node="MaxPoolWithIndicesBackwardBackward0"):
     """Max pooling's backward: each output's gradient goes to the input element that was its maximum."""
-
-    _array_forward = True
-    _node_name = "MaxPoolWithIndicesBackwardBackward0"
 
     @staticmethod
     def forward(ctx, grad, local, geometry):
@@ -164,25 +158,23 @@ class _MaxPoolScatter(Function):
         return _MaxPoolGather.apply(grad, ctx.local, ctx.geometry), None, None
 
 
-class MaxPool1d(_MaxPoolGather):
-    _node_name = "MaxPool2DWithIndicesBackward0"  # PyTorch runs max_pool1d with indices as a 2-D pool
+class MaxPool1d(_MaxPoolGather, node="MaxPool2DWithIndicesBackward0"):
+    pass
 
 
-class MaxPool2d(_MaxPoolGather):
-    _node_name = "MaxPool2DWithIndicesBackward0"
+class MaxPool2d(_MaxPoolGather, node="MaxPool2DWithIndicesBackward0"):
+    pass
 
 
-class MaxPool3d(_MaxPoolGather):
-    _node_name = "MaxPool3DWithIndicesBackward0"
+class MaxPool3d(_MaxPoolGather, node="MaxPool3DWithIndicesBackward0"):
+    pass
 
 
 _MAX_POOLS = {1: MaxPool1d, 2: MaxPool2d, 3: MaxPool3d}
 
 
-class _SpatialGather(Function):
+class _SpatialGather(Primitive):
     """values[n, c, j] = x[n, c].ravel()[indices[n, c, j]]: adaptive max pooling once indices are known."""
-
-    _array_forward = True
 
     @staticmethod
     def forward(ctx, x, indices, values):
@@ -199,11 +191,8 @@ class _SpatialGather(Function):
         return _SpatialScatter.apply(grad, indices, ctx.spatial), None, None
 
 
-class _SpatialScatter(Function):
+class _SpatialScatter(Primitive, node="MaxUnpoolBackward0"):
     """The adjoint of `_SpatialGather`: sum grad[n, c, j] into position indices[n, c, j] of zeros."""
-
-    _array_forward = True
-    _node_name = "MaxUnpoolBackward0"
 
     @staticmethod
     def forward(ctx, grad, indices, spatial):
@@ -222,8 +211,8 @@ class _SpatialScatter(Function):
         return _SpatialGather.apply(grad, indices, None), None, None
 
 
-class AdaptiveMaxPool(_SpatialGather):
-    _node_name = "AdaptiveMaxPool2DBackward0"
+class AdaptiveMaxPool(_SpatialGather, node="AdaptiveMaxPool2DBackward0"):
+    pass
 
 
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n, op_name):
@@ -275,11 +264,8 @@ def _avg_divisor(size, kernel, stride, padding, out_size, ceil_mode, count_inclu
     return divisor.astype(dtype)
 
 
-class AvgPool(Function):
+class AvgPool(Primitive, node="AvgPool2DBackward0"):
     """Mean over sliding windows: a strided view summed over its kernel axes, divided once."""
-
-    _array_forward = True
-    _node_name = "AvgPool2DBackward0"
 
     @staticmethod
     def forward(ctx, x, kernel, stride, padding, out_size, pad_after, divisor):
@@ -297,22 +283,19 @@ class AvgPool(Function):
         return (_AvgPoolAdjoint.apply(grad, ctx.spatial, *ctx.geometry),) + (None,) * 6
 
 
-class AvgPool1d(AvgPool):
-    _node_name = "AvgPool2DBackward0"  # PyTorch runs avg_pool1d as a 2-D pool
+class AvgPool1d(AvgPool, node="AvgPool2DBackward0"):
+    pass
 
 
-class AvgPool3d(AvgPool):
-    _node_name = "AvgPool3DBackward0"
+class AvgPool3d(AvgPool, node="AvgPool3DBackward0"):
+    pass
 
 
 _AVG_POOLS = {1: AvgPool1d, 2: AvgPool, 3: AvgPool3d}
 
 
-class _AvgPoolAdjoint(Function):
+class _AvgPoolAdjoint(Primitive, node="AvgPool2DBackwardBackward0"):
     """avg_pool's backward: each output's gradient, divided by its divisor, spread over its window."""
-
-    _array_forward = True
-    _node_name = "AvgPool2DBackwardBackward0"
 
     @staticmethod
     def forward(ctx, grad, spatial, kernel, stride, padding, out_size, pad_after, divisor):

@@ -3,7 +3,7 @@ counter and remember how to replay the view from the base (for in-place ops thro
 from .._backend import np, broadcast_view
 from .._tensor import Tensor, new_tensor as _wrap
 from .. import _dtype
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
 # Tensor.new_* are creation functions; listed here because shape's __all__ makes methods.
 from .creation import new_zeros, new_ones, new_empty, new_full, tensor_new_tensor as new_tensor
@@ -99,11 +99,7 @@ def _infer_shape(shape, size, op_name="view"):
     return shape[:inferred] + (size // known,) + shape[inferred + 1:]
 
 
-class View(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "ViewBackward0"
-
+class View(Primitive, node="ViewBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.input_shape = a.shape
@@ -121,10 +117,8 @@ class View(Function):
         return grad.reshape(ctx.input_shape), None
 
 
-class UnsafeView(View):
+class UnsafeView(View, node="UnsafeViewBackward0"):
     """The reshape of a fresh contiguous copy (what reshape does when a view is impossible)."""
-
-    _node_name = "UnsafeViewBackward0"
 
 
 def _can_view(array, shape):
@@ -206,11 +200,7 @@ def unflatten(input, dim, sizes):
     return reshape(input, shape[:dim] + sizes + shape[dim + 1:])
 
 
-class Expand(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "ExpandBackward0"
-
+class Expand(Primitive, node="ExpandBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.input_shape = a.shape
@@ -253,10 +243,7 @@ def broadcast_to(input, size):
     return expand(input, size)
 
 
-class Permute(Function):
-    _array_forward = True
-    _node_name = "PermuteBackward0"
-
+class Permute(Primitive, node="PermuteBackward0"):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
@@ -267,11 +254,7 @@ class Permute(Function):
         return permute(grad, tuple(np.argsort(ctx.dims))), None
 
 
-class Transpose(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "TransposeBackward0"
-
+class Transpose(Primitive, node="TransposeBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, dim0, dim1):
         ctx.dim0, ctx.dim1 = dim0, dim1
@@ -282,8 +265,8 @@ class Transpose(Function):
         return grad.swapaxes(ctx.dim0, ctx.dim1), None, None  # (an array's swapaxes when on arrays)
 
 
-class T(Transpose):
-    _node_name = "TBackward0"
+class T(Transpose, node="TBackward0"):
+    pass
 
 
 def permute(input, *dims):
@@ -338,10 +321,7 @@ def movedim(input, source, destination):
 moveaxis = movedim
 
 
-class Squeeze(Function):
-    _array_forward = True
-    _node_name = "SqueezeBackward0"
-
+class Squeeze(Primitive, node="SqueezeBackward0"):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.input_shape = a.shape
@@ -352,18 +332,15 @@ class Squeeze(Function):
         return grad.reshape(ctx.input_shape), None
 
 
-class SqueezeDim(Squeeze):
-    _node_name = "SqueezeBackward1"
+class SqueezeDim(Squeeze, node="SqueezeBackward1"):
+    pass
 
 
-class SqueezeDims(Squeeze):
-    _node_name = "SqueezeBackward2"
+class SqueezeDims(Squeeze, node="SqueezeBackward2"):
+    pass
 
 
-class Unsqueeze(Function):
-    _array_forward = True
-    _node_name = "UnsqueezeBackward0"
-
+class Unsqueeze(Primitive, node="UnsqueezeBackward0"):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
@@ -392,10 +369,7 @@ def unsqueeze(input, dim):
     return make_view(Unsqueeze.apply(input, dim), input, _Replay(unsqueeze, dim))
 
 
-class Contiguous(Function):
-    _array_forward = True
-    _node_name = "CloneBackward0"
-
+class Contiguous(Primitive, node="CloneBackward0"):
     @staticmethod
     def forward(ctx, a):
         return np.ascontiguousarray(a)

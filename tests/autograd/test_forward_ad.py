@@ -5,6 +5,7 @@ import pytest
 import ember
 import ember.autograd.forward_ad as fwAD
 from ember.autograd import Function
+from ember.autograd.function import Primitive
 
 from ..conftest import assert_close
 
@@ -181,10 +182,7 @@ def test_user_function_without_jvp_raises_pytorchs_error():
 
 
 def test_primitive_without_a_rule_names_itself():
-    class Erf(Function):
-        _array_forward = True
-        _node_name = "ErfBackward0"
-
+    class Erf(Primitive, node="ErfBackward0"):
         @staticmethod
         def forward(ctx, a):
             return a * 0.5
