@@ -2,6 +2,7 @@
 from .._backend import np, broadcast_view
 from .._tensor import Tensor
 from ..autograd.function import Primitive
+from ._tangents import linear_jvp
 
 __all__ = ["sum_to_shape", "is_expandable_to", "broadcast_shapes"]
 
@@ -49,6 +50,8 @@ class SumToSize(Primitive, node="SumToSizeBackward0", backward_on_arrays=True):
             return broadcast_view(grad, ctx.input_shape), None
         from .shape import expand
         return expand(grad, ctx.input_shape), None
+
+    jvp = linear_jvp
 
 
 def sum_to_shape(tensor, shape):

@@ -7,6 +7,7 @@ from ..autograd.function import Primitive
 from ._nn_common import _batched, _check_floating, _check_same_dtype, _check_tensor, _ntuple
 from ._strided_windows import _col2im, _crop, _out_size, _pad, _windows
 from .padding import constant_pad_nd
+from ._tangents import add_tangents
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
@@ -132,6 +133,8 @@ class Convolution(Primitive, node="ConvolutionBackward0"):
             grad_bias = _sum_bias(grad)
         return grad_x, grad_weight, grad_bias, None, None, None, None
 
+    jvp = staticmethod(lambda ctx, *tangents: _convolution_jvp(ctx, *tangents))
+
 
 class ConvTranspose(Primitive, node="ConvolutionBackward0"):
     """y = conv_transpose(x, w) + b: one GEMM, then the columns summed into place (col2im)."""
@@ -157,6 +160,8 @@ class ConvTranspose(Primitive, node="ConvolutionBackward0"):
             grad_bias = _sum_bias(grad)
         return grad_x, grad_weight, grad_bias, None, None, None, None, None
 
+    jvp = staticmethod(lambda ctx, *tangents: _convolution_jvp(ctx, *tangents))
+
 
 class ConvWeightGrad(Primitive, node="ConvolutionBackwardBackward0"):
     """The gradient of conv's weight, correlate(x, grad_output): bilinear, so its backward is the
@@ -179,6 +184,24 @@ class ConvWeightGrad(Primitive, node="ConvolutionBackwardBackward0"):
         if ctx.needs_input_grad[1]:
             grad_grad_output = Convolution.apply(x, grad, None, stride, padding, dilation, groups)
         return grad_x, grad_grad_output, None, None, None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, tangent_x, tangent_grad_output, *_):
+        x, grad_output, *geometry = ctx.inputs
+        geometry = geometry[:5]  # not the columns cached for x
+        return add_tangents(
+            None if tangent_x is None else ConvWeightGrad.apply(tangent_x, grad_output, *geometry),
+            None if tangent_grad_output is None else ConvWeightGrad.apply(x, tangent_grad_output, *geometry))
+
+
+def _convolution_jvp(ctx, tangent_x, tangent_weight, tangent_bias, *_):
+    """Convolution (and its transpose) is bilinear in x and the weight and adds the bias."""
+    x, weight, _, *geometry = ctx.inputs
+    apply = ctx._forward_cls.apply
+    return add_tangents(
+        None if tangent_x is None else apply(tangent_x, weight, None, *geometry),
+        None if tangent_weight is None else apply(x, tangent_weight, None, *geometry),
+        None if tangent_bias is None else tangent_bias.reshape((1, -1) + (1,) * (x.dim() - 2)))
 
 
 _COLUMNS_CACHE_BYTES = 64 * 2 ** 20

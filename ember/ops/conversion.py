@@ -3,6 +3,7 @@ from .._backend import np, device as Device, to_device
 from .._tensor import Tensor
 from .. import _dtype
 from ..autograd.function import Primitive
+from ._tangents import linear_jvp
 
 __all__ = ["to", "clone"]
 
@@ -16,6 +17,8 @@ class ToCopy(Primitive, node="ToCopyBackward0"):
     @staticmethod
     def backward(ctx, grad):
         return grad.to(ctx.input_dtype), None
+
+    jvp = linear_jvp
 
 
 def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=None):
@@ -58,6 +61,8 @@ class Clone(Primitive, node="CloneBackward0"):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+    jvp = linear_jvp
 
 
 def clone(input, *, memory_format=None):

@@ -7,6 +7,7 @@ from .._tensor import Tensor
 from .. import _dtype
 from ..autograd.function import Primitive
 from ._common import prepare_binary, check_broadcastable
+from ._tangents import add_tangents, linear_jvp
 
 __all__ = ["add", "sub", "mul", "div", "true_divide", "pow", "neg", "exp", "log", "sin", "cos", "tanh",
            "sigmoid", "relu", "sqrt", "abs", "rsub", "multiply", "subtract", "divide", "negative",
@@ -34,6 +35,10 @@ class Add(Primitive, node="AddBackward0", wraps_numbers=True, backward_on_arrays
         needs_a, needs_b = ctx.needs_input_grad
         return (grad if needs_a else None), (grad if needs_b else None)
 
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        return add_tangents(tangent_a, tangent_b)
+
 
 class Sub(Primitive, node="SubBackward0", wraps_numbers=True, backward_on_arrays=True):
     @staticmethod
@@ -44,6 +49,10 @@ class Sub(Primitive, node="SubBackward0", wraps_numbers=True, backward_on_arrays
     def backward(ctx, grad):
         needs_a, needs_b = ctx.needs_input_grad
         return (grad if needs_a else None), (-grad if needs_b else None)
+
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        return add_tangents(tangent_a, None if tangent_b is None else -tangent_b)
 
 
 class Mul(Primitive, node="MulBackward0", wraps_numbers=True, backward_on_arrays=True):
@@ -61,6 +70,11 @@ class Mul(Primitive, node="MulBackward0", wraps_numbers=True, backward_on_arrays
         needs_a, needs_b = ctx.needs_input_grad
         return (grad * b if needs_a else None), (grad * a if needs_b else None)
 
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        a, b = ctx.inputs
+        return add_tangents(None if tangent_a is None else tangent_a * b, None if tangent_b is None else a * tangent_b)
+
 
 class Div(Primitive, node="DivBackward0", wraps_numbers=True, backward_on_arrays=True):
     @staticmethod
@@ -75,6 +89,12 @@ class Div(Primitive, node="DivBackward0", wraps_numbers=True, backward_on_arrays
         grad_a = grad / b if needs_a else None
         grad_b = -grad * a / (b * b) if needs_b else None
         return grad_a, grad_b
+
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        a, b = ctx.inputs
+        return add_tangents(None if tangent_a is None else tangent_a / b,
+                            None if tangent_b is None else -tangent_b * ctx.outputs / b)
 
 
 class PowScalar(Primitive, node="PowBackward0", backward_on_arrays=True):
@@ -93,6 +113,13 @@ class PowScalar(Primitive, node="PowBackward0", backward_on_arrays=True):
         if exponent == 0:
             return grad * 0.0, None
         return grad * exponent * a ** (exponent - 1), None
+
+    @staticmethod
+    def jvp(ctx, tangent, _):
+        a, exponent = ctx.inputs
+        if exponent == 0:
+            return tangent * 0.0
+        return tangent * exponent * a ** (exponent - 1)
 
 
 class PowTensor(Primitive, node="PowBackward1"):
@@ -113,6 +140,12 @@ class PowTensor(Primitive, node="PowBackward1"):
         # d(a**b)/db = a**b * log(a); where a == 0 and b >= 0 it is 0 (PyTorch's convention).
         grad_b = grad * where((a == 0) & (b >= 0), 0.0, result * log(a)) if needs_b else None
         return grad_a, grad_b
+
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        a, b = ctx.inputs
+        return add_tangents(None if tangent_a is None else tangent_a * b * a ** (b - 1),
+                            None if tangent_b is None else tangent_b * where(a == 0, 0.0, ctx.outputs * log(a)))
 
 
 def _binary(function, a, b, op_name, out=None):
@@ -241,6 +274,8 @@ class Neg(Primitive, node="NegBackward0", backward_on_arrays=True):
     def backward(ctx, grad):
         return -grad
 
+    jvp = linear_jvp
+
 
 class Exp(Primitive, node="ExpBackward0", backward_on_arrays=True):
     @staticmethod
@@ -254,6 +289,10 @@ class Exp(Primitive, node="ExpBackward0", backward_on_arrays=True):
         result, = ctx.saved_tensors
         return grad * result
 
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * ctx.outputs
+
 
 class Log(Primitive, node="LogBackward0", backward_on_arrays=True):
     @staticmethod
@@ -265,6 +304,10 @@ class Log(Primitive, node="LogBackward0", backward_on_arrays=True):
     def backward(ctx, grad):
         a, = ctx.saved_tensors
         return grad / a
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * 1 / ctx.inputs[0]
 
 
 class Sin(Primitive, node="SinBackward0", backward_on_arrays=True):
@@ -280,6 +323,10 @@ class Sin(Primitive, node="SinBackward0", backward_on_arrays=True):
         a, = ctx.saved_tensors
         return grad * _fused(Cos, a)
 
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * cos(ctx.inputs[0])
+
 
 class Cos(Primitive, node="CosBackward0", backward_on_arrays=True):
     kernel = staticmethod(np.cos)
@@ -294,6 +341,10 @@ class Cos(Primitive, node="CosBackward0", backward_on_arrays=True):
         a, = ctx.saved_tensors
         return -grad * _fused(Sin, a)
 
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * -sin(ctx.inputs[0])
+
 
 class Tanh(Primitive, node="TanhBackward0", backward_on_arrays=True):
     @staticmethod
@@ -306,6 +357,10 @@ class Tanh(Primitive, node="TanhBackward0", backward_on_arrays=True):
     def backward(ctx, grad):
         result, = ctx.saved_tensors
         return _fused(TanhBackward, grad, result)
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * (1 - ctx.outputs * ctx.outputs)
 
 
 class TanhBackward(Primitive, node="TanhBackwardBackward0", backward_on_arrays=True):
@@ -344,6 +399,10 @@ class Sigmoid(Primitive, node="SigmoidBackward0", backward_on_arrays=True):
         result, = ctx.saved_tensors
         return _fused(SigmoidBackward, grad, result)
 
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * ctx.outputs * (1 - ctx.outputs)
+
 
 class SigmoidBackward(Primitive, node="SigmoidBackwardBackward0", backward_on_arrays=True):
     """`grad * y * (1 - y)` as one op (PyTorch's sigmoid_backward)."""
@@ -377,6 +436,10 @@ class Relu(Primitive, node="ReluBackward0", backward_on_arrays=True):
         result, = ctx.saved_tensors
         return _fused(ReluBackward, grad, result)
 
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * (ctx.outputs > 0)
+
 
 class ReluBackward(Primitive, node="ThresholdBackwardBackward0", backward_on_arrays=True):
     """`grad` where the output is positive, else 0, as one op (PyTorch's threshold_backward)."""
@@ -408,6 +471,10 @@ class Sqrt(Primitive, node="SqrtBackward0", backward_on_arrays=True):
         result, = ctx.saved_tensors
         return grad / (2 * result)
 
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * 0.5 / ctx.outputs
+
 
 class Abs(Primitive, node="AbsBackward0"):
     @staticmethod
@@ -419,6 +486,10 @@ class Abs(Primitive, node="AbsBackward0"):
     def backward(ctx, grad):
         a, = ctx.saved_tensors
         return grad * a.sign()
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * ctx.inputs[0].sign()
 
 
 def _unary(function, input, op_name, floating=True):

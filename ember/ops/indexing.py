@@ -14,6 +14,7 @@ from .. import _dtype
 from ..autograd.function import Primitive
 from ._common import prepare_binary, normalize_dim
 from .shape import make_view, _Replay
+from ._tangents import linear_jvp
 
 __all__ = ["getitem", "setitem", "where", "index_put", "index_select", "masked_select", "masked_fill",
            "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
@@ -179,6 +180,8 @@ class BasicIndex(Primitive):
     def backward(ctx, grad):
         return BasicIndexGradient.apply(grad, ctx.input_shape, ctx.index), None
 
+    jvp = linear_jvp
+
 
 class SelectBackward(BasicIndex, node="SelectBackward0"):
     pass
@@ -214,6 +217,8 @@ class BasicIndexGradient(Primitive, node="SliceBackwardBackward0"):
     def backward(ctx, grad):
         return BasicIndex.apply(grad, ctx.index), None, None
 
+    jvp = linear_jvp
+
 
 def basic_view(input, basic, name):
     """`input[basic]` as a view of `input` (shares memory and version counter)."""
@@ -234,6 +239,8 @@ class Index(Primitive, node="IndexBackward0"):
     def backward(ctx, grad):
         zeros = new_tensor(np.zeros(ctx.input_shape, dtype=grad._data.dtype))
         return IndexPut.apply(zeros, grad, ctx.index, True), None
+
+    jvp = linear_jvp
 
 
 def _accumulate(result, index, value):
@@ -269,6 +276,15 @@ class IndexPut(Primitive, node="IndexPutBackward0"):
         if ctx.needs_input_grad[1]:
             grad_value = Index.apply(grad, ctx.index)
         return grad_a, grad_value, None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, tangent_value, *_):
+        """index_put(a, value, index, ...): the value may be a constant (a number or an array)."""
+        from .creation import zeros_like
+        a, value, *rest = ctx.inputs
+        if tangent_value is None:
+            tangent_value = zeros_like(value) if isinstance(value, Tensor) else 0.0
+        return IndexPut.apply(zeros_like(a) if tangent is None else tangent, tangent_value, *rest)
 
 
 def getitem(input, index):
@@ -368,6 +384,12 @@ class Where(Primitive, node="WhereBackward0"):
         needs_a, needs_b = ctx.needs_input_grad[1:]
         return (None, where(condition, grad, 0.0) if needs_a else None,
                 where(condition, 0.0, grad) if needs_b else None)
+
+    @staticmethod
+    def jvp(ctx, _, tangent_a, tangent_b):
+        """The condition arrives as an array; either value may be a constant (tangent zero)."""
+        return where(new_tensor(ctx.inputs[0]), 0.0 if tangent_a is None else tangent_a,
+                     0.0 if tangent_b is None else tangent_b)
 
 
 def where(condition, input=None, other=None):

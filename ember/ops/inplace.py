@@ -9,6 +9,7 @@ from .._backend import np
 from .._tensor import Tensor, new_tensor
 from ..autograd import grad_mode, forward_ad as _forward_ad
 from ..autograd.function import Primitive, refresh_view_grad_fn, _stop_retaining
+from ._tangents import linear_jvp
 
 __all__ = ["apply_inplace", "copy_into_out"]
 
@@ -150,6 +151,8 @@ class CopySlices(Primitive, node="CopySlices"):
         if ctx.needs_input_grad[1]:
             grad_values = ctx.replay(grad)
         return grad_base, grad_values, None
+
+    jvp = linear_jvp
 
 
 def copy_into_out(out, result):

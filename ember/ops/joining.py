@@ -14,6 +14,7 @@ from ..autograd.function import Primitive
 from ._common import normalize_dim
 from .shape import make_view, _Replay, parse_shape
 from .indexing import BasicIndex, BasicIndexGradient, basic_view, index_select
+from ._tangents import linear_jvp
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "split",
            "split_with_sizes",
@@ -64,6 +65,8 @@ class Cat(Primitive, node="CatBackward0"):
             start += size
         return tuple(grads)
 
+    jvp = linear_jvp
+
 
 def cat(tensors, dim=0, *, out=None):
     """Join tensors along an existing dim; dtypes are promoted as in PyTorch. 1-d empty tensors are
@@ -103,6 +106,8 @@ class Stack(Primitive, node="StackBackward0"):
         prefix = (slice(None),) * ctx.dim
         return (None,) + tuple(BasicIndex.apply(grad, prefix + (position, Ellipsis)) if needed else None
                                for position, needed in enumerate(ctx.needs_input_grad[1:]))
+
+    jvp = linear_jvp
 
 
 def stack(tensors, dim=0, *, out=None):

@@ -23,6 +23,7 @@ from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
 from .inplace import copy_into_out
 from .reduction import LinalgVectorNorm
+from ._tangents import add_tangents
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "addmv", "addbmm", "baddbmm", "addr",
            "einsum", "tensordot", "kron", "trace", "cross", "inverse", "det", "logdet", "slogdet", "cholesky",
@@ -152,6 +153,13 @@ class Matmul(Primitive, node="UnsafeViewBackward0"):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         return _matmul_vjp(grad, a, b, ctx.operand_ndims, *ctx.needs_input_grad)
+
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        a, b = ctx.inputs
+        apply = ctx._forward_cls.apply
+        return add_tangents(None if tangent_a is None else apply(tangent_a, b),
+                            None if tangent_b is None else apply(a, tangent_b))
 
 
 class Mm(Matmul, node="MmBackward0", backward_on_arrays=True):

@@ -19,6 +19,7 @@ from .comparison import isfinite
 from .creation import zeros_like
 from .elementwise import _unary, cos, exp, log, pow, sin, sqrt
 from .indexing import where
+from ._tangents import diagonal_jvp
 
 __all__ = ["sign", "sgn", "ceil", "floor", "round", "trunc", "fix", "frac",
            "clamp", "clip", "clamp_min", "clamp_max",
@@ -66,6 +67,8 @@ class _ZeroGradientFunction(Primitive):
     @staticmethod
     def backward(ctx, grad):
         return (zeros_like(grad),) + (None,) * (len(ctx.needs_input_grad) - 1)
+
+    jvp = diagonal_jvp
 
 
 def _sign_array(a):
@@ -205,6 +208,8 @@ class _UnaryFunction(Primitive):
     def backward(ctx, grad):
         a, result = ctx.saved_tensors
         return ctx._forward_cls.gradient(grad, a, result)
+
+    jvp = diagonal_jvp
 
 
 class Frac(_UnaryFunction, node="FracBackward0"):
@@ -625,6 +630,8 @@ class Clamp(Primitive, node="ClampBackward1"):
             grad_high = where(above, grad, 0.0)
         return grad_a, grad_low, grad_high
 
+    jvp = diagonal_jvp
+
 
 def _within(a, low, high):
     if low is None:
@@ -734,6 +741,8 @@ class _BinaryFunction(Primitive):
         a, b, result = ctx.saved_tensors
         needs_a, needs_b = ctx.needs_input_grad
         return ctx._forward_cls.gradients(grad, a, b, result, needs_a, needs_b)
+
+    jvp = diagonal_jvp
 
 
 class Atan2(_BinaryFunction, node="Atan2Backward0"):

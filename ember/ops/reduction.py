@@ -22,6 +22,7 @@ from ._common import normalize_dim, normalize_dims
 from .indexing import where
 from .pointwise import sign
 from .shape import movedim
+from ._tangents import linear_jvp
 
 __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "std", "var", "std_mean", "var_mean", "max", "min",
            "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "cumsum", "cumprod", "median",
@@ -106,6 +107,8 @@ class Sum(Primitive, node="SumBackward1", backward_on_arrays=True):
     def backward(ctx, grad):
         return _expand_back(grad, ctx.input_shape, ctx.dims, ctx.keepdim), None, None, None
 
+    jvp = linear_jvp
+
 
 class SumAll(Sum, node="SumBackward0"):
     pass
@@ -147,6 +150,8 @@ class Mean(Primitive, node="MeanBackward1", backward_on_arrays=True):
     @staticmethod
     def backward(ctx, grad):
         return _expand_back(grad / ctx.count, ctx.input_shape, ctx.dims, ctx.keepdim), None, None, None
+
+    jvp = linear_jvp
 
 
 class MeanAll(Mean, node="MeanBackward0"):

@@ -5,6 +5,7 @@ from .._tensor import Tensor, new_tensor as _wrap
 from .. import _dtype
 from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
+from ._tangents import linear_jvp
 # Tensor.new_* are creation functions; listed here because shape's __all__ makes methods.
 from .creation import new_zeros, new_ones, new_empty, new_full, tensor_new_tensor as new_tensor
 
@@ -116,6 +117,8 @@ class View(Primitive, node="ViewBackward0", backward_on_arrays=True):
     def backward(ctx, grad):
         return grad.reshape(ctx.input_shape), None
 
+    jvp = linear_jvp
+
 
 class UnsafeView(View, node="UnsafeViewBackward0"):
     """The reshape of a fresh contiguous copy (what reshape does when a view is impossible)."""
@@ -212,6 +215,8 @@ class Expand(Primitive, node="ExpandBackward0", backward_on_arrays=True):
         from .broadcast import sum_to_shape
         return sum_to_shape(grad, ctx.input_shape), None
 
+    jvp = linear_jvp
+
 
 def expand(input, *sizes):
     """Broadcast size-1 dims to `sizes` (-1 keeps a dim) as a view; nothing is copied."""
@@ -253,6 +258,8 @@ class Permute(Primitive, node="PermuteBackward0"):
     def backward(ctx, grad):
         return permute(grad, tuple(np.argsort(ctx.dims))), None
 
+    jvp = linear_jvp
+
 
 class Transpose(Primitive, node="TransposeBackward0", backward_on_arrays=True):
     @staticmethod
@@ -263,6 +270,8 @@ class Transpose(Primitive, node="TransposeBackward0", backward_on_arrays=True):
     @staticmethod
     def backward(ctx, grad):
         return grad.swapaxes(ctx.dim0, ctx.dim1), None, None  # (an array's swapaxes when on arrays)
+
+    jvp = linear_jvp
 
 
 class T(Transpose, node="TBackward0"):
@@ -331,6 +340,8 @@ class Squeeze(Primitive, node="SqueezeBackward0"):
     def backward(ctx, grad):
         return grad.reshape(ctx.input_shape), None
 
+    jvp = linear_jvp
+
 
 class SqueezeDim(Squeeze, node="SqueezeBackward1"):
     pass
@@ -349,6 +360,8 @@ class Unsqueeze(Primitive, node="UnsqueezeBackward0"):
     @staticmethod
     def backward(ctx, grad):
         return squeeze(grad, ctx.dim), None
+
+    jvp = linear_jvp
 
 
 def squeeze(input, dim=None):
@@ -377,6 +390,8 @@ class Contiguous(Primitive, node="CloneBackward0"):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+    jvp = linear_jvp
 
 
 def contiguous(input, memory_format=None):
