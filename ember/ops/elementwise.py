@@ -16,14 +16,6 @@ INPLACE_VARIANTS = ("add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sin
                     "relu", "sqrt", "abs", "square")
 
 
-def _fused(function, *operands):
-    """`function.apply(*operands)` on tensors; on arrays (a first-order backward running on arrays,
-    see autograd.function) the same computation, `function.kernel`, with no node to record."""
-    if type(operands[0]) is np.ndarray:
-        return function.kernel(*operands)
-    return function.apply(*operands)
-
-
 # ---------------------------------------------------------------- binary arithmetic
 class Add(Primitive, node="AddBackward0", wraps_numbers=True, backward_on_arrays=True):
     @staticmethod
@@ -307,12 +299,10 @@ class Log(Primitive, node="LogBackward0", backward_on_arrays=True):
 
     @staticmethod
     def jvp(ctx, tangent):
-        return tangent * 1 / ctx.inputs[0]
+        return tangent / ctx.inputs[0]
 
 
 class Sin(Primitive, node="SinBackward0", backward_on_arrays=True):
-    kernel = staticmethod(np.sin)
-
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -321,7 +311,7 @@ class Sin(Primitive, node="SinBackward0", backward_on_arrays=True):
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
-        return grad * _fused(Cos, a)
+        return grad * Cos.call(a)
 
     @staticmethod
     def jvp(ctx, tangent):
@@ -329,8 +319,6 @@ class Sin(Primitive, node="SinBackward0", backward_on_arrays=True):
 
 
 class Cos(Primitive, node="CosBackward0", backward_on_arrays=True):
-    kernel = staticmethod(np.cos)
-
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -339,7 +327,7 @@ class Cos(Primitive, node="CosBackward0", backward_on_arrays=True):
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
-        return -grad * _fused(Sin, a)
+        return -grad * Sin.call(a)
 
     @staticmethod
     def jvp(ctx, tangent):
@@ -356,7 +344,7 @@ class Tanh(Primitive, node="TanhBackward0", backward_on_arrays=True):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return _fused(TanhBackward, grad, result)
+        return TanhBackward.call(grad, result)
 
     @staticmethod
     def jvp(ctx, tangent):
@@ -367,19 +355,15 @@ class TanhBackward(Primitive, node="TanhBackwardBackward0", backward_on_arrays=T
     """`grad * (1 - y**2)` as one op (PyTorch's tanh_backward): one node instead of three in backward."""
 
     @staticmethod
-    def kernel(grad, result):
-        return grad * (1 - result * result)
-
-    @staticmethod
     def forward(ctx, grad, result):
         ctx.save_for_backward(grad, result)
-        return TanhBackward.kernel(grad, result)
+        return grad * (1 - result * result)
 
     @staticmethod
     def backward(ctx, grad_grad):
         grad, result = ctx.saved_tensors
         needs_grad, needs_result = ctx.needs_input_grad
-        return (_fused(TanhBackward, grad_grad, result) if needs_grad else None,
+        return (TanhBackward.call(grad_grad, result) if needs_grad else None,
                 grad_grad * grad * result * -2.0 if needs_result else None)
 
 
@@ -397,7 +381,7 @@ class Sigmoid(Primitive, node="SigmoidBackward0", backward_on_arrays=True):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return _fused(SigmoidBackward, grad, result)
+        return SigmoidBackward.call(grad, result)
 
     @staticmethod
     def jvp(ctx, tangent):
@@ -408,19 +392,15 @@ class SigmoidBackward(Primitive, node="SigmoidBackwardBackward0", backward_on_ar
     """`grad * y * (1 - y)` as one op (PyTorch's sigmoid_backward)."""
 
     @staticmethod
-    def kernel(grad, result):
-        return grad * result * (1 - result)
-
-    @staticmethod
     def forward(ctx, grad, result):
         ctx.save_for_backward(grad, result)
-        return SigmoidBackward.kernel(grad, result)
+        return grad * result * (1 - result)
 
     @staticmethod
     def backward(ctx, grad_grad):
         grad, result = ctx.saved_tensors
         needs_grad, needs_result = ctx.needs_input_grad
-        return (_fused(SigmoidBackward, grad_grad, result) if needs_grad else None,
+        return (SigmoidBackward.call(grad_grad, result) if needs_grad else None,
                 grad_grad * grad * (1.0 - 2.0 * result) if needs_result else None)
 
 
@@ -434,7 +414,7 @@ class Relu(Primitive, node="ReluBackward0", backward_on_arrays=True):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return _fused(ReluBackward, grad, result)
+        return ReluBackward.call(grad, result)
 
     @staticmethod
     def jvp(ctx, tangent):
@@ -445,18 +425,14 @@ class ReluBackward(Primitive, node="ThresholdBackwardBackward0", backward_on_arr
     """`grad` where the output is positive, else 0, as one op (PyTorch's threshold_backward)."""
 
     @staticmethod
-    def kernel(grad, result):
-        return grad * (result > 0)
-
-    @staticmethod
     def forward(ctx, grad, result):
         ctx.save_for_backward(result)
-        return ReluBackward.kernel(grad, result)
+        return grad * (result > 0)
 
     @staticmethod
     def backward(ctx, grad_grad):
         result, = ctx.saved_tensors
-        return (_fused(ReluBackward, grad_grad, result) if ctx.needs_input_grad[0] else None), None
+        return (ReluBackward.call(grad_grad, result) if ctx.needs_input_grad[0] else None), None
 
 
 class Sqrt(Primitive, node="SqrtBackward0", backward_on_arrays=True):

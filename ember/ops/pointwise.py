@@ -17,7 +17,7 @@ from ._common import prepare_binary, check_broadcastable
 from . import _special
 from .comparison import isfinite
 from .creation import zeros_like
-from .elementwise import _unary, cos, exp, log, pow, sin, sqrt
+from .elementwise import _unary, cos, exp, pow, sin
 from .indexing import where
 from ._tangents import diagonal_jvp
 
@@ -54,21 +54,10 @@ _HALF_SQRT_PI = math.sqrt(math.pi) / 2.0
 
 
 # ---------------------------------------------------------------- piecewise-constant ops
-class _ZeroGradientFunction(Primitive):
-    """Base of ops that are constant between jumps: their gradient is zero wherever it exists.
-
-    Subclasses give `function(array, *args)` and PyTorch's node name.
-    """
-
-    @staticmethod
-    def forward(ctx, a, *args):
-        return ctx._forward_cls.function(a, *args)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return (zeros_like(grad),) + (None,) * (len(ctx.needs_input_grad) - 1)
-
-    jvp = diagonal_jvp
+def _zero_gradient(ctx, grad):
+    """The backward of ops that are constant between jumps (floor, sign, ...): zero wherever the
+    gradient exists. PyTorch keeps a node for them too."""
+    return (zeros_like(grad),) + (None,) * (len(ctx.needs_input_grad) - 1)
 
 
 def _sign_array(a):
@@ -90,32 +79,67 @@ def _round_decimals(a, decimals):
     return np.rint(a / scale) * scale
 
 
-class Sign(_ZeroGradientFunction, node="SignBackward0"):
-    function = staticmethod(_sign_array)
+class Sign(Primitive, node="SignBackward0"):
+    @staticmethod
+    def forward(ctx, a, *args):
+        return _sign_array(a, *args)
+
+    backward = staticmethod(_zero_gradient)
+    jvp = diagonal_jvp
 
 
-class Sgn(_ZeroGradientFunction, node="SgnBackward0"):
-    function = staticmethod(_sign_array)
+class Sgn(Primitive, node="SgnBackward0"):
+    @staticmethod
+    def forward(ctx, a, *args):
+        return _sign_array(a, *args)
+
+    backward = staticmethod(_zero_gradient)
+    jvp = diagonal_jvp
 
 
-class Ceil(_ZeroGradientFunction, node="CeilBackward0"):
-    function = staticmethod(np.ceil)
+class Ceil(Primitive, node="CeilBackward0"):
+    @staticmethod
+    def forward(ctx, a, *args):
+        return np.ceil(a, *args)
+
+    backward = staticmethod(_zero_gradient)
+    jvp = diagonal_jvp
 
 
-class Floor(_ZeroGradientFunction, node="FloorBackward0"):
-    function = staticmethod(np.floor)
+class Floor(Primitive, node="FloorBackward0"):
+    @staticmethod
+    def forward(ctx, a, *args):
+        return np.floor(a, *args)
+
+    backward = staticmethod(_zero_gradient)
+    jvp = diagonal_jvp
 
 
-class Round(_ZeroGradientFunction, node="RoundBackward0"):
-    function = staticmethod(np.rint)
+class Round(Primitive, node="RoundBackward0"):
+    @staticmethod
+    def forward(ctx, a, *args):
+        return np.rint(a, *args)
+
+    backward = staticmethod(_zero_gradient)
+    jvp = diagonal_jvp
 
 
-class RoundDecimals(_ZeroGradientFunction, node="RoundBackward1"):
-    function = staticmethod(_round_decimals)
+class RoundDecimals(Primitive, node="RoundBackward1"):
+    @staticmethod
+    def forward(ctx, a, *args):
+        return _round_decimals(a, *args)
+
+    backward = staticmethod(_zero_gradient)
+    jvp = diagonal_jvp
 
 
-class Trunc(_ZeroGradientFunction, node="TruncBackward0"):
-    function = staticmethod(np.trunc)
+class Trunc(Primitive, node="TruncBackward0"):
+    @staticmethod
+    def forward(ctx, a, *args):
+        return np.trunc(a, *args)
+
+    backward = staticmethod(_zero_gradient)
+    jvp = diagonal_jvp
 
 
 def _check_tensor(input, op_name, position=1, name="input"):
@@ -189,247 +213,347 @@ fix = trunc
 
 
 # ---------------------------------------------------------------- unary maths
-class _UnaryFunction(Primitive):
-    """Base of `y = function(x)` primitives: a subclass states `function` and `gradient(grad, x, y)`
-    side by side, PyTorch's node name, and which of x and y its gradient reads (`saves`)."""
-
-    # Only what the gradient reads is saved (as PyTorch does), so an in-place change of the other
-    # does not invalidate the node; the unsaved one reaches `gradient` as None.
-    saves = ("input", "result")
-
+class Frac(Primitive, node="FracBackward0"):
     @staticmethod
     def forward(ctx, a):
-        cls = ctx._forward_cls
-        result = cls.function(a)
-        ctx.save_for_backward(a if "input" in cls.saves else None, result if "result" in cls.saves else None)
+        result = a - np.trunc(a)
         return result
 
     @staticmethod
     def backward(ctx, grad):
-        a, result = ctx.saved_tensors
-        return ctx._forward_cls.gradient(grad, a, result)
+        return grad
 
     jvp = diagonal_jvp
 
 
-class Frac(_UnaryFunction, node="FracBackward0"):
-    saves = ()
+class Exp2(Primitive, node="Exp2Backward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.exp2(a)
+        ctx.save_for_backward(result)
+        return result
 
     @staticmethod
-    def function(a):
-        return a - np.trunc(a)
-
-    @staticmethod
-    def gradient(grad, a, result):
-        return grad
-
-
-class Exp2(_UnaryFunction, node="Exp2Backward0"):
-    saves = ("result",)
-    function = staticmethod(np.exp2)
-
-    @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
         return grad * result * _LN2
 
+    jvp = diagonal_jvp
 
-class Expm1(_UnaryFunction, node="Expm1Backward0"):
-    saves = ("result",)
-    function = staticmethod(np.expm1)
+
+class Expm1(Primitive, node="Expm1Backward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.expm1(a)
+        ctx.save_for_backward(result)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
         return grad * (result + 1)
 
+    jvp = diagonal_jvp
 
-class Log2(_UnaryFunction, node="Log2Backward0"):
-    saves = ("input",)
-    function = staticmethod(np.log2)
+
+class Log2(Primitive, node="Log2Backward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.log2(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad / (a * _LN2)
 
+    jvp = diagonal_jvp
 
-class Log10(_UnaryFunction, node="Log10Backward0"):
-    saves = ("input",)
-    function = staticmethod(np.log10)
+
+class Log10(Primitive, node="Log10Backward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.log10(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad / (a * _LN10)
 
+    jvp = diagonal_jvp
 
-class Log1p(_UnaryFunction, node="Log1PBackward0"):
-    saves = ("input",)
-    function = staticmethod(np.log1p)
+
+class Log1p(Primitive, node="Log1PBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.log1p(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad / (a + 1)
 
+    jvp = diagonal_jvp
 
-class Rsqrt(_UnaryFunction, node="RsqrtBackward0"):
-    saves = ("result",)
+
+class Rsqrt(Primitive, node="RsqrtBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = 1 / np.sqrt(a)
+        ctx.save_for_backward(result)
+        return result
 
     @staticmethod
-    def function(a):
-        return 1 / np.sqrt(a)
-
-    @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
         return grad * result * result * result * -0.5
 
+    jvp = diagonal_jvp
 
-class Reciprocal(_UnaryFunction, node="ReciprocalBackward0"):
-    saves = ("result",)
+
+class Reciprocal(Primitive, node="ReciprocalBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.reciprocal(a)
+        ctx.save_for_backward(result)
+        return result
 
     @staticmethod
-    def function(a):
-        return np.reciprocal(a)
-
-    @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
         return -grad * (result * result)
 
+    jvp = diagonal_jvp
 
-class Tan(_UnaryFunction, node="TanBackward0"):
-    saves = ("result",)
-    function = staticmethod(np.tan)
+
+class Tan(Primitive, node="TanBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.tan(a)
+        ctx.save_for_backward(result)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
         return grad * (1 + result * result)
 
+    jvp = diagonal_jvp
 
-class Asin(_UnaryFunction, node="AsinBackward0"):
-    saves = ("input",)
-    function = staticmethod(np.arcsin)
+
+class Asin(Primitive, node="AsinBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.arcsin(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad * rsqrt(1 - a * a)
 
+    jvp = diagonal_jvp
 
-class Acos(_UnaryFunction, node="AcosBackward0"):
-    saves = ("input",)
-    function = staticmethod(np.arccos)
+
+class Acos(Primitive, node="AcosBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.arccos(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return -grad * rsqrt(1 - a * a)
 
+    jvp = diagonal_jvp
 
-class Atan(_UnaryFunction, node="AtanBackward0"):
-    saves = ("input",)
-    function = staticmethod(np.arctan)
+
+class Atan(Primitive, node="AtanBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.arctan(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad / (a * a + 1)
 
+    jvp = diagonal_jvp
 
-class Sinh(_UnaryFunction, node="SinhBackward0"):
-    saves = ("input",)
-    function = staticmethod(np.sinh)
+
+class Sinh(Primitive, node="SinhBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.sinh(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad * cosh(a)
 
+    jvp = diagonal_jvp
 
-class Cosh(_UnaryFunction, node="CoshBackward0"):
-    saves = ("input",)
-    function = staticmethod(np.cosh)
+
+class Cosh(Primitive, node="CoshBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.cosh(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad * sinh(a)
 
+    jvp = diagonal_jvp
 
-class Asinh(_UnaryFunction, node="AsinhBackward0"):
-    saves = ("input",)
-    function = staticmethod(np.arcsinh)
+
+class Asinh(Primitive, node="AsinhBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.arcsinh(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad * rsqrt(a * a + 1)
 
+    jvp = diagonal_jvp
 
-class Acosh(_UnaryFunction, node="AcoshBackward0"):
-    saves = ("input",)
-    function = staticmethod(np.arccosh)
+
+class Acosh(Primitive, node="AcoshBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.arccosh(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad * rsqrt(a * a - 1)
 
+    jvp = diagonal_jvp
 
-class Atanh(_UnaryFunction, node="AtanhBackward0"):
-    saves = ("input",)
-    function = staticmethod(np.arctanh)
+
+class Atanh(Primitive, node="AtanhBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.arctanh(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad / (1 - a * a)
 
+    jvp = diagonal_jvp
 
-class Erf(_UnaryFunction, node="ErfBackward0"):
-    saves = ("input",)
-    function = staticmethod(_special.erf)
+
+class Erf(Primitive, node="ErfBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = _special.erf(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad * exp(-(a * a)) * _TWO_OVER_SQRT_PI
 
+    jvp = diagonal_jvp
 
-class Erfc(_UnaryFunction, node="ErfcBackward0"):
-    saves = ("input",)
-    function = staticmethod(_special.erfc)
+
+class Erfc(Primitive, node="ErfcBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = _special.erfc(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad * exp(-(a * a)) * -_TWO_OVER_SQRT_PI
 
+    jvp = diagonal_jvp
 
-class Erfinv(_UnaryFunction, node="ErfinvBackward0"):
-    saves = ("result",)
-    function = staticmethod(_special.erfinv)
+
+class Erfinv(Primitive, node="ErfinvBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = _special.erfinv(a)
+        ctx.save_for_backward(result)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
         return grad * exp(result * result) * _HALF_SQRT_PI
 
+    jvp = diagonal_jvp
 
-class Deg2Rad(_UnaryFunction, node="Deg2RadBackward0"):
-    saves = ()
-    function = staticmethod(np.deg2rad)
+
+class Deg2Rad(Primitive, node="Deg2RadBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.deg2rad(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
         return grad * _DEGREES_TO_RADIANS
 
+    jvp = diagonal_jvp
 
-class Rad2Deg(_UnaryFunction, node="Rad2DegBackward0"):
-    saves = ()
-    function = staticmethod(np.rad2deg)
+
+class Rad2Deg(Primitive, node="Rad2DegBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.rad2deg(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
         return grad * _RADIANS_TO_DEGREES
 
+    jvp = diagonal_jvp
 
-class Sinc(_UnaryFunction, node="SincBackward0"):
-    saves = ("input",)
-    function = staticmethod(np.sinc)
+
+class Sinc(Primitive, node="SincBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.sinc(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         # d/dx sin(pi x)/(pi x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2), which tends to 0 at x = 0.
         angle = a * _PI
         safe = where(a == 0, 1.0, a)
         derivative = (angle * cos(angle) - sin(angle)) / (safe * safe * _PI)
         return where(a == 0, 0.0, grad * derivative)
+
+    jvp = diagonal_jvp
 
 
 def frac(input):
@@ -726,13 +850,10 @@ def clamp_max(input, max):
 
 
 # ---------------------------------------------------------------- two-operand maths
-class _BinaryFunction(Primitive):
-    """Base of `z = function(a, b)` primitives (either operand may be a number): a subclass states
-    `function` and `gradients(grad, a, b, result, needs_a, needs_b)` side by side."""
-
+class Atan2(Primitive, node="Atan2Backward0"):
     @staticmethod
     def forward(ctx, a, b):
-        result = ctx._forward_cls.function(a, b)
+        result = np.arctan2(a, b)
         ctx.save_for_backward(a, b, result)
         return result
 
@@ -740,48 +861,64 @@ class _BinaryFunction(Primitive):
     def backward(ctx, grad):
         a, b, result = ctx.saved_tensors
         needs_a, needs_b = ctx.needs_input_grad
-        return ctx._forward_cls.gradients(grad, a, b, result, needs_a, needs_b)
-
-    jvp = diagonal_jvp
-
-
-class Atan2(_BinaryFunction, node="Atan2Backward0"):
-    function = staticmethod(np.arctan2)
-
-    @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
         # At the origin the gradient is 0 (as PyTorch), not 0/0 = nan.
         denominator = a * a + b * b
         scale = where(denominator == 0, 0.0, grad / where(denominator == 0, 1.0, denominator))
         return (scale * b if needs_a else None), (scale * -a if needs_b else None)
 
+    jvp = diagonal_jvp
 
-class Hypot(_BinaryFunction, node="HypotBackward0"):
-    function = staticmethod(np.hypot)
+
+class Hypot(Primitive, node="HypotBackward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = np.hypot(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         return (grad * a / result if needs_a else None), (grad * b / result if needs_b else None)
 
+    jvp = diagonal_jvp
 
-class Logaddexp(_BinaryFunction, node="LogaddexpBackward0"):
-    function = staticmethod(np.logaddexp)
+
+class Logaddexp(Primitive, node="LogaddexpBackward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = np.logaddexp(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         grad_a = grad / (exp(b - a) + 1) if needs_a else None
         grad_b = grad / (exp(a - b) + 1) if needs_b else None
         return grad_a, grad_b
 
+    jvp = diagonal_jvp
 
-class Logaddexp2(_BinaryFunction, node="Logaddexp2Backward0"):
-    function = staticmethod(np.logaddexp2)
+
+class Logaddexp2(Primitive, node="Logaddexp2Backward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = np.logaddexp2(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         grad_a = grad / (exp2(b - a) + 1) if needs_a else None
         grad_b = grad / (exp2(a - b) + 1) if needs_b else None
         return grad_a, grad_b
+
+    jvp = diagonal_jvp
 
 
 def _xlogy_array(a, b):
@@ -793,15 +930,23 @@ def _xlogy_array(a, b):
     return np.where((a == 0) & ~np.isnan(b), 0, product).astype(product.dtype, copy=False)
 
 
-class Xlogy(_BinaryFunction, node="XlogyBackward0"):
-    function = staticmethod(_xlogy_array)
+class Xlogy(Primitive, node="XlogyBackward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = _xlogy_array(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         # log(b), except 0 where a == 0 and b <= 0 (there the limit is taken along a = 0), as PyTorch.
         grad_a = grad * xlogy((a != 0) | (b > 0), b) if needs_a else None
         grad_b = grad * a / b if needs_b else None
         return grad_a, grad_b
+
+    jvp = diagonal_jvp
 
 
 class XlogyScalarSelf(Xlogy, node="XlogyBackward1"):
@@ -816,35 +961,59 @@ def _copysign_array(a, b):
     return np.copysign(a, b)
 
 
-class Copysign(_BinaryFunction, node="CopysignBackward0"):
-    function = staticmethod(_copysign_array)
+class Copysign(Primitive, node="CopysignBackward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = _copysign_array(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         grad_a = grad * where(a == 0, 0.0, result / where(a == 0, 1.0, a)) if needs_a else None
         # The result does not change with |b|, and its jump at b = 0 has no gradient: zeros, as PyTorch.
         grad_b = zeros_like(b) if needs_b else None
         return grad_a, grad_b
+
+    jvp = diagonal_jvp
 
 
 class CopysignScalar(Copysign, node="CopysignBackward1"):
     pass
 
 
-class Maximum(_BinaryFunction, node="MaximumBackward0"):
-    function = staticmethod(np.maximum)
+class Maximum(Primitive, node="MaximumBackward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = np.maximum(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         return _split_at_ties(grad, a, b, a < b, a > b, needs_a, needs_b)
 
+    jvp = diagonal_jvp
 
-class Minimum(_BinaryFunction, node="MinimumBackward0"):
-    function = staticmethod(np.minimum)
+
+class Minimum(Primitive, node="MinimumBackward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = np.minimum(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         return _split_at_ties(grad, a, b, a > b, a < b, needs_a, needs_b)
+
+    jvp = diagonal_jvp
 
 
 def _split_at_ties(grad, a, b, a_lost, b_lost, needs_a, needs_b):
@@ -853,20 +1022,36 @@ def _split_at_ties(grad, a, b, a_lost, b_lost, needs_a, needs_b):
     return (where(a_lost, 0.0, shared) if needs_a else None), (where(b_lost, 0.0, shared) if needs_b else None)
 
 
-class Fmax(_BinaryFunction, node="FmaxBackward0"):
-    function = staticmethod(np.fmax)
+class Fmax(Primitive, node="FmaxBackward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = np.fmax(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         return _to_chosen(grad, (a >= b) | b.isnan(), needs_a, needs_b)
 
+    jvp = diagonal_jvp
 
-class Fmin(_BinaryFunction, node="FminBackward0"):
-    function = staticmethod(np.fmin)
+
+class Fmin(Primitive, node="FminBackward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = np.fmin(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         return _to_chosen(grad, (a <= b) | b.isnan(), needs_a, needs_b)
+
+    jvp = diagonal_jvp
 
 
 def _to_chosen(grad, a_chosen, needs_a, needs_b):
@@ -899,26 +1084,42 @@ def _remainder_array(a, b):
     return result
 
 
-class Fmod(_BinaryFunction, node="FmodBackward1"):
-    function = staticmethod(_fmod_array)
+class Fmod(Primitive, node="FmodBackward1"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = _fmod_array(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         grad_b = -grad * _rounded_division(a, b, "trunc") if needs_b else None
         return (grad if needs_a else None), grad_b
+
+    jvp = diagonal_jvp
 
 
 class FmodScalar(Fmod, node="FmodBackward0"):
     pass
 
 
-class Remainder(_BinaryFunction, node="RemainderBackward1"):
-    function = staticmethod(_remainder_array)
+class Remainder(Primitive, node="RemainderBackward1"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = _remainder_array(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         grad_b = -grad * _rounded_division(a, b, "floor") if needs_b else None
         return (grad if needs_a else None), grad_b
+
+    jvp = diagonal_jvp
 
 
 class RemainderScalar(Remainder, node="RemainderBackward0"):
