@@ -7,10 +7,9 @@ from .. import _dtype
 from ..autograd.function import Primitive
 from ._common import normalize_dim
 from ._nn_common import _check_floating, _check_tensor
+from ._declare import op
 
 __all__ = ["rrelu", "softmax", "log_softmax", "selu", "celu", "prelu", "hardshrink", "threshold"]
-# The functions here that are also tensor methods (`x.softmax(dim)`).
-METHODS = ("softmax", "log_softmax", "hardshrink", "prelu")
 # selu's constants (Klambauer et al., 2017), also used by alpha_dropout.
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -73,12 +72,14 @@ def _softmax_input(input, dim, dtype, op_name):
     return input, normalize_dim(dim, input._data.ndim, op_name)
 
 
+@op(Softmax, method=True)
 def softmax(input, dim, dtype=None):
     """exp(x) / sum(exp(x)) along `dim`, computed without overflow. `dtype` converts the input first."""
     input, dim = _softmax_input(input, dim, dtype, "softmax")
     return Softmax.apply(input, dim)
 
 
+@op(LogSoftmax, method=True)
 def log_softmax(input, dim, dtype=None):
     """log(softmax(x)) along `dim`, computed directly (exact where softmax underflows to 0)."""
     input, dim = _softmax_input(input, dim, dtype, "log_softmax")
@@ -143,11 +144,13 @@ def elu(input, alpha=1.0, scale=1.0, input_scale=1.0):
     return result * scale if scale != 1.0 else result
 
 
+@op()
 def selu(input):
     """scale * elu(x, alpha) with the self-normalizing constants of Klambauer et al."""
     return elu(input, _SELU_ALPHA, _SELU_SCALE)
 
 
+@op()
 def celu(input, alpha=1.0):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     if alpha == 0:
@@ -155,6 +158,7 @@ def celu(input, alpha=1.0):
     return elu(input, alpha, 1.0, 1.0 / alpha)
 
 
+@op(method=True)
 def prelu(input, weight):
     """x for x >= 0, weight * x otherwise; weight has 1 or C (the channels, dim 1) elements."""
     _check_tensor(input, "input", "prelu")
@@ -171,18 +175,21 @@ def prelu(input, weight):
     return _where(input > 0, input, input * weight)
 
 
+@op(method=True)
 def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, else 0."""
     _check_tensor(input, "input", "hardshrink")
     return _where((input > lambd) | (input < -lambd), input, 0.0)
 
 
+@op()
 def threshold(input, threshold, value):
     """x where x > threshold, else `value`."""
     _check_tensor(input, "input", "threshold")
     return _where(input > threshold, input, value)
 
 
+@op()
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     """Leaky ReLU with a random slope drawn from U(lower, upper) per element when training, and the
     mean slope (lower + upper) / 2 otherwise."""

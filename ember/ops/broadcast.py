@@ -3,6 +3,7 @@ from .._backend import np, broadcast_view
 from .._tensor import Tensor
 from ..autograd.function import Primitive
 from ._tangents import linear_jvp
+from ._declare import op
 
 __all__ = ["sum_to_shape", "is_expandable_to", "broadcast_shapes"]
 
@@ -66,6 +67,7 @@ def sum_to_shape(tensor, shape):
     return SumToSize.apply(tensor, shape)
 
 
+@op(method=True)
 def sum_to_size(tensor, *size):
     """`Tensor.sum_to_size`: as PyTorch's."""
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size

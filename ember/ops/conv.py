@@ -8,6 +8,7 @@ from ._nn_common import _batched, _check_floating, _check_same_dtype, _check_ten
 from ._strided_windows import _col2im, _crop, _out_size, _pad, _windows
 from .padding import constant_pad_nd
 from ._tangents import add_tangents
+from ._declare import op
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
@@ -276,6 +277,7 @@ def _convolution(input, weight, bias, stride, padding, dilation, groups, n, op_n
     return output.squeeze(0) if unbatched else output
 
 
+@op()
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D convolution (cross-correlation, as PyTorch) of (N, C_in, L) with (C_out, C_in/groups, k).
 
@@ -284,6 +286,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
+@op()
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution of (N, C_in, H, W) with weight (C_out, C_in/groups, kH, kW) plus bias (C_out,).
 
@@ -293,6 +296,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
+@op()
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D convolution of (N, C_in, D, H, W) with (C_out, C_in/groups, kD, kH, kW)."""
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
@@ -312,8 +316,8 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
         raise RuntimeError(f"{op_name}(): Given groups={groups}, expected weight to be divisible by {groups} at "
                            f"dimension 0, but got weight of size {list(weight.shape)} instead")
     _check_conv_operands(input, weight, bias, 1, weight._data.shape[0], out_channels, op_name)
-    for op, s, d in zip(output_padding, stride, dilation):
-        if op >= s and op >= d:
+    for extra, s, d in zip(output_padding, stride, dilation):
+        if extra >= s and extra >= d:
             raise RuntimeError(f"{op_name}(): output padding must be smaller than either stride or dilation, but "
                                f"got output_padding={list(output_padding)}, stride={list(stride)}, "
                                f"dilation={list(dilation)}")
@@ -327,6 +331,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     return output.squeeze(0) if unbatched else output
 
 
+@op()
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 1-D convolution ("deconvolution"): the gradient of conv1d with respect to its input.
 
@@ -337,12 +342,14 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
                            "conv_transpose1d")
 
 
+@op()
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 2-D convolution of (N, C_in, H, W) with weight (C_in, C_out/groups, kH, kW)."""
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
                            "conv_transpose2d")
 
 
+@op()
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 3-D convolution of (N, C_in, D, H, W) with weight (C_in, C_out/groups, kD, kH, kW)."""
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 3,

@@ -4,6 +4,7 @@ from .._tensor import Tensor
 from .. import _dtype
 from ..autograd.function import Primitive
 from ._tangents import linear_jvp
+from ._declare import op
 
 __all__ = ["to", "clone"]
 
@@ -21,6 +22,7 @@ class ToCopy(Primitive, node="ToCopyBackward0"):
     jvp = linear_jvp
 
 
+@op(ToCopy, method=True)
 def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=None):
     """Convert to a dtype (`x.to(ember.float64)`, `x.to(other)`); devices other than 'cpu' raise.
 
@@ -65,6 +67,7 @@ class Clone(Primitive, node="CloneBackward0"):
     jvp = linear_jvp
 
 
+@op(Clone, method=True)
 def clone(input, *, memory_format=None):
     """A copy with its own memory, still in the graph (gradients flow back to `input`)."""
     return Clone.apply(input)

@@ -2,11 +2,13 @@
 """
 
 from ._nn_common import _check_tensor
+from ._declare import op
 
 __all__ = ["cosine_similarity", "pairwise_distance"]
 
 
 # ================================================================ distances and products
+@op()
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """x1.x2 / (max(|x1|, eps) * max(|x2|, eps)) along `dim`, broadcasting x1 and x2."""
     from . import clamp_min
@@ -17,6 +19,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return ((x1 / norm1) * (x2 / norm2)).sum(dim)
 
 
+@op()
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """The p-norm of x1 - x2 + eps along the last dim."""
     _check_tensor(x1, "x1", "pairwise_distance")

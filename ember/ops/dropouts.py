@@ -5,6 +5,7 @@ import math
 from .._backend import np
 from .._tensor import new_tensor
 from .activations import _SELU_ALPHA, _SELU_SCALE
+from ._declare import op
 
 __all__ = ["dropout", "alpha_dropout", "feature_dropout"]
 
@@ -30,6 +31,7 @@ def _feature_shape(input):
     return shape[:2] + (1,) * (len(shape) - 2)
 
 
+@op()
 def dropout(input, p=0.5, train=True):
     """Zero each element with probability `p` and scale the rest by 1/(1-p) (identity when not `train`)."""
     _check_probability(p, "dropout")
@@ -38,6 +40,7 @@ def dropout(input, p=0.5, train=True):
     return input * new_tensor(_noise(input._data.shape, p, input._data.dtype))
 
 
+@op()
 def feature_dropout(input, p=0.5, train=True):
     """Dropout of whole channels: (N, C, ...) inputs lose entire (n, c) feature maps."""
     _check_probability(p, "dropout")
@@ -63,6 +66,7 @@ def _alpha_dropout(input, p, train, noise_shape):
     return input * new_tensor((keep * a).astype(input._data.dtype)) + new_tensor(shift.astype(input._data.dtype))
 
 
+@op()
 def alpha_dropout(input, p=0.5, train=True):
     """Dropout for SELU networks: keeps the mean and variance of the activations (see `selu`)."""
     return _alpha_dropout(input, p, train, input._data.shape)

@@ -8,12 +8,11 @@ from .. import _dtype
 from ..autograd.function import Primitive
 from ._common import prepare_binary, check_broadcastable
 from ._tangents import add_tangents, linear_jvp
+from ._declare import op, alias
 
 __all__ = ["add", "sub", "mul", "div", "true_divide", "pow", "neg", "exp", "log", "sin", "cos", "tanh",
            "sigmoid", "relu", "sqrt", "abs", "rsub", "multiply", "subtract", "divide", "negative",
            "absolute", "square"]
-INPLACE_VARIANTS = ("add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sin", "cos", "tanh", "sigmoid",
-                    "relu", "sqrt", "abs", "square")
 
 
 # ---------------------------------------------------------------- binary arithmetic
@@ -154,6 +153,7 @@ def _binary(function, a, b, op_name, out=None):
     return result if out is None else _write_out(result, out)
 
 
+@op(Add, method=True, inplace=True)
 def add(input, other, *, alpha=1, out=None):
     """`input + alpha * other`, broadcasting, with PyTorch's type promotion."""
     if alpha != 1:
@@ -161,6 +161,7 @@ def add(input, other, *, alpha=1, out=None):
     return _binary(Add, input, other, "add", out)
 
 
+@op(Sub, method=True, inplace=True)
 def sub(input, other, *, alpha=1, out=None):
     """`input - alpha * other`."""
     if not (_is_floating_operand(input) and _is_floating_operand(other)):
@@ -184,15 +185,18 @@ def _refuse_bool_subtraction(input, other):
                            "to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
+@op(method=True)
 def rsub(input, other, *, alpha=1):
     return sub(other, input, alpha=alpha)
 
 
+@op(Mul, method=True, inplace=True)
 def mul(input, other, *, out=None):
     """Element-wise product, broadcasting."""
     return _binary(Mul, input, other, "mul", out)
 
 
+@op(Div, method=True, inplace=True)
 def div(input, other, *, rounding_mode=None, out=None):
     """True division (integers give the default float dtype), or `rounding_mode` 'trunc'/'floor'."""
     if rounding_mode is not None:
@@ -220,6 +224,7 @@ def _to_floating(value):
     return value
 
 
+@op(PowScalar, PowTensor, method=True, inplace=True)
 def pow(input, exponent, *, out=None):
     """`input ** exponent`; either side may be a number."""
     if not isinstance(exponent, Tensor):
@@ -241,6 +246,7 @@ def pow(input, exponent, *, out=None):
     return _binary(PowTensor, input, exponent, "pow", out)
 
 
+@op(method=True, inplace=True)
 def square(input):
     """`input ** 2` (bool tensors give int64, as in PyTorch)."""
     if isinstance(input, Tensor) and input._data.dtype == np.bool_:
@@ -477,6 +483,7 @@ def _unary(function, input, op_name, floating=True):
     return function.apply(input)
 
 
+@op(Neg, method=True, inplace=True)
 def neg(input):
     if isinstance(input, Tensor) and input._data.dtype == np.bool_:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
@@ -484,38 +491,47 @@ def neg(input):
     return _unary(Neg, input, "neg", floating=False)
 
 
+@op(Exp, method=True, inplace=True)
 def exp(input):
     return _unary(Exp, input, "exp")
 
 
+@op(Log, method=True, inplace=True)
 def log(input):
     return _unary(Log, input, "log")
 
 
+@op(Sin, method=True, inplace=True)
 def sin(input):
     return _unary(Sin, input, "sin")
 
 
+@op(Cos, method=True, inplace=True)
 def cos(input):
     return _unary(Cos, input, "cos")
 
 
+@op(Tanh, method=True, inplace=True)
 def tanh(input):
     return _unary(Tanh, input, "tanh")
 
 
+@op(Sigmoid, method=True, inplace=True)
 def sigmoid(input):
     return _unary(Sigmoid, input, "sigmoid")
 
 
+@op(Relu, method=True, inplace=True)
 def relu(input):
     return _unary(Relu, input, "relu", floating=False)
 
 
+@op(Sqrt, method=True, inplace=True)
 def sqrt(input):
     return _unary(Sqrt, input, "sqrt")
 
 
+@op(Abs, method=True, inplace=True)
 def abs(input):
     return _unary(Abs, input, "abs", floating=False)
 
@@ -524,9 +540,10 @@ def where(condition, input, other):
     from .indexing import where as _where
     return _where(condition, input, other)
 
-
-true_divide = divide = div
-multiply = mul
-subtract = sub
-negative = neg
-absolute = abs
+# PyTorch's other names for the ops above.
+true_divide = alias(div, "true_divide", method=True, inplace=True)
+multiply = alias(mul, "multiply", method=True, inplace=True)
+subtract = alias(sub, "subtract", method=True, inplace=True)
+divide = alias(div, "divide", method=True, inplace=True)
+negative = alias(neg, "negative", method=True, inplace=True)
+absolute = alias(abs, "absolute", method=True, inplace=True)

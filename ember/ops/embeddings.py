@@ -5,6 +5,7 @@ from .._backend import np
 from .._tensor import Tensor, new_tensor
 from ..autograd.function import Primitive
 from ._nn_common import _check_tensor
+from ._declare import op
 
 __all__ = ["embedding"]
 
@@ -96,6 +97,7 @@ def _embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sc
     return Embedding.apply(weight, indices, padding_idx, scale_grad_by_freq)
 
 
+@op()
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     """`torch.embedding` (weight first): rows of `weight` at `indices`. See `nn.functional.embedding`."""
     return _embedding(indices, weight, None if padding_idx == -1 else padding_idx,

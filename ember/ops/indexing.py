@@ -15,14 +15,13 @@ from ..autograd.function import Primitive
 from ._common import prepare_binary, normalize_dim
 from .shape import make_view, _Replay
 from ._tangents import linear_jvp
+from ._declare import op
 
 __all__ = ["getitem", "setitem", "where", "index_put", "index_select", "masked_select", "masked_fill",
            "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
            "take", "take_along_dim", "put", "nonzero", "argwhere", "masked_scatter"]
 
 # `x.masked_fill_(...)`, `x.scatter_(...)`, ...: made by ops.inplace_methods from these.
-INPLACE_VARIANTS = ("masked_fill", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
-                    "index_fill", "put", "index_put", "masked_scatter")
 
 _FULL = slice(None)
 _INDEX_TYPES_MESSAGE = "tensors used as indices must be long, int, byte or bool tensors"
@@ -287,6 +286,7 @@ class IndexPut(Primitive, node="IndexPutBackward0"):
         return IndexPut.apply(zeros_like(a) if tangent is None else tangent, tangent_value, *rest)
 
 
+@op(Index, method=True)
 def getitem(input, index):
     """`input[index]`: basic indexing (ints, slices, None, ...) gives a view, advanced indexing
     (integer/bool tensors, lists) a copy. Negative steps raise ValueError, as in PyTorch."""
@@ -344,6 +344,7 @@ def _index_put_value(target, index, value, accumulate=False):
     return IndexPut.apply(target, value, index, accumulate)
 
 
+@op(Index, method=True)
 def setitem(input, index, value):
     """`input[index] = value`, in place: numbers, tensors of any dtype (cast as `copy_` does for basic
     indices; advanced indices need the same dtype, as in PyTorch) and broadcasting values."""
@@ -360,6 +361,7 @@ def setitem(input, index, value):
     apply_inplace(target, "index_put_", _index_put_value, advanced, value)
 
 
+@op(Index, IndexPut, inplace=True)
 def index_put(input, indices, values, accumulate=False):
     """A copy of `input` with `input[indices] = values` (`+=` with accumulate); `indices` is a tuple of
     index tensors, one per leading dim (None for a full dim)."""
@@ -392,6 +394,7 @@ class Where(Primitive, node="WhereBackward0"):
                      0.0 if tangent_b is None else tangent_b)
 
 
+@op(Where, method=True)
 def where(condition, input=None, other=None):
     """Elements of `input` where `condition` holds, else of `other` (either may be a number).
 
@@ -417,6 +420,7 @@ def where(condition, input=None, other=None):
                            f"other {list(np.shape(other))} cannot be broadcast together") from None
 
 
+@op(method=True)
 def nonzero(input, *, as_tuple=False):
     """Indices of the nonzero elements: an (n, ndim) int64 tensor, or one 1-d tensor per dim."""
     array = input._data if input._data.ndim else input._data.reshape(1)
@@ -425,6 +429,7 @@ def nonzero(input, *, as_tuple=False):
     return new_tensor(np.argwhere(input._data).astype(np.int64))
 
 
+@op(method=True)
 def argwhere(input):
     return nonzero(input)
 
@@ -475,6 +480,7 @@ class IndexSelect(Primitive, node="IndexSelectBackward0"):
         return IndexAdd.apply(zeros, ctx.dim, new_tensor(ctx.index), grad, 1), None, None
 
 
+@op(IndexSelect, method=True)
 def index_select(input, dim, index):
     """The entries of `input` at positions `index` (a vector) along `dim`."""
     dim, array = _dim_index(input, dim, index, "index_select")
@@ -513,6 +519,7 @@ def _check_source(input, dim, index, source, op_name):
                            f"{expected} (self's shape with dim {dim} of size len(index) = {index.size})")
 
 
+@op(IndexAdd, method=True, inplace=True)
 def index_add(input, dim, index, source, *, alpha=1):
     """A copy of `input` with `alpha * source` added at positions `index` along `dim` (repeats add up)."""
     dim, array = _dim_index(input, dim, index, "index_add")
@@ -539,6 +546,7 @@ class IndexCopy(Primitive, node="IndexCopyBackward0"):
         return grad_a, None, None, grad_source
 
 
+@op(IndexCopy, method=True, inplace=True)
 def index_copy(input, dim, index, source):
     """A copy of `input` with the slices at `index` along `dim` replaced by those of `source`."""
     dim, array = _dim_index(input, dim, index, "index_copy")
@@ -583,6 +591,7 @@ def _fill_value(input, value, op_name):
     return value
 
 
+@op(IndexFill, IndexFillTensor, method=True, inplace=True)
 def index_fill(input, dim, index, value):
     """A copy of `input` with the slices at `index` along `dim` set to `value` (number or 0-d tensor)."""
     dim, array = _dim_index(input, dim, index, "index_fill")
@@ -629,6 +638,7 @@ class MaskedFillTensor(MaskedFill, node="MaskedFillBackward1"):
     pass
 
 
+@op(MaskedFill, MaskedFillTensor, method=True, inplace=True)
 def masked_fill(input, mask, value):
     """A copy of `input` with `value` (a number or 0-d tensor) where the bool `mask` is True."""
     mask_array = _mask_of(mask, "masked_fill_")
@@ -652,6 +662,7 @@ class MaskedSelect(Primitive, node="MaskedSelectBackward0"):
         return IndexPut.apply(zeros, grad, (ctx.mask,), True), None
 
 
+@op(MaskedSelect, method=True)
 def masked_select(input, mask):
     """The elements of `input` where `mask` (broadcast with it) is True, as a 1-d tensor."""
     mask_array = _mask_of(mask, "masked_select")
@@ -686,6 +697,7 @@ class MaskedScatter(Primitive, node="MaskedScatterBackward0"):
         return grad_a, None, grad_source
 
 
+@op(MaskedScatter, method=True, inplace=True)
 def masked_scatter(input, mask, source):
     """A copy of `input` with the elements where `mask` is True taken, in order, from `source`."""
     mask_array = _mask_of(mask, "masked_scatter_")
@@ -752,6 +764,7 @@ class Gather(Primitive, node="GatherBackward0"):
         return ScatterAdd.apply(zeros, ctx.dim, ctx.index, grad), None, None
 
 
+@op(Gather, method=True)
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """`out[i][j] = input[index[i][j]][j]` for dim 0 (and likewise for other dims)."""
     dim, full_index = _gather_index(input, dim, index, "gather")
@@ -836,6 +849,7 @@ def _scatter_source(input, src, value, op_name):
     return src
 
 
+@op(Scatter, ScatterValue, ScatterWithReduce, method=True, inplace=True)
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """A copy of `input` with `src` (a tensor or a number) written at `index` along `dim`:
     `out[index[i][j]][j] = src[i][j]` for dim 0. With `reduce='add'|'multiply'` combine instead."""
@@ -853,6 +867,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     return function.apply(input, dim, full_index, src)
 
 
+@op(ScatterAdd, method=True, inplace=True)
 def scatter_add(input, dim, index, src):
     """A copy of `input` with `src` added at `index` along `dim` (repeated positions add up)."""
     dim, full_index = _gather_index(input, dim, index, "scatter_add")
@@ -937,6 +952,7 @@ def _scatter_counts(shape, index, include_self):
     return counts
 
 
+@op(ScatterReduce, method=True, inplace=True)
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """Combine `src` into a copy of `input` at `index` along `dim` with `reduce` ('sum', 'prod',
     'mean', 'amax' or 'amin'); `include_self=False` leaves the old values out of the reduction.
@@ -975,6 +991,7 @@ class Take(Primitive, node="TakeBackward0"):
         return Put.apply(zeros, ctx.index, grad, True), None
 
 
+@op(Take, method=True)
 def take(input, index):
     """The elements of `input`, seen as 1-d, at `index` (result has index's shape)."""
     return Take.apply(input, _flat_index(input, index, "take"))
@@ -1003,6 +1020,7 @@ class Put(Primitive, node="PutBackward0"):
         return grad_a, None, grad_source, None
 
 
+@op(Put, method=True, inplace=True)
 def put(input, index, source, accumulate=False):
     """A copy of `input` with `source` written at the flat positions `index` (`+=` with accumulate)."""
     array = _flat_index(input, index, "put")
@@ -1014,6 +1032,7 @@ def put(input, index, source, accumulate=False):
     return Put.apply(input, array, source, bool(accumulate))
 
 
+@op(method=True)
 def take_along_dim(input, indices, dim=None):
     """`gather` after broadcasting `input` and `indices` in every dim but `dim` (flat when dim is None)."""
     if dim is None:

@@ -15,6 +15,7 @@ from ._common import normalize_dim
 from .shape import make_view, _Replay, parse_shape
 from .indexing import BasicIndex, BasicIndexGradient, basic_view, index_select
 from ._tangents import linear_jvp
+from ._declare import op, alias
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "split",
            "split_with_sizes",
@@ -22,7 +23,6 @@ __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack"
            "repeat_interleave", "tril", "triu", "diag", "diagonal", "diag_embed", "diagflat", "meshgrid",
            "cartesian_prod", "unfold"]
 
-INPLACE_VARIANTS = ("tril", "triu")
 
 
 def _tensor_list(tensors, op_name):
@@ -68,6 +68,7 @@ class Cat(Primitive, node="CatBackward0"):
     jvp = linear_jvp
 
 
+@op(Cat, method=True)
 def cat(tensors, dim=0, *, out=None):
     """Join tensors along an existing dim; dtypes are promoted as in PyTorch. 1-d empty tensors are
     skipped (PyTorch's legacy rule)."""
@@ -92,7 +93,6 @@ def cat(tensors, dim=0, *, out=None):
     return result
 
 
-concat = concatenate = cat
 
 
 class Stack(Primitive, node="StackBackward0"):
@@ -110,6 +110,7 @@ class Stack(Primitive, node="StackBackward0"):
     jvp = linear_jvp
 
 
+@op(Stack, method=True)
 def stack(tensors, dim=0, *, out=None):
     """Join same-shape tensors along a new dim."""
     tensors = _tensor_list(tensors, "stack")
@@ -138,22 +139,26 @@ def _at_least(tensor, ndim):
     return tensor.reshape(shape + (1,))
 
 
+@op(method=True)
 def hstack(tensors, *, out=None):
     """Concatenate column-wise: along dim 1, or dim 0 for 1-d tensors."""
     tensors = [_at_least(item, 1) for item in _tensor_list(tensors, "hstack")]
     return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1, out=out)
 
 
+@op(method=True)
 def vstack(tensors, *, out=None):
     """Concatenate row-wise (1-d tensors become rows)."""
     return cat([_at_least(item, 2) for item in _tensor_list(tensors, "vstack")], 0, out=out)
 
 
+@op(method=True)
 def dstack(tensors, *, out=None):
     """Concatenate depth-wise, along dim 2 of the tensors made at least 3-d."""
     return cat([_at_least(item, 3) for item in _tensor_list(tensors, "dstack")], 2, out=out)
 
 
+@op(Stack, method=True)
 def column_stack(tensors, *, out=None):
     """Stack 0-d/1-d tensors as columns (and concatenate 2-d ones) along dim 1."""
     tensors = _tensor_list(tensors, "column_stack")
@@ -224,6 +229,7 @@ def _split_sizes(input, split_size_or_sections, dim):
     return sizes, True
 
 
+@op(Split, SplitWithSizes, method=True)
 def split(tensor, split_size_or_sections, dim=0):
     """Views of consecutive pieces along `dim`: of size `split_size` each (the last may be smaller),
     or of the sizes in a list."""
@@ -236,11 +242,13 @@ def split(tensor, split_size_or_sections, dim=0):
                      lambda i: (narrow, dim, starts[i], sizes[i]))
 
 
+@op(method=True)
 def split_with_sizes(input, split_sizes, dim=0):
     """`split` with a list of sizes (PyTorch's name for that form)."""
     return split(input, list(split_sizes), dim)
 
 
+@op(method=True)
 def chunk(input, chunks, dim=0):
     """At most `chunks` views of (nearly) equal size along `dim` (as `split` with ceil(size/chunks))."""
     chunks = int(chunks)
@@ -251,6 +259,7 @@ def chunk(input, chunks, dim=0):
     return split(input, max(math.ceil(size / chunks), 1) if size else 0, dim)
 
 
+@op(method=True)
 def tensor_split(input, indices_or_sections, dim=0):
     """Views split at the given indices, or into `sections` parts whose sizes differ by at most one."""
     dim = normalize_dim(dim, input._data.ndim, "tensor_split")
@@ -283,6 +292,7 @@ class Unbind(Primitive, node="UnbindBackward0"):
         return Stack.apply(ctx.dim, *grads), None
 
 
+@op(Unbind, method=True)
 def unbind(input, dim=0):
     """The slices along `dim`, as a tuple of views."""
     ndim = input._data.ndim
@@ -296,6 +306,7 @@ def unbind(input, dim=0):
                      lambda i: (basic_view, prefix + (i, Ellipsis), "SelectBackward0"))
 
 
+@op(method=True)
 def narrow(input, dim, start, length):
     """The view `input[..., start:start + length, ...]` along `dim` (start may be negative)."""
     ndim = input._data.ndim
@@ -314,6 +325,7 @@ def narrow(input, dim, start, length):
     return basic_view(input, _slice_along(dim, start, start + length), "SliceBackward0")
 
 
+@op(method=True)
 def select(input, dim, index):
     """The view `input[..., index, ...]` along `dim`, with that dimension removed."""
     ndim = input._data.ndim
@@ -349,17 +361,20 @@ class Flip(Primitive, node="FlipBackward0"):
         return Flip.apply(grad, ctx.dims), None
 
 
+@op(Flip, method=True)
 def flip(input, dims):
     """A copy with the order of elements reversed along `dims`."""
     return Flip.apply(input, _dims_of(dims, input._data.ndim, "flip"))
 
 
+@op(method=True)
 def fliplr(input):
     if input._data.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
+@op(method=True)
 def flipud(input):
     if input._data.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
@@ -378,6 +393,7 @@ class Roll(Primitive, node="RollBackward0"):
         return Roll.apply(grad, negated, ctx.dims), None, None
 
 
+@op(Roll, method=True)
 def roll(input, shifts, dims=None):
     """Shift elements cyclically along `dims` (over the flattened tensor when dims is None)."""
     shifts = int(shifts) if isinstance(shifts, (numbers.Integral, Tensor)) else tuple(int(s) for s in shifts)
@@ -410,6 +426,7 @@ class Repeat(Primitive, node="RepeatBackward0"):
         return summed.reshape(ctx.input_shape), None
 
 
+@op(Repeat, method=True)
 def repeat(input, *sizes):
     """Tile the tensor `sizes[i]` times along each dim (new leading dims when sizes is longer)."""
     sizes = parse_shape(sizes, "repeat")
@@ -421,12 +438,14 @@ def repeat(input, *sizes):
     return Repeat.apply(input, sizes)
 
 
+@op(method=True)
 def tile(input, dims):
     """`repeat`, with leading 1s added to `dims` when it is shorter than the tensor's rank."""
     dims = parse_shape((dims,) if isinstance(dims, numbers.Integral) else tuple(dims), "tile")
     return repeat(input, (1,) * (input._data.ndim - len(dims)) + dims)
 
 
+@op(Repeat, method=True)
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeat each element `repeats` times (an int, or one count per element along `dim`).
 
@@ -481,11 +500,13 @@ def _triangle(function, input, diagonal, op_name):
     return function.apply(input, int(diagonal))
 
 
+@op(Tril, method=True, inplace=True)
 def tril(input, diagonal=0, *, out=None):
     """The lower triangle (on and below `diagonal`) of the last two dims; the rest zeroed."""
     return _triangle(Tril, input, diagonal, "tril")
 
 
+@op(Triu, method=True, inplace=True)
 def triu(input, diagonal=0, *, out=None):
     """The upper triangle (on and above `diagonal`) of the last two dims; the rest zeroed."""
     return _triangle(Triu, input, diagonal, "triu")
@@ -552,6 +573,7 @@ def _diagonal_dims(ndim, dim1, dim2, op_name):
     return dim1, dim2
 
 
+@op(Diagonal, method=True)
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """The diagonal of the (dim1, dim2) planes, as a view whose last dim runs along the diagonal."""
     dim1, dim2 = _diagonal_dims(input._data.ndim, dim1, dim2, "diagonal")
@@ -559,6 +581,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return make_view(output, input, _Replay(diagonal, int(offset), dim1, dim2))
 
 
+@op(DiagEmbed, method=True)
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """Tensors whose (dim1, dim2) planes have the last dim of `input` on their `offset` diagonal."""
     ndim = input._data.ndim + 1
@@ -572,6 +595,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return DiagEmbed.apply(input, tuple(shape), offset, dim1, dim2)
 
 
+@op(DiagonalCopy, method=True)
 def diag(input, diagonal=0):
     """A 1-d tensor -> a square matrix with it on `diagonal`; a matrix -> a copy of that diagonal."""
     ndim = input._data.ndim
@@ -582,12 +606,14 @@ def diag(input, diagonal=0):
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
 
 
+@op(method=True)
 def diagflat(input, offset=0):
     """A square matrix with the flattened `input` on its `offset` diagonal."""
     return diag_embed(input.reshape(-1), offset, 0, 1)
 
 
 # ----------------------------------------------------------------------------- grids
+@op(method=True)
 def meshgrid(*tensors, indexing=None):
     """Coordinate grids (views, by expand) from 1-d tensors; `indexing` is 'ij' (default) or 'xy'."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -616,6 +642,7 @@ def meshgrid(*tensors, indexing=None):
     return tuple(grids)
 
 
+@op(method=True)
 def cartesian_prod(*tensors):
     """All combinations of elements of 1-d tensors, one per row (like itertools.product)."""
     if len(tensors) == 1:
@@ -662,6 +689,7 @@ class UnfoldGradient(Primitive, node="UnfoldBackwardBackward0"):
         return Unfold.apply(grad, *ctx.args), None, None, None, None
 
 
+@op(Unfold, method=True)
 def unfold(input, dimension, size, step):
     """`Tensor.unfold`: a view of all windows of `size` along `dimension`, `step` apart (last dim)."""
     ndim = input._data.ndim
@@ -677,3 +705,7 @@ def unfold(input, dimension, size, step):
     if not ndim:
         output = output.reshape(size)
     return make_view(output, input, _Replay(unfold, dim, size, step))
+
+# PyTorch's other names for the ops above.
+concat = alias(cat, "concat", method=True)
+concatenate = alias(cat, "concatenate", method=True)

@@ -24,11 +24,11 @@ from ._common import normalize_dim, normalize_dims
 from .inplace import copy_into_out
 from .reduction import LinalgVectorNorm
 from ._tangents import add_tangents
+from ._declare import op, alias
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "addmv", "addbmm", "baddbmm", "addr",
            "einsum", "tensordot", "kron", "trace", "cross", "inverse", "det", "logdet", "slogdet", "cholesky",
            "qr", "svd", "pinverse", "matrix_power", "chain_matmul", "block_diag", "cdist", "norm", "dist"]
-INPLACE_VARIANTS = ("addmm", "addmv", "addbmm", "baddbmm", "addr")
 
 
 class LinAlgError(RuntimeError):
@@ -210,6 +210,7 @@ def _check_batch_broadcast(a_shape, b_shape):
                                f"{list(b_shape)}: their batch dimensions must broadcast)")
 
 
+@op(Matmul, method=True)
 def matmul(input, other, *, out=None):
     """Matrix product with PyTorch's (NumPy's) rules: 1-D operands are vectors, batch dims broadcast.
 
@@ -231,6 +232,7 @@ def matmul(input, other, *, out=None):
     return _write_out(function.apply(input, other), out)
 
 
+@op(Mm, method=True)
 def mm(input, mat2, *, out=None):
     """Product of two matrices (2-D only, no broadcasting: use `matmul` for that)."""
     _check_products("mm", input, mat2)
@@ -253,6 +255,7 @@ def _check_bmm(op_name, batch1, batch2):
                            f"got: [{expected[0]}, {expected[1]}].")
 
 
+@op(Bmm, method=True)
 def bmm(input, mat2, *, out=None):
     """Batched product of (b, n, m) and (b, m, p) tensors (no broadcasting)."""
     _check_products("bmm", input, mat2)
@@ -268,6 +271,7 @@ def _check_mv(op_name, mat, vec):
         raise _mismatch_error(mat._data.shape, vec._data.shape)
 
 
+@op(Mv, method=True)
 def mv(input, vec, *, out=None):
     """Matrix-vector product."""
     _check_products("mv", input, vec)
@@ -275,6 +279,7 @@ def mv(input, vec, *, out=None):
     return _write_out(Mv.apply(input, vec), out)
 
 
+@op(Dot, method=True)
 def dot(input, other, *, out=None):
     """Inner product of two 1-D tensors of the same size."""
     _check_products("dot", input, other)
@@ -285,6 +290,7 @@ def dot(input, other, *, out=None):
     return _write_out(Dot.apply(input, other), out)
 
 
+@op(method=True)
 def outer(input, vec2, *, out=None):
     """Outer product of two vectors: `input[i] * vec2[j]` (a broadcast product, MulBackward0 as in PyTorch)."""
     _check_products("outer", input, vec2)
@@ -293,7 +299,6 @@ def outer(input, vec2, *, out=None):
     return _write_out(input.unsqueeze(-1) * vec2, out)
 
 
-ger = outer
 
 
 # ---------------------------------------------------------------- beta * input + alpha * product
@@ -363,6 +368,7 @@ def _add_product(function, op_name, input, a, b, beta, alpha, product_shape, out
     return _write_out(function.apply(input, a, b, beta, alpha), out)
 
 
+@op(Addmm, method=True, inplace=True)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """`beta * input + alpha * (mat1 @ mat2)` for matrices; `input` broadcasts to the product's shape."""
     _check_products("addmm", input, mat1, mat2)
@@ -375,6 +381,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
                         (mat1._data.shape[0], mat2._data.shape[1]), out)
 
 
+@op(Addmv, method=True, inplace=True)
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """`beta * input + alpha * (mat @ vec)`."""
     _check_products("addmv", input, mat, vec)
@@ -382,6 +389,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     return _add_product(Addmv, "addmv", input, mat, vec, beta, alpha, (mat._data.shape[0],), out)
 
 
+@op(Addr, method=True, inplace=True)
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """`beta * input + alpha * outer(vec1, vec2)`."""
     _check_products("addr", input, vec1, vec2)
@@ -391,6 +399,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
                         (vec1._data.shape[0], vec2._data.shape[0]), out)
 
 
+@op(Baddbmm, method=True, inplace=True)
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """`beta * input + alpha * bmm(batch1, batch2)`."""
     _check_products("baddbmm", input, batch1, batch2)
@@ -399,6 +408,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _add_product(Baddbmm, "baddbmm", input, batch1, batch2, beta, alpha, shape, out)
 
 
+@op(Addbmm, method=True, inplace=True)
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """`beta * input + alpha * bmm(batch1, batch2).sum(0)`."""
     _check_products("addbmm", input, batch1, batch2)
@@ -428,6 +438,7 @@ def multi_dot(tensors, *, out=None):
     return _write_out(result, out)
 
 
+@op()
 def chain_matmul(*matrices, out=None):
     """Deprecated spelling of `linalg.multi_dot` (2-D matrices only)."""
     warnings.warn("ember.chain_matmul is deprecated; use ember.linalg.multi_dot, which takes a list of tensors",
@@ -440,6 +451,7 @@ def chain_matmul(*matrices, out=None):
     return multi_dot(matrices, out=out)
 
 
+@op(method=True)
 def matrix_power(input, n):
     """`input` multiplied by itself `n` times (n < 0: of its inverse; n == 0: the identity)."""
     _check_tensor(input, "matrix_power")
@@ -567,6 +579,7 @@ def _parse_einsum(equation, shapes):
     return tuple(terms), output, sizes
 
 
+@op(Einsum)
 def einsum(equation, *operands):
     """Sum of products over the labelled dims of `operands` (Einstein notation), e.g.
     `einsum('bij,bjk->bik', a, b)`; the ellipsis, repeated labels ('ii->i') and the implicit output
@@ -583,6 +596,7 @@ def einsum(equation, *operands):
     return Einsum.apply(spec, *operands)
 
 
+@op()
 def tensordot(a, b, dims=2, out=None):
     """Contract the last `dims` dims of `a` with the first `dims` of `b`, or the dims listed as
     `([dims of a], [dims of b])`. Built on einsum (so differentiable to any order)."""
@@ -614,6 +628,7 @@ def tensordot(a, b, dims=2, out=None):
     return _write_out(einsum(equation, a, b), out)
 
 
+@op(method=True)
 def kron(input, other, *, out=None):
     """Kronecker product: blocks `input[i, j] * other` (any number of dims; the shorter gets leading 1s)."""
     _check_products("kron", input, other)
@@ -639,6 +654,7 @@ class Trace(Primitive, node="TraceBackward0"):
         return grad * new_tensor(np.eye(rows, columns, dtype=grad._data.dtype))
 
 
+@op(Trace, method=True)
 def trace(input):
     """Sum of the main diagonal of a matrix."""
     _check_tensor(input, "trace")
@@ -647,6 +663,7 @@ def trace(input):
     return Trace.apply(input)
 
 
+@op(method=True)
 def cross(input, other, dim=None, *, out=None):
     """Cross product of 3-vectors along `dim` (the operands broadcast). `dim=None` takes the first dim of
     size 3, as `torch.cross` does; `linalg.cross` defaults to -1."""
@@ -692,6 +709,7 @@ class BlockDiag(Primitive, node="BlockDiagBackward0"):
                                for shape, (row, column), (end_row, end_column) in zip(ctx.shapes, corners, corners[1:]))
 
 
+@op(BlockDiag)
 def block_diag(*tensors):
     """A block-diagonal matrix of the given 0-, 1- or 2-D tensors (dtypes promote)."""
     for position, value in enumerate(tensors):
@@ -707,6 +725,7 @@ def block_diag(*tensors):
     return BlockDiag.apply(result_dtype.numpy_dtype, *tensors)
 
 
+@op()
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """p-norm distances between the rows of `x1` (..., P, M) and of `x2` (..., R, M): shape (..., P, R)."""
     _check_products("cdist", x1, x2)
@@ -791,6 +810,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
 
 
+@op(method=True)
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """`torch.norm` (and `Tensor.norm`): p='fro' or a number is a vector norm over `dim` (all elements
     by default, even of a matrix); p='nuc' is the nuclear norm over two dims. Prefer `linalg.norm`."""
@@ -806,6 +826,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
 
 
+@op(method=True)
 def dist(input, other, p=2):
     """The p-norm of `input - other` (broadcast), a 0-d tensor. Composite: its grad_fn is the norm's
     node (PyTorch records one DistBackward0)."""
@@ -828,6 +849,7 @@ class Inverse(Primitive, node="LinalgInvExBackward0"):
         return -matmul(matmul(inverse_t, grad), inverse_t)
 
 
+@op(Inverse, method=True)
 def inverse(input, *, out=None):
     """Inverse of a square matrix (or of each in a batch); LinAlgError (a RuntimeError) if singular."""
     _check_matrix_input(input, "linalg.inv")
@@ -855,6 +877,7 @@ class Det(Primitive, node="LinalgDetBackward0"):
         return _cofactor_gradient(grad * result, a)
 
 
+@op(Det, method=True)
 def det(input):
     """Determinant of a square matrix (or of each in a batch)."""
     _check_matrix_input(input, "linalg.det")
@@ -875,12 +898,14 @@ class Slogdet(Primitive, node="LinalgSlogdetBackward0"):
         return _cofactor_gradient(grad_logabsdet, a)
 
 
+@op(Slogdet, method=True)
 def slogdet(input):
     """`(sign, logabsdet)` of the determinant: stable where `det` would under- or overflow."""
     _check_matrix_input(input, "linalg.slogdet")
     return SlogdetResult(*Slogdet.apply(input))
 
 
+@op(Slogdet, method=True)
 def logdet(input):
     """log(det(input)): nan for a negative determinant, -inf for zero."""
     _check_matrix_input(input, "logdet")
@@ -962,6 +987,7 @@ class Cholesky(Primitive, node="LinalgCholeskyExBackward0"):
         return (gradient + gradient.mT) * 0.5
 
 
+@op(Cholesky, method=True)
 def cholesky(input, upper=False, *, out=None):
     """L with input = L L^T (lower triangular; with upper=True, U = L^T and input = U^T U).
     Only the lower triangle of `input` is read; it must be symmetric positive-definite."""
@@ -1022,6 +1048,7 @@ def linalg_qr(A, mode="reduced", *, out=None):
     return QrResult(*Qr.apply(A, mode))
 
 
+@op(method=True)
 def qr(input, some=True, *, out=None):
     """`torch.qr`: the reduced (some=True) or complete QR decomposition. Prefer `linalg.qr`."""
     return linalg_qr(input, "reduced" if some else "complete")
@@ -1082,6 +1109,7 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     return LinalgSvdResult(*Svd.apply(A, full_matrices))
 
 
+@op(Svd, method=True)
 def svd(input, some=True, compute_uv=True, *, out=None):
     """`torch.svd`: U, S, V (V, not Vh) with input = U diag(S) V^T; reduced unless some=False.
     With compute_uv=False, U (m x m) and V (n x n) are zero-filled, as in PyTorch."""
@@ -1163,6 +1191,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     return _write_out(matmul(vh.mT * reciprocal.unsqueeze(-2), u.mT), out)
 
 
+@op(method=True)
 def pinverse(input, rcond=1e-15):
     """`torch.pinverse`: `linalg.pinv` with a relative cutoff `rcond`."""
     return pinv(input, rtol=rcond)
@@ -1195,3 +1224,6 @@ def lstsq(A, B, rcond=None, *, driver=None):
     empty = _constant(np.zeros((0,), dtype=A._data.dtype))
     rank = matrix_rank(A.detach(), rtol=rcond)
     return LstsqResult(solution, empty, rank, empty)
+
+# PyTorch's other names for the ops above.
+ger = alias(outer, "ger", method=True)

@@ -4,6 +4,7 @@
 from .._backend import np
 from ..autograd.function import Primitive
 from ._nn_common import _check_same_dtype, _check_tensor
+from ._declare import op
 
 __all__ = ["bilinear"]
 
@@ -67,6 +68,7 @@ def linear(input, weight, bias=None):
 
 
 
+@op()
 def bilinear(input1, input2, weight, bias=None):
     """y_k = input1 @ weight[k] @ input2 + bias_k: input1 (..., n1), input2 (..., n2), weight (out, n1, n2)."""
     for name, value in (("input1", input1), ("input2", input2), ("weight", weight)):

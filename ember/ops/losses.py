@@ -8,8 +8,10 @@ from ..autograd.function import Primitive
 from ._nn_common import _check_floating, _check_tensor
 from .activations import Softplus, _sigmoid, _where
 from .distance import pairwise_distance
+from ._declare import op
 
-__all__ = ["binary_cross_entropy_with_logits", "kl_div", "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss"]
+__all__ = ["binary_cross_entropy_with_logits", "kl_div", "margin_ranking_loss", "hinge_embedding_loss",
+           "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss"]
 
 
 # ================================================================ losses
@@ -69,6 +71,7 @@ class BinaryCrossEntropyWithLogits(Primitive, node="BinaryCrossEntropyWithLogits
         return grad_x, grad_target, None, None
 
 
+@op(BinaryCrossEntropyWithLogits)
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction="mean"):
     """-[pos_weight * t * log(sigmoid(x)) + (1 - t) * log(1 - sigmoid(x))], stable for any logit x."""
     _check_tensor(input, "input", "binary_cross_entropy_with_logits")
@@ -79,6 +82,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     return reduce_loss(BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight), reduction)
 
 
+@op()
 def kl_div(input, target, reduction="mean", log_target=False):
     """Pointwise target * (log(target) - input) (input holds log-probabilities); 0 where target == 0."""
     _check_tensor(input, "input", "kl_div")
@@ -95,12 +99,14 @@ def kl_div(input, target, reduction="mean", log_target=False):
     return reduce_loss(loss, reduction)
 
 
+@op()
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
     """max(0, -target * (input1 - input2) + margin)."""
     from . import relu
     return reduce_loss(relu(-target * (input1 - input2) + margin), reduction)
 
 
+@op()
 def hinge_embedding_loss(input, target, margin=1.0, reduction="mean"):
     """x where target == 1, max(0, margin - x) where target == -1."""
     from . import relu
@@ -109,6 +115,7 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction="mean"):
     return reduce_loss(loss, reduction)
 
 
+@op()
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
     """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1."""
     from . import relu
@@ -122,6 +129,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
     return reduce_loss(loss, reduction)
 
 
+@op()
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, reduction="mean"):
     """max(d(a, p) - d(a, n) + margin, 0) with d the pairwise p-norm distance."""
     from . import relu
@@ -139,6 +147,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6,
     return reduce_loss(relu(distance_positive - distance_negative + margin), reduction)
 
 
+@op()
 def poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8, reduction="mean"):
     """exp(input) - target * input (log_input), or input - target * log(input + eps); `full` adds
     Stirling's approximation of log(target!) where target > 1."""

@@ -3,6 +3,7 @@
 import math
 
 from ._nn_common import _check_floating, _check_tensor
+from ._declare import op
 
 __all__ = ["layer_norm", "batch_norm", "group_norm", "instance_norm"]
 
@@ -69,11 +70,13 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
     return _affine(output, weight, bias, lambda t: _channel_view(t, ndim))
 
 
+@op()
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled=True):
     """`torch.batch_norm` (weight and bias first); see `nn.functional.batch_norm`."""
     return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
+@op()
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
     """Normalize over the last len(normalized_shape) dims, then scale by `weight` and shift by `bias`."""
     _check_tensor(input, "input", "layer_norm")
@@ -91,6 +94,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     return _affine(output, weight, bias, lambda t: t)
 
 
+@op()
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
     """Normalize (N, C, ...) over groups of C/num_groups channels and the spatial dims."""
     _check_tensor(input, "input", "group_norm")
@@ -103,6 +107,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
     return _affine(output.reshape(shape), weight, bias, lambda t: _channel_view(t, len(shape)))
 
 
+@op()
 def instance_norm(input, weight=None, bias=None, running_mean=None, running_var=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5, cudnn_enabled=True):
     """Normalize each (n, c) feature map of (N, C, ...) over its spatial dims."""

@@ -4,6 +4,7 @@
 from .._backend import np
 from .._tensor import new_tensor
 from ..autograd.function import Primitive
+from ._declare import op
 
 __all__ = ["constant_pad_nd"]
 
@@ -40,6 +41,7 @@ def _pad_amounts(pad, ndim, op_name):
     return before, after
 
 
+@op(ConstantPad)
 def constant_pad_nd(input, pad, value=0.0):
     """Pad the last len(pad)//2 dims with `value`; negative amounts crop, as in PyTorch."""
     before, after = _pad_amounts(pad, input._data.ndim, "constant_pad_nd")

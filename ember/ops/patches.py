@@ -6,10 +6,12 @@ from .._backend import np
 from ..autograd.function import Primitive
 from ._nn_common import _batched, _check_tensor, _ntuple
 from ._strided_windows import _col2im, _crop, _out_size, _pad, _windows
+from ._declare import op
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle"]
 
 
+@op()
 def pixel_shuffle(input, upscale_factor):
     """(*, C*r*r, H, W) -> (*, C, H*r, W*r): sub-pixel convolution's rearrangement (a reshape and permute)."""
     _check_tensor(input, "input", "pixel_shuffle")
@@ -26,6 +28,7 @@ def pixel_shuffle(input, upscale_factor):
     return moved.reshape(lead + (channels // (r * r), height * r, width * r))
 
 
+@op()
 def pixel_unshuffle(input, downscale_factor):
     """(*, C, H*r, W*r) -> (*, C*r*r, H, W): the inverse of pixel_shuffle."""
     _check_tensor(input, "input", "pixel_unshuffle")

@@ -20,6 +20,7 @@ from .creation import zeros_like
 from .elementwise import _unary, cos, exp, pow, sin
 from .indexing import where
 from ._tangents import diagonal_jvp
+from ._declare import op, alias
 
 __all__ = ["sign", "sgn", "ceil", "floor", "round", "trunc", "fix", "frac",
            "clamp", "clip", "clamp_min", "clamp_max",
@@ -33,16 +34,6 @@ __all__ = ["sign", "sgn", "ceil", "floor", "round", "trunc", "fix", "frac",
            "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
            "bitwise_right_shift", "logical_not", "logical_and", "logical_or", "logical_xor"]
 
-# The ops PyTorch also has as `tensor.name_()`.
-INPLACE_VARIANTS = ("sign", "sgn", "ceil", "floor", "round", "trunc", "fix", "frac",
-                    "clamp", "clip", "clamp_min", "clamp_max",
-                    "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "reciprocal",
-                    "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
-                    "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-                    "erf", "erfc", "erfinv", "deg2rad", "rad2deg", "logit", "sinc", "nan_to_num",
-                    "atan2", "arctan2", "hypot", "xlogy", "copysign", "fmod", "remainder", "floor_divide",
-                    "heaviside", "lerp", "addcmul", "addcdiv",
-                    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_not")
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -163,12 +154,14 @@ def _rounding(function, input, op_name, *args):
     return function.apply(input, *args)
 
 
+@op(Sign, method=True, inplace=True)
 def sign(input):
     """-1, 0 or 1 per element (0 for NaN, as PyTorch); a bool tensor is its own sign. Zero gradient."""
     _check_tensor(input, "sign")
     return Sign.apply(input)
 
 
+@op(Sgn, method=True, inplace=True)
 def sgn(input):
     """`sign` extended to complex numbers (`z / |z|`, 0 at 0); the same as `sign` for real tensors."""
     _check_tensor(input, "sgn")
@@ -180,16 +173,19 @@ def sgn(input):
     return Sgn.apply(input)
 
 
+@op(Ceil, method=True, inplace=True)
 def ceil(input):
     """Smallest integer >= each element (same dtype). Zero gradient."""
     return _rounding(Ceil, input, "ceil")
 
 
+@op(Floor, method=True, inplace=True)
 def floor(input):
     """Largest integer <= each element (same dtype). Zero gradient."""
     return _rounding(Floor, input, "floor")
 
 
+@op(Round, RoundDecimals, method=True, inplace=True)
 def round(input, *, decimals=None):
     """Round half to even, or to `decimals` places (negative: to tens, hundreds, ...). Zero gradient.
 
@@ -204,12 +200,12 @@ def round(input, *, decimals=None):
     return RoundDecimals.apply(input, int(decimals))
 
 
+@op(Round, Trunc, method=True, inplace=True)
 def trunc(input):
     """Round towards zero (same dtype). Zero gradient."""
     return _rounding(Trunc, input, "trunc")
 
 
-fix = trunc
 
 
 # ---------------------------------------------------------------- unary maths
@@ -556,6 +552,7 @@ class Sinc(Primitive, node="SincBackward0"):
     jvp = diagonal_jvp
 
 
+@op(Frac, method=True, inplace=True)
 def frac(input):
     """The fractional part `x - trunc(x)`, with the sign of x. Its gradient is 1."""
     _check_tensor(input, "frac")
@@ -565,105 +562,125 @@ def frac(input):
     return Frac.apply(input)
 
 
+@op(Exp2, method=True, inplace=True)
 def exp2(input):
     """2 ** x."""
     return _unary(Exp2, input, "exp2")
 
 
+@op(Expm1, method=True, inplace=True)
 def expm1(input):
     """exp(x) - 1, accurate for small x."""
     return _unary(Expm1, input, "expm1")
 
 
+@op(Log2, method=True, inplace=True)
 def log2(input):
     return _unary(Log2, input, "log2")
 
 
+@op(Log10, method=True, inplace=True)
 def log10(input):
     return _unary(Log10, input, "log10")
 
 
+@op(Log1p, method=True, inplace=True)
 def log1p(input):
     """log(1 + x), accurate for small x."""
     return _unary(Log1p, input, "log1p")
 
 
+@op(Rsqrt, method=True, inplace=True)
 def rsqrt(input):
     """1 / sqrt(x)."""
     return _unary(Rsqrt, input, "rsqrt")
 
 
+@op(Reciprocal, method=True, inplace=True)
 def reciprocal(input):
     """1 / x; integer tensors give the default float dtype."""
     return _unary(Reciprocal, input, "reciprocal")
 
 
+@op(Tan, method=True, inplace=True)
 def tan(input):
     return _unary(Tan, input, "tan")
 
 
+@op(Asin, method=True, inplace=True)
 def asin(input):
     return _unary(Asin, input, "asin")
 
 
+@op(Acos, method=True, inplace=True)
 def acos(input):
     return _unary(Acos, input, "acos")
 
 
+@op(Atan, method=True, inplace=True)
 def atan(input):
     return _unary(Atan, input, "atan")
 
 
+@op(Sinh, method=True, inplace=True)
 def sinh(input):
     return _unary(Sinh, input, "sinh")
 
 
+@op(Cosh, method=True, inplace=True)
 def cosh(input):
     return _unary(Cosh, input, "cosh")
 
 
+@op(Asinh, method=True, inplace=True)
 def asinh(input):
     return _unary(Asinh, input, "asinh")
 
 
+@op(Acosh, method=True, inplace=True)
 def acosh(input):
     return _unary(Acosh, input, "acosh")
 
 
+@op(Atanh, method=True, inplace=True)
 def atanh(input):
     return _unary(Atanh, input, "atanh")
 
 
+@op(Erf, method=True, inplace=True)
 def erf(input):
     """The error function 2/sqrt(pi) * integral of exp(-t^2) from 0 to x."""
     return _unary(Erf, input, "erf")
 
 
+@op(Erfc, method=True, inplace=True)
 def erfc(input):
     """1 - erf(x), accurate where erf(x) is close to 1."""
     return _unary(Erfc, input, "erfc")
 
 
+@op(Erfinv, method=True, inplace=True)
 def erfinv(input):
     """The inverse of erf on (-1, 1): +-inf at +-1, NaN outside."""
     return _unary(Erfinv, input, "erfinv")
 
 
+@op(Deg2Rad, method=True, inplace=True)
 def deg2rad(input):
     return _unary(Deg2Rad, input, "deg2rad")
 
 
+@op(Rad2Deg, method=True, inplace=True)
 def rad2deg(input):
     return _unary(Rad2Deg, input, "rad2deg")
 
 
+@op(Sinc, method=True, inplace=True)
 def sinc(input):
     """The normalized sinc, sin(pi x) / (pi x), with sinc(0) = 1."""
     return _unary(Sinc, input, "sinc")
 
 
-arcsin, arccos, arctan = asin, acos, atan
-arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
 
 class Logit(Primitive, node="LogitBackward0"):
@@ -688,6 +705,7 @@ class Logit(Primitive, node="LogitBackward0"):
         return where((a < eps) | (a > 1 - eps), 0.0, gradient), None
 
 
+@op(Logit, method=True, inplace=True)
 def logit(input, eps=None):
     """log(p / (1 - p)); with `eps`, p is first clamped to [eps, 1 - eps] (gradient zero outside)."""
     _check_tensor(input, "logit")
@@ -708,6 +726,7 @@ class NanToNum(Primitive, node="NanToNumBackward0"):
         return where(isfinite(a), grad, 0.0), None, None, None
 
 
+@op(NanToNum, method=True, inplace=True)
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """Replace NaN by `nan` and +-inf by `posinf`/`neginf` (default: the dtype's largest finite values)."""
     _check_tensor(input, "nan_to_num")
@@ -716,6 +735,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return NanToNum.apply(input, nan, posinf, neginf)
 
 
+@op(method=True)
 def positive(input):
     """The tensor itself (PyTorch returns `input`, not a copy)."""
     _check_tensor(input, "positive")
@@ -824,6 +844,7 @@ def _plain_number(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+@op(Clamp, ClampTensor, method=True, inplace=True)
 def clamp(input, min=None, max=None):
     """Limit values to [min, max]; either bound may be None, and both numbers or both tensors
     (broadcast). The gradient passes where the input is inside the range; tensor bounds get it where
@@ -836,14 +857,15 @@ def clamp(input, min=None, max=None):
     return _apply_clamp(input, min, max, "clamp", Clamp, ClampTensor)
 
 
-clip = clamp
 
 
+@op(ClampMin, ClampMinTensor, method=True, inplace=True)
 def clamp_min(input, min):
     """max(input, min) with clamp's gradient rules."""
     return _apply_clamp(input, min, None, "clamp_min", ClampMin, ClampMinTensor)
 
 
+@op(ClampMax, ClampMaxTensor, method=True, inplace=True)
 def clamp_max(input, max):
     """min(input, max) with clamp's gradient rules."""
     return _apply_clamp(input, None, max, "clamp_max", ClampMax, ClampMaxTensor)
@@ -1163,6 +1185,7 @@ def _floating_only(input, other, op_name):
                                       "them with .float() first")
 
 
+@op(Atan2, method=True, inplace=True)
 def atan2(input, other):
     """The angle of the point (other, input): atan(input / other) in the right quadrant, in (-pi, pi]."""
     _check_tensor(input, "atan2")
@@ -1170,9 +1193,9 @@ def atan2(input, other):
     return _binary_op(Atan2, _same_function(Atan2), input, other, "atan2", floating=True)
 
 
-arctan2 = atan2
 
 
+@op(Hypot, method=True, inplace=True)
 def hypot(input, other):
     """sqrt(input^2 + other^2) without overflow for large values."""
     _check_tensor(input, "hypot")
@@ -1181,6 +1204,7 @@ def hypot(input, other):
     return _binary_op(Hypot, _same_function(Hypot), input, other, "hypot")
 
 
+@op(Logaddexp, method=True)
 def logaddexp(input, other):
     """log(exp(input) + exp(other)) without overflow."""
     _check_tensor(input, "logaddexp")
@@ -1189,6 +1213,7 @@ def logaddexp(input, other):
     return _binary_op(Logaddexp, _same_function(Logaddexp), input, other, "logaddexp")
 
 
+@op(Logaddexp2, method=True)
 def logaddexp2(input, other):
     """log2(2^input + 2^other) without overflow."""
     _check_tensor(input, "logaddexp2")
@@ -1201,17 +1226,20 @@ def _xlogy_variant(input, other):
     return XlogyScalarOther if isinstance(input, Tensor) else XlogyScalarSelf
 
 
+@op(Xlogy, method=True, inplace=True)
 def xlogy(input, other):
     """input * log(other), and 0 where input == 0 (unless other is NaN). Either may be a number."""
     return _binary_op(Xlogy, _xlogy_variant, input, other, "xlogy", floating=True)
 
 
+@op(Copysign, CopysignScalar, method=True, inplace=True)
 def copysign(input, other):
     """|input| with the sign of other (signed zeros count). Its gradient w.r.t. other is zero."""
     _check_tensor(input, "copysign")
     return _binary_op(Copysign, _same_function(CopysignScalar), input, other, "copysign", floating=True)
 
 
+@op(Maximum, method=True)
 def maximum(input, other):
     """Element-wise maximum of two tensors, propagating NaN. At ties each gets half the gradient."""
     _check_tensor(input, "maximum")
@@ -1219,6 +1247,7 @@ def maximum(input, other):
     return _binary_op(Maximum, None, input, other, "maximum")
 
 
+@op(Minimum, method=True)
 def minimum(input, other):
     """Element-wise minimum of two tensors, propagating NaN. At ties each gets half the gradient."""
     _check_tensor(input, "minimum")
@@ -1226,6 +1255,7 @@ def minimum(input, other):
     return _binary_op(Minimum, None, input, other, "minimum")
 
 
+@op(Fmax, method=True)
 def fmax(input, other):
     """Element-wise maximum that ignores NaN (NaN only where both are NaN)."""
     _check_tensor(input, "fmax")
@@ -1233,6 +1263,7 @@ def fmax(input, other):
     return _binary_op(Fmax, None, input, other, "fmax")
 
 
+@op(Fmin, method=True)
 def fmin(input, other):
     """Element-wise minimum that ignores NaN (NaN only where both are NaN)."""
     _check_tensor(input, "fmin")
@@ -1240,6 +1271,7 @@ def fmin(input, other):
     return _binary_op(Fmin, None, input, other, "fmin")
 
 
+@op(Fmod, FmodScalar, method=True, inplace=True)
 def fmod(input, other):
     """C's fmod: the remainder of truncated division, with the sign of `input`.
 
@@ -1249,6 +1281,7 @@ def fmod(input, other):
     return _binary_op(Fmod, _same_function(FmodScalar), input, other, "fmod")
 
 
+@op(Remainder, RemainderScalar, method=True, inplace=True)
 def remainder(input, other):
     """Python's modulo: the remainder of floor division, with the sign of `other`. `input` may be a number.
 
@@ -1257,6 +1290,7 @@ def remainder(input, other):
     return _binary_op(Remainder, _same_function(RemainderScalar), input, other, "remainder")
 
 
+@op(method=True)
 def float_power(input, exponent):
     """`input ** exponent` computed in double precision: the result is float64 (complex128 for complex)."""
     def widened(value):
@@ -1272,6 +1306,7 @@ def float_power(input, exponent):
     return pow(input, exponent)
 
 
+@op(method=True, inplace=True)
 def heaviside(input, values):
     """The step function: 0 where input < 0, `values` where input == 0, 1 where input > 0 (and 0 at NaN).
     Both tensors must have the same dtype. Not differentiable."""
@@ -1317,6 +1352,7 @@ class LerpScalar(Lerp, node="LerpBackward0"):
     pass
 
 
+@op(Lerp, LerpScalar, method=True, inplace=True)
 def lerp(input, end, weight):
     """Linear interpolation `input + weight * (end - input)`; `weight` is a number or a tensor.
     All tensors must be floating with one dtype (PyTorch does not promote here)."""
@@ -1392,11 +1428,13 @@ def _fused(function, op_name, input, tensor1, tensor2, value):
     return _ternary(function, op_name, input, tensor1, tensor2, value)
 
 
+@op(Addcmul, method=True, inplace=True)
 def addcmul(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 * tensor2 (broadcast), in one op."""
     return _fused(Addcmul, "addcmul", input, tensor1, tensor2, value)
 
 
+@op(Addcdiv, method=True, inplace=True)
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 / tensor2 (broadcast), in one op. Integer tensors are refused."""
     for operand in (tensor1, tensor2):
@@ -1433,6 +1471,7 @@ def _rounded_division(input, other, rounding_mode):
     return new_tensor(np.asarray(result))
 
 
+@op(method=True, inplace=True)
 def floor_divide(input, other):
     """Division rounded down (towards -inf), in the operands' dtype. Not differentiable."""
     return _rounded_division(input, other, "floor")
@@ -1448,32 +1487,39 @@ def _bitwise(ufunc, a, b, op_name):
     return new_tensor(np.asarray(ufunc(*arrays)))
 
 
+@op(method=True, inplace=True)
 def bitwise_not(input):
     if input._data.dtype.kind == "f":
         raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
     return new_tensor(np.invert(input._data))
 
 
+@op(method=True, inplace=True)
 def bitwise_and(input, other):
     return _bitwise(np.bitwise_and, input, other, "bitwise_and")
 
 
+@op(method=True, inplace=True)
 def bitwise_or(input, other):
     return _bitwise(np.bitwise_or, input, other, "bitwise_or")
 
 
+@op(method=True, inplace=True)
 def bitwise_xor(input, other):
     return _bitwise(np.bitwise_xor, input, other, "bitwise_xor")
 
 
+@op(method=True)
 def bitwise_left_shift(input, other):
     return _bitwise(np.left_shift, input, other, "bitwise_left_shift")
 
 
+@op(method=True)
 def bitwise_right_shift(input, other):
     return _bitwise(np.right_shift, input, other, "bitwise_right_shift")
 
 
+@op(method=True, inplace=True)
 def logical_not(input):
     return new_tensor(np.logical_not(input._data))
 
@@ -1483,13 +1529,27 @@ def _logical(ufunc, a, b):
     return new_tensor(np.asarray(ufunc(*arrays)))
 
 
+@op(method=True)
 def logical_and(input, other):
     return _logical(np.logical_and, input, other)
 
 
+@op(method=True)
 def logical_or(input, other):
     return _logical(np.logical_or, input, other)
 
 
+@op(method=True)
 def logical_xor(input, other):
     return _logical(np.logical_xor, input, other)
+
+# PyTorch's other names for the ops above.
+fix = alias(trunc, "fix", method=True, inplace=True)
+clip = alias(clamp, "clip", method=True, inplace=True)
+arcsin = alias(asin, "arcsin", method=True, inplace=True)
+arccos = alias(acos, "arccos", method=True, inplace=True)
+arctan = alias(atan, "arctan", method=True, inplace=True)
+arcsinh = alias(asinh, "arcsinh", method=True, inplace=True)
+arccosh = alias(acosh, "arccosh", method=True, inplace=True)
+arctanh = alias(atanh, "arctanh", method=True, inplace=True)
+arctan2 = alias(atan2, "arctan2", method=True, inplace=True)

@@ -23,12 +23,12 @@ from .indexing import where
 from .pointwise import sign
 from .shape import movedim
 from ._tangents import linear_jvp
+from ._declare import op
 
 __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "std", "var", "std_mean", "var_mean", "max", "min",
            "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "cumsum", "cumprod", "median",
            "nanmedian", "mode", "kthvalue", "topk", "sort", "argsort", "msort", "all", "any",
            "count_nonzero"]
-INPLACE_VARIANTS = ("cumsum", "cumprod")
 
 
 # ---------------------------------------------------------------- argument handling
@@ -158,6 +158,7 @@ class MeanAll(Mean, node="MeanBackward0"):
     pass
 
 
+@op(Sum, SumAll, method=True)
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over `dim` (an int, a tuple, or None / () for all dims); `keepdim` keeps them as size 1.
 
@@ -169,6 +170,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     return function.apply(input, dims, keepdim, _integer_accumulator(input, dtype))
 
 
+@op(Sum, Nansum, method=True)
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating NaN as zero; the gradient of a NaN element is zero."""
     _check_tensor(input, "nansum")
@@ -176,6 +178,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     return Nansum.apply(input, dims, keepdim, _integer_accumulator(input, dtype))
 
 
+@op(Mean, MeanAll, method=True)
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Arithmetic mean over `dim`; integer tensors need an explicit floating `dtype`, as in PyTorch."""
     _check_tensor(input, "mean")
@@ -188,6 +191,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     return function.apply(input, dims, keepdim, _numpy_dtype(dtype))
 
 
+@op(Mean, method=True)
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean of the non-NaN elements (NaN where there are none)."""
     _check_tensor(input, "nanmean")
@@ -255,6 +259,7 @@ def _prod_keepdim(input, dims):
     return prod(input).reshape(_kept_shape(input._data.shape, dims))
 
 
+@op(Prod, ProdAll, method=True)
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product of all elements, or along one `dim`. Integers and bools multiply in int64.
 
@@ -338,21 +343,25 @@ def _moments(function, op_name, input, dim, unbiased, keepdim, correction, root,
     return function.apply(input, dims, correction, keepdim, root, with_mean)
 
 
+@op(Var, method=True)
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance over `dim` with `correction` (Bessel's, 1, by default; `unbiased=False` is 0)."""
     return _moments(Var, "var", input, dim, unbiased, keepdim, correction, False, False)
 
 
+@op(Std, method=True)
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation over `dim`; arguments as `var`. The gradient where std is 0 is 0."""
     return _moments(Std, "std", input, dim, unbiased, keepdim, correction, True, False)
 
 
+@op(VarMean, method=True)
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(var, mean) in one pass, as a tuple."""
     return _moments(VarMean, "var_mean", input, dim, unbiased, keepdim, correction, False, True)
 
 
+@op(StdMean, method=True)
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) in one pass, as a tuple."""
     return _moments(StdMean, "std_mean", input, dim, unbiased, keepdim, correction, True, True)
@@ -592,6 +601,7 @@ def _topk_indices(array, dim, k, largest):
     return np.take(_stable_order(array, dim, largest), np.arange(k), axis=dim)
 
 
+@op(MaxDim, method=True)
 def max(input, dim=None, keepdim=False):
     """The largest element; with `dim`, `(values, indices)` along it; with a tensor, `maximum`.
 
@@ -605,6 +615,7 @@ def max(input, dim=None, keepdim=False):
     return _reducing_selector("max", input, dim, MaxDim, return_types.max, keepdim, _argmax_indices)
 
 
+@op(MinDim, method=True)
 def min(input, dim=None, keepdim=False):
     """The smallest element; with `dim`, `(values, indices)` along it; with a tensor, `minimum`."""
     if isinstance(dim, Tensor):
@@ -622,6 +633,7 @@ def _elementwise_extremum(name, input, other):
     return function(input, other)
 
 
+@op(MedianDim, method=True)
 def median(input, dim=None, keepdim=False):
     """The lower median; with `dim`, `(values, indices)`. NaN anywhere makes the median NaN.
 
@@ -633,6 +645,7 @@ def median(input, dim=None, keepdim=False):
                               _median_indices, False)
 
 
+@op(NanmedianDim, method=True)
 def nanmedian(input, dim=None, keepdim=False):
     """The lower median of the non-NaN elements (NaN when all are NaN)."""
     if dim is None:
@@ -641,12 +654,14 @@ def nanmedian(input, dim=None, keepdim=False):
                               _median_indices, True)
 
 
+@op(Mode, method=True)
 def mode(input, dim=-1, keepdim=False):
     """`(values, indices)`: the most frequent value along `dim` (the smallest if several) and the
     index of its last occurrence."""
     return _reducing_selector("mode", input, dim, Mode, return_types.mode, keepdim, _mode_indices)
 
 
+@op(Kthvalue, method=True)
 def kthvalue(input, k, dim=-1, keepdim=False):
     """`(values, indices)` of the k-th smallest element along `dim` (k counts from 1).
 
@@ -661,6 +676,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     return _select_along_dim(Kthvalue, return_types.kthvalue, input, dim, keepdim, _kth_indices, k)
 
 
+@op(Topk, method=True)
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """`(values, indices)` of the k largest (or smallest) elements along `dim`, sorted.
 
@@ -675,6 +691,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return _select_along_dim(Topk, return_types.topk, input, dim, True, _topk_indices, k, largest)
 
 
+@op(Sort, SortStable, method=True)
 def sort(input, dim=-1, descending=False, stable=None):
     """`(values, indices)` sorted along `dim`; NaN sorts as the largest value.
 
@@ -687,11 +704,13 @@ def sort(input, dim=-1, descending=False, stable=None):
     return _select_along_dim(function, return_types.sort, input, dim, True, _stable_order, bool(descending))
 
 
+@op(method=True)
 def argsort(input, dim=-1, descending=False, stable=False):
     """The indices that sort `input` along `dim` (stable)."""
     return sort(input, dim, descending, stable).indices
 
 
+@op(method=True)
 def msort(input):
     """`sort(input, dim=0).values`."""
     return sort(input, 0).values
@@ -802,11 +821,13 @@ class Aminmax(Primitive, node="AminmaxBackward0"):
                 + _restore_dims(grad_high, shape, dims, keepdim) * new_tensor(ctx.high_share)), None, None
 
 
+@op(Amax, method=True)
 def amax(input, dim=(), keepdim=False):
     """The maximum over `dim` (int, tuple, or () for all dims); ties share the gradient evenly."""
     return _amax_or_amin(Amax, np.amax, "amax", input, dim, keepdim)
 
 
+@op(Amin, method=True)
 def amin(input, dim=(), keepdim=False):
     """The minimum over `dim`; ties share the gradient evenly."""
     return _amax_or_amin(Amin, np.amin, "amin", input, dim, keepdim)
@@ -822,6 +843,7 @@ def _amax_or_amin(function, reducer, op_name, input, dim, keepdim):
     return function.apply(input, dims, keepdim, reducer)
 
 
+@op(Aminmax, method=True)
 def aminmax(input, *, dim=None, keepdim=False):
     """`(min, max)` together, over all elements or along `dim`."""
     _check_tensor(input, "aminmax")
@@ -836,11 +858,13 @@ def aminmax(input, *, dim=None, keepdim=False):
     return return_types.aminmax(low, high)
 
 
+@op(method=True)
 def argmax(input, dim=None, keepdim=False):
     """Index of the (first) maximum, over the flattened tensor or along `dim`; int64, no gradient."""
     return _arg_extremum(np.argmax, "argmax", input, dim, keepdim)
 
 
+@op(method=True)
 def argmin(input, dim=None, keepdim=False):
     """Index of the (first) minimum, over the flattened tensor or along `dim`."""
     return _arg_extremum(np.argmin, "argmin", input, dim, keepdim)
@@ -948,6 +972,7 @@ class Logsumexp(Primitive, node="LogsumexpBackward0"):
                 None, None)
 
 
+@op(Logsumexp, method=True)
 def logsumexp(input, dim, keepdim=False):
     """log(sum(exp(input))) over `dim`, stable for large values; integers compute in the default float."""
     _check_tensor(input, "logsumexp")
@@ -1012,6 +1037,7 @@ def _cumprod_backward_with_zeros(grad, x, dim):
     return movedim(grad_input, -1, dim)
 
 
+@op(Cumsum, method=True, inplace=True)
 def cumsum(input, dim, *, dtype=None):
     """Cumulative sum along `dim`; integers and bools accumulate in int64."""
     _check_tensor(input, "cumsum")
@@ -1019,6 +1045,7 @@ def cumsum(input, dim, *, dtype=None):
     return Cumsum.apply(input, dim, _integer_accumulator(input, dtype), False)
 
 
+@op(Cumprod, method=True, inplace=True)
 def cumprod(input, dim, *, dtype=None):
     """Cumulative product along `dim`; the gradient is exact with zeros in the input."""
     _check_tensor(input, "cumprod")
@@ -1027,11 +1054,13 @@ def cumprod(input, dim, *, dtype=None):
 
 
 # ---------------------------------------------------------------- logical reductions
+@op(method=True)
 def all(input, dim=None, keepdim=False):
     """True where every element along `dim` is nonzero (uint8 inputs give uint8, as PyTorch)."""
     return _logical_reduction(np.all, "all", input, dim, keepdim)
 
 
+@op(method=True)
 def any(input, dim=None, keepdim=False):
     """True where some element along `dim` is nonzero."""
     return _logical_reduction(np.any, "any", input, dim, keepdim)
@@ -1044,6 +1073,7 @@ def _logical_reduction(function, op_name, input, dim, keepdim):
     return new_tensor(result.astype(np.uint8) if input._data.dtype == np.uint8 else result)
 
 
+@op(method=True)
 def count_nonzero(input, dim=None):
     """The number of nonzero elements over `dim` (int, tuple, or None for all), as int64."""
     _check_tensor(input, "count_nonzero")

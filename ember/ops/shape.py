@@ -6,6 +6,7 @@ from .. import _dtype
 from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
 from ._tangents import linear_jvp
+from ._declare import op, alias
 # Tensor.new_* are creation functions; listed here because shape's __all__ makes methods.
 from .creation import new_zeros, new_ones, new_empty, new_full, tensor_new_tensor as new_tensor
 
@@ -135,6 +136,7 @@ def _can_view(array, shape):
         return False
 
 
+@op(View, method=True)
 def view(input, *shape):
     """A tensor with the same data and a new shape; the data must not need copying (else use reshape).
 
@@ -159,6 +161,7 @@ def _view_as_dtype(input, dtype):
     return make_view(output, input, _Replay(_view_as_dtype, dtype))
 
 
+@op(View, UnsafeView, method=True)
 def reshape(input, *shape):
     """`view` when possible, else a contiguous copy with the new shape (grad_fn UnsafeViewBackward0)."""
     shape = _infer_shape(parse_shape(shape, "reshape"), input._data.size)
@@ -168,14 +171,17 @@ def reshape(input, *shape):
     return UnsafeView.apply(clone(input), shape)
 
 
+@op(method=True)
 def view_as(input, other):
     return view(input, other.shape)
 
 
+@op(method=True)
 def reshape_as(input, other):
     return reshape(input, other.shape)
 
 
+@op(method=True)
 def flatten(input, start_dim=0, end_dim=-1):
     ndim = input._data.ndim
     if ndim == 0:
@@ -188,6 +194,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, new_shape)
 
 
+@op(method=True)
 def unflatten(input, dim, sizes):
     ndim = input._data.ndim
     dim = normalize_dim(dim, ndim, "unflatten")
@@ -218,6 +225,7 @@ class Expand(Primitive, node="ExpandBackward0", backward_on_arrays=True):
     jvp = linear_jvp
 
 
+@op(Expand, method=True)
 def expand(input, *sizes):
     """Broadcast size-1 dims to `sizes` (-1 keeps a dim) as a view; nothing is copied."""
     sizes = parse_shape(sizes, "expand")
@@ -240,10 +248,12 @@ def expand(input, *sizes):
     return make_view(Expand.apply(input, target), input, _Replay(expand, target))
 
 
+@op(method=True)
 def expand_as(input, other):
     return expand(input, other.shape)
 
 
+@op(method=True)
 def broadcast_to(input, size):
     return expand(input, size)
 
@@ -278,6 +288,7 @@ class T(Transpose, node="TBackward0"):
     pass
 
 
+@op(Permute, method=True)
 def permute(input, *dims):
     dims = parse_shape(dims, "permute")
     ndim = input._data.ndim
@@ -291,6 +302,7 @@ def permute(input, *dims):
     return make_view(Permute.apply(input, normalized), input, _Replay(permute, normalized))
 
 
+@op(Transpose, method=True)
 def transpose(input, dim0, dim1):
     """Swap two dims (a view)."""
     ndim = input._data.ndim
@@ -298,13 +310,14 @@ def transpose(input, dim0, dim1):
     return make_view(Transpose.apply(input, dim0, dim1), input, _Replay(transpose, dim0, dim1))
 
 
-swapaxes = swapdims = transpose
 
 
+@op(method=True)
 def adjoint(input):
     return transpose(input, -2, -1)
 
 
+@op(View, Transpose, T, method=True)
 def t(input):
     """Transpose a matrix (0-d and 1-d tensors are returned as they are)."""
     ndim = input._data.ndim
@@ -315,6 +328,7 @@ def t(input):
     return make_view(T.apply(input, 0, 1), input, _Replay(t))
 
 
+@op(method=True)
 def movedim(input, source, destination):
     ndim = input._data.ndim
     source = [source] if isinstance(source, int) else list(source)
@@ -327,7 +341,6 @@ def movedim(input, source, destination):
     return permute(input, tuple(order))
 
 
-moveaxis = movedim
 
 
 class Squeeze(Primitive, node="SqueezeBackward0"):
@@ -364,6 +377,7 @@ class Unsqueeze(Primitive, node="UnsqueezeBackward0"):
     jvp = linear_jvp
 
 
+@op(Squeeze, SqueezeDim, SqueezeDims, method=True)
 def squeeze(input, dim=None):
     """Drop size-1 dims: all of them, or those among `dim` (an int or a tuple) that have size 1."""
     shape = input._data.shape
@@ -373,6 +387,7 @@ def squeeze(input, dim=None):
     return make_view(function.apply(input, dims), input, _Replay(squeeze, dim))
 
 
+@op(Unsqueeze, method=True)
 def unsqueeze(input, dim):
     """Insert a size-1 dim at `dim` (negative counts from the end of the result)."""
     ndim = input._data.ndim + 1
@@ -394,8 +409,14 @@ class Contiguous(Primitive, node="CloneBackward0"):
     jvp = linear_jvp
 
 
+@op(Contiguous, method=True)
 def contiguous(input, memory_format=None):
     """The tensor itself when its memory is C-contiguous, else a contiguous copy."""
     if input._data.flags.c_contiguous:
         return input
     return Contiguous.apply(input)
+
+# PyTorch's other names for the ops above.
+swapaxes = alias(transpose, "swapaxes", method=True)
+swapdims = alias(transpose, "swapdims", method=True)
+moveaxis = alias(movedim, "moveaxis", method=True)
