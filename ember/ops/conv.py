@@ -277,7 +277,7 @@ def _convolution(input, weight, bias, stride, padding, dilation, groups, n, op_n
     return output.squeeze(0) if unbatched else output
 
 
-@op()
+@op(Convolution)
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D convolution (cross-correlation, as PyTorch) of (N, C_in, L) with (C_out, C_in/groups, k).
 
@@ -286,7 +286,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
-@op()
+@op(Convolution)
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution of (N, C_in, H, W) with weight (C_out, C_in/groups, kH, kW) plus bias (C_out,).
 
@@ -296,7 +296,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
-@op()
+@op(Convolution)
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D convolution of (N, C_in, D, H, W) with (C_out, C_in/groups, kD, kH, kW)."""
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
@@ -331,7 +331,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     return output.squeeze(0) if unbatched else output
 
 
-@op()
+@op(ConvTranspose)
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 1-D convolution ("deconvolution"): the gradient of conv1d with respect to its input.
 
@@ -342,14 +342,14 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
                            "conv_transpose1d")
 
 
-@op()
+@op(ConvTranspose)
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 2-D convolution of (N, C_in, H, W) with weight (C_in, C_out/groups, kH, kW)."""
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
                            "conv_transpose2d")
 
 
-@op()
+@op(ConvTranspose)
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 3-D convolution of (N, C_in, D, H, W) with weight (C_in, C_out/groups, kD, kH, kW)."""
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 3,

@@ -230,20 +230,20 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     return (output.squeeze(0), indices.squeeze(0)) if unbatched else (output, indices)
 
 
-@op()
+@op(MaxPool1d)
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """Maximum over sliding windows of (N, C, L); `stride` defaults to `kernel_size`."""
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 1, "max_pool1d")
 
 
-@op()
+@op(MaxPool2d)
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """Maximum over sliding windows of (N, C, H, W). With `return_indices`, also the position of each
     maximum in its (H*W) plane (what `max_unpool2d` takes). Ties go to the first maximum, NaN wins."""
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2, "max_pool2d")
 
 
-@op()
+@op(MaxPool3d)
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3, "max_pool3d")
 
@@ -330,7 +330,7 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     return output.squeeze(0) if unbatched else output
 
 
-@op()
+@op(AvgPool1d)
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """Mean over sliding windows of (N, C, L); `stride` defaults to `kernel_size`."""
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1, "avg_pool1d")
@@ -421,7 +421,7 @@ def _adaptive_max_pool(input, output_size, return_indices, n, op_name):
     return (output, indices) if return_indices else output
 
 
-@op()
+@op(AdaptiveMaxPool)
 def adaptive_max_pool1d(input, output_size):
     """`torch.adaptive_max_pool1d`: (values, indices) of max pooling (N, C, L) to length `output_size`."""
     return _adaptive_max_pool(input, output_size, True, 1, "adaptive_max_pool1d")
