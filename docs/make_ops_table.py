@@ -2,12 +2,13 @@
 
     python docs/make_ops_table.py            # rewrites docs/ops.md
     python docs/make_ops_table.py --check    # exits 1 if docs/ops.md is out of date
+    python docs/make_ops_table.py --untested # differentiable ops (with a primitive) no gradcheck case covers
 
-Everything comes from introspection, nothing is typed by hand:
-- the ops are the functions of `ember.ops.__all__` (not classes or private helpers); an `x_` name
-  whose `x` is also an op is `x`'s in-place form;
-- the function form is `ember.<name>`; the method form is a name of `ember.ops.TENSOR_METHODS` (or
-  of `Tensor` itself); the operators are the `Tensor` dunders whose source calls `_ops.<name>(`;
+Everything comes from the ops' declarations, nothing is typed by hand:
+- the ops, their method and in-place forms, `out=`, aliases and the primitives they apply (with
+  PyTorch's node names and whether each declares a `jvp`) are the rows of
+  `ember.ops._declare.DECLARATIONS` (`@op(...)` beside each op);
+- the operators are Tensor's `_OPERATORS` table (which dunder is which op);
 - "differentiable" and "double backward" come from the op-table cases (`tests/ops/table_*.py`):
   each case's `ember_fn` is run with every `ember` op function wrapped, and the outermost ops it
   calls with a tensor that requires grad are credited with the case's `grad` (float64 gradcheck)
@@ -20,7 +21,6 @@ import functools
 import importlib
 import inspect
 import pathlib
-import re
 import sys
 
 import numpy as np
@@ -30,6 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 import ember  # noqa: E402
 from ember import ops  # noqa: E402
+from ember.autograd.function import Function  # noqa: E402
+from ember.ops._declare import DECLARATIONS  # noqa: E402
 
 OUTPUT = ROOT / "docs" / "ops.md"
 
@@ -43,23 +45,18 @@ OPERATOR_SYNTAX = {
     "__getitem__": "a[i]", "__setitem__": "a[i] = v", "__iadd__": "a += b", "__isub__": "a -= b",
     "__imul__": "a *= b", "__itruediv__": "a /= b", "__ifloordiv__": "a //= b", "__imod__": "a %= b",
     "__ipow__": "a **= b", "__iand__": "a &= b", "__ior__": "a |= b", "__ixor__": "a ^= b",
+    "__rand__": "number & a", "__ror__": "number | a", "__rxor__": "number ^ a",
 }
 
 
 def operators_by_op():
-    """op name -> the operator spellings whose dunder calls it."""
+    """op name -> the operator spellings Tensor binds to it."""
+    from ember._tensor import _OPERATORS
     found = {}
-    for dunder, syntax in OPERATOR_SYNTAX.items():
-        method = vars(ember.Tensor).get(dunder)
-        if method is None:
-            continue
-        for name in re.findall(r"_ops\.(\w+)\(", inspect.getsource(method)):
-            found.setdefault(name, []).append(syntax)
+    for dunder, name in _OPERATORS.items():
+        if dunder in OPERATOR_SYNTAX:
+            found.setdefault(name, []).append(OPERATOR_SYNTAX[dunder])
     return found
-
-
-def is_method(name):
-    return name in ops.TENSOR_METHODS or callable(getattr(ember.Tensor, name, None))
 
 
 class CallRecorder:
@@ -69,8 +66,9 @@ class CallRecorder:
         self.depth = 0
         self.called = set()
         self.functions = {}  # function -> its names (aliases such as mul/multiply share one function)
+        self.originals = {name: names[name].function for name in names}
         for name in sorted(names):
-            self.functions.setdefault(getattr(ops, name), []).append(name)
+            self.functions.setdefault(names[name].function, []).append(name)
 
     def _wrap(self, function, aliases):
         @functools.wraps(function)
@@ -90,6 +88,18 @@ class CallRecorder:
             for attribute, value in list(vars(module).items()):
                 if inspect.isfunction(value) and value in wrappers:
                     setattr(module, attribute, wrappers[value])
+        # Methods and operators reach ops through ops.TENSOR_METHODS and Tensor's _OPERATORS (and
+        # keep them on the class once used): wrap those too, so `x.exp()` and `a * b` are credited.
+        from ember._tensor import _OPERATORS
+        for name, function in list(ops.TENSOR_METHODS.items()):
+            if function in wrappers:
+                ops.TENSOR_METHODS[name] = wrappers[function]
+                if vars(ember.Tensor).get(name) is function:
+                    setattr(ember.Tensor, name, wrappers[function])
+        for dunder, name in _OPERATORS.items():
+            function = self.originals.get(name)
+            if function in wrappers:
+                setattr(ember.Tensor, dunder, wrappers[function])
 
     def record(self, function, *args):
         self.called = set()
@@ -109,9 +119,8 @@ def _takes_grad(args, kwargs):
 
 
 def public_ops():
-    """`ember.ops.__all__` without classes, objects and private helpers (e.g. `normalize_dim`)."""
-    return {name for name in ops.__all__
-            if inspect.isfunction(getattr(ops, name)) and "._" not in getattr(ops, name).__module__}
+    """The declared ops, without the rows of made in-place variants (they fold into their op's row)."""
+    return {name: declaration for name, declaration in DECLARATIONS.items() if declaration.inplace_of is None}
 
 
 def op_table_cases():
@@ -135,9 +144,9 @@ def case_inputs(case, shapes, seed):
 
 def coverage(names):
     """op name -> (gradcheck verdict, gradgradcheck verdict): True, False, or None (no case)."""
-    cases = op_table_cases()
     recorder = CallRecorder(names)
     recorder.install()
+    cases = op_table_cases()  # after install: a case that binds `ember.exp` itself gets the recorded one
     grad, gradgrad = {}, {}
     for case in cases:
         called = set()
@@ -153,47 +162,67 @@ def verdict(value):
     return {True: "yes", False: "no", None: "—"}[value]
 
 
-def rows(names):
-    """One row per op; in-place `x_` names fold into `x`'s row."""
+def node_names(declaration):
+    return ", ".join(dict.fromkeys(f"`{primitive._backward_cls.__name__}`" for primitive in declaration.primitives))
+
+
+def forward_ad(declaration):
+    """yes: every primitive the op applies declares a jvp; no: one does not; —: no primitive."""
+    if not declaration.primitives:
+        return "—"
+    return "yes" if all(primitive.jvp is not Function.jvp for primitive in declaration.primitives) else "no"
+
+
+def rows(declarations):
     operators = operators_by_op()
-    grad, gradgrad, case_count = coverage(names)
-    bases = sorted(name for name in names if not (name.endswith("_") and name[:-1] in names))
+    exported = {name for name, declaration in declarations.items() if getattr(ember, name, None) is declaration.function}
+    grad, gradgrad, case_count = coverage(declarations)
     table = []
-    for name in bases:
-        function = f"`ember.{name}`" if getattr(ember, name, None) is getattr(ops, name) else ""
-        method_forms = [f"`x.{name}()`"] if is_method(name) and not name.endswith("_") else []
+    for name in sorted(declarations):
+        declaration = declarations[name]
+        function = f"`ember.{name}`" if name in exported else ""
+        if declaration.alias_of:
+            function += f" (alias of {declaration.alias_of})"
+        method_forms = [f"`x.{name}()`"] if declaration.method else []
         method_forms += [f"`{syntax}`" for syntax in operators.get(name, [])]
-        inplace = name if name.endswith("_") else name + "_"
-        inplace_forms = [f"`x.{inplace}()`"] if (inplace in names or is_method(inplace)) else []
-        inplace_forms += [f"`{syntax}`" for syntax in operators.get(inplace, []) if inplace != name]
+        inplace_forms = [f"`x.{name}_()`"] if declaration.inplace else []
+        inplace_forms += [f"`{syntax}`" for syntax in operators.get(name + "_", [])]
         table.append((name, function, ", ".join(method_forms), ", ".join(inplace_forms),
+                      "yes" if declaration.out else "", node_names(declaration), forward_ad(declaration),
                       verdict(grad.get(name)), verdict(gradgrad.get(name))))
     return table, case_count
 
 
 def render():
-    names = public_ops()
-    table, case_count = rows(names)
-    tested = sum(1 for row in table if row[4] == "yes")
-    twice = sum(1 for row in table if row[5] == "yes")
+    declarations = public_ops()
+    table, case_count = rows(declarations)
+    tested = sum(1 for row in table if row[7] == "yes")
+    twice = sum(1 for row in table if row[8] == "yes")
+    tangents = sum(1 for row in table if row[6] == "yes")
     lines = [
         "# ember ops",
         "",
-        "Generated by `python docs/make_ops_table.py` from `ember.ops.__all__`, `ember.ops.TENSOR_METHODS` and "
-        f"the {case_count} op-table cases in `tests/ops/table_*.py`; do not edit by hand.",
+        "Generated by `python docs/make_ops_table.py` from the ops' declarations (`@op` rows of "
+        f"`ember.ops._declare`) and the {case_count} op-table cases in `tests/ops/table_*.py`; do not edit by hand.",
         "",
         "- **Function**: `ember.<name>(...)`. **Method**: `x.<name>(...)` and the operators that call the op. "
-        "**In-place**: `x.<name>_(...)` (changes `x`, bumps its version) and augmented assignment.",
+        "**In-place**: `x.<name>_(...)` (changes `x`, bumps its version) and augmented assignment. "
+        "**out=**: the function takes `out=`.",
+        "- **Node**: PyTorch's name of the graph node of each primitive the op applies (`grad_fn.name()`); "
+        "empty for ops composed of other ops or without a gradient. **Forward AD**: every such primitive "
+        "declares a `jvp`.",
         "- **Differentiable**: *yes* — an op-table case runs float64 `gradcheck` on it (and compares "
         "gradients with torch); *no* — the cases covering it turn the check off; *—* — no op-table case "
         "covers it (it may still have a gradient: integer and boolean results never do).",
         "- **Double backward**: *yes* — `gradgradcheck` passes in an op-table case; *no* — the case says "
         "the op is not twice differentiable (or too slow to check); *—* — not covered.",
         "",
-        f"{len(table)} ops: {tested} checked by gradcheck, {twice} also by gradgradcheck.",
+        f"{len(table)} ops: {tested} checked by gradcheck, {twice} also by gradgradcheck; "
+        f"{tangents} with a jvp for every primitive they apply.",
         "",
-        "| Op | Function | Method / operator | In-place | Differentiable | Double backward |",
-        "|---|---|---|---|---|---|",
+        "| Op | Function | Method / operator | In-place | out= | Node | Forward AD | Differentiable | "
+        "Double backward |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     lines += ["| " + " | ".join(row) + " |" for row in table]
     return "\n".join(lines) + "\n"
@@ -202,7 +231,15 @@ def render():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail if docs/ops.md is out of date")
+    parser.add_argument("--untested", action="store_true",
+                        help="print the ops that apply a primitive but no op-table case gradchecks")
     arguments = parser.parse_args()
+    if arguments.untested:
+        declarations = public_ops()
+        grad, _, _ = coverage(declarations)
+        print("\n".join(sorted(name for name, declaration in declarations.items()
+                               if declaration.primitives and not grad.get(name))))
+        return 0
     text = render()
     if arguments.check:
         if OUTPUT.read_text(encoding="utf-8") != text:

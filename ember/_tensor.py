@@ -1,7 +1,8 @@
 """`Tensor`: a NumPy array plus the fields autograd needs (the ovals of the book's graph drawings).
 
 The class holds data and graph fields; its operators and methods delegate the maths to `ember.ops`,
-which sits above this module and is bound once at the bottom of this file (`_ops`).
+which sits above this module and is bound once at the bottom of this file (`_ops`). Methods that are
+ops (`x.exp()`, `a | b`) come from their declarations in `ember.ops`, bound on first use (`_op_method`).
 """
 import warnings
 
@@ -41,7 +42,65 @@ def new_tensor(data, requires_grad=False, grad_fn=None, output_nr=0):
 _new_object = object.__new__
 
 
-class Tensor:
+# Operators that are an op called with the tensor first (`a | b` is `ember.bitwise_or(a, b)`); reflected
+# ones whose operands must swap (`2 - a`) are methods of Tensor. + - * / are ops.elision's wrappers.
+_OPERATORS = {
+    "__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div",
+    "__floordiv__": "floor_divide", "__mod__": "remainder", "__pow__": "pow", "__matmul__": "matmul",
+    "__neg__": "neg", "__abs__": "abs",
+    "__invert__": "bitwise_not", "__and__": "bitwise_and", "__rand__": "bitwise_and", "__or__": "bitwise_or",
+    "__ror__": "bitwise_or", "__xor__": "bitwise_xor", "__rxor__": "bitwise_xor",
+    "__lshift__": "bitwise_left_shift", "__rshift__": "bitwise_right_shift",
+    "__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_", "__itruediv__": "div_",
+    "__ifloordiv__": "floor_divide_", "__imod__": "remainder_", "__ipow__": "pow_", "__iand__": "bitwise_and_",
+    "__ior__": "bitwise_or_", "__ixor__": "bitwise_xor_",
+    "__eq__": "eq", "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
+    "__getitem__": "getitem",
+}
+
+
+def _op_method(name):
+    """The op behind `Tensor.name` (an operator of `_OPERATORS` or a method declared in ember.ops),
+    reached through the late-bound `_ops` and then kept on the class.
+
+    Ops sit above Tensor, so the class body cannot name them; looking them up on every call would
+    add a call to the path of every op. The first use stores the op function itself on the class,
+    so from then on `x.exp()` and `a | b` cost exactly a call of `ember.exp` / `ember.bitwise_or`.
+    """
+    operator = _OPERATORS.get(name)
+    if operator is not None:
+        function = _ops.elision.OPERATORS.get(name) or getattr(_ops, operator)
+    else:
+        function = _ops.TENSOR_METHODS.get(name)
+        if function is None:
+            raise AttributeError(f"'Tensor' object has no attribute '{name}' (if PyTorch's Tensor has it, "
+                                 f"torch.Tensor.{name} is not implemented in ember)")
+    setattr(Tensor, name, function)
+    return function
+
+
+def _late_operator(name):
+    """An operator slot of the class body: its first call binds the op (see `_op_method`)."""
+    def operator(self, *args):
+        return _op_method(name)(self, *args)
+    operator.__name__ = name
+    operator.__qualname__ = "Tensor." + name
+    return operator
+
+
+class _TensorType(type):
+    """`Tensor.log1p` (on the class, before any tensor used it) resolves as `x.log1p` does."""
+
+    def __getattr__(cls, name):
+        if name.startswith("_"):
+            raise AttributeError(f"type object 'Tensor' has no attribute '{name}'")
+        return _op_method(name)
+
+    def __dir__(cls):
+        return sorted(set(super().__dir__()) | set(_ops.TENSOR_METHODS) | set(_OPERATORS))
+
+
+class Tensor(metaclass=_TensorType):
     """A multi-dimensional array that can record the operations done on it.
 
     `Tensor(*sizes)` and `Tensor(data)` are the legacy constructors (always the default float
@@ -572,6 +631,44 @@ class Tensor:
         return self
 
     # ----------------------------------------------------------------- operators
+    # Each is the op `_OPERATORS` names, bound on first use (see `_op_method`).
+    __add__ = _late_operator("__add__")
+    __sub__ = _late_operator("__sub__")
+    __mul__ = _late_operator("__mul__")
+    __truediv__ = _late_operator("__truediv__")
+    __floordiv__ = _late_operator("__floordiv__")
+    __mod__ = _late_operator("__mod__")
+    __pow__ = _late_operator("__pow__")
+    __matmul__ = _late_operator("__matmul__")
+    __neg__ = _late_operator("__neg__")
+    __abs__ = _late_operator("__abs__")
+    __invert__ = _late_operator("__invert__")
+    __and__ = _late_operator("__and__")
+    __rand__ = _late_operator("__rand__")
+    __or__ = _late_operator("__or__")
+    __ror__ = _late_operator("__ror__")
+    __xor__ = _late_operator("__xor__")
+    __rxor__ = _late_operator("__rxor__")
+    __lshift__ = _late_operator("__lshift__")
+    __rshift__ = _late_operator("__rshift__")
+    __iadd__ = _late_operator("__iadd__")
+    __isub__ = _late_operator("__isub__")
+    __imul__ = _late_operator("__imul__")
+    __itruediv__ = _late_operator("__itruediv__")
+    __ifloordiv__ = _late_operator("__ifloordiv__")
+    __imod__ = _late_operator("__imod__")
+    __ipow__ = _late_operator("__ipow__")
+    __iand__ = _late_operator("__iand__")
+    __ior__ = _late_operator("__ior__")
+    __ixor__ = _late_operator("__ixor__")
+    __eq__ = _late_operator("__eq__")
+    __ne__ = _late_operator("__ne__")
+    __lt__ = _late_operator("__lt__")
+    __le__ = _late_operator("__le__")
+    __gt__ = _late_operator("__gt__")
+    __ge__ = _late_operator("__ge__")
+    __getitem__ = _late_operator("__getitem__")
+
     def __radd__(self, other):
         return _ops.add(other, self)
 
@@ -629,8 +726,10 @@ class Tensor:
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(f"'Tensor' object has no attribute '{name}'")
-        raise AttributeError(f"'Tensor' object has no attribute '{name}' (if PyTorch's Tensor has it, "
-                             f"torch.Tensor.{name} is not implemented in ember)")
+        return _op_method(name).__get__(self, type(self))
+
+    def __dir__(self):
+        return sorted(set(object.__dir__(self)) | set(_ops.TENSOR_METHODS))
 
 
 # NumPy ufuncs with an ember op of the same meaning (used when a tensor that requires grad meets one).
@@ -659,34 +758,3 @@ def _rebuild_tensor(data, requires_grad):
 from . import ops as _ops  # noqa: E402  (ops sit above Tensor and import it)
 from .autograd import grad_mode as _grad_mode  # noqa: E402
 from . import _formatting  # noqa: E402
-
-
-# Operators that are an op called with the tensor first (`a | b` is `ember.bitwise_or(a, b)`); reflected
-# ones whose operands must swap (`2 - a`) are methods of Tensor, and + - * / come from ops.elision.
-_OPERATORS = {
-    "__floordiv__": "floor_divide", "__mod__": "remainder", "__pow__": "pow", "__matmul__": "matmul",
-    "__neg__": "neg", "__abs__": "abs",
-    "__invert__": "bitwise_not", "__and__": "bitwise_and", "__rand__": "bitwise_and", "__or__": "bitwise_or",
-    "__ror__": "bitwise_or", "__xor__": "bitwise_xor", "__rxor__": "bitwise_xor",
-    "__lshift__": "bitwise_left_shift", "__rshift__": "bitwise_right_shift",
-    "__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_", "__itruediv__": "div_",
-    "__ifloordiv__": "floor_divide_", "__imod__": "remainder_", "__ipow__": "pow_", "__iand__": "bitwise_and_",
-    "__ior__": "bitwise_or_", "__ixor__": "bitwise_xor_",
-    "__eq__": "eq", "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
-    "__getitem__": "getitem",
-}
-
-
-def _install_op_methods():
-    """Every other op method (`x.log1p()`, `x.clamp_(0)`, ...) and the operators above are the ember
-    function itself, taking the tensor as first argument: no extra call on the path of every op."""
-    for name in _ops.TENSOR_METHODS:
-        if not hasattr(Tensor, name):
-            setattr(Tensor, name, getattr(_ops, name))
-    for name, op_name in _OPERATORS.items():
-        setattr(Tensor, name, getattr(_ops, op_name))
-    for name, operator in _ops.elision.OPERATORS.items():
-        setattr(Tensor, name, operator)
-
-
-_install_op_methods()

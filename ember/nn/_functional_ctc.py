@@ -9,7 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor, new_tensor
 from ..autograd.function import Function, once_differentiable
-from ..ops import nn_ops as _nn
+from ..ops import losses as _losses
 
 __all__ = ["ctc_loss"]
 
@@ -192,4 +192,4 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if reduction == "mean":
         divisor = new_tensor(np.maximum(target_lengths, 1)).to(losses.dtype)
         return (losses / (divisor.squeeze(0) if unbatched else divisor)).mean()
-    return _nn.reduce_loss(losses, reduction)
+    return _losses.reduce_loss(losses, reduction)

@@ -1,7 +1,9 @@
 """Undoing broadcasting: the one place where a gradient is summed back to an input's shape."""
 from .._backend import np, broadcast_view
 from .._tensor import Tensor
-from ..autograd.function import Function
+from ..autograd.function import Primitive
+from ._tangents import linear_jvp
+from ._declare import op
 
 __all__ = ["sum_to_shape", "is_expandable_to", "broadcast_shapes"]
 
@@ -35,12 +37,8 @@ def _sum_array_to_shape(array, shape):
     return array
 
 
-class SumToSize(Function):
+class SumToSize(Primitive, node="SumToSizeBackward0", backward_on_arrays=True):
     """Sum a broadcast gradient back to `shape`; its own backward broadcasts again."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "SumToSizeBackward0"
 
     @staticmethod
     def forward(ctx, array, shape):
@@ -53,6 +51,8 @@ class SumToSize(Function):
             return broadcast_view(grad, ctx.input_shape), None
         from .shape import expand
         return expand(grad, ctx.input_shape), None
+
+    jvp = linear_jvp
 
 
 def sum_to_shape(tensor, shape):
@@ -67,6 +67,7 @@ def sum_to_shape(tensor, shape):
     return SumToSize.apply(tensor, shape)
 
 
+@op(method=True)
 def sum_to_size(tensor, *size):
     """`Tensor.sum_to_size`: as PyTorch's."""
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size

@@ -2,12 +2,12 @@
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from ._common import prepare_binary, check_broadcastable
+from ._declare import op, alias
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "equal", "greater", "greater_equal", "less", "less_equal",
            "not_equal", "isclose", "allclose", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal",
            "isin", "signbit", "searchsorted"]
 # `x.eq_(y)` stores the comparison's 0/1 in x's own dtype (see inplace_methods).
-INPLACE_VARIANTS = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
 def _compare(ufunc, a, b, op_name):
@@ -25,30 +25,37 @@ def _compare(ufunc, a, b, op_name):
         raise
 
 
+@op(method=True, inplace=True)
 def eq(input, other):
     return _compare(np.equal, input, other, "eq")
 
 
+@op(method=True, inplace=True)
 def ne(input, other):
     return _compare(np.not_equal, input, other, "ne")
 
 
+@op(method=True, inplace=True)
 def lt(input, other):
     return _compare(np.less, input, other, "lt")
 
 
+@op(method=True, inplace=True)
 def le(input, other):
     return _compare(np.less_equal, input, other, "le")
 
 
+@op(method=True, inplace=True)
 def gt(input, other):
     return _compare(np.greater, input, other, "gt")
 
 
+@op(method=True, inplace=True)
 def ge(input, other):
     return _compare(np.greater_equal, input, other, "ge")
 
 
+@op(method=True)
 def equal(input, other):
     """True (a Python bool) when both tensors have the same shape and equal elements; NaN is never equal.
     Different dtypes are compared by value, as PyTorch does (`equal(tensor([1]), tensor([1.]))` is True)."""
@@ -57,6 +64,7 @@ def equal(input, other):
     return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
 
 
+@op(method=True)
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Element-wise `|input - other| <= atol + rtol * |other|` (a bool tensor), broadcasting.
 
@@ -90,6 +98,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return new_tensor(np.asarray(close))
 
 
+@op(method=True)
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True (a Python bool) when every element of `isclose(input, other, ...)` is."""
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
@@ -111,14 +120,17 @@ def _classify(ufunc, input, op_name, integer_result):
     return new_tensor(np.full(data.shape, integer_result))
 
 
+@op(method=True)
 def isnan(input):
     return _classify(np.isnan, input, "isnan", False)
 
 
+@op(method=True)
 def isinf(input):
     return _classify(np.isinf, input, "isinf", False)
 
 
+@op(method=True)
 def isfinite(input):
     return _classify(np.isfinite, input, "isfinite", True)
 
@@ -129,16 +141,19 @@ def _real_only(input, op_name):
         raise RuntimeError(f"{op_name} does not support complex inputs.")
 
 
+@op(method=True)
 def isposinf(input):
     _real_only(input, "isposinf")
     return _classify(np.isposinf, input, "isposinf", False)
 
 
+@op(method=True)
 def isneginf(input):
     _real_only(input, "isneginf")
     return _classify(np.isneginf, input, "isneginf", False)
 
 
+@op(method=True)
 def isreal(input):
     """True where the imaginary part is zero: every element of a real tensor."""
     _check_tensor(input, "isreal", 1, "input")
@@ -148,9 +163,9 @@ def isreal(input):
     return new_tensor(np.ones(data.shape, dtype=bool))
 
 
-greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
+@op(method=True)
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """True where an element of `elements` occurs in `test_elements` (either may be a number)."""
     values = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
@@ -158,12 +173,14 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     return new_tensor(np.asarray(np.isin(values, tests, assume_unique=assume_unique, invert=invert)))
 
 
+@op(method=True)
 def signbit(input):
     """True where the sign bit is set (including -0.0)."""
     _check_tensor(input, "signbit", 1, "input")
     return new_tensor(np.asarray(np.signbit(input._data)))
 
 
+@op(method=True)
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     """Indices where `input`'s values would be inserted to keep each innermost row of
     `sorted_sequence` sorted (int64; a 1-d sequence serves every value)."""
@@ -184,3 +201,10 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         result = np.stack([np.searchsorted(row, value_row, side=side, sorter=row_order)
                            for row, value_row, row_order in zip(rows, value_rows, sorters)]).reshape(values.shape)
     return new_tensor(np.asarray(result, dtype=np.int32 if out_int32 else np.int64))
+
+# PyTorch's other names for the ops above.
+greater = alias(gt, "greater", method=True)
+greater_equal = alias(ge, "greater_equal", method=True)
+less = alias(lt, "less", method=True)
+less_equal = alias(le, "less_equal", method=True)
+not_equal = alias(ne, "not_equal", method=True)

@@ -2,15 +2,14 @@
 from .._backend import np, device as Device, to_device
 from .._tensor import Tensor
 from .. import _dtype
-from ..autograd.function import Function
+from ..autograd.function import Primitive
+from ._tangents import linear_jvp
+from ._declare import op
 
 __all__ = ["to", "clone"]
 
 
-class ToCopy(Function):
-    _array_forward = True
-    _node_name = "ToCopyBackward0"
-
+class ToCopy(Primitive, node="ToCopyBackward0"):
     @staticmethod
     def forward(ctx, a, numpy_dtype):
         ctx.input_dtype = _dtype.from_numpy_dtype(a.dtype)
@@ -20,7 +19,10 @@ class ToCopy(Function):
     def backward(ctx, grad):
         return grad.to(ctx.input_dtype), None
 
+    jvp = linear_jvp
 
+
+@op(ToCopy, method=True)
 def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=None):
     """Convert to a dtype (`x.to(ember.float64)`, `x.to(other)`); devices other than 'cpu' raise.
 
@@ -53,10 +55,7 @@ def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False, me
     return ToCopy.apply(input, target.numpy_dtype)
 
 
-class Clone(Function):
-    _array_forward = True
-    _node_name = "CloneBackward0"
-
+class Clone(Primitive, node="CloneBackward0"):
     @staticmethod
     def forward(ctx, a):
         return a.copy()
@@ -65,7 +64,10 @@ class Clone(Function):
     def backward(ctx, grad):
         return grad
 
+    jvp = linear_jvp
 
+
+@op(Clone, method=True)
 def clone(input, *, memory_format=None):
     """A copy with its own memory, still in the graph (gradients flow back to `input`)."""
     return Clone.apply(input)

@@ -7,6 +7,7 @@ from .._tensor import Tensor, new_tensor
 from .._size import Size
 from .. import _dtype
 from ._common import as_tensor as _to_tensor
+from ._declare import op
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "eye", "arange",
            "linspace", "logspace", "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn",
@@ -57,23 +58,28 @@ class Generator:
 default_generator = Generator()
 
 
+@op()
 def manual_seed(seed):
     """Seed the default generator (returns it, as PyTorch does)."""
     return default_generator.manual_seed(seed)
 
 
+@op()
 def seed():
     return default_generator.seed()
 
 
+@op()
 def initial_seed():
     return default_generator.initial_seed()
 
 
+@op()
 def get_rng_state():
     return default_generator.get_state()
 
 
+@op()
 def set_rng_state(state):
     default_generator.set_state(state)
 
@@ -111,6 +117,7 @@ def _float_dtype(dtype):
 
 
 # ---------------------------------------------------------------- from data
+@op()
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (numbers, nested lists, arrays or tensors).
 
@@ -166,10 +173,12 @@ def _unwrap_nested(data):
     return items
 
 
+@op()
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     return as_tensor(obj, dtype=dtype, device=device)
 
 
+@op()
 def as_tensor(data, dtype=None, device=None):
     """Like `tensor`, but shares memory with a tensor or NumPy array when the dtype already matches."""
     to_device(device)
@@ -181,6 +190,7 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype)
 
 
+@op()
 def from_numpy(array):
     """A tensor on the same memory as `array` (changes to one show in the other)."""
     if not isinstance(array, np.ndarray):
@@ -189,28 +199,34 @@ def from_numpy(array):
     return new_tensor(array)
 
 
+@op()
 def scalar_tensor(value, *, dtype=None, device=None, requires_grad=False):
     return full((), value, dtype=dtype or _dtype.get_default_dtype(), device=device, requires_grad=requires_grad)
 
 
 # ---------------------------------------------------------------- filled
+@op()
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
     return _finish(np.zeros(parse_size(size, "zeros"), _float_dtype(dtype)), requires_grad, device, out)
 
 
+@op()
 def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
     return _finish(np.ones(parse_size(size, "ones"), _float_dtype(dtype)), requires_grad, device, out)
 
 
+@op()
 def empty(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False,
           memory_format=None):
     return _finish(np.empty(parse_size(size, "empty"), _float_dtype(dtype)), requires_grad, device, out)
 
 
+@op()
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
     return empty(size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
+@op()
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
     """A tensor of `size` filled with `fill_value` (its type picks the dtype when `dtype` is None)."""
     if isinstance(fill_value, Tensor):
@@ -221,6 +237,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     return _finish(np.full(shape, fill_value, _dtype.to_dtype(dtype).numpy_dtype), requires_grad, device, out)
 
 
+@op()
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
     return _finish(np.eye(n, n if m is None else m, dtype=_float_dtype(dtype)), requires_grad, device, out)
 
@@ -229,23 +246,28 @@ def _like(input, dtype):
     return (_dtype.to_dtype(dtype) if dtype is not None else input.dtype).numpy_dtype
 
 
+@op()
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
     return _finish(np.zeros(input._data.shape, _like(input, dtype)), requires_grad, device)
 
 
+@op()
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
     return _finish(np.ones(input._data.shape, _like(input, dtype)), requires_grad, device)
 
 
+@op()
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     return _finish(np.full(input._data.shape, fill_value, _like(input, dtype)), requires_grad, device)
 
 
+@op()
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
     return _finish(np.empty(input._data.shape, _like(input, dtype)), requires_grad, device)
 
 
 # ---------------------------------------------------------------- ranges
+@op()
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
     """Values from `start` up to (not including) `end`; int64 for integer arguments, else float32."""
     if end is None:
@@ -262,15 +284,18 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _finish(array.astype(dtype.numpy_dtype), requires_grad, device, out)
 
 
+@op()
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
     return _finish(np.linspace(start, end, steps).astype(_float_dtype(dtype)), requires_grad, device, out)
 
 
+@op()
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):
     return _finish(np.logspace(start, end, steps, base=base).astype(_float_dtype(dtype)), requires_grad, device, out)
 
 
 # ---------------------------------------------------------------- random
+@op()
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
          pin_memory=False):
     """Uniform samples from [0, 1)."""
@@ -279,6 +304,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
                    requires_grad, device, out)
 
 
+@op()
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
           pin_memory=False):
     """Samples from the standard normal distribution."""
@@ -286,6 +312,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
     return _finish(_rng(generator).standard_normal(shape).astype(_float_dtype(dtype)), requires_grad, device, out)
 
 
+@op()
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     """Integers from [low, high); `randint(high, size)` and `randint(low, high, size)` both work."""
     if size is None:
@@ -297,25 +324,30 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     return _finish(_rng(generator).integers(low, high, shape).astype(dtype.numpy_dtype), requires_grad, device)
 
 
+@op()
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     dtype = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
     return _finish(_rng(generator).permutation(n).astype(dtype.numpy_dtype), requires_grad, device)
 
 
+@op()
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
+@op()
 def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
+@op()
 def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
     if high is None:
         low, high = 0, low
     return randint(low, high, input.shape, dtype=dtype or input.dtype)
 
 
+@op()
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
            out=None):
     """Normal samples; `mean` and `std` may be tensors (broadcast) or numbers (then give `size`)."""
@@ -331,6 +363,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     return _finish(samples, requires_grad, device, out)
 
 
+@op()
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples with probabilities `input` (or the number `p`)."""
     probabilities = input._data if p is None else np.full(input._data.shape, p)
@@ -338,6 +371,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     return _finish(samples, False, None, out)
 
 
+@op()
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Indices drawn from the rows of `input` (unnormalized non-negative weights)."""
     weights = input._data.astype(np.float64)
@@ -359,27 +393,32 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 # ---------------------------------------------------------------- Tensor.new_* (dtype from the tensor)
 # Methods, re-exported by ops.shape's __all__: `x.new_zeros(2, 3)` is a float64 tensor for a float64 x.
+@op(method=True)
 def new_zeros(input, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """Zeros of `size` with `input`'s dtype (unless `dtype` is given)."""
     return zeros(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
+@op(method=True)
 def new_ones(input, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """Ones of `size` with `input`'s dtype (unless `dtype` is given)."""
     return ones(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
+@op(method=True)
 def new_empty(input, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """An uninitialized tensor of `size` with `input`'s dtype (unless `dtype` is given)."""
     return empty(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
+@op(method=True)
 def new_full(input, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
              pin_memory=False):
     """`fill_value` in a tensor of `size` with `input`'s dtype (unless `dtype` is given)."""
     return full(size, fill_value, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
+@op(method=True, name="new_tensor")
 def tensor_new_tensor(input, data, *, dtype=None, device=None, requires_grad=False, layout=None,
                       pin_memory=False):
     """`Tensor.new_tensor(data)`: a copy of `data` with `input`'s dtype (unless `dtype` is given)."""

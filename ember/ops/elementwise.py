@@ -5,31 +5,18 @@ Broadcasting is not undone here: the engine sums each gradient back to its input
 from .._backend import np
 from .._tensor import Tensor
 from .. import _dtype
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._common import prepare_binary, check_broadcastable
+from ._tangents import add_tangents, linear_jvp
+from ._declare import op, alias
 
 __all__ = ["add", "sub", "mul", "div", "true_divide", "pow", "neg", "exp", "log", "sin", "cos", "tanh",
            "sigmoid", "relu", "sqrt", "abs", "rsub", "multiply", "subtract", "divide", "negative",
            "absolute", "square"]
-INPLACE_VARIANTS = ("add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sin", "cos", "tanh", "sigmoid",
-                    "relu", "sqrt", "abs", "square")
-
-
-def _fused(function, *operands):
-    """`function.apply(*operands)` on tensors; on arrays (a first-order backward running on arrays,
-    see autograd.function) the same computation, `function.kernel`, with no node to record."""
-    if type(operands[0]) is np.ndarray:
-        return function.kernel(*operands)
-    return function.apply(*operands)
 
 
 # ---------------------------------------------------------------- binary arithmetic
-class Add(Function):
-    _array_forward = True
-    _array_backward = True
-    _wraps_numbers = True
-    _node_name = "AddBackward0"
-
+class Add(Primitive, node="AddBackward0", wraps_numbers=True, backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, b):
         return a + b
@@ -39,13 +26,12 @@ class Add(Function):
         needs_a, needs_b = ctx.needs_input_grad
         return (grad if needs_a else None), (grad if needs_b else None)
 
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        return add_tangents(tangent_a, tangent_b)
 
-class Sub(Function):
-    _array_forward = True
-    _array_backward = True
-    _wraps_numbers = True
-    _node_name = "SubBackward0"
 
+class Sub(Primitive, node="SubBackward0", wraps_numbers=True, backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, b):
         return a - b
@@ -55,13 +41,12 @@ class Sub(Function):
         needs_a, needs_b = ctx.needs_input_grad
         return (grad if needs_a else None), (-grad if needs_b else None)
 
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        return add_tangents(tangent_a, None if tangent_b is None else -tangent_b)
 
-class Mul(Function):
-    _array_forward = True
-    _array_backward = True
-    _wraps_numbers = True
-    _node_name = "MulBackward0"
 
+class Mul(Primitive, node="MulBackward0", wraps_numbers=True, backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, b):
         # Save only what the wanted gradients use (as PyTorch), so `y.add_(y * 2)`-style in-place
@@ -76,13 +61,13 @@ class Mul(Function):
         needs_a, needs_b = ctx.needs_input_grad
         return (grad * b if needs_a else None), (grad * a if needs_b else None)
 
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        a, b = ctx.inputs
+        return add_tangents(None if tangent_a is None else tangent_a * b, None if tangent_b is None else a * tangent_b)
 
-class Div(Function):
-    _array_forward = True
-    _array_backward = True
-    _wraps_numbers = True
-    _node_name = "DivBackward0"
 
+class Div(Primitive, node="DivBackward0", wraps_numbers=True, backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
@@ -96,13 +81,15 @@ class Div(Function):
         grad_b = -grad * a / (b * b) if needs_b else None
         return grad_a, grad_b
 
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        a, b = ctx.inputs
+        return add_tangents(None if tangent_a is None else tangent_a / b,
+                            None if tangent_b is None else -tangent_b * ctx.outputs / b)
 
-class PowScalar(Function):
+
+class PowScalar(Primitive, node="PowBackward0", backward_on_arrays=True):
     """tensor ** number."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "PowBackward0"
 
     @staticmethod
     def forward(ctx, a, exponent):
@@ -118,12 +105,16 @@ class PowScalar(Function):
             return grad * 0.0, None
         return grad * exponent * a ** (exponent - 1), None
 
+    @staticmethod
+    def jvp(ctx, tangent, _):
+        a, exponent = ctx.inputs
+        if exponent == 0:
+            return tangent * 0.0
+        return tangent * exponent * a ** (exponent - 1)
 
-class PowTensor(Function):
+
+class PowTensor(Primitive, node="PowBackward1"):
     """tensor ** tensor (and number ** tensor, with the number made a tensor)."""
-
-    _array_forward = True
-    _node_name = "PowBackward1"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -141,6 +132,12 @@ class PowTensor(Function):
         grad_b = grad * where((a == 0) & (b >= 0), 0.0, result * log(a)) if needs_b else None
         return grad_a, grad_b
 
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        a, b = ctx.inputs
+        return add_tangents(None if tangent_a is None else tangent_a * b * a ** (b - 1),
+                            None if tangent_b is None else tangent_b * where(a == 0, 0.0, ctx.outputs * log(a)))
+
 
 def _binary(function, a, b, op_name, out=None):
     """Apply a binary primitive after PyTorch's type promotion; `out=` copies the result into a tensor."""
@@ -156,6 +153,7 @@ def _binary(function, a, b, op_name, out=None):
     return result if out is None else _write_out(result, out)
 
 
+@op(Add, method=True, inplace=True)
 def add(input, other, *, alpha=1, out=None):
     """`input + alpha * other`, broadcasting, with PyTorch's type promotion."""
     if alpha != 1:
@@ -163,6 +161,7 @@ def add(input, other, *, alpha=1, out=None):
     return _binary(Add, input, other, "add", out)
 
 
+@op(Sub, method=True, inplace=True)
 def sub(input, other, *, alpha=1, out=None):
     """`input - alpha * other`."""
     if not (_is_floating_operand(input) and _is_floating_operand(other)):
@@ -186,15 +185,18 @@ def _refuse_bool_subtraction(input, other):
                            "to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
+@op(method=True)
 def rsub(input, other, *, alpha=1):
     return sub(other, input, alpha=alpha)
 
 
+@op(Mul, method=True, inplace=True)
 def mul(input, other, *, out=None):
     """Element-wise product, broadcasting."""
     return _binary(Mul, input, other, "mul", out)
 
 
+@op(Div, method=True, inplace=True)
 def div(input, other, *, rounding_mode=None, out=None):
     """True division (integers give the default float dtype), or `rounding_mode` 'trunc'/'floor'."""
     if rounding_mode is not None:
@@ -222,6 +224,7 @@ def _to_floating(value):
     return value
 
 
+@op(PowScalar, PowTensor, method=True, inplace=True)
 def pow(input, exponent, *, out=None):
     """`input ** exponent`; either side may be a number."""
     if not isinstance(exponent, Tensor):
@@ -243,6 +246,7 @@ def pow(input, exponent, *, out=None):
     return _binary(PowTensor, input, exponent, "pow", out)
 
 
+@op(method=True, inplace=True)
 def square(input):
     """`input ** 2` (bool tensors give int64, as in PyTorch)."""
     if isinstance(input, Tensor) and input._data.dtype == np.bool_:
@@ -259,11 +263,7 @@ def _write_out(result, out):
 
 
 # ---------------------------------------------------------------- unary maths
-class Neg(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "NegBackward0"
-
+class Neg(Primitive, node="NegBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         return -a
@@ -272,12 +272,10 @@ class Neg(Function):
     def backward(ctx, grad):
         return -grad
 
+    jvp = linear_jvp
 
-class Exp(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "ExpBackward0"
 
+class Exp(Primitive, node="ExpBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         result = np.exp(a)
@@ -289,12 +287,12 @@ class Exp(Function):
         result, = ctx.saved_tensors
         return grad * result
 
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * ctx.outputs
 
-class Log(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "LogBackward0"
 
+class Log(Primitive, node="LogBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -305,14 +303,12 @@ class Log(Function):
         a, = ctx.saved_tensors
         return grad / a
 
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent / ctx.inputs[0]
 
-class Sin(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "SinBackward0"
 
-    kernel = staticmethod(np.sin)
-
+class Sin(Primitive, node="SinBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -321,16 +317,14 @@ class Sin(Function):
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
-        return grad * _fused(Cos, a)
+        return grad * Cos.call(a)
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * cos(ctx.inputs[0])
 
 
-class Cos(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "CosBackward0"
-
-    kernel = staticmethod(np.cos)
-
+class Cos(Primitive, node="CosBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -339,14 +333,14 @@ class Cos(Function):
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
-        return -grad * _fused(Sin, a)
+        return -grad * Sin.call(a)
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * -sin(ctx.inputs[0])
 
 
-class Tanh(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "TanhBackward0"
-
+class Tanh(Primitive, node="TanhBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         result = np.tanh(a)
@@ -356,39 +350,31 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return _fused(TanhBackward, grad, result)
-
-
-class TanhBackward(Function):
-    """`grad * (1 - y**2)` as one op (PyTorch's tanh_backward): one node instead of three in backward."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "TanhBackwardBackward0"
+        return TanhBackward.call(grad, result)
 
     @staticmethod
-    def kernel(grad, result):
-        return grad * (1 - result * result)
+    def jvp(ctx, tangent):
+        return tangent * (1 - ctx.outputs * ctx.outputs)
+
+
+class TanhBackward(Primitive, node="TanhBackwardBackward0", backward_on_arrays=True):
+    """`grad * (1 - y**2)` as one op (PyTorch's tanh_backward): one node instead of three in backward."""
 
     @staticmethod
     def forward(ctx, grad, result):
         ctx.save_for_backward(grad, result)
-        return TanhBackward.kernel(grad, result)
+        return grad * (1 - result * result)
 
     @staticmethod
     def backward(ctx, grad_grad):
         grad, result = ctx.saved_tensors
         needs_grad, needs_result = ctx.needs_input_grad
-        return (_fused(TanhBackward, grad_grad, result) if needs_grad else None,
+        return (TanhBackward.call(grad_grad, result) if needs_grad else None,
                 grad_grad * grad * result * -2.0 if needs_result else None)
 
 
-class Sigmoid(Function):
+class Sigmoid(Primitive, node="SigmoidBackward0", backward_on_arrays=True):
     """A primitive rather than 1/(1+exp(-x)): that composite overflows for large negative x."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "SigmoidBackward0"
 
     @staticmethod
     def forward(ctx, a):
@@ -401,38 +387,30 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return _fused(SigmoidBackward, grad, result)
-
-
-class SigmoidBackward(Function):
-    """`grad * y * (1 - y)` as one op (PyTorch's sigmoid_backward)."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "SigmoidBackwardBackward0"
+        return SigmoidBackward.call(grad, result)
 
     @staticmethod
-    def kernel(grad, result):
-        return grad * result * (1 - result)
+    def jvp(ctx, tangent):
+        return tangent * ctx.outputs * (1 - ctx.outputs)
+
+
+class SigmoidBackward(Primitive, node="SigmoidBackwardBackward0", backward_on_arrays=True):
+    """`grad * y * (1 - y)` as one op (PyTorch's sigmoid_backward)."""
 
     @staticmethod
     def forward(ctx, grad, result):
         ctx.save_for_backward(grad, result)
-        return SigmoidBackward.kernel(grad, result)
+        return grad * result * (1 - result)
 
     @staticmethod
     def backward(ctx, grad_grad):
         grad, result = ctx.saved_tensors
         needs_grad, needs_result = ctx.needs_input_grad
-        return (_fused(SigmoidBackward, grad_grad, result) if needs_grad else None,
+        return (SigmoidBackward.call(grad_grad, result) if needs_grad else None,
                 grad_grad * grad * (1.0 - 2.0 * result) if needs_result else None)
 
 
-class Relu(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "ReluBackward0"
-
+class Relu(Primitive, node="ReluBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         result = np.maximum(a, 0)
@@ -442,36 +420,28 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return _fused(ReluBackward, grad, result)
-
-
-class ReluBackward(Function):
-    """`grad` where the output is positive, else 0, as one op (PyTorch's threshold_backward)."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "ThresholdBackwardBackward0"
+        return ReluBackward.call(grad, result)
 
     @staticmethod
-    def kernel(grad, result):
-        return grad * (result > 0)
+    def jvp(ctx, tangent):
+        return tangent * (ctx.outputs > 0)
+
+
+class ReluBackward(Primitive, node="ThresholdBackwardBackward0", backward_on_arrays=True):
+    """`grad` where the output is positive, else 0, as one op (PyTorch's threshold_backward)."""
 
     @staticmethod
     def forward(ctx, grad, result):
         ctx.save_for_backward(result)
-        return ReluBackward.kernel(grad, result)
+        return grad * (result > 0)
 
     @staticmethod
     def backward(ctx, grad_grad):
         result, = ctx.saved_tensors
-        return (_fused(ReluBackward, grad_grad, result) if ctx.needs_input_grad[0] else None), None
+        return (ReluBackward.call(grad_grad, result) if ctx.needs_input_grad[0] else None), None
 
 
-class Sqrt(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "SqrtBackward0"
-
+class Sqrt(Primitive, node="SqrtBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         result = np.sqrt(a)
@@ -483,11 +453,12 @@ class Sqrt(Function):
         result, = ctx.saved_tensors
         return grad / (2 * result)
 
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * 0.5 / ctx.outputs
 
-class Abs(Function):
-    _array_forward = True
-    _node_name = "AbsBackward0"
 
+class Abs(Primitive, node="AbsBackward0"):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -497,6 +468,10 @@ class Abs(Function):
     def backward(ctx, grad):
         a, = ctx.saved_tensors
         return grad * a.sign()
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * ctx.inputs[0].sign()
 
 
 def _unary(function, input, op_name, floating=True):
@@ -508,6 +483,7 @@ def _unary(function, input, op_name, floating=True):
     return function.apply(input)
 
 
+@op(Neg, method=True, inplace=True)
 def neg(input):
     if isinstance(input, Tensor) and input._data.dtype == np.bool_:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
@@ -515,38 +491,47 @@ def neg(input):
     return _unary(Neg, input, "neg", floating=False)
 
 
+@op(Exp, method=True, inplace=True)
 def exp(input):
     return _unary(Exp, input, "exp")
 
 
+@op(Log, method=True, inplace=True)
 def log(input):
     return _unary(Log, input, "log")
 
 
+@op(Sin, method=True, inplace=True)
 def sin(input):
     return _unary(Sin, input, "sin")
 
 
+@op(Cos, method=True, inplace=True)
 def cos(input):
     return _unary(Cos, input, "cos")
 
 
+@op(Tanh, method=True, inplace=True)
 def tanh(input):
     return _unary(Tanh, input, "tanh")
 
 
+@op(Sigmoid, method=True, inplace=True)
 def sigmoid(input):
     return _unary(Sigmoid, input, "sigmoid")
 
 
+@op(Relu, method=True, inplace=True)
 def relu(input):
     return _unary(Relu, input, "relu", floating=False)
 
 
+@op(Sqrt, method=True, inplace=True)
 def sqrt(input):
     return _unary(Sqrt, input, "sqrt")
 
 
+@op(Abs, method=True, inplace=True)
 def abs(input):
     return _unary(Abs, input, "abs", floating=False)
 
@@ -555,9 +540,10 @@ def where(condition, input, other):
     from .indexing import where as _where
     return _where(condition, input, other)
 
-
-true_divide = divide = div
-multiply = mul
-subtract = sub
-negative = neg
-absolute = abs
+# PyTorch's other names for the ops above.
+true_divide = alias(div, "true_divide", method=True, inplace=True)
+multiply = alias(mul, "multiply", method=True, inplace=True)
+subtract = alias(sub, "subtract", method=True, inplace=True)
+divide = alias(div, "divide", method=True, inplace=True)
+negative = alias(neg, "negative", method=True, inplace=True)
+absolute = alias(abs, "absolute", method=True, inplace=True)

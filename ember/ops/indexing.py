@@ -11,17 +11,17 @@ import warnings
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._common import prepare_binary, normalize_dim
 from .shape import make_view, _Replay
+from ._tangents import linear_jvp
+from ._declare import op
 
 __all__ = ["getitem", "setitem", "where", "index_put", "index_select", "masked_select", "masked_fill",
            "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
            "take", "take_along_dim", "put", "nonzero", "argwhere", "masked_scatter"]
 
 # `x.masked_fill_(...)`, `x.scatter_(...)`, ...: made by ops.inplace_methods from these.
-INPLACE_VARIANTS = ("masked_fill", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
-                    "index_fill", "put", "index_put", "masked_scatter")
 
 _FULL = slice(None)
 _INDEX_TYPES_MESSAGE = "tensors used as indices must be long, int, byte or bool tensors"
@@ -167,10 +167,8 @@ def _is_identity(basic):
 
 
 # ----------------------------------------------------------------------------- basic indexing (views)
-class BasicIndex(Function):
+class BasicIndex(Primitive):
     """`a[basic_index]`: a view. The node takes the name of the view's last step, as in PyTorch."""
-
-    _array_forward = True
 
     @staticmethod
     def forward(ctx, a, index):
@@ -181,32 +179,31 @@ class BasicIndex(Function):
     def backward(ctx, grad):
         return BasicIndexGradient.apply(grad, ctx.input_shape, ctx.index), None
 
-
-class SelectBackward(BasicIndex):
-    _node_name = "SelectBackward0"
+    jvp = linear_jvp
 
 
-class SliceBackward(BasicIndex):
-    _node_name = "SliceBackward0"
+class SelectBackward(BasicIndex, node="SelectBackward0"):
+    pass
 
 
-class UnsqueezeBackward(BasicIndex):
-    _node_name = "UnsqueezeBackward0"
+class SliceBackward(BasicIndex, node="SliceBackward0"):
+    pass
 
 
-class AliasBackward(BasicIndex):
-    _node_name = "AliasBackward0"
+class UnsqueezeBackward(BasicIndex, node="UnsqueezeBackward0"):
+    pass
 
 
-_BASIC_FUNCTIONS = {cls._node_name: cls for cls in (SelectBackward, SliceBackward, UnsqueezeBackward,
+class AliasBackward(BasicIndex, node="AliasBackward0"):
+    pass
+
+
+_BASIC_FUNCTIONS = {cls._backward_cls.__name__: cls for cls in (SelectBackward, SliceBackward, UnsqueezeBackward,
                                                       AliasBackward)}
 
 
-class BasicIndexGradient(Function):
+class BasicIndexGradient(Primitive, node="SliceBackwardBackward0"):
     """Zeros of `shape` with `grad` written at `index`: the backward of a basic index (and padding)."""
-
-    _array_forward = True
-    _node_name = "SliceBackwardBackward0"
 
     @staticmethod
     def forward(ctx, grad, shape, index):
@@ -219,6 +216,8 @@ class BasicIndexGradient(Function):
     def backward(ctx, grad):
         return BasicIndex.apply(grad, ctx.index), None, None
 
+    jvp = linear_jvp
+
 
 def basic_view(input, basic, name):
     """`input[basic]` as a view of `input` (shares memory and version counter)."""
@@ -227,11 +226,8 @@ def basic_view(input, basic, name):
 
 
 # ----------------------------------------------------------------------------- advanced indexing
-class Index(Function):
+class Index(Primitive, node="IndexBackward0"):
     """`a[advanced_index]` with integer/bool arrays: a copy; backward scatters with accumulation."""
-
-    _array_forward = True
-    _node_name = "IndexBackward0"
 
     @staticmethod
     def forward(ctx, a, index):
@@ -243,6 +239,8 @@ class Index(Function):
         zeros = new_tensor(np.zeros(ctx.input_shape, dtype=grad._data.dtype))
         return IndexPut.apply(zeros, grad, ctx.index, True), None
 
+    jvp = linear_jvp
+
 
 def _accumulate(result, index, value):
     """`result[index] += value`, adding repeated indices (bool masks never repeat: the fast path)."""
@@ -252,11 +250,8 @@ def _accumulate(result, index, value):
         np.add.at(result, index, value)
 
 
-class IndexPut(Function):
+class IndexPut(Primitive, node="IndexPutBackward0"):
     """A copy of `a` with `a[index] = value` (or `+= value` with accumulate)."""
-
-    _array_forward = True
-    _node_name = "IndexPutBackward0"
 
     @staticmethod
     def forward(ctx, a, value, index, accumulate):
@@ -281,7 +276,17 @@ class IndexPut(Function):
             grad_value = Index.apply(grad, ctx.index)
         return grad_a, grad_value, None, None
 
+    @staticmethod
+    def jvp(ctx, tangent, tangent_value, *_):
+        """index_put(a, value, index, ...): the value may be a constant (a number or an array)."""
+        from .creation import zeros_like
+        a, value, *rest = ctx.inputs
+        if tangent_value is None:
+            tangent_value = zeros_like(value) if isinstance(value, Tensor) else 0.0
+        return IndexPut.apply(zeros_like(a) if tangent is None else tangent, tangent_value, *rest)
 
+
+@op(Index, method=True)
 def getitem(input, index):
     """`input[index]`: basic indexing (ints, slices, None, ...) gives a view, advanced indexing
     (integer/bool tensors, lists) a copy. Negative steps raise ValueError, as in PyTorch."""
@@ -339,6 +344,7 @@ def _index_put_value(target, index, value, accumulate=False):
     return IndexPut.apply(target, value, index, accumulate)
 
 
+@op(Index, method=True)
 def setitem(input, index, value):
     """`input[index] = value`, in place: numbers, tensors of any dtype (cast as `copy_` does for basic
     indices; advanced indices need the same dtype, as in PyTorch) and broadcasting values."""
@@ -355,6 +361,7 @@ def setitem(input, index, value):
     apply_inplace(target, "index_put_", _index_put_value, advanced, value)
 
 
+@op(Index, IndexPut, inplace=True)
 def index_put(input, indices, values, accumulate=False):
     """A copy of `input` with `input[indices] = values` (`+=` with accumulate); `indices` is a tuple of
     index tensors, one per leading dim (None for a full dim)."""
@@ -367,10 +374,7 @@ def index_put(input, indices, values, accumulate=False):
 
 
 # ----------------------------------------------------------------------------- where / nonzero
-class Where(Function):
-    _array_forward = True
-    _node_name = "WhereBackward0"
-
+class Where(Primitive, node="WhereBackward0"):
     @staticmethod
     def forward(ctx, condition, a, b):
         ctx.condition = condition
@@ -383,7 +387,14 @@ class Where(Function):
         return (None, where(condition, grad, 0.0) if needs_a else None,
                 where(condition, 0.0, grad) if needs_b else None)
 
+    @staticmethod
+    def jvp(ctx, _, tangent_a, tangent_b):
+        """The condition arrives as an array; either value may be a constant (tangent zero)."""
+        return where(new_tensor(ctx.inputs[0]), 0.0 if tangent_a is None else tangent_a,
+                     0.0 if tangent_b is None else tangent_b)
 
+
+@op(Where, method=True)
 def where(condition, input=None, other=None):
     """Elements of `input` where `condition` holds, else of `other` (either may be a number).
 
@@ -409,6 +420,7 @@ def where(condition, input=None, other=None):
                            f"other {list(np.shape(other))} cannot be broadcast together") from None
 
 
+@op(method=True)
 def nonzero(input, *, as_tuple=False):
     """Indices of the nonzero elements: an (n, ndim) int64 tensor, or one 1-d tensor per dim."""
     array = input._data if input._data.ndim else input._data.reshape(1)
@@ -417,6 +429,7 @@ def nonzero(input, *, as_tuple=False):
     return new_tensor(np.argwhere(input._data).astype(np.int64))
 
 
+@op(method=True)
 def argwhere(input):
     return nonzero(input)
 
@@ -454,10 +467,7 @@ def _as_nd(array):
     return array.reshape(1) if array.ndim == 0 else array
 
 
-class IndexSelect(Function):
-    _array_forward = True
-    _node_name = "IndexSelectBackward0"
-
+class IndexSelect(Primitive, node="IndexSelectBackward0"):
     @staticmethod
     def forward(ctx, a, dim, index):
         ctx.input_shape, ctx.dim, ctx.index = a.shape, dim, index
@@ -470,16 +480,14 @@ class IndexSelect(Function):
         return IndexAdd.apply(zeros, ctx.dim, new_tensor(ctx.index), grad, 1), None, None
 
 
+@op(IndexSelect, method=True)
 def index_select(input, dim, index):
     """The entries of `input` at positions `index` (a vector) along `dim`."""
     dim, array = _dim_index(input, dim, index, "index_select")
     return IndexSelect.apply(input, dim, array)
 
 
-class IndexAdd(Function):
-    _array_forward = True
-    _node_name = "IndexAddBackward0"
-
+class IndexAdd(Primitive, node="IndexAddBackward0"):
     @staticmethod
     def forward(ctx, a, dim, index, source, alpha):
         ctx.dim, ctx.index, ctx.alpha, ctx.source_shape = dim, index, alpha, source.shape
@@ -511,6 +519,7 @@ def _check_source(input, dim, index, source, op_name):
                            f"{expected} (self's shape with dim {dim} of size len(index) = {index.size})")
 
 
+@op(IndexAdd, method=True, inplace=True)
 def index_add(input, dim, index, source, *, alpha=1):
     """A copy of `input` with `alpha * source` added at positions `index` along `dim` (repeats add up)."""
     dim, array = _dim_index(input, dim, index, "index_add")
@@ -518,10 +527,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     return IndexAdd.apply(input, dim, array, source, alpha)
 
 
-class IndexCopy(Function):
-    _array_forward = True
-    _node_name = "IndexCopyBackward0"
-
+class IndexCopy(Primitive, node="IndexCopyBackward0"):
     @staticmethod
     def forward(ctx, a, dim, index, source):
         ctx.dim, ctx.index, ctx.source_shape = dim, index, source.shape
@@ -540,6 +546,7 @@ class IndexCopy(Function):
         return grad_a, None, None, grad_source
 
 
+@op(IndexCopy, method=True, inplace=True)
 def index_copy(input, dim, index, source):
     """A copy of `input` with the slices at `index` along `dim` replaced by those of `source`."""
     dim, array = _dim_index(input, dim, index, "index_copy")
@@ -547,10 +554,7 @@ def index_copy(input, dim, index, source):
     return IndexCopy.apply(input, dim, array, source)
 
 
-class IndexFill(Function):
-    _array_forward = True
-    _node_name = "IndexFillBackward0"
-
+class IndexFill(Primitive, node="IndexFillBackward0"):
     @staticmethod
     def forward(ctx, a, dim, index, value):
         ctx.dim, ctx.index = dim, index
@@ -569,8 +573,8 @@ class IndexFill(Function):
         return grad_a, None, None, grad_value
 
 
-class IndexFillTensor(IndexFill):
-    _node_name = "IndexFillBackward1"
+class IndexFillTensor(IndexFill, node="IndexFillBackward1"):
+    pass
 
 
 def _fill_value(input, value, op_name):
@@ -587,6 +591,7 @@ def _fill_value(input, value, op_name):
     return value
 
 
+@op(IndexFill, IndexFillTensor, method=True, inplace=True)
 def index_fill(input, dim, index, value):
     """A copy of `input` with the slices at `index` along `dim` set to `value` (number or 0-d tensor)."""
     dim, array = _dim_index(input, dim, index, "index_fill")
@@ -612,10 +617,7 @@ def _broadcast_shape(shape_a, shape_b, op_name):
                            f"shape of the input {list(shape_a)}") from None
 
 
-class MaskedFill(Function):
-    _array_forward = True
-    _node_name = "MaskedFillBackward0"
-
+class MaskedFill(Primitive, node="MaskedFillBackward0"):
     @staticmethod
     def forward(ctx, a, mask, value):
         ctx.mask = mask
@@ -632,10 +634,11 @@ class MaskedFill(Function):
         return grad_a, None, grad_value
 
 
-class MaskedFillTensor(MaskedFill):
-    _node_name = "MaskedFillBackward1"
+class MaskedFillTensor(MaskedFill, node="MaskedFillBackward1"):
+    pass
 
 
+@op(MaskedFill, MaskedFillTensor, method=True, inplace=True)
 def masked_fill(input, mask, value):
     """A copy of `input` with `value` (a number or 0-d tensor) where the bool `mask` is True."""
     mask_array = _mask_of(mask, "masked_fill_")
@@ -645,10 +648,7 @@ def masked_fill(input, mask, value):
     return function.apply(input, mask_array, value)
 
 
-class MaskedSelect(Function):
-    _array_forward = True
-    _node_name = "MaskedSelectBackward0"
-
+class MaskedSelect(Primitive, node="MaskedSelectBackward0"):
     @staticmethod
     def forward(ctx, a, mask):
         shape = np.broadcast_shapes(a.shape, mask.shape)
@@ -662,6 +662,7 @@ class MaskedSelect(Function):
         return IndexPut.apply(zeros, grad, (ctx.mask,), True), None
 
 
+@op(MaskedSelect, method=True)
 def masked_select(input, mask):
     """The elements of `input` where `mask` (broadcast with it) is True, as a 1-d tensor."""
     mask_array = _mask_of(mask, "masked_select")
@@ -669,10 +670,7 @@ def masked_select(input, mask):
     return MaskedSelect.apply(input, mask_array)
 
 
-class MaskedScatter(Function):
-    _array_forward = True
-    _node_name = "MaskedScatterBackward0"
-
+class MaskedScatter(Primitive, node="MaskedScatterBackward0"):
     @staticmethod
     def forward(ctx, a, mask, source):
         shape = np.broadcast_shapes(a.shape, mask.shape)
@@ -699,6 +697,7 @@ class MaskedScatter(Function):
         return grad_a, None, grad_source
 
 
+@op(MaskedScatter, method=True, inplace=True)
 def masked_scatter(input, mask, source):
     """A copy of `input` with the elements where `mask` is True taken, in order, from `source`."""
     mask_array = _mask_of(mask, "masked_scatter_")
@@ -753,10 +752,7 @@ def _pad_to(grad, index, shape):
     return BasicIndexGradient.apply(grad, shape, tuple(slice(0, size) for size in grad._data.shape))
 
 
-class Gather(Function):
-    _array_forward = True
-    _node_name = "GatherBackward0"
-
+class Gather(Primitive, node="GatherBackward0"):
     @staticmethod
     def forward(ctx, a, dim, index):
         ctx.input_shape, ctx.dim, ctx.index = a.shape, dim, index
@@ -768,6 +764,7 @@ class Gather(Function):
         return ScatterAdd.apply(zeros, ctx.dim, ctx.index, grad), None, None
 
 
+@op(Gather, method=True)
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """`out[i][j] = input[index[i][j]][j]` for dim 0 (and likewise for other dims)."""
     dim, full_index = _gather_index(input, dim, index, "gather")
@@ -780,10 +777,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     return result
 
 
-class ScatterAdd(Function):
-    _array_forward = True
-    _node_name = "ScatterAddBackward0"
-
+class ScatterAdd(Primitive, node="ScatterAddBackward0"):
     @staticmethod
     def forward(ctx, a, dim, index, src):
         ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
@@ -799,10 +793,7 @@ class ScatterAdd(Function):
         return grad, None, None, grad_src
 
 
-class Scatter(Function):
-    _array_forward = True
-    _node_name = "ScatterBackward0"
-
+class Scatter(Primitive, node="ScatterBackward0"):
     @staticmethod
     def forward(ctx, a, dim, index, src):
         ctx.dim, ctx.index, ctx.src_shape = dim, index, np.shape(src)
@@ -820,19 +811,16 @@ class Scatter(Function):
         return grad_a, None, None, grad_src
 
 
-class ScatterValue(Scatter):
-    _node_name = "ScatterBackward1"
+class ScatterValue(Scatter, node="ScatterBackward1"):
+    pass
 
 
 _REDUCERS = {"sum": np.add, "add": np.add, "prod": np.multiply, "multiply": np.multiply, "mean": np.add,
              "amax": np.maximum, "amin": np.minimum}
 
 
-class ScatterWithReduce(Function):
+class ScatterWithReduce(Primitive, node="NotImplemented"):
     """The deprecated `scatter(..., reduce=)`: PyTorch has no gradient for it either."""
-
-    _array_forward = True
-    _node_name = "NotImplemented"
 
     @staticmethod
     def forward(ctx, a, dim, index, src, reduce):
@@ -861,6 +849,7 @@ def _scatter_source(input, src, value, op_name):
     return src
 
 
+@op(Scatter, ScatterValue, ScatterWithReduce, method=True, inplace=True)
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """A copy of `input` with `src` (a tensor or a number) written at `index` along `dim`:
     `out[index[i][j]][j] = src[i][j]` for dim 0. With `reduce='add'|'multiply'` combine instead."""
@@ -878,6 +867,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     return function.apply(input, dim, full_index, src)
 
 
+@op(ScatterAdd, method=True, inplace=True)
 def scatter_add(input, dim, index, src):
     """A copy of `input` with `src` added at `index` along `dim` (repeated positions add up)."""
     dim, full_index = _gather_index(input, dim, index, "scatter_add")
@@ -887,10 +877,7 @@ def scatter_add(input, dim, index, src):
     return ScatterAdd.apply(input, dim, full_index, src)
 
 
-class ScatterReduce(Function):
-    _array_forward = True
-    _node_name = "ScatterReduceBackward0"
-
+class ScatterReduce(Primitive, node="ScatterReduceBackward0"):
     @staticmethod
     def forward(ctx, a, dim, index, src, reduce, include_self):
         ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
@@ -965,6 +952,7 @@ def _scatter_counts(shape, index, include_self):
     return counts
 
 
+@op(ScatterReduce, method=True, inplace=True)
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """Combine `src` into a copy of `input` at `index` along `dim` with `reduce` ('sum', 'prod',
     'mean', 'amax' or 'amin'); `include_self=False` leaves the old values out of the reduction.
@@ -991,10 +979,7 @@ def _flat_index(input, index, op_name):
     return array
 
 
-class Take(Function):
-    _array_forward = True
-    _node_name = "TakeBackward0"
-
+class Take(Primitive, node="TakeBackward0"):
     @staticmethod
     def forward(ctx, a, index):
         ctx.input_shape, ctx.index = a.shape, index
@@ -1006,15 +991,13 @@ class Take(Function):
         return Put.apply(zeros, ctx.index, grad, True), None
 
 
+@op(Take, method=True)
 def take(input, index):
     """The elements of `input`, seen as 1-d, at `index` (result has index's shape)."""
     return Take.apply(input, _flat_index(input, index, "take"))
 
 
-class Put(Function):
-    _array_forward = True
-    _node_name = "PutBackward0"
-
+class Put(Primitive, node="PutBackward0"):
     @staticmethod
     def forward(ctx, a, index, source, accumulate):
         ctx.index, ctx.accumulate, ctx.source_shape = index, accumulate, source.shape
@@ -1037,6 +1020,7 @@ class Put(Function):
         return grad_a, None, grad_source, None
 
 
+@op(Put, method=True, inplace=True)
 def put(input, index, source, accumulate=False):
     """A copy of `input` with `source` written at the flat positions `index` (`+=` with accumulate)."""
     array = _flat_index(input, index, "put")
@@ -1048,6 +1032,7 @@ def put(input, index, source, accumulate=False):
     return Put.apply(input, array, source, bool(accumulate))
 
 
+@op(method=True)
 def take_along_dim(input, indices, dim=None):
     """`gather` after broadcasting `input` and `indices` in every dim but `dim` (flat when dim is None)."""
     if dim is None:

@@ -1,7 +1,8 @@
 """The in-place variants (`add_`, `mul_`, `zero_`, ...), each made from its out-of-place op."""
 from .._backend import np
 from .._tensor import new_tensor
-from . import elementwise, pointwise, reduction, shape, indexing, joining, linalg, nn_ops, conversion, comparison
+from . import conversion
+from ._declare import DECLARATIONS, OpDeclaration, op, _register
 from .inplace import apply_inplace
 
 __all__ = []
@@ -16,15 +17,14 @@ def inplace_variant(function, name):
     return method
 
 
-# Each family module lists, in INPLACE_VARIANTS, the ops that get a `name_` twin.
-for _module in (elementwise, pointwise, reduction, shape, indexing, joining, linalg, nn_ops, comparison):
-    for _name in getattr(_module, "INPLACE_VARIANTS", ()):
-        globals()[_name + "_"] = inplace_variant(getattr(_module, _name), _name + "_")
-        __all__.append(_name + "_")
-multiply_ = mul_  # noqa: F821
-subtract_ = sub_  # noqa: F821
-divide_ = true_divide_ = div_  # noqa: F821
-__all__ += ["multiply_", "subtract_", "divide_", "true_divide_"]
+# Every op declared with inplace=True gets its `name_` twin, itself a Tensor method.
+for _declaration in list(DECLARATIONS.values()):
+    if _declaration.inplace:
+        _name = _declaration.name + "_"
+        globals()[_name] = inplace_variant(_declaration.function, _name)
+        _register(OpDeclaration(_name, globals()[_name], _declaration.primitives, True, False,
+                                inplace_of=_declaration.name))
+        __all__.append(_name)
 
 
 def _filled(input, value):
@@ -39,16 +39,19 @@ def _copied(input, source):
         else conversion.to(source, input.dtype)
 
 
+@op(method=True)
 def zero_(input):
     """Fill with zeros, in place."""
     return apply_inplace(input, "zero_", _filled, 0)
 
 
+@op(method=True)
 def fill_(input, value):
     """Fill with `value`, in place."""
     return apply_inplace(input, "fill_", _filled, value)
 
 
+@op(method=True)
 def copy_(input, src, non_blocking=False):
     """Copy `src` (broadcast to this shape, converted to this dtype) into this tensor."""
     return apply_inplace(input, "copy_", _copied, src)

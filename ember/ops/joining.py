@@ -10,10 +10,12 @@ import warnings
 from .._backend import np, as_strided
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._common import normalize_dim
 from .shape import make_view, _Replay, parse_shape
 from .indexing import BasicIndex, BasicIndexGradient, basic_view, index_select
+from ._tangents import linear_jvp
+from ._declare import op, alias
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "split",
            "split_with_sizes",
@@ -21,7 +23,6 @@ __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack"
            "repeat_interleave", "tril", "triu", "diag", "diagonal", "diag_embed", "diagflat", "meshgrid",
            "cartesian_prod", "unfold"]
 
-INPLACE_VARIANTS = ("tril", "triu")
 
 
 def _tensor_list(tensors, op_name):
@@ -50,10 +51,7 @@ def _slice_along(dim, start, stop):
 
 
 # ----------------------------------------------------------------------------- cat / stack
-class Cat(Function):
-    _array_forward = True
-    _node_name = "CatBackward0"
-
+class Cat(Primitive, node="CatBackward0"):
     @staticmethod
     def forward(ctx, dim, *arrays):
         ctx.dim, ctx.sizes = dim, [array.shape[dim] for array in arrays]
@@ -67,7 +65,10 @@ class Cat(Function):
             start += size
         return tuple(grads)
 
+    jvp = linear_jvp
 
+
+@op(Cat, method=True)
 def cat(tensors, dim=0, *, out=None):
     """Join tensors along an existing dim; dtypes are promoted as in PyTorch. 1-d empty tensors are
     skipped (PyTorch's legacy rule)."""
@@ -92,13 +93,9 @@ def cat(tensors, dim=0, *, out=None):
     return result
 
 
-concat = concatenate = cat
 
 
-class Stack(Function):
-    _array_forward = True
-    _node_name = "StackBackward0"
-
+class Stack(Primitive, node="StackBackward0"):
     @staticmethod
     def forward(ctx, dim, *arrays):
         ctx.dim = dim
@@ -110,7 +107,10 @@ class Stack(Function):
         return (None,) + tuple(BasicIndex.apply(grad, prefix + (position, Ellipsis)) if needed else None
                                for position, needed in enumerate(ctx.needs_input_grad[1:]))
 
+    jvp = linear_jvp
 
+
+@op(Stack, method=True)
 def stack(tensors, dim=0, *, out=None):
     """Join same-shape tensors along a new dim."""
     tensors = _tensor_list(tensors, "stack")
@@ -139,22 +139,26 @@ def _at_least(tensor, ndim):
     return tensor.reshape(shape + (1,))
 
 
+@op(method=True)
 def hstack(tensors, *, out=None):
     """Concatenate column-wise: along dim 1, or dim 0 for 1-d tensors."""
     tensors = [_at_least(item, 1) for item in _tensor_list(tensors, "hstack")]
     return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1, out=out)
 
 
+@op(method=True)
 def vstack(tensors, *, out=None):
     """Concatenate row-wise (1-d tensors become rows)."""
     return cat([_at_least(item, 2) for item in _tensor_list(tensors, "vstack")], 0, out=out)
 
 
+@op(method=True)
 def dstack(tensors, *, out=None):
     """Concatenate depth-wise, along dim 2 of the tensors made at least 3-d."""
     return cat([_at_least(item, 3) for item in _tensor_list(tensors, "dstack")], 2, out=out)
 
 
+@op(Stack, method=True)
 def column_stack(tensors, *, out=None):
     """Stack 0-d/1-d tensors as columns (and concatenate 2-d ones) along dim 1."""
     tensors = _tensor_list(tensors, "column_stack")
@@ -182,10 +186,7 @@ class _MultiOutputView(_Replay):
             "the output first).")
 
 
-class Split(Function):
-    _array_forward = True
-    _node_name = "SplitBackward0"
-
+class Split(Primitive, node="SplitBackward0"):
     @staticmethod
     def forward(ctx, a, dim, sizes):
         ctx.dim, ctx.shape = dim, a.shape
@@ -200,8 +201,8 @@ class Split(Function):
         return Cat.apply(ctx.dim, *grads), None, None
 
 
-class SplitWithSizes(Split):
-    _node_name = "SplitWithSizesBackward0"
+class SplitWithSizes(Split, node="SplitWithSizesBackward0"):
+    pass
 
 
 def _views_of(outputs, input, node_name, make_replay):
@@ -228,6 +229,7 @@ def _split_sizes(input, split_size_or_sections, dim):
     return sizes, True
 
 
+@op(Split, SplitWithSizes, method=True)
 def split(tensor, split_size_or_sections, dim=0):
     """Views of consecutive pieces along `dim`: of size `split_size` each (the last may be smaller),
     or of the sizes in a list."""
@@ -236,15 +238,17 @@ def split(tensor, split_size_or_sections, dim=0):
     function = SplitWithSizes if with_sizes else Split
     outputs = function.apply(tensor, dim, tuple(sizes))
     starts = np.cumsum([0] + sizes[:-1]).tolist()
-    return _views_of(outputs, tensor, function._node_name,
+    return _views_of(outputs, tensor, function._backward_cls.__name__,
                      lambda i: (narrow, dim, starts[i], sizes[i]))
 
 
+@op(method=True)
 def split_with_sizes(input, split_sizes, dim=0):
     """`split` with a list of sizes (PyTorch's name for that form)."""
     return split(input, list(split_sizes), dim)
 
 
+@op(method=True)
 def chunk(input, chunks, dim=0):
     """At most `chunks` views of (nearly) equal size along `dim` (as `split` with ceil(size/chunks))."""
     chunks = int(chunks)
@@ -255,6 +259,7 @@ def chunk(input, chunks, dim=0):
     return split(input, max(math.ceil(size / chunks), 1) if size else 0, dim)
 
 
+@op(method=True)
 def tensor_split(input, indices_or_sections, dim=0):
     """Views split at the given indices, or into `sections` parts whose sizes differ by at most one."""
     dim = normalize_dim(dim, input._data.ndim, "tensor_split")
@@ -275,10 +280,7 @@ def tensor_split(input, indices_or_sections, dim=0):
                             "SliceBackward0") for start, stop in zip(bounds[:-1], bounds[1:]))
 
 
-class Unbind(Function):
-    _array_forward = True
-    _node_name = "UnbindBackward0"
-
+class Unbind(Primitive, node="UnbindBackward0"):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
@@ -290,6 +292,7 @@ class Unbind(Function):
         return Stack.apply(ctx.dim, *grads), None
 
 
+@op(Unbind, method=True)
 def unbind(input, dim=0):
     """The slices along `dim`, as a tuple of views."""
     ndim = input._data.ndim
@@ -303,6 +306,7 @@ def unbind(input, dim=0):
                      lambda i: (basic_view, prefix + (i, Ellipsis), "SelectBackward0"))
 
 
+@op(method=True)
 def narrow(input, dim, start, length):
     """The view `input[..., start:start + length, ...]` along `dim` (start may be negative)."""
     ndim = input._data.ndim
@@ -321,6 +325,7 @@ def narrow(input, dim, start, length):
     return basic_view(input, _slice_along(dim, start, start + length), "SliceBackward0")
 
 
+@op(method=True)
 def select(input, dim, index):
     """The view `input[..., index, ...]` along `dim`, with that dimension removed."""
     ndim = input._data.ndim
@@ -345,10 +350,7 @@ def _dims_of(dims, ndim, op_name):
     return normalized
 
 
-class Flip(Function):
-    _array_forward = True
-    _node_name = "FlipBackward0"
-
+class Flip(Primitive, node="FlipBackward0"):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
@@ -359,27 +361,27 @@ class Flip(Function):
         return Flip.apply(grad, ctx.dims), None
 
 
+@op(Flip, method=True)
 def flip(input, dims):
     """A copy with the order of elements reversed along `dims`."""
     return Flip.apply(input, _dims_of(dims, input._data.ndim, "flip"))
 
 
+@op(method=True)
 def fliplr(input):
     if input._data.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
+@op(method=True)
 def flipud(input):
     if input._data.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))
 
 
-class Roll(Function):
-    _array_forward = True
-    _node_name = "RollBackward0"
-
+class Roll(Primitive, node="RollBackward0"):
     @staticmethod
     def forward(ctx, a, shifts, dims):
         ctx.shifts, ctx.dims = shifts, dims
@@ -391,6 +393,7 @@ class Roll(Function):
         return Roll.apply(grad, negated, ctx.dims), None, None
 
 
+@op(Roll, method=True)
 def roll(input, shifts, dims=None):
     """Shift elements cyclically along `dims` (over the flattened tensor when dims is None)."""
     shifts = int(shifts) if isinstance(shifts, (numbers.Integral, Tensor)) else tuple(int(s) for s in shifts)
@@ -408,10 +411,7 @@ def roll(input, shifts, dims=None):
     return Roll.apply(input, shift_tuple, dims)
 
 
-class Repeat(Function):
-    _array_forward = True
-    _node_name = "RepeatBackward0"
-
+class Repeat(Primitive, node="RepeatBackward0"):
     @staticmethod
     def forward(ctx, a, repeats):
         shape = (1,) * (len(repeats) - a.ndim) + a.shape
@@ -426,6 +426,7 @@ class Repeat(Function):
         return summed.reshape(ctx.input_shape), None
 
 
+@op(Repeat, method=True)
 def repeat(input, *sizes):
     """Tile the tensor `sizes[i]` times along each dim (new leading dims when sizes is longer)."""
     sizes = parse_shape(sizes, "repeat")
@@ -437,12 +438,14 @@ def repeat(input, *sizes):
     return Repeat.apply(input, sizes)
 
 
+@op(method=True)
 def tile(input, dims):
     """`repeat`, with leading 1s added to `dims` when it is shorter than the tensor's rank."""
     dims = parse_shape((dims,) if isinstance(dims, numbers.Integral) else tuple(dims), "tile")
     return repeat(input, (1,) * (input._data.ndim - len(dims)) + dims)
 
 
+@op(Repeat, method=True)
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeat each element `repeats` times (an int, or one count per element along `dim`).
 
@@ -474,9 +477,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 # ----------------------------------------------------------------------------- triangles and diagonals
-class Tril(Function):
-    _array_forward = True
-    _node_name = "TrilBackward0"
+class Tril(Primitive, node="TrilBackward0"):
     _numpy = staticmethod(np.tril)
 
     @staticmethod
@@ -489,8 +490,7 @@ class Tril(Function):
         return type(ctx)._forward_cls.apply(grad, ctx.diagonal), None
 
 
-class Triu(Tril):
-    _node_name = "TriuBackward0"
+class Triu(Tril, node="TriuBackward0"):
     _numpy = staticmethod(np.triu)
 
 
@@ -500,11 +500,13 @@ def _triangle(function, input, diagonal, op_name):
     return function.apply(input, int(diagonal))
 
 
+@op(Tril, method=True, inplace=True)
 def tril(input, diagonal=0, *, out=None):
     """The lower triangle (on and below `diagonal`) of the last two dims; the rest zeroed."""
     return _triangle(Tril, input, diagonal, "tril")
 
 
+@op(Triu, method=True, inplace=True)
 def triu(input, diagonal=0, *, out=None):
     """The upper triangle (on and above `diagonal`) of the last two dims; the rest zeroed."""
     return _triangle(Triu, input, diagonal, "triu")
@@ -528,10 +530,7 @@ def _diagonal_view(array, offset, dim1, dim2):
     return as_strided(shifted, new_shape, new_strides)
 
 
-class Diagonal(Function):
-    _array_forward = True
-    _node_name = "DiagonalBackward0"
-
+class Diagonal(Primitive, node="DiagonalBackward0"):
     @staticmethod
     def forward(ctx, a, offset, dim1, dim2):
         ctx.input_shape, ctx.args = a.shape, (offset, dim1, dim2)
@@ -542,19 +541,14 @@ class Diagonal(Function):
         return DiagonalGradient.apply(grad, ctx.input_shape, *ctx.args), None, None, None
 
 
-class DiagonalCopy(Diagonal):
-    _node_name = "DiagonalBackward0_copy"
-
+class DiagonalCopy(Diagonal, node="DiagonalBackward0_copy"):
     @staticmethod
     def forward(ctx, a, offset, dim1, dim2):
         return Diagonal.forward(ctx, a, offset, dim1, dim2).copy()
 
 
-class DiagonalGradient(Function):
+class DiagonalGradient(Primitive, node="DiagonalBackwardBackward0"):
     """Zeros of `shape` with `grad` on a diagonal: the backward of `diagonal` (and `diag_embed`)."""
-
-    _array_forward = True
-    _node_name = "DiagonalBackwardBackward0"
 
     @staticmethod
     def forward(ctx, grad, shape, offset, dim1, dim2):
@@ -568,8 +562,8 @@ class DiagonalGradient(Function):
         return Diagonal.apply(grad, *ctx.args), None, None, None, None
 
 
-class DiagEmbed(DiagonalGradient):
-    _node_name = "DiagEmbedBackward0"
+class DiagEmbed(DiagonalGradient, node="DiagEmbedBackward0"):
+    pass
 
 
 def _diagonal_dims(ndim, dim1, dim2, op_name):
@@ -579,6 +573,7 @@ def _diagonal_dims(ndim, dim1, dim2, op_name):
     return dim1, dim2
 
 
+@op(Diagonal, method=True)
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """The diagonal of the (dim1, dim2) planes, as a view whose last dim runs along the diagonal."""
     dim1, dim2 = _diagonal_dims(input._data.ndim, dim1, dim2, "diagonal")
@@ -586,6 +581,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return make_view(output, input, _Replay(diagonal, int(offset), dim1, dim2))
 
 
+@op(DiagEmbed, method=True)
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """Tensors whose (dim1, dim2) planes have the last dim of `input` on their `offset` diagonal."""
     ndim = input._data.ndim + 1
@@ -599,6 +595,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return DiagEmbed.apply(input, tuple(shape), offset, dim1, dim2)
 
 
+@op(DiagonalCopy, method=True)
 def diag(input, diagonal=0):
     """A 1-d tensor -> a square matrix with it on `diagonal`; a matrix -> a copy of that diagonal."""
     ndim = input._data.ndim
@@ -609,12 +606,14 @@ def diag(input, diagonal=0):
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
 
 
+@op(method=True)
 def diagflat(input, offset=0):
     """A square matrix with the flattened `input` on its `offset` diagonal."""
     return diag_embed(input.reshape(-1), offset, 0, 1)
 
 
 # ----------------------------------------------------------------------------- grids
+@op(method=True)
 def meshgrid(*tensors, indexing=None):
     """Coordinate grids (views, by expand) from 1-d tensors; `indexing` is 'ij' (default) or 'xy'."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -643,6 +642,7 @@ def meshgrid(*tensors, indexing=None):
     return tuple(grids)
 
 
+@op(method=True)
 def cartesian_prod(*tensors):
     """All combinations of elements of 1-d tensors, one per row (like itertools.product)."""
     if len(tensors) == 1:
@@ -657,10 +657,7 @@ def _windows(shape, dim, size, step):
     return count, np.arange(count)[:, None] * step + np.arange(size)[None, :]
 
 
-class Unfold(Function):
-    _array_forward = True
-    _node_name = "UnfoldBackward0"
-
+class Unfold(Primitive, node="UnfoldBackward0"):
     @staticmethod
     def forward(ctx, a, dim, size, step):
         ctx.input_shape, ctx.args = a.shape, (dim, size, step)
@@ -674,11 +671,8 @@ class Unfold(Function):
         return UnfoldGradient.apply(grad, ctx.input_shape, *ctx.args), None, None, None
 
 
-class UnfoldGradient(Function):
+class UnfoldGradient(Primitive, node="UnfoldBackwardBackward0"):
     """Sum each window's gradient back onto the positions it covers (windows may overlap)."""
-
-    _array_forward = True
-    _node_name = "UnfoldBackwardBackward0"
 
     @staticmethod
     def forward(ctx, grad, shape, dim, size, step):
@@ -695,6 +689,7 @@ class UnfoldGradient(Function):
         return Unfold.apply(grad, *ctx.args), None, None, None, None
 
 
+@op(Unfold, method=True)
 def unfold(input, dimension, size, step):
     """`Tensor.unfold`: a view of all windows of `size` along `dimension`, `step` apart (last dim)."""
     ndim = input._data.ndim
@@ -710,3 +705,7 @@ def unfold(input, dimension, size, step):
     if not ndim:
         output = output.reshape(size)
     return make_view(output, input, _Replay(unfold, dim, size, step))
+
+# PyTorch's other names for the ops above.
+concat = alias(cat, "concat", method=True)
+concatenate = alias(cat, "concatenate", method=True)

@@ -19,15 +19,16 @@ from .._backend import np
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
 from ..return_types import _structseq
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
 from .inplace import copy_into_out
 from .reduction import LinalgVectorNorm
+from ._tangents import add_tangents
+from ._declare import op, alias
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "addmv", "addbmm", "baddbmm", "addr",
            "einsum", "tensordot", "kron", "trace", "cross", "inverse", "det", "logdet", "slogdet", "cholesky",
            "qr", "svd", "pinverse", "matrix_power", "chain_matmul", "block_diag", "cdist", "norm", "dist"]
-INPLACE_VARIANTS = ("addmm", "addmv", "addbmm", "baddbmm", "addr")
 
 
 class LinAlgError(RuntimeError):
@@ -139,12 +140,9 @@ def _matmul_vjp(grad, a, b, ndims, needs_a, needs_b):
     return grad_a, grad_b
 
 
-class Matmul(Function):
+class Matmul(Primitive, node="UnsafeViewBackward0"):
     """`a @ b` for every operand shape NumPy's matmul takes. The subclasses only carry the node
     names PyTorch gives each case; batched and broadcast products show as UnsafeViewBackward0."""
-
-    _array_forward = True
-    _node_name = "UnsafeViewBackward0"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -156,23 +154,28 @@ class Matmul(Function):
         a, b = ctx.saved_tensors
         return _matmul_vjp(grad, a, b, ctx.operand_ndims, *ctx.needs_input_grad)
 
-
-class Mm(Matmul):
-    _node_name = "MmBackward0"
-    _array_backward = True  # matrices only: the vjp uses what arrays and tensors share
-
-
-class Bmm(Matmul):
-    _node_name = "BmmBackward0"
-    _array_backward = True
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        a, b = ctx.inputs
+        apply = ctx._forward_cls.apply
+        return add_tangents(None if tangent_a is None else apply(tangent_a, b),
+                            None if tangent_b is None else apply(a, tangent_b))
 
 
-class Mv(Matmul):
-    _node_name = "MvBackward0"
+class Mm(Matmul, node="MmBackward0", backward_on_arrays=True):
+    pass
 
 
-class Dot(Matmul):
-    _node_name = "DotBackward0"
+class Bmm(Matmul, node="BmmBackward0", backward_on_arrays=True):
+    pass
+
+
+class Mv(Matmul, node="MvBackward0"):
+    pass
+
+
+class Dot(Matmul, node="DotBackward0"):
+    pass
 
 
 _PRODUCT_BY_NDIM = {(2, 2): Mm, (2, 1): Mv, (1, 1): Dot}
@@ -207,6 +210,7 @@ def _check_batch_broadcast(a_shape, b_shape):
                                f"{list(b_shape)}: their batch dimensions must broadcast)")
 
 
+@op(Matmul, method=True)
 def matmul(input, other, *, out=None):
     """Matrix product with PyTorch's (NumPy's) rules: 1-D operands are vectors, batch dims broadcast.
 
@@ -228,6 +232,7 @@ def matmul(input, other, *, out=None):
     return _write_out(function.apply(input, other), out)
 
 
+@op(Mm, method=True)
 def mm(input, mat2, *, out=None):
     """Product of two matrices (2-D only, no broadcasting: use `matmul` for that)."""
     _check_products("mm", input, mat2)
@@ -250,6 +255,7 @@ def _check_bmm(op_name, batch1, batch2):
                            f"got: [{expected[0]}, {expected[1]}].")
 
 
+@op(Bmm, method=True)
 def bmm(input, mat2, *, out=None):
     """Batched product of (b, n, m) and (b, m, p) tensors (no broadcasting)."""
     _check_products("bmm", input, mat2)
@@ -265,6 +271,7 @@ def _check_mv(op_name, mat, vec):
         raise _mismatch_error(mat._data.shape, vec._data.shape)
 
 
+@op(Mv, method=True)
 def mv(input, vec, *, out=None):
     """Matrix-vector product."""
     _check_products("mv", input, vec)
@@ -272,6 +279,7 @@ def mv(input, vec, *, out=None):
     return _write_out(Mv.apply(input, vec), out)
 
 
+@op(Dot, method=True)
 def dot(input, other, *, out=None):
     """Inner product of two 1-D tensors of the same size."""
     _check_products("dot", input, other)
@@ -282,6 +290,7 @@ def dot(input, other, *, out=None):
     return _write_out(Dot.apply(input, other), out)
 
 
+@op(method=True)
 def outer(input, vec2, *, out=None):
     """Outer product of two vectors: `input[i] * vec2[j]` (a broadcast product, MulBackward0 as in PyTorch)."""
     _check_products("outer", input, vec2)
@@ -290,7 +299,6 @@ def outer(input, vec2, *, out=None):
     return _write_out(input.unsqueeze(-1) * vec2, out)
 
 
-ger = outer
 
 
 # ---------------------------------------------------------------- beta * input + alpha * product
@@ -303,12 +311,9 @@ def _scaled_sum(input, product, beta, alpha):
     return product + (input if beta == 1 else input * beta)
 
 
-class AddProduct(Function):
+class AddProduct(Primitive, node="AddmmBackward0"):
     """`beta * input + alpha * (a @ b)`: addmm, addmv, addr (vectors as a column and a row) and
     baddbmm; addbmm also sums the batch. The subclasses carry PyTorch's node names."""
-
-    _array_forward = True
-    _node_name = "AddmmBackward0"
 
     @staticmethod
     def forward(ctx, input, a, b, beta, alpha):
@@ -327,25 +332,23 @@ class AddProduct(Function):
         return grad_input, grad_a, grad_b, None, None
 
 
-class Addmm(AddProduct):
-    _node_name = "AddmmBackward0"
+class Addmm(AddProduct, node="AddmmBackward0"):
+    pass
 
 
-class Addmv(AddProduct):
-    _node_name = "AddmvBackward0"
+class Addmv(AddProduct, node="AddmvBackward0"):
+    pass
 
 
-class Addr(AddProduct):
-    _node_name = "AddrBackward0"
+class Addr(AddProduct, node="AddrBackward0"):
+    pass
 
 
-class Baddbmm(AddProduct):
-    _node_name = "BaddbmmBackward0"
+class Baddbmm(AddProduct, node="BaddbmmBackward0"):
+    pass
 
 
-class Addbmm(AddProduct):
-    _node_name = "AddbmmBackward0"
-
+class Addbmm(AddProduct, node="AddbmmBackward0"):
     @staticmethod
     def forward(ctx, input, a, b, beta, alpha):
         _save_operands(ctx, a, b, first=1)
@@ -365,6 +368,7 @@ def _add_product(function, op_name, input, a, b, beta, alpha, product_shape, out
     return _write_out(function.apply(input, a, b, beta, alpha), out)
 
 
+@op(Addmm, method=True, inplace=True)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """`beta * input + alpha * (mat1 @ mat2)` for matrices; `input` broadcasts to the product's shape."""
     _check_products("addmm", input, mat1, mat2)
@@ -377,6 +381,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
                         (mat1._data.shape[0], mat2._data.shape[1]), out)
 
 
+@op(Addmv, method=True, inplace=True)
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """`beta * input + alpha * (mat @ vec)`."""
     _check_products("addmv", input, mat, vec)
@@ -384,6 +389,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     return _add_product(Addmv, "addmv", input, mat, vec, beta, alpha, (mat._data.shape[0],), out)
 
 
+@op(Addr, method=True, inplace=True)
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """`beta * input + alpha * outer(vec1, vec2)`."""
     _check_products("addr", input, vec1, vec2)
@@ -393,6 +399,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
                         (vec1._data.shape[0], vec2._data.shape[0]), out)
 
 
+@op(Baddbmm, method=True, inplace=True)
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """`beta * input + alpha * bmm(batch1, batch2)`."""
     _check_products("baddbmm", input, batch1, batch2)
@@ -401,6 +408,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _add_product(Baddbmm, "baddbmm", input, batch1, batch2, beta, alpha, shape, out)
 
 
+@op(Addbmm, method=True, inplace=True)
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """`beta * input + alpha * bmm(batch1, batch2).sum(0)`."""
     _check_products("addbmm", input, batch1, batch2)
@@ -430,6 +438,7 @@ def multi_dot(tensors, *, out=None):
     return _write_out(result, out)
 
 
+@op()
 def chain_matmul(*matrices, out=None):
     """Deprecated spelling of `linalg.multi_dot` (2-D matrices only)."""
     warnings.warn("ember.chain_matmul is deprecated; use ember.linalg.multi_dot, which takes a list of tensors",
@@ -442,6 +451,7 @@ def chain_matmul(*matrices, out=None):
     return multi_dot(matrices, out=out)
 
 
+@op(method=True)
 def matrix_power(input, n):
     """`input` multiplied by itself `n` times (n < 0: of its inverse; n == 0: the identity)."""
     _check_tensor(input, "matrix_power")
@@ -466,12 +476,9 @@ def matrix_power(input, n):
 
 
 # ================================================================= einsum and friends
-class Einsum(Function):
+class Einsum(Primitive, node="EinsumBackward0"):
     """One einsum product. The gradient for an operand is another einsum: the output gradient and
     the other operands contracted to that operand's subscripts (see `_einsum_operand_grad`)."""
-
-    _array_forward = True
-    _node_name = "EinsumBackward0"
 
     @staticmethod
     def forward(ctx, spec, *operands):
@@ -572,6 +579,7 @@ def _parse_einsum(equation, shapes):
     return tuple(terms), output, sizes
 
 
+@op(Einsum)
 def einsum(equation, *operands):
     """Sum of products over the labelled dims of `operands` (Einstein notation), e.g.
     `einsum('bij,bjk->bik', a, b)`; the ellipsis, repeated labels ('ii->i') and the implicit output
@@ -588,6 +596,7 @@ def einsum(equation, *operands):
     return Einsum.apply(spec, *operands)
 
 
+@op()
 def tensordot(a, b, dims=2, out=None):
     """Contract the last `dims` dims of `a` with the first `dims` of `b`, or the dims listed as
     `([dims of a], [dims of b])`. Built on einsum (so differentiable to any order)."""
@@ -619,6 +628,7 @@ def tensordot(a, b, dims=2, out=None):
     return _write_out(einsum(equation, a, b), out)
 
 
+@op(method=True)
 def kron(input, other, *, out=None):
     """Kronecker product: blocks `input[i, j] * other` (any number of dims; the shorter gets leading 1s)."""
     _check_products("kron", input, other)
@@ -631,10 +641,7 @@ def kron(input, other, *, out=None):
     return _write_out((a * b).reshape(tuple(x * y for x, y in zip(shape_a, shape_b))), out)
 
 
-class Trace(Function):
-    _array_forward = True
-    _node_name = "TraceBackward0"
-
+class Trace(Primitive, node="TraceBackward0"):
     @staticmethod
     def forward(ctx, a):
         ctx.shape = a.shape
@@ -647,6 +654,7 @@ class Trace(Function):
         return grad * new_tensor(np.eye(rows, columns, dtype=grad._data.dtype))
 
 
+@op(Trace, method=True)
 def trace(input):
     """Sum of the main diagonal of a matrix."""
     _check_tensor(input, "trace")
@@ -655,6 +663,7 @@ def trace(input):
     return Trace.apply(input)
 
 
+@op(method=True)
 def cross(input, other, dim=None, *, out=None):
     """Cross product of 3-vectors along `dim` (the operands broadcast). `dim=None` takes the first dim of
     size 3, as `torch.cross` does; `linalg.cross` defaults to -1."""
@@ -681,10 +690,7 @@ def _cross(input, other, dim, op_name):
     return result.movedim(-1, dim)
 
 
-class BlockDiag(Function):
-    _array_forward = True
-    _node_name = "BlockDiagBackward0"
-
+class BlockDiag(Primitive, node="BlockDiagBackward0"):
     @staticmethod
     def forward(ctx, numpy_dtype, *arrays):
         blocks = [array.reshape((1, -1) if array.ndim == 1 else (1, 1) if array.ndim == 0 else array.shape)
@@ -703,6 +709,7 @@ class BlockDiag(Function):
                                for shape, (row, column), (end_row, end_column) in zip(ctx.shapes, corners, corners[1:]))
 
 
+@op(BlockDiag)
 def block_diag(*tensors):
     """A block-diagonal matrix of the given 0-, 1- or 2-D tensors (dtypes promote)."""
     for position, value in enumerate(tensors):
@@ -718,6 +725,7 @@ def block_diag(*tensors):
     return BlockDiag.apply(result_dtype.numpy_dtype, *tensors)
 
 
+@op()
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """p-norm distances between the rows of `x1` (..., P, M) and of `x2` (..., R, M): shape (..., P, R)."""
     _check_products("cdist", x1, x2)
@@ -802,6 +810,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
 
 
+@op(method=True)
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """`torch.norm` (and `Tensor.norm`): p='fro' or a number is a vector norm over `dim` (all elements
     by default, even of a matrix); p='nuc' is the nuclear norm over two dims. Prefer `linalg.norm`."""
@@ -817,6 +826,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
 
 
+@op(method=True)
 def dist(input, other, p=2):
     """The p-norm of `input - other` (broadcast), a 0-d tensor. Composite: its grad_fn is the norm's
     node (PyTorch records one DistBackward0)."""
@@ -825,10 +835,7 @@ def dist(input, other, p=2):
 
 
 # ================================================================= inverse, determinants, solve
-class Inverse(Function):
-    _array_forward = True
-    _node_name = "LinalgInvExBackward0"
-
+class Inverse(Primitive, node="LinalgInvExBackward0"):
     @staticmethod
     def forward(ctx, a):
         result = _lapack(np.linalg.inv, "linalg.inv", "the input matrix is singular, so it has no inverse "
@@ -842,6 +849,7 @@ class Inverse(Function):
         return -matmul(matmul(inverse_t, grad), inverse_t)
 
 
+@op(Inverse, method=True)
 def inverse(input, *, out=None):
     """Inverse of a square matrix (or of each in a batch); LinAlgError (a RuntimeError) if singular."""
     _check_matrix_input(input, "linalg.inv")
@@ -853,12 +861,9 @@ def _cofactor_gradient(grad, a):
     return grad.unsqueeze(-1).unsqueeze(-1) * inverse(a).mT
 
 
-class Det(Function):
+class Det(Primitive, node="LinalgDetBackward0"):
     """Determinant. Backward uses the inverse, so it raises for exactly singular matrices (PyTorch
     goes through the SVD there)."""
-
-    _array_forward = True
-    _node_name = "LinalgDetBackward0"
 
     @staticmethod
     def forward(ctx, a):
@@ -872,16 +877,14 @@ class Det(Function):
         return _cofactor_gradient(grad * result, a)
 
 
+@op(Det, method=True)
 def det(input):
     """Determinant of a square matrix (or of each in a batch)."""
     _check_matrix_input(input, "linalg.det")
     return Det.apply(input)
 
 
-class Slogdet(Function):
-    _array_forward = True
-    _node_name = "LinalgSlogdetBackward0"
-
+class Slogdet(Primitive, node="LinalgSlogdetBackward0"):
     @staticmethod
     def forward(ctx, a):
         sign, logabsdet = (np.asarray(part) for part in np.linalg.slogdet(a))
@@ -895,12 +898,14 @@ class Slogdet(Function):
         return _cofactor_gradient(grad_logabsdet, a)
 
 
+@op(Slogdet, method=True)
 def slogdet(input):
     """`(sign, logabsdet)` of the determinant: stable where `det` would under- or overflow."""
     _check_matrix_input(input, "linalg.slogdet")
     return SlogdetResult(*Slogdet.apply(input))
 
 
+@op(Slogdet, method=True)
 def logdet(input):
     """log(det(input)): nan for a negative determinant, -inf for zero."""
     _check_matrix_input(input, "logdet")
@@ -910,11 +915,8 @@ def logdet(input):
     return where(sign > 0, logabsdet, _constant(otherwise))
 
 
-class Solve(Function):
+class Solve(Primitive, node="LinalgSolveExBackward0"):
     """X with A X = B; `vector` says B (and X) are (batches of) vectors rather than matrices."""
-
-    _array_forward = True
-    _node_name = "LinalgSolveExBackward0"
 
     @staticmethod
     def forward(ctx, a, b, vector):
@@ -966,10 +968,7 @@ def _lower_masks(n, like):
     return new_tensor(lower), new_tensor(lower - np.eye(n, dtype=lower.dtype))
 
 
-class Cholesky(Function):
-    _array_forward = True
-    _node_name = "LinalgCholeskyExBackward0"
-
+class Cholesky(Primitive, node="LinalgCholeskyExBackward0"):
     @staticmethod
     def forward(ctx, a):
         lower = _lapack(np.linalg.cholesky, "linalg.cholesky", "The factorization could not be completed because "
@@ -988,6 +987,7 @@ class Cholesky(Function):
         return (gradient + gradient.mT) * 0.5
 
 
+@op(Cholesky, method=True)
 def cholesky(input, upper=False, *, out=None):
     """L with input = L L^T (lower triangular; with upper=True, U = L^T and input = U^T U).
     Only the lower triangle of `input` is read; it must be symmetric positive-definite."""
@@ -1006,10 +1006,7 @@ def _qr_tall_backward(grad_q, grad_r, q, r):
     return solve(r, gradient.mT).mT
 
 
-class Qr(Function):
-    _array_forward = True
-    _node_name = "LinalgQrBackward0"
-
+class Qr(Primitive, node="LinalgQrBackward0"):
     @staticmethod
     def forward(ctx, a, mode):
         if mode == "r":
@@ -1051,6 +1048,7 @@ def linalg_qr(A, mode="reduced", *, out=None):
     return QrResult(*Qr.apply(A, mode))
 
 
+@op(method=True)
 def qr(input, some=True, *, out=None):
     """`torch.qr`: the reduced (some=True) or complete QR decomposition. Prefer `linalg.qr`."""
     return linalg_qr(input, "reduced" if some else "complete")
@@ -1064,12 +1062,9 @@ def _off_diagonal_reciprocal(values):
     return _constant(1 - eye) / differences
 
 
-class Svd(Function):
+class Svd(Primitive, node="LinalgSvdBackward0"):
     """A = U diag(S) Vh. Backward (real case, Townsend's formulas) takes the singular vectors in the
     `full_matrices=True` case only up to the first min(m, n) columns, as PyTorch does."""
-
-    _array_forward = True
-    _node_name = "LinalgSvdBackward0"
 
     @staticmethod
     def forward(ctx, a, full_matrices):
@@ -1114,6 +1109,7 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     return LinalgSvdResult(*Svd.apply(A, full_matrices))
 
 
+@op(Svd, method=True)
 def svd(input, some=True, compute_uv=True, *, out=None):
     """`torch.svd`: U, S, V (V, not Vh) with input = U diag(S) V^T; reduced unless some=False.
     With compute_uv=False, U (m x m) and V (n x n) are zero-filled, as in PyTorch."""
@@ -1132,12 +1128,9 @@ def svdvals(A, *, driver=None, out=None):
     return _write_out(Svd.apply(A, False)[1], out)
 
 
-class Eigh(Function):
+class Eigh(Primitive, node="LinalgEighBackward0"):
     """Eigen-decomposition of a symmetric matrix (one triangle read, chosen by UPLO). The gradient
     is V (diag(gL) + F o skew(V^T gV)) V^T, with F the reciprocal eigenvalue gaps."""
-
-    _array_forward = True
-    _node_name = "LinalgEighBackward0"
 
     @staticmethod
     def forward(ctx, a, uplo):
@@ -1198,6 +1191,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     return _write_out(matmul(vh.mT * reciprocal.unsqueeze(-2), u.mT), out)
 
 
+@op(method=True)
 def pinverse(input, rcond=1e-15):
     """`torch.pinverse`: `linalg.pinv` with a relative cutoff `rcond`."""
     return pinv(input, rtol=rcond)
@@ -1230,3 +1224,6 @@ def lstsq(A, B, rcond=None, *, driver=None):
     empty = _constant(np.zeros((0,), dtype=A._data.dtype))
     rank = matrix_rank(A.detach(), rtol=rcond)
     return LstsqResult(solution, empty, rank, empty)
+
+# PyTorch's other names for the ops above.
+ger = alias(outer, "ger", method=True)

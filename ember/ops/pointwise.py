@@ -12,13 +12,15 @@ import math
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._common import prepare_binary, check_broadcastable
 from . import _special
 from .comparison import isfinite
 from .creation import zeros_like
-from .elementwise import _unary, cos, exp, log, pow, sin, sqrt
+from .elementwise import _unary, cos, exp, pow, sin
 from .indexing import where
+from ._tangents import diagonal_jvp
+from ._declare import op, alias
 
 __all__ = ["sign", "sgn", "ceil", "floor", "round", "trunc", "fix", "frac",
            "clamp", "clip", "clamp_min", "clamp_max",
@@ -32,16 +34,6 @@ __all__ = ["sign", "sgn", "ceil", "floor", "round", "trunc", "fix", "frac",
            "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
            "bitwise_right_shift", "logical_not", "logical_and", "logical_or", "logical_xor"]
 
-# The ops PyTorch also has as `tensor.name_()`.
-INPLACE_VARIANTS = ("sign", "sgn", "ceil", "floor", "round", "trunc", "fix", "frac",
-                    "clamp", "clip", "clamp_min", "clamp_max",
-                    "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "reciprocal",
-                    "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
-                    "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-                    "erf", "erfc", "erfinv", "deg2rad", "rad2deg", "logit", "sinc", "nan_to_num",
-                    "atan2", "arctan2", "hypot", "xlogy", "copysign", "fmod", "remainder", "floor_divide",
-                    "heaviside", "lerp", "addcmul", "addcdiv",
-                    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_not")
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -53,21 +45,10 @@ _HALF_SQRT_PI = math.sqrt(math.pi) / 2.0
 
 
 # ---------------------------------------------------------------- piecewise-constant ops
-class _ZeroGradientFunction(Function):
-    """Base of ops that are constant between jumps: their gradient is zero wherever it exists.
-
-    Subclasses give `function(array, *args)` and PyTorch's node name.
-    """
-
-    _array_forward = True
-
-    @staticmethod
-    def forward(ctx, a, *args):
-        return ctx._forward_cls.function(a, *args)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return (zeros_like(grad),) + (None,) * (len(ctx.needs_input_grad) - 1)
+def _zero_gradient(ctx, grad):
+    """The backward of ops that are constant between jumps (floor, sign, ...): zero wherever the
+    gradient exists. PyTorch keeps a node for them too."""
+    return (zeros_like(grad),) + (None,) * (len(ctx.needs_input_grad) - 1)
 
 
 def _sign_array(a):
@@ -89,39 +70,67 @@ def _round_decimals(a, decimals):
     return np.rint(a / scale) * scale
 
 
-class Sign(_ZeroGradientFunction):
-    _node_name = "SignBackward0"
-    function = staticmethod(_sign_array)
+class Sign(Primitive, node="SignBackward0"):
+    @staticmethod
+    def forward(ctx, a, *args):
+        return _sign_array(a, *args)
+
+    backward = staticmethod(_zero_gradient)
+    jvp = diagonal_jvp
 
 
-class Sgn(_ZeroGradientFunction):
-    _node_name = "SgnBackward0"
-    function = staticmethod(_sign_array)
+class Sgn(Primitive, node="SgnBackward0"):
+    @staticmethod
+    def forward(ctx, a, *args):
+        return _sign_array(a, *args)
+
+    backward = staticmethod(_zero_gradient)
+    jvp = diagonal_jvp
 
 
-class Ceil(_ZeroGradientFunction):
-    _node_name = "CeilBackward0"
-    function = staticmethod(np.ceil)
+class Ceil(Primitive, node="CeilBackward0"):
+    @staticmethod
+    def forward(ctx, a, *args):
+        return np.ceil(a, *args)
+
+    backward = staticmethod(_zero_gradient)
+    jvp = diagonal_jvp
 
 
-class Floor(_ZeroGradientFunction):
-    _node_name = "FloorBackward0"
-    function = staticmethod(np.floor)
+class Floor(Primitive, node="FloorBackward0"):
+    @staticmethod
+    def forward(ctx, a, *args):
+        return np.floor(a, *args)
+
+    backward = staticmethod(_zero_gradient)
+    jvp = diagonal_jvp
 
 
-class Round(_ZeroGradientFunction):
-    _node_name = "RoundBackward0"
-    function = staticmethod(np.rint)
+class Round(Primitive, node="RoundBackward0"):
+    @staticmethod
+    def forward(ctx, a, *args):
+        return np.rint(a, *args)
+
+    backward = staticmethod(_zero_gradient)
+    jvp = diagonal_jvp
 
 
-class RoundDecimals(_ZeroGradientFunction):
-    _node_name = "RoundBackward1"
-    function = staticmethod(_round_decimals)
+class RoundDecimals(Primitive, node="RoundBackward1"):
+    @staticmethod
+    def forward(ctx, a, *args):
+        return _round_decimals(a, *args)
+
+    backward = staticmethod(_zero_gradient)
+    jvp = diagonal_jvp
 
 
-class Trunc(_ZeroGradientFunction):
-    _node_name = "TruncBackward0"
-    function = staticmethod(np.trunc)
+class Trunc(Primitive, node="TruncBackward0"):
+    @staticmethod
+    def forward(ctx, a, *args):
+        return np.trunc(a, *args)
+
+    backward = staticmethod(_zero_gradient)
+    jvp = diagonal_jvp
 
 
 def _check_tensor(input, op_name, position=1, name="input"):
@@ -145,12 +154,14 @@ def _rounding(function, input, op_name, *args):
     return function.apply(input, *args)
 
 
+@op(Sign, method=True, inplace=True)
 def sign(input):
     """-1, 0 or 1 per element (0 for NaN, as PyTorch); a bool tensor is its own sign. Zero gradient."""
     _check_tensor(input, "sign")
     return Sign.apply(input)
 
 
+@op(Sgn, method=True, inplace=True)
 def sgn(input):
     """`sign` extended to complex numbers (`z / |z|`, 0 at 0); the same as `sign` for real tensors."""
     _check_tensor(input, "sgn")
@@ -162,16 +173,19 @@ def sgn(input):
     return Sgn.apply(input)
 
 
+@op(Ceil, method=True, inplace=True)
 def ceil(input):
     """Smallest integer >= each element (same dtype). Zero gradient."""
     return _rounding(Ceil, input, "ceil")
 
 
+@op(Floor, method=True, inplace=True)
 def floor(input):
     """Largest integer <= each element (same dtype). Zero gradient."""
     return _rounding(Floor, input, "floor")
 
 
+@op(Round, RoundDecimals, method=True, inplace=True)
 def round(input, *, decimals=None):
     """Round half to even, or to `decimals` places (negative: to tens, hundreds, ...). Zero gradient.
 
@@ -186,280 +200,359 @@ def round(input, *, decimals=None):
     return RoundDecimals.apply(input, int(decimals))
 
 
+@op(Round, Trunc, method=True, inplace=True)
 def trunc(input):
     """Round towards zero (same dtype). Zero gradient."""
     return _rounding(Trunc, input, "trunc")
 
 
-fix = trunc
 
 
 # ---------------------------------------------------------------- unary maths
-class _UnaryFunction(Function):
-    """Base of `y = function(x)` primitives: a subclass states `function` and `gradient(grad, x, y)`
-    side by side, PyTorch's node name, and which of x and y its gradient reads (`saves`)."""
-
-    _array_forward = True
-    # Only what the gradient reads is saved (as PyTorch does), so an in-place change of the other
-    # does not invalidate the node; the unsaved one reaches `gradient` as None.
-    saves = ("input", "result")
-
+class Frac(Primitive, node="FracBackward0"):
     @staticmethod
     def forward(ctx, a):
-        cls = ctx._forward_cls
-        result = cls.function(a)
-        ctx.save_for_backward(a if "input" in cls.saves else None, result if "result" in cls.saves else None)
+        result = a - np.trunc(a)
         return result
 
     @staticmethod
     def backward(ctx, grad):
-        a, result = ctx.saved_tensors
-        return ctx._forward_cls.gradient(grad, a, result)
-
-
-class Frac(_UnaryFunction):
-    _node_name = "FracBackward0"
-    saves = ()
-
-    @staticmethod
-    def function(a):
-        return a - np.trunc(a)
-
-    @staticmethod
-    def gradient(grad, a, result):
         return grad
 
+    jvp = diagonal_jvp
 
-class Exp2(_UnaryFunction):
-    _node_name = "Exp2Backward0"
-    saves = ("result",)
-    function = staticmethod(np.exp2)
+
+class Exp2(Primitive, node="Exp2Backward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.exp2(a)
+        ctx.save_for_backward(result)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
         return grad * result * _LN2
 
+    jvp = diagonal_jvp
 
-class Expm1(_UnaryFunction):
-    _node_name = "Expm1Backward0"
-    saves = ("result",)
-    function = staticmethod(np.expm1)
+
+class Expm1(Primitive, node="Expm1Backward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.expm1(a)
+        ctx.save_for_backward(result)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
         return grad * (result + 1)
 
+    jvp = diagonal_jvp
 
-class Log2(_UnaryFunction):
-    _node_name = "Log2Backward0"
-    saves = ("input",)
-    function = staticmethod(np.log2)
+
+class Log2(Primitive, node="Log2Backward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.log2(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad / (a * _LN2)
 
+    jvp = diagonal_jvp
 
-class Log10(_UnaryFunction):
-    _node_name = "Log10Backward0"
-    saves = ("input",)
-    function = staticmethod(np.log10)
+
+class Log10(Primitive, node="Log10Backward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.log10(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad / (a * _LN10)
 
+    jvp = diagonal_jvp
 
-class Log1p(_UnaryFunction):
-    _node_name = "Log1PBackward0"
-    saves = ("input",)
-    function = staticmethod(np.log1p)
+
+class Log1p(Primitive, node="Log1PBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.log1p(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad / (a + 1)
 
+    jvp = diagonal_jvp
 
-class Rsqrt(_UnaryFunction):
-    _node_name = "RsqrtBackward0"
-    saves = ("result",)
+
+class Rsqrt(Primitive, node="RsqrtBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = 1 / np.sqrt(a)
+        ctx.save_for_backward(result)
+        return result
 
     @staticmethod
-    def function(a):
-        return 1 / np.sqrt(a)
-
-    @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
         return grad * result * result * result * -0.5
 
+    jvp = diagonal_jvp
 
-class Reciprocal(_UnaryFunction):
-    _node_name = "ReciprocalBackward0"
-    saves = ("result",)
+
+class Reciprocal(Primitive, node="ReciprocalBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.reciprocal(a)
+        ctx.save_for_backward(result)
+        return result
 
     @staticmethod
-    def function(a):
-        return np.reciprocal(a)
-
-    @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
         return -grad * (result * result)
 
+    jvp = diagonal_jvp
 
-class Tan(_UnaryFunction):
-    _node_name = "TanBackward0"
-    saves = ("result",)
-    function = staticmethod(np.tan)
+
+class Tan(Primitive, node="TanBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.tan(a)
+        ctx.save_for_backward(result)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
         return grad * (1 + result * result)
 
+    jvp = diagonal_jvp
 
-class Asin(_UnaryFunction):
-    _node_name = "AsinBackward0"
-    saves = ("input",)
-    function = staticmethod(np.arcsin)
+
+class Asin(Primitive, node="AsinBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.arcsin(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad * rsqrt(1 - a * a)
 
+    jvp = diagonal_jvp
 
-class Acos(_UnaryFunction):
-    _node_name = "AcosBackward0"
-    saves = ("input",)
-    function = staticmethod(np.arccos)
+
+class Acos(Primitive, node="AcosBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.arccos(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return -grad * rsqrt(1 - a * a)
 
+    jvp = diagonal_jvp
 
-class Atan(_UnaryFunction):
-    _node_name = "AtanBackward0"
-    saves = ("input",)
-    function = staticmethod(np.arctan)
+
+class Atan(Primitive, node="AtanBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.arctan(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad / (a * a + 1)
 
+    jvp = diagonal_jvp
 
-class Sinh(_UnaryFunction):
-    _node_name = "SinhBackward0"
-    saves = ("input",)
-    function = staticmethod(np.sinh)
+
+class Sinh(Primitive, node="SinhBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.sinh(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad * cosh(a)
 
+    jvp = diagonal_jvp
 
-class Cosh(_UnaryFunction):
-    _node_name = "CoshBackward0"
-    saves = ("input",)
-    function = staticmethod(np.cosh)
+
+class Cosh(Primitive, node="CoshBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.cosh(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad * sinh(a)
 
+    jvp = diagonal_jvp
 
-class Asinh(_UnaryFunction):
-    _node_name = "AsinhBackward0"
-    saves = ("input",)
-    function = staticmethod(np.arcsinh)
+
+class Asinh(Primitive, node="AsinhBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.arcsinh(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad * rsqrt(a * a + 1)
 
+    jvp = diagonal_jvp
 
-class Acosh(_UnaryFunction):
-    _node_name = "AcoshBackward0"
-    saves = ("input",)
-    function = staticmethod(np.arccosh)
+
+class Acosh(Primitive, node="AcoshBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.arccosh(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad * rsqrt(a * a - 1)
 
+    jvp = diagonal_jvp
 
-class Atanh(_UnaryFunction):
-    _node_name = "AtanhBackward0"
-    saves = ("input",)
-    function = staticmethod(np.arctanh)
+
+class Atanh(Primitive, node="AtanhBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.arctanh(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad / (1 - a * a)
 
+    jvp = diagonal_jvp
 
-class Erf(_UnaryFunction):
-    _node_name = "ErfBackward0"
-    saves = ("input",)
-    function = staticmethod(_special.erf)
+
+class Erf(Primitive, node="ErfBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = _special.erf(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad * exp(-(a * a)) * _TWO_OVER_SQRT_PI
 
+    jvp = diagonal_jvp
 
-class Erfc(_UnaryFunction):
-    _node_name = "ErfcBackward0"
-    saves = ("input",)
-    function = staticmethod(_special.erfc)
+
+class Erfc(Primitive, node="ErfcBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = _special.erfc(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         return grad * exp(-(a * a)) * -_TWO_OVER_SQRT_PI
 
+    jvp = diagonal_jvp
 
-class Erfinv(_UnaryFunction):
-    _node_name = "ErfinvBackward0"
-    saves = ("result",)
-    function = staticmethod(_special.erfinv)
+
+class Erfinv(Primitive, node="ErfinvBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = _special.erfinv(a)
+        ctx.save_for_backward(result)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
         return grad * exp(result * result) * _HALF_SQRT_PI
 
+    jvp = diagonal_jvp
 
-class Deg2Rad(_UnaryFunction):
-    _node_name = "Deg2RadBackward0"
-    saves = ()
-    function = staticmethod(np.deg2rad)
+
+class Deg2Rad(Primitive, node="Deg2RadBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.deg2rad(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
         return grad * _DEGREES_TO_RADIANS
 
+    jvp = diagonal_jvp
 
-class Rad2Deg(_UnaryFunction):
-    _node_name = "Rad2DegBackward0"
-    saves = ()
-    function = staticmethod(np.rad2deg)
+
+class Rad2Deg(Primitive, node="Rad2DegBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.rad2deg(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
         return grad * _RADIANS_TO_DEGREES
 
+    jvp = diagonal_jvp
 
-class Sinc(_UnaryFunction):
-    _node_name = "SincBackward0"
-    saves = ("input",)
-    function = staticmethod(np.sinc)
+
+class Sinc(Primitive, node="SincBackward0"):
+    @staticmethod
+    def forward(ctx, a):
+        result = np.sinc(a)
+        ctx.save_for_backward(a)
+        return result
 
     @staticmethod
-    def gradient(grad, a, result):
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
         # d/dx sin(pi x)/(pi x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2), which tends to 0 at x = 0.
         angle = a * _PI
         safe = where(a == 0, 1.0, a)
         derivative = (angle * cos(angle) - sin(angle)) / (safe * safe * _PI)
         return where(a == 0, 0.0, grad * derivative)
 
+    jvp = diagonal_jvp
 
+
+@op(Frac, method=True, inplace=True)
 def frac(input):
     """The fractional part `x - trunc(x)`, with the sign of x. Its gradient is 1."""
     _check_tensor(input, "frac")
@@ -469,111 +562,128 @@ def frac(input):
     return Frac.apply(input)
 
 
+@op(Exp2, method=True, inplace=True)
 def exp2(input):
     """2 ** x."""
     return _unary(Exp2, input, "exp2")
 
 
+@op(Expm1, method=True, inplace=True)
 def expm1(input):
     """exp(x) - 1, accurate for small x."""
     return _unary(Expm1, input, "expm1")
 
 
+@op(Log2, method=True, inplace=True)
 def log2(input):
     return _unary(Log2, input, "log2")
 
 
+@op(Log10, method=True, inplace=True)
 def log10(input):
     return _unary(Log10, input, "log10")
 
 
+@op(Log1p, method=True, inplace=True)
 def log1p(input):
     """log(1 + x), accurate for small x."""
     return _unary(Log1p, input, "log1p")
 
 
+@op(Rsqrt, method=True, inplace=True)
 def rsqrt(input):
     """1 / sqrt(x)."""
     return _unary(Rsqrt, input, "rsqrt")
 
 
+@op(Reciprocal, method=True, inplace=True)
 def reciprocal(input):
     """1 / x; integer tensors give the default float dtype."""
     return _unary(Reciprocal, input, "reciprocal")
 
 
+@op(Tan, method=True, inplace=True)
 def tan(input):
     return _unary(Tan, input, "tan")
 
 
+@op(Asin, method=True, inplace=True)
 def asin(input):
     return _unary(Asin, input, "asin")
 
 
+@op(Acos, method=True, inplace=True)
 def acos(input):
     return _unary(Acos, input, "acos")
 
 
+@op(Atan, method=True, inplace=True)
 def atan(input):
     return _unary(Atan, input, "atan")
 
 
+@op(Sinh, method=True, inplace=True)
 def sinh(input):
     return _unary(Sinh, input, "sinh")
 
 
+@op(Cosh, method=True, inplace=True)
 def cosh(input):
     return _unary(Cosh, input, "cosh")
 
 
+@op(Asinh, method=True, inplace=True)
 def asinh(input):
     return _unary(Asinh, input, "asinh")
 
 
+@op(Acosh, method=True, inplace=True)
 def acosh(input):
     return _unary(Acosh, input, "acosh")
 
 
+@op(Atanh, method=True, inplace=True)
 def atanh(input):
     return _unary(Atanh, input, "atanh")
 
 
+@op(Erf, method=True, inplace=True)
 def erf(input):
     """The error function 2/sqrt(pi) * integral of exp(-t^2) from 0 to x."""
     return _unary(Erf, input, "erf")
 
 
+@op(Erfc, method=True, inplace=True)
 def erfc(input):
     """1 - erf(x), accurate where erf(x) is close to 1."""
     return _unary(Erfc, input, "erfc")
 
 
+@op(Erfinv, method=True, inplace=True)
 def erfinv(input):
     """The inverse of erf on (-1, 1): +-inf at +-1, NaN outside."""
     return _unary(Erfinv, input, "erfinv")
 
 
+@op(Deg2Rad, method=True, inplace=True)
 def deg2rad(input):
     return _unary(Deg2Rad, input, "deg2rad")
 
 
+@op(Rad2Deg, method=True, inplace=True)
 def rad2deg(input):
     return _unary(Rad2Deg, input, "rad2deg")
 
 
+@op(Sinc, method=True, inplace=True)
 def sinc(input):
     """The normalized sinc, sin(pi x) / (pi x), with sinc(0) = 1."""
     return _unary(Sinc, input, "sinc")
 
 
-arcsin, arccos, arctan = asin, acos, atan
-arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
 
-class Logit(Function):
-    _array_forward = True
-    _node_name = "LogitBackward0"
-
+class Logit(Primitive, node="LogitBackward0"):
     @staticmethod
     def forward(ctx, a, eps):
         ctx.save_for_backward(a)
@@ -595,6 +705,7 @@ class Logit(Function):
         return where((a < eps) | (a > 1 - eps), 0.0, gradient), None
 
 
+@op(Logit, method=True, inplace=True)
 def logit(input, eps=None):
     """log(p / (1 - p)); with `eps`, p is first clamped to [eps, 1 - eps] (gradient zero outside)."""
     _check_tensor(input, "logit")
@@ -603,10 +714,7 @@ def logit(input, eps=None):
     return Logit.apply(input, None if eps is None else float(eps))
 
 
-class NanToNum(Function):
-    _array_forward = True
-    _node_name = "NanToNumBackward0"
-
+class NanToNum(Primitive, node="NanToNumBackward0"):
     @staticmethod
     def forward(ctx, a, nan, posinf, neginf):
         ctx.save_for_backward(a)
@@ -618,6 +726,7 @@ class NanToNum(Function):
         return where(isfinite(a), grad, 0.0), None, None, None
 
 
+@op(NanToNum, method=True, inplace=True)
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """Replace NaN by `nan` and +-inf by `posinf`/`neginf` (default: the dtype's largest finite values)."""
     _check_tensor(input, "nan_to_num")
@@ -626,6 +735,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return NanToNum.apply(input, nan, posinf, neginf)
 
 
+@op(method=True)
 def positive(input):
     """The tensor itself (PyTorch returns `input`, not a copy)."""
     _check_tensor(input, "positive")
@@ -635,11 +745,8 @@ def positive(input):
 
 
 # ---------------------------------------------------------------- clamp
-class Clamp(Function):
+class Clamp(Primitive, node="ClampBackward1"):
     """min(max(x, low), high) where either bound may be None, a number or an array (broadcast)."""
-
-    _array_forward = True
-    _node_name = "ClampBackward1"
 
     @staticmethod
     def forward(ctx, a, low, high):
@@ -667,6 +774,8 @@ class Clamp(Function):
             grad_high = where(above, grad, 0.0)
         return grad_a, grad_low, grad_high
 
+    jvp = diagonal_jvp
+
 
 def _within(a, low, high):
     if low is None:
@@ -676,24 +785,24 @@ def _within(a, low, high):
     return (a >= low) & (a <= high)
 
 
-class ClampTensor(Clamp):
-    _node_name = "ClampBackward0"
+class ClampTensor(Clamp, node="ClampBackward0"):
+    pass
 
 
-class ClampMin(Clamp):
-    _node_name = "ClampMinBackward0"
+class ClampMin(Clamp, node="ClampMinBackward0"):
+    pass
 
 
-class ClampMinTensor(Clamp):
-    _node_name = "ClampMinBackward1"
+class ClampMinTensor(Clamp, node="ClampMinBackward1"):
+    pass
 
 
-class ClampMax(Clamp):
-    _node_name = "ClampMaxBackward0"
+class ClampMax(Clamp, node="ClampMaxBackward0"):
+    pass
 
 
-class ClampMaxTensor(Clamp):
-    _node_name = "ClampMaxBackward1"
+class ClampMaxTensor(Clamp, node="ClampMaxBackward1"):
+    pass
 
 
 def _promoted(operands, op_name):
@@ -735,6 +844,7 @@ def _plain_number(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+@op(Clamp, ClampTensor, method=True, inplace=True)
 def clamp(input, min=None, max=None):
     """Limit values to [min, max]; either bound may be None, and both numbers or both tensors
     (broadcast). The gradient passes where the input is inside the range; tensor bounds get it where
@@ -747,29 +857,25 @@ def clamp(input, min=None, max=None):
     return _apply_clamp(input, min, max, "clamp", Clamp, ClampTensor)
 
 
-clip = clamp
 
 
+@op(ClampMin, ClampMinTensor, method=True, inplace=True)
 def clamp_min(input, min):
     """max(input, min) with clamp's gradient rules."""
     return _apply_clamp(input, min, None, "clamp_min", ClampMin, ClampMinTensor)
 
 
+@op(ClampMax, ClampMaxTensor, method=True, inplace=True)
 def clamp_max(input, max):
     """min(input, max) with clamp's gradient rules."""
     return _apply_clamp(input, None, max, "clamp_max", ClampMax, ClampMaxTensor)
 
 
 # ---------------------------------------------------------------- two-operand maths
-class _BinaryFunction(Function):
-    """Base of `z = function(a, b)` primitives (either operand may be a number): a subclass states
-    `function` and `gradients(grad, a, b, result, needs_a, needs_b)` side by side."""
-
-    _array_forward = True
-
+class Atan2(Primitive, node="Atan2Backward0"):
     @staticmethod
     def forward(ctx, a, b):
-        result = ctx._forward_cls.function(a, b)
+        result = np.arctan2(a, b)
         ctx.save_for_backward(a, b, result)
         return result
 
@@ -777,50 +883,64 @@ class _BinaryFunction(Function):
     def backward(ctx, grad):
         a, b, result = ctx.saved_tensors
         needs_a, needs_b = ctx.needs_input_grad
-        return ctx._forward_cls.gradients(grad, a, b, result, needs_a, needs_b)
-
-
-class Atan2(_BinaryFunction):
-    _node_name = "Atan2Backward0"
-    function = staticmethod(np.arctan2)
-
-    @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
         # At the origin the gradient is 0 (as PyTorch), not 0/0 = nan.
         denominator = a * a + b * b
         scale = where(denominator == 0, 0.0, grad / where(denominator == 0, 1.0, denominator))
         return (scale * b if needs_a else None), (scale * -a if needs_b else None)
 
+    jvp = diagonal_jvp
 
-class Hypot(_BinaryFunction):
-    _node_name = "HypotBackward0"
-    function = staticmethod(np.hypot)
+
+class Hypot(Primitive, node="HypotBackward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = np.hypot(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         return (grad * a / result if needs_a else None), (grad * b / result if needs_b else None)
 
+    jvp = diagonal_jvp
 
-class Logaddexp(_BinaryFunction):
-    _node_name = "LogaddexpBackward0"
-    function = staticmethod(np.logaddexp)
+
+class Logaddexp(Primitive, node="LogaddexpBackward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = np.logaddexp(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         grad_a = grad / (exp(b - a) + 1) if needs_a else None
         grad_b = grad / (exp(a - b) + 1) if needs_b else None
         return grad_a, grad_b
 
+    jvp = diagonal_jvp
 
-class Logaddexp2(_BinaryFunction):
-    _node_name = "Logaddexp2Backward0"
-    function = staticmethod(np.logaddexp2)
+
+class Logaddexp2(Primitive, node="Logaddexp2Backward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = np.logaddexp2(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         grad_a = grad / (exp2(b - a) + 1) if needs_a else None
         grad_b = grad / (exp2(a - b) + 1) if needs_b else None
         return grad_a, grad_b
+
+    jvp = diagonal_jvp
 
 
 def _xlogy_array(a, b):
@@ -832,62 +952,90 @@ def _xlogy_array(a, b):
     return np.where((a == 0) & ~np.isnan(b), 0, product).astype(product.dtype, copy=False)
 
 
-class Xlogy(_BinaryFunction):
-    _node_name = "XlogyBackward0"
-    function = staticmethod(_xlogy_array)
+class Xlogy(Primitive, node="XlogyBackward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = _xlogy_array(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         # log(b), except 0 where a == 0 and b <= 0 (there the limit is taken along a = 0), as PyTorch.
         grad_a = grad * xlogy((a != 0) | (b > 0), b) if needs_a else None
         grad_b = grad * a / b if needs_b else None
         return grad_a, grad_b
 
-
-class XlogyScalarSelf(Xlogy):
-    _node_name = "XlogyBackward1"
+    jvp = diagonal_jvp
 
 
-class XlogyScalarOther(Xlogy):
-    _node_name = "XlogyBackward2"
+class XlogyScalarSelf(Xlogy, node="XlogyBackward1"):
+    pass
+
+
+class XlogyScalarOther(Xlogy, node="XlogyBackward2"):
+    pass
 
 
 def _copysign_array(a, b):
     return np.copysign(a, b)
 
 
-class Copysign(_BinaryFunction):
-    _node_name = "CopysignBackward0"
-    function = staticmethod(_copysign_array)
+class Copysign(Primitive, node="CopysignBackward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = _copysign_array(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         grad_a = grad * where(a == 0, 0.0, result / where(a == 0, 1.0, a)) if needs_a else None
         # The result does not change with |b|, and its jump at b = 0 has no gradient: zeros, as PyTorch.
         grad_b = zeros_like(b) if needs_b else None
         return grad_a, grad_b
 
-
-class CopysignScalar(Copysign):
-    _node_name = "CopysignBackward1"
+    jvp = diagonal_jvp
 
 
-class Maximum(_BinaryFunction):
-    _node_name = "MaximumBackward0"
-    function = staticmethod(np.maximum)
+class CopysignScalar(Copysign, node="CopysignBackward1"):
+    pass
+
+
+class Maximum(Primitive, node="MaximumBackward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = np.maximum(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         return _split_at_ties(grad, a, b, a < b, a > b, needs_a, needs_b)
 
+    jvp = diagonal_jvp
 
-class Minimum(_BinaryFunction):
-    _node_name = "MinimumBackward0"
-    function = staticmethod(np.minimum)
+
+class Minimum(Primitive, node="MinimumBackward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = np.minimum(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         return _split_at_ties(grad, a, b, a > b, a < b, needs_a, needs_b)
+
+    jvp = diagonal_jvp
 
 
 def _split_at_ties(grad, a, b, a_lost, b_lost, needs_a, needs_b):
@@ -896,22 +1044,36 @@ def _split_at_ties(grad, a, b, a_lost, b_lost, needs_a, needs_b):
     return (where(a_lost, 0.0, shared) if needs_a else None), (where(b_lost, 0.0, shared) if needs_b else None)
 
 
-class Fmax(_BinaryFunction):
-    _node_name = "FmaxBackward0"
-    function = staticmethod(np.fmax)
+class Fmax(Primitive, node="FmaxBackward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = np.fmax(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         return _to_chosen(grad, (a >= b) | b.isnan(), needs_a, needs_b)
 
+    jvp = diagonal_jvp
 
-class Fmin(_BinaryFunction):
-    _node_name = "FminBackward0"
-    function = staticmethod(np.fmin)
+
+class Fmin(Primitive, node="FminBackward0"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = np.fmin(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         return _to_chosen(grad, (a <= b) | b.isnan(), needs_a, needs_b)
+
+    jvp = diagonal_jvp
 
 
 def _to_chosen(grad, a_chosen, needs_a, needs_b):
@@ -944,32 +1106,46 @@ def _remainder_array(a, b):
     return result
 
 
-class Fmod(_BinaryFunction):
-    _node_name = "FmodBackward1"
-    function = staticmethod(_fmod_array)
+class Fmod(Primitive, node="FmodBackward1"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = _fmod_array(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         grad_b = -grad * _rounded_division(a, b, "trunc") if needs_b else None
         return (grad if needs_a else None), grad_b
 
-
-class FmodScalar(Fmod):
-    _node_name = "FmodBackward0"
+    jvp = diagonal_jvp
 
 
-class Remainder(_BinaryFunction):
-    _node_name = "RemainderBackward1"
-    function = staticmethod(_remainder_array)
+class FmodScalar(Fmod, node="FmodBackward0"):
+    pass
+
+
+class Remainder(Primitive, node="RemainderBackward1"):
+    @staticmethod
+    def forward(ctx, a, b):
+        result = _remainder_array(a, b)
+        ctx.save_for_backward(a, b, result)
+        return result
 
     @staticmethod
-    def gradients(grad, a, b, result, needs_a, needs_b):
+    def backward(ctx, grad):
+        a, b, result = ctx.saved_tensors
+        needs_a, needs_b = ctx.needs_input_grad
         grad_b = -grad * _rounded_division(a, b, "floor") if needs_b else None
         return (grad if needs_a else None), grad_b
 
+    jvp = diagonal_jvp
 
-class RemainderScalar(Remainder):
-    _node_name = "RemainderBackward0"
+
+class RemainderScalar(Remainder, node="RemainderBackward0"):
+    pass
 
 
 def _binary_op(tensor_function, number_function, input, other, op_name, floating=False):
@@ -1009,6 +1185,7 @@ def _floating_only(input, other, op_name):
                                       "them with .float() first")
 
 
+@op(Atan2, method=True, inplace=True)
 def atan2(input, other):
     """The angle of the point (other, input): atan(input / other) in the right quadrant, in (-pi, pi]."""
     _check_tensor(input, "atan2")
@@ -1016,9 +1193,9 @@ def atan2(input, other):
     return _binary_op(Atan2, _same_function(Atan2), input, other, "atan2", floating=True)
 
 
-arctan2 = atan2
 
 
+@op(Hypot, method=True, inplace=True)
 def hypot(input, other):
     """sqrt(input^2 + other^2) without overflow for large values."""
     _check_tensor(input, "hypot")
@@ -1027,6 +1204,7 @@ def hypot(input, other):
     return _binary_op(Hypot, _same_function(Hypot), input, other, "hypot")
 
 
+@op(Logaddexp, method=True)
 def logaddexp(input, other):
     """log(exp(input) + exp(other)) without overflow."""
     _check_tensor(input, "logaddexp")
@@ -1035,6 +1213,7 @@ def logaddexp(input, other):
     return _binary_op(Logaddexp, _same_function(Logaddexp), input, other, "logaddexp")
 
 
+@op(Logaddexp2, method=True)
 def logaddexp2(input, other):
     """log2(2^input + 2^other) without overflow."""
     _check_tensor(input, "logaddexp2")
@@ -1047,17 +1226,20 @@ def _xlogy_variant(input, other):
     return XlogyScalarOther if isinstance(input, Tensor) else XlogyScalarSelf
 
 
+@op(Xlogy, method=True, inplace=True)
 def xlogy(input, other):
     """input * log(other), and 0 where input == 0 (unless other is NaN). Either may be a number."""
     return _binary_op(Xlogy, _xlogy_variant, input, other, "xlogy", floating=True)
 
 
+@op(Copysign, CopysignScalar, method=True, inplace=True)
 def copysign(input, other):
     """|input| with the sign of other (signed zeros count). Its gradient w.r.t. other is zero."""
     _check_tensor(input, "copysign")
     return _binary_op(Copysign, _same_function(CopysignScalar), input, other, "copysign", floating=True)
 
 
+@op(Maximum, method=True)
 def maximum(input, other):
     """Element-wise maximum of two tensors, propagating NaN. At ties each gets half the gradient."""
     _check_tensor(input, "maximum")
@@ -1065,6 +1247,7 @@ def maximum(input, other):
     return _binary_op(Maximum, None, input, other, "maximum")
 
 
+@op(Minimum, method=True)
 def minimum(input, other):
     """Element-wise minimum of two tensors, propagating NaN. At ties each gets half the gradient."""
     _check_tensor(input, "minimum")
@@ -1072,6 +1255,7 @@ def minimum(input, other):
     return _binary_op(Minimum, None, input, other, "minimum")
 
 
+@op(Fmax, method=True)
 def fmax(input, other):
     """Element-wise maximum that ignores NaN (NaN only where both are NaN)."""
     _check_tensor(input, "fmax")
@@ -1079,6 +1263,7 @@ def fmax(input, other):
     return _binary_op(Fmax, None, input, other, "fmax")
 
 
+@op(Fmin, method=True)
 def fmin(input, other):
     """Element-wise minimum that ignores NaN (NaN only where both are NaN)."""
     _check_tensor(input, "fmin")
@@ -1086,6 +1271,7 @@ def fmin(input, other):
     return _binary_op(Fmin, None, input, other, "fmin")
 
 
+@op(Fmod, FmodScalar, method=True, inplace=True)
 def fmod(input, other):
     """C's fmod: the remainder of truncated division, with the sign of `input`.
 
@@ -1095,6 +1281,7 @@ def fmod(input, other):
     return _binary_op(Fmod, _same_function(FmodScalar), input, other, "fmod")
 
 
+@op(Remainder, RemainderScalar, method=True, inplace=True)
 def remainder(input, other):
     """Python's modulo: the remainder of floor division, with the sign of `other`. `input` may be a number.
 
@@ -1103,6 +1290,7 @@ def remainder(input, other):
     return _binary_op(Remainder, _same_function(RemainderScalar), input, other, "remainder")
 
 
+@op(method=True)
 def float_power(input, exponent):
     """`input ** exponent` computed in double precision: the result is float64 (complex128 for complex)."""
     def widened(value):
@@ -1118,6 +1306,7 @@ def float_power(input, exponent):
     return pow(input, exponent)
 
 
+@op(method=True, inplace=True)
 def heaviside(input, values):
     """The step function: 0 where input < 0, `values` where input == 0, 1 where input > 0 (and 0 at NaN).
     Both tensors must have the same dtype. Not differentiable."""
@@ -1138,11 +1327,8 @@ def heaviside(input, values):
 
 
 # ---------------------------------------------------------------- fused three-operand ops
-class Lerp(Function):
+class Lerp(Primitive, node="LerpBackward1"):
     """start + weight * (end - start), computed from whichever end is closer, as PyTorch does."""
-
-    _array_forward = True
-    _node_name = "LerpBackward1"
 
     @staticmethod
     def forward(ctx, start, end, weight):
@@ -1162,10 +1348,11 @@ class Lerp(Function):
         return grad_start, grad_end, grad_weight
 
 
-class LerpScalar(Lerp):
-    _node_name = "LerpBackward0"
+class LerpScalar(Lerp, node="LerpBackward0"):
+    pass
 
 
+@op(Lerp, LerpScalar, method=True, inplace=True)
 def lerp(input, end, weight):
     """Linear interpolation `input + weight * (end - input)`; `weight` is a number or a tensor.
     All tensors must be floating with one dtype (PyTorch does not promote here)."""
@@ -1196,10 +1383,7 @@ def _ternary(function, op_name, *operands):
             from None
 
 
-class Addcmul(Function):
-    _array_forward = True
-    _node_name = "AddcmulBackward0"
-
+class Addcmul(Primitive, node="AddcmulBackward0"):
     @staticmethod
     def forward(ctx, a, t1, t2, value):
         ctx.save_for_backward(t1, t2)
@@ -1215,10 +1399,7 @@ class Addcmul(Function):
             (grad * t1 * value if needs_t2 else None), None
 
 
-class Addcdiv(Function):
-    _array_forward = True
-    _node_name = "AddcdivBackward0"
-
+class Addcdiv(Primitive, node="AddcdivBackward0"):
     @staticmethod
     def forward(ctx, a, t1, t2, value):
         ctx.save_for_backward(t1, t2)
@@ -1247,11 +1428,13 @@ def _fused(function, op_name, input, tensor1, tensor2, value):
     return _ternary(function, op_name, input, tensor1, tensor2, value)
 
 
+@op(Addcmul, method=True, inplace=True)
 def addcmul(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 * tensor2 (broadcast), in one op."""
     return _fused(Addcmul, "addcmul", input, tensor1, tensor2, value)
 
 
+@op(Addcdiv, method=True, inplace=True)
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 / tensor2 (broadcast), in one op. Integer tensors are refused."""
     for operand in (tensor1, tensor2):
@@ -1288,6 +1471,7 @@ def _rounded_division(input, other, rounding_mode):
     return new_tensor(np.asarray(result))
 
 
+@op(method=True, inplace=True)
 def floor_divide(input, other):
     """Division rounded down (towards -inf), in the operands' dtype. Not differentiable."""
     return _rounded_division(input, other, "floor")
@@ -1303,32 +1487,39 @@ def _bitwise(ufunc, a, b, op_name):
     return new_tensor(np.asarray(ufunc(*arrays)))
 
 
+@op(method=True, inplace=True)
 def bitwise_not(input):
     if input._data.dtype.kind == "f":
         raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
     return new_tensor(np.invert(input._data))
 
 
+@op(method=True, inplace=True)
 def bitwise_and(input, other):
     return _bitwise(np.bitwise_and, input, other, "bitwise_and")
 
 
+@op(method=True, inplace=True)
 def bitwise_or(input, other):
     return _bitwise(np.bitwise_or, input, other, "bitwise_or")
 
 
+@op(method=True, inplace=True)
 def bitwise_xor(input, other):
     return _bitwise(np.bitwise_xor, input, other, "bitwise_xor")
 
 
+@op(method=True)
 def bitwise_left_shift(input, other):
     return _bitwise(np.left_shift, input, other, "bitwise_left_shift")
 
 
+@op(method=True)
 def bitwise_right_shift(input, other):
     return _bitwise(np.right_shift, input, other, "bitwise_right_shift")
 
 
+@op(method=True, inplace=True)
 def logical_not(input):
     return new_tensor(np.logical_not(input._data))
 
@@ -1338,13 +1529,27 @@ def _logical(ufunc, a, b):
     return new_tensor(np.asarray(ufunc(*arrays)))
 
 
+@op(method=True)
 def logical_and(input, other):
     return _logical(np.logical_and, input, other)
 
 
+@op(method=True)
 def logical_or(input, other):
     return _logical(np.logical_or, input, other)
 
 
+@op(method=True)
 def logical_xor(input, other):
     return _logical(np.logical_xor, input, other)
+
+# PyTorch's other names for the ops above.
+fix = alias(trunc, "fix", method=True, inplace=True)
+clip = alias(clamp, "clip", method=True, inplace=True)
+arcsin = alias(asin, "arcsin", method=True, inplace=True)
+arccos = alias(acos, "arccos", method=True, inplace=True)
+arctan = alias(atan, "arctan", method=True, inplace=True)
+arcsinh = alias(asinh, "arcsinh", method=True, inplace=True)
+arccosh = alias(acosh, "arccosh", method=True, inplace=True)
+arctanh = alias(atanh, "arctanh", method=True, inplace=True)
+arctan2 = alias(atan2, "arctan2", method=True, inplace=True)

@@ -17,17 +17,18 @@ import warnings
 from .._backend import np, broadcast_view
 from .._tensor import Tensor, new_tensor
 from .. import _dtype, return_types
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
 from .indexing import where
 from .pointwise import sign
 from .shape import movedim
+from ._tangents import linear_jvp
+from ._declare import op
 
 __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "std", "var", "std_mean", "var_mean", "max", "min",
            "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "cumsum", "cumprod", "median",
            "nanmedian", "mode", "kthvalue", "topk", "sort", "argsort", "msort", "all", "any",
            "count_nonzero"]
-INPLACE_VARIANTS = ("cumsum", "cumprod")
 
 
 # ---------------------------------------------------------------- argument handling
@@ -96,11 +97,7 @@ def _as_array(value):
 
 
 # ---------------------------------------------------------------- sum, mean, nansum, prod
-class Sum(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "SumBackward1"
-
+class Sum(Primitive, node="SumBackward1", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
@@ -110,15 +107,14 @@ class Sum(Function):
     def backward(ctx, grad):
         return _expand_back(grad, ctx.input_shape, ctx.dims, ctx.keepdim), None, None, None
 
-
-class SumAll(Sum):
-    _node_name = "SumBackward0"
+    jvp = linear_jvp
 
 
-class Nansum(Function):
-    _array_forward = True
-    _node_name = "NansumBackward0"
+class SumAll(Sum, node="SumBackward0"):
+    pass
 
+
+class Nansum(Primitive, node="NansumBackward0"):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
@@ -133,11 +129,7 @@ class Nansum(Function):
         return grad, None, None, None
 
 
-class Mean(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "MeanBackward1"
-
+class Mean(Primitive, node="MeanBackward1", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
@@ -159,11 +151,14 @@ class Mean(Function):
     def backward(ctx, grad):
         return _expand_back(grad / ctx.count, ctx.input_shape, ctx.dims, ctx.keepdim), None, None, None
 
-
-class MeanAll(Mean):
-    _node_name = "MeanBackward0"
+    jvp = linear_jvp
 
 
+class MeanAll(Mean, node="MeanBackward0"):
+    pass
+
+
+@op(Sum, SumAll, method=True)
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over `dim` (an int, a tuple, or None / () for all dims); `keepdim` keeps them as size 1.
 
@@ -175,6 +170,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     return function.apply(input, dims, keepdim, _integer_accumulator(input, dtype))
 
 
+@op(Sum, Nansum, method=True)
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating NaN as zero; the gradient of a NaN element is zero."""
     _check_tensor(input, "nansum")
@@ -182,6 +178,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     return Nansum.apply(input, dims, keepdim, _integer_accumulator(input, dtype))
 
 
+@op(Mean, MeanAll, method=True)
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Arithmetic mean over `dim`; integer tensors need an explicit floating `dtype`, as in PyTorch."""
     _check_tensor(input, "mean")
@@ -194,6 +191,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     return function.apply(input, dims, keepdim, _numpy_dtype(dtype))
 
 
+@op(Mean, method=True)
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean of the non-NaN elements (NaN where there are none)."""
     _check_tensor(input, "nanmean")
@@ -212,10 +210,7 @@ def _dtype_name(input):
         input.dtype.name, input.dtype.name)
 
 
-class Prod(Function):
-    _array_forward = True
-    _node_name = "ProdBackward1"
-
+class Prod(Primitive, node="ProdBackward1"):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
@@ -235,8 +230,8 @@ class Prod(Function):
         return grad * _product_of_others(a, ctx.dims, zero), None, None, None
 
 
-class ProdAll(Prod):
-    _node_name = "ProdBackward0"
+class ProdAll(Prod, node="ProdBackward0"):
+    pass
 
 
 def _product_of_others(x, dims, zero):
@@ -264,6 +259,7 @@ def _prod_keepdim(input, dims):
     return prod(input).reshape(_kept_shape(input._data.shape, dims))
 
 
+@op(Prod, ProdAll, method=True)
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product of all elements, or along one `dim`. Integers and bools multiply in int64.
 
@@ -278,11 +274,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 
 
 # ---------------------------------------------------------------- var, std and their means
-class Var(Function):
+class Var(Primitive, node="VarBackward0"):
     """var (and std, and their means) in one primitive: std = sqrt(var) shares the centred input."""
-
-    _array_forward = True
-    _node_name = "VarBackward0"
 
     @staticmethod
     def forward(ctx, a, dims, correction, keepdim, root, with_mean):
@@ -317,16 +310,16 @@ class Var(Function):
         return grad_input, None, None, None, None, None
 
 
-class Std(Var):
-    _node_name = "StdBackward0"
+class Std(Var, node="StdBackward0"):
+    pass
 
 
-class VarMean(Var):
-    _node_name = "VarMeanBackward0"
+class VarMean(Var, node="VarMeanBackward0"):
+    pass
 
 
-class StdMean(Var):
-    _node_name = "StdMeanBackward0"
+class StdMean(Var, node="StdMeanBackward0"):
+    pass
 
 
 def _moments(function, op_name, input, dim, unbiased, keepdim, correction, root, with_mean):
@@ -350,32 +343,33 @@ def _moments(function, op_name, input, dim, unbiased, keepdim, correction, root,
     return function.apply(input, dims, correction, keepdim, root, with_mean)
 
 
+@op(Var, method=True)
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance over `dim` with `correction` (Bessel's, 1, by default; `unbiased=False` is 0)."""
     return _moments(Var, "var", input, dim, unbiased, keepdim, correction, False, False)
 
 
+@op(Std, method=True)
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation over `dim`; arguments as `var`. The gradient where std is 0 is 0."""
     return _moments(Std, "std", input, dim, unbiased, keepdim, correction, True, False)
 
 
+@op(VarMean, method=True)
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(var, mean) in one pass, as a tuple."""
     return _moments(VarMean, "var_mean", input, dim, unbiased, keepdim, correction, False, True)
 
 
+@op(StdMean, method=True)
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) in one pass, as a tuple."""
     return _moments(StdMean, "std_mean", input, dim, unbiased, keepdim, correction, True, True)
 
 
 # ---------------------------------------------------------------- selections along one dim
-class _GatherAlongDim(Function):
+class _GatherAlongDim(Primitive, node="GatherBackward0"):
     """`a` taken at `indices` along `dim`: the backward of a scatter (and so its double backward)."""
-
-    _array_forward = True
-    _node_name = "GatherBackward0"
 
     @staticmethod
     def forward(ctx, a, indices, dim):
@@ -387,11 +381,8 @@ class _GatherAlongDim(Function):
         return _ScatterAlongDim.apply(grad, ctx.indices, ctx.dim, ctx.input_shape), None, None
 
 
-class _ScatterAlongDim(Function):
+class _ScatterAlongDim(Primitive, node="ScatterBackward0"):
     """Zeros of `shape` with `values` put at `indices` along `dim` (indices are distinct per slice)."""
-
-    _array_forward = True
-    _node_name = "ScatterBackward0"
 
     @staticmethod
     def forward(ctx, values, indices, dim, shape):
@@ -405,14 +396,12 @@ class _ScatterAlongDim(Function):
         return _GatherAlongDim.apply(grad, ctx.indices, ctx.dim), None, None, None
 
 
-class _SelectAlongDim(Function):
+class _SelectAlongDim(Primitive):
     """(values, indices) of elements chosen along `dim`; the caller computes the indices.
 
     `indices` keep the reduced dim (size 1 for max/median/..., k for topk, n for sort); a 0-d input
     is treated as shape (1,). The gradient goes to the chosen elements only.
     """
-
-    _array_forward = True
 
     @staticmethod
     def forward(ctx, a, indices, dim, keepdim):
@@ -432,40 +421,40 @@ class _SelectAlongDim(Function):
         return grad_input.reshape(ctx.input_shape), None, None, None
 
 
-class MaxDim(_SelectAlongDim):
-    _node_name = "MaxBackward0"
+class MaxDim(_SelectAlongDim, node="MaxBackward0"):
+    pass
 
 
-class MinDim(_SelectAlongDim):
-    _node_name = "MinBackward0"
+class MinDim(_SelectAlongDim, node="MinBackward0"):
+    pass
 
 
-class MedianDim(_SelectAlongDim):
-    _node_name = "MedianBackward1"
+class MedianDim(_SelectAlongDim, node="MedianBackward1"):
+    pass
 
 
-class NanmedianDim(_SelectAlongDim):
-    _node_name = "NanmedianBackward1"
+class NanmedianDim(_SelectAlongDim, node="NanmedianBackward1"):
+    pass
 
 
-class Mode(_SelectAlongDim):
-    _node_name = "ModeBackward0"
+class Mode(_SelectAlongDim, node="ModeBackward0"):
+    pass
 
 
-class Kthvalue(_SelectAlongDim):
-    _node_name = "KthvalueBackward0"
+class Kthvalue(_SelectAlongDim, node="KthvalueBackward0"):
+    pass
 
 
-class Topk(_SelectAlongDim):
-    _node_name = "TopkBackward0"
+class Topk(_SelectAlongDim, node="TopkBackward0"):
+    pass
 
 
-class Sort(_SelectAlongDim):
-    _node_name = "SortBackward0"
+class Sort(_SelectAlongDim, node="SortBackward0"):
+    pass
 
 
-class SortStable(_SelectAlongDim):
-    _node_name = "SortBackward1"
+class SortStable(_SelectAlongDim, node="SortBackward1"):
+    pass
 
 
 def _select_along_dim(function, result_type, input, dim, keepdim, selector, *args):
@@ -612,6 +601,7 @@ def _topk_indices(array, dim, k, largest):
     return np.take(_stable_order(array, dim, largest), np.arange(k), axis=dim)
 
 
+@op(MaxDim, method=True)
 def max(input, dim=None, keepdim=False):
     """The largest element; with `dim`, `(values, indices)` along it; with a tensor, `maximum`.
 
@@ -625,6 +615,7 @@ def max(input, dim=None, keepdim=False):
     return _reducing_selector("max", input, dim, MaxDim, return_types.max, keepdim, _argmax_indices)
 
 
+@op(MinDim, method=True)
 def min(input, dim=None, keepdim=False):
     """The smallest element; with `dim`, `(values, indices)` along it; with a tensor, `minimum`."""
     if isinstance(dim, Tensor):
@@ -642,6 +633,7 @@ def _elementwise_extremum(name, input, other):
     return function(input, other)
 
 
+@op(MedianDim, method=True)
 def median(input, dim=None, keepdim=False):
     """The lower median; with `dim`, `(values, indices)`. NaN anywhere makes the median NaN.
 
@@ -653,6 +645,7 @@ def median(input, dim=None, keepdim=False):
                               _median_indices, False)
 
 
+@op(NanmedianDim, method=True)
 def nanmedian(input, dim=None, keepdim=False):
     """The lower median of the non-NaN elements (NaN when all are NaN)."""
     if dim is None:
@@ -661,12 +654,14 @@ def nanmedian(input, dim=None, keepdim=False):
                               _median_indices, True)
 
 
+@op(Mode, method=True)
 def mode(input, dim=-1, keepdim=False):
     """`(values, indices)`: the most frequent value along `dim` (the smallest if several) and the
     index of its last occurrence."""
     return _reducing_selector("mode", input, dim, Mode, return_types.mode, keepdim, _mode_indices)
 
 
+@op(Kthvalue, method=True)
 def kthvalue(input, k, dim=-1, keepdim=False):
     """`(values, indices)` of the k-th smallest element along `dim` (k counts from 1).
 
@@ -681,6 +676,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     return _select_along_dim(Kthvalue, return_types.kthvalue, input, dim, keepdim, _kth_indices, k)
 
 
+@op(Topk, method=True)
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """`(values, indices)` of the k largest (or smallest) elements along `dim`, sorted.
 
@@ -695,6 +691,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return _select_along_dim(Topk, return_types.topk, input, dim, True, _topk_indices, k, largest)
 
 
+@op(Sort, SortStable, method=True)
 def sort(input, dim=-1, descending=False, stable=None):
     """`(values, indices)` sorted along `dim`; NaN sorts as the largest value.
 
@@ -707,22 +704,22 @@ def sort(input, dim=-1, descending=False, stable=None):
     return _select_along_dim(function, return_types.sort, input, dim, True, _stable_order, bool(descending))
 
 
+@op(method=True)
 def argsort(input, dim=-1, descending=False, stable=False):
     """The indices that sort `input` along `dim` (stable)."""
     return sort(input, dim, descending, stable).indices
 
 
+@op(method=True)
 def msort(input):
     """`sort(input, dim=0).values`."""
     return sort(input, 0).values
 
 
 # ---------------------------------------------------------------- full selections: max(), median(), amax
-class _EvenlyShared(Function):
+class _EvenlyShared(Primitive):
     """max(), min(), median() over all elements: the gradient is shared evenly among the elements
     equal to the result (NaN equals a NaN result), as PyTorch's evenly_distribute_backward."""
-
-    _array_forward = True
 
     @staticmethod
     def forward(ctx, a, reducer):
@@ -738,20 +735,20 @@ class _EvenlyShared(Function):
         return grad * new_tensor(ctx.share), None
 
 
-class MaxAll(_EvenlyShared):
-    _node_name = "MaxBackward1"
+class MaxAll(_EvenlyShared, node="MaxBackward1"):
+    pass
 
 
-class MinAll(_EvenlyShared):
-    _node_name = "MinBackward1"
+class MinAll(_EvenlyShared, node="MinBackward1"):
+    pass
 
 
-class MedianAll(_EvenlyShared):
-    _node_name = "MedianBackward0"
+class MedianAll(_EvenlyShared, node="MedianBackward0"):
+    pass
 
 
-class NanmedianAll(_EvenlyShared):
-    _node_name = "NanmedianBackward0"
+class NanmedianAll(_EvenlyShared, node="NanmedianBackward0"):
+    pass
 
 
 def _full_selection(function, reducer, op_name, input):
@@ -779,12 +776,9 @@ def _lower_nanmedian(array):
     return _lower_median(flat) if flat.size else np.array(np.nan, dtype=array.dtype)
 
 
-class Amax(Function):
+class Amax(Primitive, node="AmaxBackward0"):
     """amax/amin over dims: the gradient is shared evenly among the elements equal to the result
     in each slice. A NaN result has no equal element, so its slice gets NaN gradients (as PyTorch)."""
-
-    _array_forward = True
-    _node_name = "AmaxBackward0"
 
     @staticmethod
     def forward(ctx, a, dims, keepdim, reducer):
@@ -799,8 +793,8 @@ class Amax(Function):
         return _restore_dims(grad, ctx.input_shape, ctx.dims, ctx.keepdim) * new_tensor(ctx.share), None, None, None
 
 
-class Amin(Amax):
-    _node_name = "AminBackward0"
+class Amin(Amax, node="AminBackward0"):
+    pass
 
 
 def _even_shares(a, kept_result, dims):
@@ -809,10 +803,7 @@ def _even_shares(a, kept_result, dims):
         return (matches / np.sum(matches, axis=dims, keepdims=True)).astype(a.dtype, copy=False)
 
 
-class Aminmax(Function):
-    _array_forward = True
-    _node_name = "AminmaxBackward0"
-
+class Aminmax(Primitive, node="AminmaxBackward0"):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         low, high = np.amin(a, axis=dims, keepdims=True), np.amax(a, axis=dims, keepdims=True)
@@ -830,11 +821,13 @@ class Aminmax(Function):
                 + _restore_dims(grad_high, shape, dims, keepdim) * new_tensor(ctx.high_share)), None, None
 
 
+@op(Amax, method=True)
 def amax(input, dim=(), keepdim=False):
     """The maximum over `dim` (int, tuple, or () for all dims); ties share the gradient evenly."""
     return _amax_or_amin(Amax, np.amax, "amax", input, dim, keepdim)
 
 
+@op(Amin, method=True)
 def amin(input, dim=(), keepdim=False):
     """The minimum over `dim`; ties share the gradient evenly."""
     return _amax_or_amin(Amin, np.amin, "amin", input, dim, keepdim)
@@ -850,6 +843,7 @@ def _amax_or_amin(function, reducer, op_name, input, dim, keepdim):
     return function.apply(input, dims, keepdim, reducer)
 
 
+@op(Aminmax, method=True)
 def aminmax(input, *, dim=None, keepdim=False):
     """`(min, max)` together, over all elements or along `dim`."""
     _check_tensor(input, "aminmax")
@@ -864,11 +858,13 @@ def aminmax(input, *, dim=None, keepdim=False):
     return return_types.aminmax(low, high)
 
 
+@op(method=True)
 def argmax(input, dim=None, keepdim=False):
     """Index of the (first) maximum, over the flattened tensor or along `dim`; int64, no gradient."""
     return _arg_extremum(np.argmax, "argmax", input, dim, keepdim)
 
 
+@op(method=True)
 def argmin(input, dim=None, keepdim=False):
     """Index of the (first) minimum, over the flattened tensor or along `dim`."""
     return _arg_extremum(np.argmin, "argmin", input, dim, keepdim)
@@ -892,12 +888,9 @@ def _arg_extremum(function, op_name, input, dim, keepdim):
 
 
 # ---------------------------------------------------------------- the norm primitive, logsumexp
-class LinalgVectorNorm(Function):
+class LinalgVectorNorm(Primitive, node="LinalgVectorNormBackward0"):
     """The p-norm over dims, the primitive behind `norm` and `linalg.vector_norm` (ops/linalg.py);
     backward as PyTorch's norm_backward (0 where the norm is 0)."""
-
-    _array_forward = True
-    _node_name = "LinalgVectorNormBackward0"
 
     @staticmethod
     def forward(ctx, a, ord, dims, keepdim):
@@ -953,11 +946,8 @@ class LinalgVectorNorm(Function):
         return scaled * where(norm_is_zero, 0.0, grad / norm_safe ** (p - 1)), None, None, None
 
 
-class Logsumexp(Function):
+class Logsumexp(Primitive, node="LogsumexpBackward0"):
     """log(sum(exp(x))) computed around the maximum, so large inputs do not overflow."""
-
-    _array_forward = True
-    _node_name = "LogsumexpBackward0"
 
     @staticmethod
     def forward(ctx, a, dims, keepdim):
@@ -982,6 +972,7 @@ class Logsumexp(Function):
                 None, None)
 
 
+@op(Logsumexp, method=True)
 def logsumexp(input, dim, keepdim=False):
     """log(sum(exp(input))) over `dim`, stable for large values; integers compute in the default float."""
     _check_tensor(input, "logsumexp")
@@ -995,11 +986,8 @@ def _scan_view(array):
     return array.reshape(1) if array.ndim == 0 else array
 
 
-class Cumsum(Function):
+class Cumsum(Primitive, node="CumsumBackward0"):
     """Cumulative sum; `reverse` sums from the end, which is the backward of the forward sum."""
-
-    _array_forward = True
-    _node_name = "CumsumBackward0"
 
     @staticmethod
     def forward(ctx, a, dim, dtype, reverse):
@@ -1016,10 +1004,7 @@ class Cumsum(Function):
         return Cumsum.apply(grad, ctx.dim, None, not ctx.reverse), None, None, None
 
 
-class Cumprod(Function):
-    _array_forward = True
-    _node_name = "CumprodBackward0"
-
+class Cumprod(Primitive, node="CumprodBackward0"):
     @staticmethod
     def forward(ctx, a, dim, dtype):
         ctx.dim = dim
@@ -1052,6 +1037,7 @@ def _cumprod_backward_with_zeros(grad, x, dim):
     return movedim(grad_input, -1, dim)
 
 
+@op(Cumsum, method=True, inplace=True)
 def cumsum(input, dim, *, dtype=None):
     """Cumulative sum along `dim`; integers and bools accumulate in int64."""
     _check_tensor(input, "cumsum")
@@ -1059,6 +1045,7 @@ def cumsum(input, dim, *, dtype=None):
     return Cumsum.apply(input, dim, _integer_accumulator(input, dtype), False)
 
 
+@op(Cumprod, method=True, inplace=True)
 def cumprod(input, dim, *, dtype=None):
     """Cumulative product along `dim`; the gradient is exact with zeros in the input."""
     _check_tensor(input, "cumprod")
@@ -1067,11 +1054,13 @@ def cumprod(input, dim, *, dtype=None):
 
 
 # ---------------------------------------------------------------- logical reductions
+@op(method=True)
 def all(input, dim=None, keepdim=False):
     """True where every element along `dim` is nonzero (uint8 inputs give uint8, as PyTorch)."""
     return _logical_reduction(np.all, "all", input, dim, keepdim)
 
 
+@op(method=True)
 def any(input, dim=None, keepdim=False):
     """True where some element along `dim` is nonzero."""
     return _logical_reduction(np.any, "any", input, dim, keepdim)
@@ -1084,6 +1073,7 @@ def _logical_reduction(function, op_name, input, dim, keepdim):
     return new_tensor(result.astype(np.uint8) if input._data.dtype == np.uint8 else result)
 
 
+@op(method=True)
 def count_nonzero(input, dim=None):
     """The number of nonzero elements over `dim` (int, tuple, or None for all), as int64."""
     _check_tensor(input, "count_nonzero")

@@ -3,8 +3,10 @@ counter and remember how to replay the view from the base (for in-place ops thro
 from .._backend import np, broadcast_view
 from .._tensor import Tensor, new_tensor as _wrap
 from .. import _dtype
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
+from ._tangents import linear_jvp
+from ._declare import op, alias
 # Tensor.new_* are creation functions; listed here because shape's __all__ makes methods.
 from .creation import new_zeros, new_ones, new_empty, new_full, tensor_new_tensor as new_tensor
 
@@ -99,11 +101,7 @@ def _infer_shape(shape, size, op_name="view"):
     return shape[:inferred] + (size // known,) + shape[inferred + 1:]
 
 
-class View(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "ViewBackward0"
-
+class View(Primitive, node="ViewBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.input_shape = a.shape
@@ -120,11 +118,11 @@ class View(Function):
     def backward(ctx, grad):
         return grad.reshape(ctx.input_shape), None
 
+    jvp = linear_jvp
 
-class UnsafeView(View):
+
+class UnsafeView(View, node="UnsafeViewBackward0"):
     """The reshape of a fresh contiguous copy (what reshape does when a view is impossible)."""
-
-    _node_name = "UnsafeViewBackward0"
 
 
 def _can_view(array, shape):
@@ -138,6 +136,7 @@ def _can_view(array, shape):
         return False
 
 
+@op(View, method=True)
 def view(input, *shape):
     """A tensor with the same data and a new shape; the data must not need copying (else use reshape).
 
@@ -162,6 +161,7 @@ def _view_as_dtype(input, dtype):
     return make_view(output, input, _Replay(_view_as_dtype, dtype))
 
 
+@op(View, UnsafeView, method=True)
 def reshape(input, *shape):
     """`view` when possible, else a contiguous copy with the new shape (grad_fn UnsafeViewBackward0)."""
     shape = _infer_shape(parse_shape(shape, "reshape"), input._data.size)
@@ -171,14 +171,17 @@ def reshape(input, *shape):
     return UnsafeView.apply(clone(input), shape)
 
 
+@op(method=True)
 def view_as(input, other):
     return view(input, other.shape)
 
 
+@op(method=True)
 def reshape_as(input, other):
     return reshape(input, other.shape)
 
 
+@op(method=True)
 def flatten(input, start_dim=0, end_dim=-1):
     ndim = input._data.ndim
     if ndim == 0:
@@ -191,6 +194,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, new_shape)
 
 
+@op(method=True)
 def unflatten(input, dim, sizes):
     ndim = input._data.ndim
     dim = normalize_dim(dim, ndim, "unflatten")
@@ -206,11 +210,7 @@ def unflatten(input, dim, sizes):
     return reshape(input, shape[:dim] + sizes + shape[dim + 1:])
 
 
-class Expand(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "ExpandBackward0"
-
+class Expand(Primitive, node="ExpandBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.input_shape = a.shape
@@ -222,7 +222,10 @@ class Expand(Function):
         from .broadcast import sum_to_shape
         return sum_to_shape(grad, ctx.input_shape), None
 
+    jvp = linear_jvp
 
+
+@op(Expand, method=True)
 def expand(input, *sizes):
     """Broadcast size-1 dims to `sizes` (-1 keeps a dim) as a view; nothing is copied."""
     sizes = parse_shape(sizes, "expand")
@@ -245,18 +248,17 @@ def expand(input, *sizes):
     return make_view(Expand.apply(input, target), input, _Replay(expand, target))
 
 
+@op(method=True)
 def expand_as(input, other):
     return expand(input, other.shape)
 
 
+@op(method=True)
 def broadcast_to(input, size):
     return expand(input, size)
 
 
-class Permute(Function):
-    _array_forward = True
-    _node_name = "PermuteBackward0"
-
+class Permute(Primitive, node="PermuteBackward0"):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
@@ -266,12 +268,10 @@ class Permute(Function):
     def backward(ctx, grad):
         return permute(grad, tuple(np.argsort(ctx.dims))), None
 
+    jvp = linear_jvp
 
-class Transpose(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "TransposeBackward0"
 
+class Transpose(Primitive, node="TransposeBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, dim0, dim1):
         ctx.dim0, ctx.dim1 = dim0, dim1
@@ -281,11 +281,14 @@ class Transpose(Function):
     def backward(ctx, grad):
         return grad.swapaxes(ctx.dim0, ctx.dim1), None, None  # (an array's swapaxes when on arrays)
 
-
-class T(Transpose):
-    _node_name = "TBackward0"
+    jvp = linear_jvp
 
 
+class T(Transpose, node="TBackward0"):
+    pass
+
+
+@op(Permute, method=True)
 def permute(input, *dims):
     dims = parse_shape(dims, "permute")
     ndim = input._data.ndim
@@ -299,6 +302,7 @@ def permute(input, *dims):
     return make_view(Permute.apply(input, normalized), input, _Replay(permute, normalized))
 
 
+@op(Transpose, method=True)
 def transpose(input, dim0, dim1):
     """Swap two dims (a view)."""
     ndim = input._data.ndim
@@ -306,13 +310,14 @@ def transpose(input, dim0, dim1):
     return make_view(Transpose.apply(input, dim0, dim1), input, _Replay(transpose, dim0, dim1))
 
 
-swapaxes = swapdims = transpose
 
 
+@op(method=True)
 def adjoint(input):
     return transpose(input, -2, -1)
 
 
+@op(View, Transpose, T, method=True)
 def t(input):
     """Transpose a matrix (0-d and 1-d tensors are returned as they are)."""
     ndim = input._data.ndim
@@ -323,6 +328,7 @@ def t(input):
     return make_view(T.apply(input, 0, 1), input, _Replay(t))
 
 
+@op(method=True)
 def movedim(input, source, destination):
     ndim = input._data.ndim
     source = [source] if isinstance(source, int) else list(source)
@@ -335,13 +341,9 @@ def movedim(input, source, destination):
     return permute(input, tuple(order))
 
 
-moveaxis = movedim
 
 
-class Squeeze(Function):
-    _array_forward = True
-    _node_name = "SqueezeBackward0"
-
+class Squeeze(Primitive, node="SqueezeBackward0"):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.input_shape = a.shape
@@ -351,19 +353,18 @@ class Squeeze(Function):
     def backward(ctx, grad):
         return grad.reshape(ctx.input_shape), None
 
-
-class SqueezeDim(Squeeze):
-    _node_name = "SqueezeBackward1"
+    jvp = linear_jvp
 
 
-class SqueezeDims(Squeeze):
-    _node_name = "SqueezeBackward2"
+class SqueezeDim(Squeeze, node="SqueezeBackward1"):
+    pass
 
 
-class Unsqueeze(Function):
-    _array_forward = True
-    _node_name = "UnsqueezeBackward0"
+class SqueezeDims(Squeeze, node="SqueezeBackward2"):
+    pass
 
+
+class Unsqueeze(Primitive, node="UnsqueezeBackward0"):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
@@ -373,7 +374,10 @@ class Unsqueeze(Function):
     def backward(ctx, grad):
         return squeeze(grad, ctx.dim), None
 
+    jvp = linear_jvp
 
+
+@op(Squeeze, SqueezeDim, SqueezeDims, method=True)
 def squeeze(input, dim=None):
     """Drop size-1 dims: all of them, or those among `dim` (an int or a tuple) that have size 1."""
     shape = input._data.shape
@@ -383,6 +387,7 @@ def squeeze(input, dim=None):
     return make_view(function.apply(input, dims), input, _Replay(squeeze, dim))
 
 
+@op(Unsqueeze, method=True)
 def unsqueeze(input, dim):
     """Insert a size-1 dim at `dim` (negative counts from the end of the result)."""
     ndim = input._data.ndim + 1
@@ -392,10 +397,7 @@ def unsqueeze(input, dim):
     return make_view(Unsqueeze.apply(input, dim), input, _Replay(unsqueeze, dim))
 
 
-class Contiguous(Function):
-    _array_forward = True
-    _node_name = "CloneBackward0"
-
+class Contiguous(Primitive, node="CloneBackward0"):
     @staticmethod
     def forward(ctx, a):
         return np.ascontiguousarray(a)
@@ -404,9 +406,17 @@ class Contiguous(Function):
     def backward(ctx, grad):
         return grad
 
+    jvp = linear_jvp
 
+
+@op(Contiguous, method=True)
 def contiguous(input, memory_format=None):
     """The tensor itself when its memory is C-contiguous, else a contiguous copy."""
     if input._data.flags.c_contiguous:
         return input
     return Contiguous.apply(input)
+
+# PyTorch's other names for the ops above.
+swapaxes = alias(transpose, "swapaxes", method=True)
+swapdims = alias(transpose, "swapdims", method=True)
+moveaxis = alias(movedim, "moveaxis", method=True)

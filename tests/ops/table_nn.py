@@ -393,4 +393,14 @@ CASES = [
     OpCase("nn_multi_margin_loss", lambda x, y: F.multi_margin_loss(x, y, p=2, margin=0.5), None, [((4, 3),)],
            make_inputs=_class_targets(3), torch_fn=lambda t, x, y: t.nn.functional.multi_margin_loss(x, y, p=2,
                                                                                                       margin=0.5)),
+    # ------------------------------------------------------------ declared ops the cases above did not reach
+    OpCase("nn_max_pool3d", lambda x: F.max_pool3d(x, 2), None, [((1, 2, 4, 4, 4),)], make_inputs=_distinct,
+           torch_fn=lambda t, x: t.nn.functional.max_pool3d(x, 2)),
+    OpCase("avg_pool1d", lambda x: ember.avg_pool1d(x, 3, 2, 1), None, [((2, 3, 7),)],
+           torch_fn=lambda t, x: t.avg_pool1d(x, 3, 2, 1)),
+    OpCase("adaptive_max_pool1d", lambda x: ember.adaptive_max_pool1d(x, 3)[0], None, [((2, 3, 7),)],
+           make_inputs=_distinct, torch_fn=lambda t, x: t.adaptive_max_pool1d(x, 3)[0]),
+    OpCase("nn_conv_transpose3d", lambda x, w, b: F.conv_transpose3d(x, w, b, stride=2, padding=1), None,
+           [((1, 2, 3, 3, 2), (2, 2, 2, 2, 2), (2,))],
+           torch_fn=lambda t, x, w, b: t.nn.functional.conv_transpose3d(x, w, b, stride=2, padding=1)),
 ]
