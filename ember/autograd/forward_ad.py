@@ -1,9 +1,9 @@
 """Forward-mode AD, as `torch.autograd.forward_ad`: dual tensors carry a tangent through each op.
 
 Inside `with dual_level():`, `make_dual(x, t)` gives a tensor whose tangent is `t`. Every op that
-receives a dual tensor computes its output's tangent, the Jacobian-vector product J·t, from ONE
-table (`_jvp_rules`) that pairs each built-in primitive Function with its tangent rule, in the spirit
-of HIPS autograd and JAX. A user Function supplies its rule as a `jvp(ctx, *tangents)` staticmethod.
+receives a dual tensor computes its output's tangent, the Jacobian-vector product J·t, with the
+`jvp(ctx, *tangents)` staticmethod of its Function: a built-in primitive states it in its own
+declaration (see `Primitive`), a user Function as in PyTorch.
 
     import ember.autograd.forward_ad as fwAD
     with fwAD.dual_level():
@@ -168,13 +168,7 @@ def propagate_tangents(cls, node, args, outputs):
         return outputs
     with _forward_ad_off():
         if cls._array_forward:
-            rule = _rule_for(cls)
-            if rule is None:
-                raise NotImplementedError(
-                    f"Trying to use forward AD with {cls.__name__} ({cls._backward_cls.__name__}) that does not "
-                    "support it because it has not been implemented yet: add its tangent rule to the table "
-                    "in ember/autograd/forward_ad.py (_jvp_rules).")
-            output_tangents = rule(node, args, outputs, tangents)
+            output_tangents = _primitive_jvp(cls, node, args, outputs, tangents)
         else:
             output_tangents = _user_jvp(cls, node, args, tangents)
         single = not isinstance(outputs, tuple)
@@ -202,10 +196,13 @@ def _fit_to(tangent, output, cls):
 
 
 class _JvpContext:
-    """The ctx a user's jvp sees: the node, with `saved_tensors` from `ctx.save_for_forward`."""
+    """The ctx a jvp sees: the node, with `saved_tensors` from `ctx.save_for_forward` (user
+    Functions), and `inputs` / `outputs`, the op's arguments and results (primitives)."""
 
-    def __init__(self, node):
+    def __init__(self, node, inputs=None, outputs=None):
         object.__setattr__(self, "_node", node)
+        object.__setattr__(self, "inputs", inputs)
+        object.__setattr__(self, "outputs", outputs)
 
     @property
     def saved_tensors(self):
@@ -227,181 +224,12 @@ def _user_jvp(cls, node, args, tangents):
     return cls.jvp(_JvpContext(node), *materialized)
 
 
-# ---------------------------------------------------------------- the table of tangent rules
-# A rule is rule(node, args, outputs, tangents): `args` as given to apply (tensors and other values),
-# `tangents` one per arg (None where there is none), `node` the ctx forward filled. It returns the
-# tangent of the output (a tuple for several outputs); broadcasting to the output's shape is done after.
-
-def _plus(first, second):
-    if first is None:
-        return second
-    if second is None:
-        return first
-    return first + second
-
-
-def _linear(node, args, outputs, tangents):
-    """Ops linear in their tensor arguments (views, reductions, copies, indexing): the tangent is the
-    same op applied to the tangents (zeros for inputs without one)."""
-    from ..ops import zeros_like
-    replaced = [(tangent if tangent is not None else zeros_like(arg)) if isinstance(arg, Tensor) else arg
-                for arg, tangent in zip(args, tangents)]
-    return type(node)._forward_cls.apply(*replaced)
-
-
-def _add(node, args, outputs, tangents):
-    return _plus(*tangents)
-
-
-def _sub(node, args, outputs, tangents):
-    first, second = tangents
-    return _plus(first, None if second is None else -second)
-
-
-def _mul(node, args, outputs, tangents):
-    (a, b), (ta, tb) = args, tangents
-    return _plus(None if ta is None else ta * b, None if tb is None else a * tb)
-
-
-def _div(node, args, outputs, tangents):
-    (a, b), (ta, tb) = args, tangents
-    return _plus(None if ta is None else ta / b, None if tb is None else -tb * outputs / b)
-
-
-def _pow_scalar(node, args, outputs, tangents):
-    (a, exponent), (ta, _) = args, tangents
-    if exponent == 0:
-        return ta * 0.0
-    return ta * exponent * a ** (exponent - 1)
-
-
-def _pow_tensor(node, args, outputs, tangents):
-    from ..ops import where, log
-    (a, b), (ta, tb) = args, tangents
-    grad_a = None if ta is None else ta * b * a ** (b - 1)
-    grad_b = None if tb is None else tb * where(a == 0, 0.0, outputs * log(a))
-    return _plus(grad_a, grad_b)
-
-
-def _unary(derivative):
-    """Rule for y = f(a): tangent * f'(a), with f' given in terms of (a, y)."""
-    def rule(node, args, outputs, tangents):
-        return tangents[0] * derivative(args[0], outputs)
-    rule.__name__ = derivative.__name__
-    return rule
-
-
-def _matmul(node, args, outputs, tangents):
-    (a, b), (ta, tb) = args, tangents
-    matmul = type(node)._forward_cls.apply
-    return _plus(None if ta is None else matmul(ta, b), None if tb is None else matmul(a, tb))
-
-
-def _elementwise_from_backward(node, args, outputs, tangents):
-    """Element-wise ops have a diagonal Jacobian, so J t is their backward applied to t (broadcast
-    to the output's shape): for these families the backward formula is the tangent rule."""
-    from .function import _resolve_saved
-    if node._to_save is not None:  # forward ran without recording: resolve what it saved now
-        _resolve_saved(node, args, (outputs,), (outputs._data,))
-    needs_input_grad = node.needs_input_grad
-    total = None
-    try:
-        for index, tangent in enumerate(tangents):
-            if tangent is None:
-                continue
-            node.needs_input_grad = tuple(position == index for position in range(len(args)))
-            grads = node._forward_cls.backward(node, tangent.expand(outputs.shape))
-            total = _plus(total, grads[index] if isinstance(grads, tuple) else grads)
-    finally:
-        node.needs_input_grad = needs_input_grad
-    return total
-
-
-def _where(node, args, outputs, tangents):
-    """where(condition, a, b): either value may be a constant array (tangent zero)."""
-    from ..ops import where
-    from .._tensor import new_tensor
-    first, second = tangents[1], tangents[2]
-    return where(new_tensor(args[0]), 0.0 if first is None else first, 0.0 if second is None else second)
-
-
-def _index_put(node, args, outputs, tangents):
-    """index_put(a, value, index, ...): the value may be a constant (number or array)."""
-    from ..ops import zeros_like
-    (a, value, *rest), (ta, tvalue, *_) = args, tangents
-    if tvalue is None:
-        tvalue = zeros_like(value) if isinstance(value, Tensor) else 0.0
-    return type(node)._forward_cls.apply(zeros_like(a) if ta is None else ta, tvalue, *rest)
-
-
-_RULES = None
-
-
-def _rule_for(cls):
-    """The rule of `cls` or of the primitive it specialises (`Mm` is a `Matmul` with another node name)."""
-    rules = _jvp_rules()
-    for klass in cls.__mro__:
-        rule = rules.get(klass)
-        if rule is not None:
-            return rule
-    return None
-
-
-def _jvp_rules():
-    """{primitive Function class: tangent rule}, built on first use (ops import autograd, not the
-    reverse). Subclasses that only rename the node share their base's rule (see `_rule_for`)."""
-    global _RULES
-    if _RULES is None:
-        from ..ops import elementwise as e, pointwise, reduction, linalg, shape, indexing, conversion, \
-            broadcast, inplace, joining
-        from ..ops import sign, cos, sin
-        _RULES = {
-            # element-wise
-            e.Add: _add,
-            e.Sub: _sub,
-            e.Mul: _mul,
-            e.Div: _div,
-            e.PowScalar: _pow_scalar,
-            e.PowTensor: _pow_tensor,
-            e.Neg: _linear,
-            e.Exp: _unary(lambda a, y: y),
-            e.Log: _unary(lambda a, y: 1 / a),
-            e.Sin: _unary(lambda a, y: cos(a)),
-            e.Cos: _unary(lambda a, y: -sin(a)),
-            e.Tanh: _unary(lambda a, y: 1 - y * y),
-            e.Sigmoid: _unary(lambda a, y: y * (1 - y)),
-            e.Relu: _unary(lambda a, y: y > 0),
-            e.Sqrt: _unary(lambda a, y: 0.5 / y),
-            e.Abs: _unary(lambda a, y: sign(a)),
-            pointwise._UnaryFunction: _elementwise_from_backward,
-            pointwise._BinaryFunction: _elementwise_from_backward,
-            pointwise._ZeroGradientFunction: _elementwise_from_backward,
-            pointwise.Clamp: _elementwise_from_backward,
-            indexing.Where: _where,
-            # reductions
-            reduction.Sum: _linear,
-            reduction.Mean: _linear,
-            broadcast.SumToSize: _linear,
-            # matrix products
-            linalg.Matmul: _matmul,
-            # shapes and views
-            shape.View: _linear,
-            shape.Expand: _linear,
-            shape.Permute: _linear,
-            shape.Transpose: _linear,
-            shape.Squeeze: _linear,
-            shape.Unsqueeze: _linear,
-            shape.Contiguous: _linear,
-            joining.Cat: _linear,
-            joining.Stack: _linear,
-            # indexing
-            indexing.BasicIndex: _linear,
-            indexing.BasicIndexGradient: _linear,
-            indexing.Index: _linear,
-            indexing.IndexPut: _index_put,
-            inplace.CopySlices: _linear,
-            # conversions
-            conversion.ToCopy: _linear,
-            conversion.Clone: _linear,
-        }
-    return _RULES
+def _primitive_jvp(cls, node, args, outputs, tangents):
+    """A primitive's jvp gets None for inputs without a tangent (no zeros made), as its backward
+    gets needs_input_grad."""
+    from .function import Function
+    if cls.jvp is Function.jvp:
+        raise NotImplementedError(
+            f"Trying to use forward AD with {cls.__name__} ({cls._backward_cls.__name__}) that does not support "
+            f"it because it has not been implemented yet: add a jvp to its declaration ({cls.__module__}).")
+    return cls.jvp(_JvpContext(node, args, outputs), *tangents)

@@ -1,21 +1,18 @@
 """`Function`: the one mechanism behind every differentiable operation.
 
-A `Function` subclass states `forward` and `backward`. `Function.apply` runs forward and, when
-recording, makes a graph node. The node *is* the `ctx` that forward and backward receive
-(`z.grad_fn` is the `ctx` of the op that made `z`): it holds the saved tensors, the edges to the
-nodes of the inputs (`next_functions`) and any attribute forward stored on it.
+A `Function` subclass states `forward` and `backward` (and `jvp` for forward-mode AD).
+`Function.apply` runs forward and, when recording, makes a graph node. The node *is* the `ctx` that
+forward and backward receive (`z.grad_fn` is the `ctx` of the op that made `z`): it holds the saved
+tensors, the edges to the nodes of the inputs (`next_functions`) and any attribute forward stored on it.
 
 Two kinds of forward share this machinery:
 
 * a user's Function, as in PyTorch: forward receives the tensors themselves and runs in no-grad mode;
-* ember's built-in primitives (`_array_forward = True`): forward receives and returns the NumPy
-  arrays inside the tensors. This skips wrapping and unwrapping on the path of every op; their
-  backward still works on tensors, so double backward is the same for both kinds.
+* ember's built-in primitives (`Primitive`, below): forward receives and returns the NumPy arrays
+  inside the tensors. Their backward still works on tensors, so double backward is the same for both.
 
-Nothing is recorded in a first-order backward, so a primitive may also let it run on the arrays
-themselves (`_array_backward = True`): the engine then passes arrays as gradients and
-`ctx.saved_tensors` gives arrays. Such a backward uses only what arrays and tensors share
-(operators, `.T`, `.reshape`, `.sum`) or asks `type(grad) is ndarray` where they differ.
+`Primitive` documents the one way a built-in op is declared; the speed paths it enables (array
+forward here, array first-order backward in the engine) are explained there.
 """
 import functools
 import inspect
@@ -30,7 +27,7 @@ from . import grad_mode
 from . import anomaly as anomaly_mode
 from . import forward_ad
 
-__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
+__all__ = ["Function", "Primitive", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
            "NestedIOFunction"]
 
 _grad_state = grad_mode.state
@@ -49,7 +46,7 @@ class FunctionCtx:
     _dirty = None
     _non_differentiable = None
     _materialize_grads = True
-    _unpack_as_arrays = False  # set by the engine while an `_array_backward` runs on arrays
+    _unpack_as_arrays = False  # set by the engine while a `backward_on_arrays` runs on arrays
     needs_input_grad = ()
 
     def save_for_backward(self, *tensors):
@@ -463,20 +460,33 @@ def _raise_legacy(cls, node, args, recording):
 
 
 class _FunctionMeta(type):
-    """Gives each Function subclass its own node class, named as PyTorch names it."""
+    """Gives each Function subclass its own node class, named as PyTorch names it, and reads the
+    declaration keywords of a class statement (`class Mul(Primitive, node="MulBackward0")`)."""
 
-    def __init__(cls, name, bases, namespace):
+    def __new__(mcls, name, bases, namespace, **declaration):
+        return super().__new__(mcls, name, bases, namespace)
+
+    def __init__(cls, name, bases, namespace, node=None, **declaration):
         super().__init__(name, bases, namespace)
-        node_name = namespace.get("_node_name") or name + "Backward"
-        cls._backward_cls = type(node_name, (BackwardCFunction,),
+        cls._backward_cls = type(node or name + "Backward", (BackwardCFunction,),
                                  {"_forward_cls": cls, "__module__": cls.__module__})
+        if declaration:
+            if not cls._array_forward:
+                raise TypeError(f"{name}: {sorted(declaration)} can only be declared by a Primitive")
+            unknown = set(declaration) - {"wraps_numbers", "backward_on_arrays"}
+            if unknown:
+                raise TypeError(f"{name}: unknown declaration keywords {sorted(unknown)}")
+            if "wraps_numbers" in declaration:
+                cls._wraps_numbers = bool(declaration["wraps_numbers"])
+            if "backward_on_arrays" in declaration:
+                cls._array_backward = bool(declaration["backward_on_arrays"])
         forward = namespace.get("forward")
         cls._is_legacy = forward is not None and not isinstance(forward, staticmethod) and \
             not isinstance(forward, classmethod)
         # Chosen once per class, so apply does not ask on every call.
         if cls._is_legacy:
             cls._run_forward = staticmethod(_raise_legacy)
-        elif namespace.get("_array_forward", any(getattr(b, "_array_forward", False) for b in bases)):
+        elif cls._array_forward:
             cls._run_forward = staticmethod(_apply_array_forward)
         else:
             cls._run_forward = staticmethod(_apply_tensor_forward)
@@ -516,10 +526,9 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
     gradient per output and returns one per forward argument (None where there is none).
     """
 
+    # Set from a Primitive's declaration (see Primitive); a user's Function has none of them.
     _array_forward = False
-    _array_backward = False  # backward may run on NumPy arrays (see the module docstring)
-    # Built-in arithmetic treats a Python number operand as a constant tensor (PyTorch's "wrapped
-    # number"): it shows in next_functions as (None, 0), as a tensor that needs no gradient does.
+    _array_backward = False
     _wraps_numbers = False
 
     def __init__(self, *args, **kwargs):
@@ -662,10 +671,8 @@ def _safe_saved(ctx):
         return ()
 
 
-class _DelayedError(Function):
+class _DelayedError(Function, node="DelayedError"):
     """Passes a gradient through, but raises if anything tries to differentiate it again."""
-
-    _node_name = "DelayedError"
 
     @staticmethod
     def forward(ctx, grad, name, *anchors):
@@ -678,6 +685,71 @@ class _DelayedError(Function):
             f"trying to differentiate twice a function that was marked with @once_differentiable "
             f"({ctx.function_name}): its backward ran outside the graph, so it has no second derivative. "
             "Write its backward with ember ops (and drop @once_differentiable) to get one.")
+
+
+class Primitive(Function):
+    """Base of ember's built-in ops: one class statement holds an op's whole story.
+
+    Example (`ember/ops/elementwise.py`)::
+
+        class Mul(Primitive, node="MulBackward0", wraps_numbers=True, backward_on_arrays=True):
+            @staticmethod
+            def forward(ctx, a, b):                 # NumPy arrays in, arrays out
+                needs_a, needs_b = ctx.needs_input_grad
+                ctx.save_for_backward(a if needs_b else None, b if needs_a else None)
+                return a * b
+
+            @staticmethod
+            def backward(ctx, grad):                # ember ops, so double backward works
+                a, b = ctx.saved_tensors
+                needs_a, needs_b = ctx.needs_input_grad
+                return (grad * b if needs_a else None), (grad * a if needs_b else None)
+
+            @staticmethod
+            def jvp(ctx, tangent_a, tangent_b):     # forward mode: J @ tangents
+                a, b = ctx.inputs
+                return add_tangents(tangent_a and tangent_a * b, tangent_b and a * tangent_b)
+
+    and beside it the public function that PyTorch's users call, with its variants::
+
+        @op(method=True, inplace=True)              # x.mul(y), x.mul_(y); out= from its signature
+        def mul(input, other, *, out=None): ...
+
+    What the class statement declares:
+
+    * `node`: PyTorch's name of the graph node (`MulBackward0`), shown by `grad_fn.name()`.
+    * `forward(ctx, *args)`: receives the arrays inside tensor arguments (other arguments as given)
+      and returns arrays. What it saves with `ctx.save_for_backward` (arrays of its inputs or
+      outputs) comes back in backward as tensors; save only what the wanted gradients read.
+    * `backward(ctx, *grads)`: gradients in, one gradient (or None) per forward argument out.
+    * `jvp(ctx, *tangents)`: one tangent per forward argument (None where an argument is not a
+      tensor or has no tangent); returns the output's tangent (None for zero). `ctx.inputs` and
+      `ctx.outputs` hold the arguments and results as tensors. Shared rules for families of ops
+      (linear ops, element-wise ops) live in `ember/ops/_tangents.py`.
+    * `wraps_numbers=True`: a Python number operand is PyTorch's "wrapped number", a constant
+      tensor, so it shows in `next_functions` as `(None, 0)` (arithmetic: add, mul, ...).
+    * `backward_on_arrays=True`: see below.
+
+    Two speed paths, both contained here and in the engine, on the path of every op:
+
+    * array forward (every Primitive): `apply` hands forward the arrays and wraps its results, so
+      no tensor is made and unwrapped inside the op.
+    * array backward (`backward_on_arrays=True`): a first-order backward records nothing, so the
+      engine may run it on arrays: gradients arrive as arrays and `ctx.saved_tensors` gives arrays.
+      Such a backward may only use what arrays and tensors share (operators, `.T`, `.reshape`,
+      `.sum`), and calls other primitives through `Cls.call(...)`, which computes on arrays and
+      applies the op on tensors. With `create_graph=True` the same backward runs on tensors.
+    """
+
+    _array_forward = True
+
+    @classmethod
+    def call(cls, *operands):
+        """`cls.apply(*operands)` on tensors; on the arrays of a first-order backward that runs on
+        arrays (`backward_on_arrays`), the same forward computation with nothing recorded."""
+        if type(operands[0]) is _ndarray:
+            return cls.forward(FunctionCtx(), *operands)
+        return cls.apply(*operands)
 
 
 class InplaceFunction(Function):

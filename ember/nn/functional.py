@@ -1,7 +1,7 @@
 """ember.nn.functional: the functional forms of layers, activations and losses, as torch.nn.functional.
 
 Signatures, defaults and results follow PyTorch. The primitives (convolution, pooling, softmax,
-NLL, ...) live in `ember.ops.nn_ops`; the rest are composites of ember ops, so they are
+NLL, ...) live in `ember.ops` (conv, pooling, losses, ... one module per family); the rest are composites of ember ops, so they are
 differentiable twice. Differences from PyTorch: `embedding(sparse=True)` gives a dense gradient;
 `interpolate` has no `antialias`.
 """
@@ -11,14 +11,22 @@ import warnings
 import numpy as np
 
 from .. import ops as _ops
+from .. import _dtype
 from .._tensor import Tensor, new_tensor
-from ..ops import nn_ops as _nn
+from ..ops import _nn_common, activations as _activations, dropouts as _dropouts, embeddings as _embeddings, \
+    losses as _losses, normalization as _normalization, padding as _padding, pooling as _pooling
 from ..ops.inplace import apply_inplace as _apply_inplace
-from ..ops.nn_ops import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, linear,
-                          bilinear, unfold, fold, pixel_shuffle, pixel_unshuffle, cosine_similarity,
-                          pairwise_distance, prelu, softplus, binary_cross_entropy, margin_ranking_loss,
-                          hinge_embedding_loss, cosine_embedding_loss, triplet_margin_loss)
-from ..ops.nn_ops import _SELU_ALPHA, _SELU_SCALE
+from ..ops.pooling import max_pool1d, max_pool2d, max_pool3d, adaptive_avg_pool1d
+from ..ops.conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
+from ..ops.interpolation import interpolate
+from ..ops.embeddings import one_hot
+from ..ops.linear_layers import linear, bilinear
+from ..ops.patches import unfold, fold, pixel_shuffle, pixel_unshuffle
+from ..ops.distance import cosine_similarity, pairwise_distance
+from ..ops.activations import prelu, softplus, hardshrink
+from ..ops.elementwise import tanh, sigmoid
+from ..ops.losses import margin_ranking_loss, hinge_embedding_loss, cosine_embedding_loss, \
+    triplet_margin_loss
 
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -42,95 +50,53 @@ __all__ = [
 
 
 # ================================================================ pooling
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """Max pooling over (N, C, L); `stride` defaults to `kernel_size`. See `max_pool2d`."""
-    return _nn.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
-
-
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """Max pooling over (N, C, H, W) windows; with `return_indices` also each maximum's index in its
-    H*W plane (for `max_unpool2d`). Example: `max_pool2d(x, 2)` halves H and W."""
-    return _nn.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
-
-
-def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    return _nn.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
-
-
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
-    return _nn.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    return _pooling.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
-    return _nn.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    return _pooling.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
-    return _nn.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    return _pooling.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """Average pooling over (N, C, L)."""
-    return _nn._avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1, "avg_pool1d")
+    return _pooling._avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1, "avg_pool1d")
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """Average pooling over (N, C, H, W) windows. `count_include_pad=False` leaves the zero padding out
     of each divisor; `divisor_override` replaces the divisor."""
-    return _nn._avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2,
+    return _pooling._avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2,
                          "avg_pool2d")
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    return _nn._avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3,
+    return _pooling._avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3,
                          "avg_pool3d")
 
-
-def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, op_name):
-    kernel = _nn._ntuple(kernel_size, n, "kernel_size", op_name)
-    stride = kernel if stride is None else _nn._ntuple(stride, n, "stride", op_name)
-    padding = _nn._ntuple(padding, n, "padding", op_name)
-    unbatched = input.dim() == n + 1
-    if unbatched:
-        input, indices = input.unsqueeze(0), indices.unsqueeze(0)
-    in_size = input.shape[2:]
-    default = tuple((i - 1) * s - 2 * p + k for i, s, p, k in zip(in_size, stride, padding, kernel))
-    if output_size is None:
-        size = default
-    else:
-        size = tuple(output_size)[-n:]
-        for s, d, k in zip(size, default, stride):
-            if not d - k < s < d + k:
-                raise ValueError(f"{op_name}: invalid output_size {list(output_size)} (dim sizes must be between "
-                                 f"{[d - k + 1 for d, k in zip(default, stride)]} and "
-                                 f"{[d + k - 1 for d, k in zip(default, stride)]})")
-    if indices.shape != input.shape:
-        raise RuntimeError(f"{op_name}: Expected shape of indices to be same as that of the input tensor "
-                           f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
-    if indices.numel() and (int(indices._data.min()) < 0 or int(indices._data.max()) >= math.prod(size)):
-        raise RuntimeError(f"{op_name}: Found an invalid max index {int(indices._data.max())} (output volumes are "
-                           f"of size {'x'.join(map(str, size))})")
-    output = _nn._SpatialScatter.apply(input, indices._data, size)
-    return output.squeeze(0) if unbatched else output
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The partial inverse of max_pool1d: values put back at `indices`, zeros elsewhere."""
-    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1, "max_unpool1d")
+    return _pooling._max_unpool(input, indices, kernel_size, stride, padding, output_size, 1, "max_unpool1d")
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The partial inverse of max_pool2d: values put back at `indices` (from return_indices=True)."""
-    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
+    return _pooling._max_unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
 
 
 def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n):
-    kernel = _nn._ntuple(kernel_size, n, "kernel_size", f"lp_pool{n}d")
+    kernel = _nn_common._ntuple(kernel_size, n, "kernel_size", f"lp_pool{n}d")
     pool = avg_pool1d if n == 1 else avg_pool2d
     output = pool(input ** norm_type, kernel, stride, 0, ceil_mode)
     return (_ops.sign(output) * relu(_ops.abs(output)) * math.prod(kernel)) ** (1.0 / norm_type)
@@ -145,35 +111,30 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2)
 
 
-def adaptive_avg_pool1d(input, output_size):
-    """Average pooling of (N, C, L) to length `output_size` (windows chosen as PyTorch does)."""
-    return _nn._adaptive_avg_pool(input, output_size, 1, "adaptive_avg_pool1d")
-
-
 def adaptive_avg_pool2d(input, output_size):
     """Average pooling of (N, C, H, W) to `output_size` (an int, a pair, None keeps a size)."""
-    return _nn._adaptive_avg_pool(input, output_size, 2, "adaptive_avg_pool2d")
+    return _pooling._adaptive_avg_pool(input, output_size, 2, "adaptive_avg_pool2d")
 
 
 def adaptive_avg_pool3d(input, output_size):
-    return _nn._adaptive_avg_pool(input, output_size, 3, "adaptive_avg_pool3d")
+    return _pooling._adaptive_avg_pool(input, output_size, 3, "adaptive_avg_pool3d")
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
-    return _nn._adaptive_max_pool(input, output_size, return_indices, 1, "adaptive_max_pool1d")
+    return _pooling._adaptive_max_pool(input, output_size, return_indices, 1, "adaptive_max_pool1d")
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max pooling of (N, C, H, W) to `output_size`, with PyTorch's adaptive windows."""
-    return _nn._adaptive_max_pool(input, output_size, return_indices, 2, "adaptive_max_pool2d")
+    return _pooling._adaptive_max_pool(input, output_size, return_indices, 2, "adaptive_max_pool2d")
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
-    return _nn._adaptive_max_pool(input, output_size, True, 1, "adaptive_max_pool1d")
+    return _pooling._adaptive_max_pool(input, output_size, True, 1, "adaptive_max_pool1d")
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
-    return _nn._adaptive_max_pool(input, output_size, True, 2, "adaptive_max_pool2d")
+    return _pooling._adaptive_max_pool(input, output_size, True, 2, "adaptive_max_pool2d")
 
 
 # ================================================================ activations
@@ -186,11 +147,11 @@ def _maybe_inplace(input, inplace, name, function, *args):
 
 def threshold(input, threshold, value, inplace=False):
     """x where x > threshold, else `value`."""
-    return _maybe_inplace(input, inplace, "threshold_", _nn.threshold, threshold, value)
+    return _maybe_inplace(input, inplace, "threshold_", _activations.threshold, threshold, value)
 
 
 def threshold_(input, threshold, value):
-    return _apply_inplace(input, "threshold_", _nn.threshold, threshold, value)
+    return _apply_inplace(input, "threshold_", _activations.threshold, threshold, value)
 
 
 def relu(input, inplace=False):
@@ -226,29 +187,29 @@ def relu6(input, inplace=False):
 
 def elu(input, alpha=1.0, inplace=False):
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
-    return _maybe_inplace(input, inplace, "elu_", _nn.elu, alpha)
+    return _maybe_inplace(input, inplace, "elu_", _activations.elu, alpha)
 
 
 def elu_(input, alpha=1.0):
-    return _apply_inplace(input, "elu_", _nn.elu, alpha)
+    return _apply_inplace(input, "elu_", _activations.elu, alpha)
 
 
 def selu(input, inplace=False):
     """scale * elu(x, alpha) with the self-normalizing constants (scale 1.0507..., alpha 1.6732...)."""
-    return _maybe_inplace(input, inplace, "selu_", _nn.selu)
+    return _maybe_inplace(input, inplace, "selu_", _activations.selu)
 
 
 def selu_(input):
-    return _apply_inplace(input, "selu_", _nn.selu)
+    return _apply_inplace(input, "selu_", _activations.selu)
 
 
 def celu(input, alpha=1.0, inplace=False):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
-    return _maybe_inplace(input, inplace, "celu_", _nn.celu, alpha)
+    return _maybe_inplace(input, inplace, "celu_", _activations.celu, alpha)
 
 
 def celu_(input, alpha=1.0):
-    return _apply_inplace(input, "celu_", _nn.celu, alpha)
+    return _apply_inplace(input, "celu_", _activations.celu, alpha)
 
 
 def _leaky_relu(input, negative_slope):
@@ -264,21 +225,14 @@ def leaky_relu_(input, negative_slope=0.01):
     return _apply_inplace(input, "leaky_relu_", _leaky_relu, negative_slope)
 
 
-def _rrelu(input, lower, upper, training):
-    if not training:
-        return _leaky_relu(input, (lower + upper) / 2)
-    from ..ops.creation import default_generator
-    slopes = default_generator.rng.uniform(lower, upper, input.shape).astype(input._data.dtype)
-    return _ops.where(input >= 0, input, input * new_tensor(slopes))
-
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU with a random slope in [lower, upper] per element when training, their mean otherwise."""
-    return _maybe_inplace(input, inplace, "rrelu_", _rrelu, lower, upper, training)
+    return _maybe_inplace(input, inplace, "rrelu_", _activations.rrelu, lower, upper, training)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    return _apply_inplace(input, "rrelu_", _rrelu, lower, upper, training)
+    return _apply_inplace(input, "rrelu_", _activations.rrelu, lower, upper, training)
 
 
 def glu(input, dim=-1):
@@ -307,12 +261,7 @@ def gelu(input, approximate="none"):
 
 def logsigmoid(input):
     """log(sigmoid(x)) = -softplus(-x), without overflow."""
-    return -_nn.Softplus.apply(-input, 1.0, math.inf)
-
-
-def hardshrink(input, lambd=0.5):
-    """x where |x| > lambd, else 0."""
-    return _nn.hardshrink(input, lambd)
+    return -_activations.Softplus.apply(-input, 1.0, math.inf)
 
 
 def tanhshrink(input):
@@ -330,14 +279,6 @@ def softshrink(input, lambd=0.5):
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
     return _ops.where(input > lambd, input - lambd, _ops.where(input < -lambd, input + lambd, 0.0))
-
-
-def tanh(input):
-    return _ops.tanh(input)
-
-
-def sigmoid(input):
-    return _ops.sigmoid(input)
 
 
 def hardsigmoid(input, inplace=False):
@@ -364,7 +305,7 @@ def mish(input, inplace=False):
 
 
 def _mish(input):
-    return input * _ops.tanh(_nn.Softplus.apply(input, 1.0, 20.0))
+    return input * _ops.tanh(_activations.Softplus.apply(input, 1.0, 20.0))
 
 
 def hardswish(input, inplace=False):
@@ -388,7 +329,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """exp(x) / sum(exp(x)) along `dim` (stable for any x); `dtype` converts the input first."""
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
-    return _nn.softmax(input, dim, dtype)
+    return _activations.softmax(input, dim, dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
@@ -397,25 +338,25 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
         dim = _softmax_dim("softmin", input.dim(), _stacklevel)
     if dtype is not None:
         input = input.to(dtype)
-    return _nn.softmax(-input, dim)
+    return _activations.softmax(-input, dim)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """log(softmax(x)) along `dim`, computed directly (stable)."""
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
-    return _nn.log_softmax(input, dim, dtype)
+    return _activations.log_softmax(input, dim, dtype)
 
 
 # ================================================================ dropout
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero elements with probability p and scale the others by 1/(1-p) when `training`."""
-    _nn._check_probability(p, "dropout")
-    return _maybe_inplace(input, inplace and training, "dropout_", _nn.dropout, p, training)
+    _dropouts._check_probability(p, "dropout")
+    return _maybe_inplace(input, inplace and training, "dropout_", _dropouts.dropout, p, training)
 
 
 def _channel_dropout(input, p, training, inplace, n, name):
-    _nn._check_probability(p, name)
+    _dropouts._check_probability(p, name)
     ndim = input.dim()
     if ndim not in (n + 1, n + 2):
         warnings.warn(f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in an "
@@ -424,14 +365,14 @@ def _channel_dropout(input, p, training, inplace, n, name):
     unbatched = ndim == n + 1
     if unbatched:
         input = input.unsqueeze(0) if not inplace else input
-    result = _maybe_inplace(input, inplace and training, "feature_dropout_", _nn.feature_dropout, p, training) \
+    result = _maybe_inplace(input, inplace and training, "feature_dropout_", _dropouts.feature_dropout, p, training) \
         if not (unbatched and inplace) else _apply_inplace(input, "feature_dropout_", _unbatched_feature_dropout, p,
                                                            training)
     return result.squeeze(0) if unbatched and not inplace else result
 
 
 def _unbatched_feature_dropout(input, p, training):
-    return _nn.feature_dropout(input.unsqueeze(0), p, training).squeeze(0)
+    return _dropouts.feature_dropout(input.unsqueeze(0), p, training).squeeze(0)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
@@ -450,13 +391,13 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout for SELU networks (keeps mean and variance). Note the default training=False, as PyTorch."""
-    return _maybe_inplace(input, inplace and training, "alpha_dropout_", _nn.alpha_dropout, p, training)
+    return _maybe_inplace(input, inplace and training, "alpha_dropout_", _dropouts.alpha_dropout, p, training)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels."""
     def channel_alpha_dropout(tensor, p, training):
-        return _nn._alpha_dropout(tensor, p, training, _nn._feature_shape(tensor))
+        return _dropouts._alpha_dropout(tensor, p, training, _dropouts._feature_shape(tensor))
     return _maybe_inplace(input, inplace and training, "feature_alpha_dropout_", channel_alpha_dropout, p, training)
 
 
@@ -464,23 +405,23 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     """Normalize (N, C, ...) per channel with the batch's statistics (training; the running ones are
     updated in place) or with `running_mean` / `running_var` (eval), then scale and shift."""
-    return _nn._batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    return _normalization._batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
     """Normalize each (n, c) feature map over its spatial dims."""
-    return _nn.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps)
+    return _normalization.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalize over the last dims given by `normalized_shape`, then scale and shift elementwise."""
-    return _nn.layer_norm(input, normalized_shape, weight, bias, eps)
+    return _normalization.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalize (N, C, ...) over groups of channels (and the spatial dims)."""
-    return _nn.group_norm(input, num_groups, weight, bias, eps)
+    return _normalization.group_norm(input, num_groups, weight, bias, eps)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
@@ -491,7 +432,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
     if eps is None:
-        eps = float(np.finfo(input._data.dtype).eps)
+        eps = _dtype.finfo(input.dtype).eps
     dims = tuple(range(-count, 0))
     output = input * _ops.rsqrt((input * input).mean(dims, keepdim=True) + eps)
     return output * weight if weight is not None else output
@@ -531,23 +472,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
               sparse=False):
     """Rows of `weight` (num_embeddings, dim) at integer `input`. `padding_idx`'s row gets no gradient;
     `max_norm` renormalizes the rows used, in place. `sparse=True` still gives a dense gradient."""
-    return _nn._embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
+    return _embeddings._embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
 
-
-def one_hot(tensor, num_classes=-1):
-    """(*) int64 class indices -> (*, num_classes) int64 with a 1 at each index."""
-    if not isinstance(tensor, Tensor) or tensor._data.dtype != np.int64:
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    indices = tensor._data
-    if num_classes == -1:
-        if indices.size == 0:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        num_classes = int(indices.max()) + 1
-    if indices.size and indices.min() < 0:
-        raise RuntimeError("Class values must be non-negative.")
-    if indices.size and indices.max() >= num_classes:
-        raise RuntimeError("Class values must be smaller than num_classes.")
-    return new_tensor((indices[..., None] == np.arange(num_classes)).astype(np.int64))
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -556,7 +482,7 @@ def pad(input, pad, mode="constant", value=None):
     mode: 'constant' (with `value`, default 0; negative amounts crop), 'reflect', 'replicate', 'circular'.
     """
     if mode == "constant":
-        return _nn.constant_pad_nd(input, pad, 0.0 if value is None else value)
+        return _padding.constant_pad_nd(input, pad, 0.0 if value is None else value)
     if value is not None and value != 0:
         raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument.")
     if mode not in ("reflect", "replicate", "circular"):
@@ -565,108 +491,10 @@ def pad(input, pad, mode="constant", value=None):
     if input.dim() < padded_dims + 1 or padded_dims > 3:
         raise NotImplementedError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now "
                                   f"(got {mode} padding of {padded_dims} dims on a {input.dim()}-D input)")
-    return _nn.index_pad(input, pad, mode)
+    return _padding.index_pad(input, pad, mode)
 
 
 # ================================================================ interpolate
-def _source_positions(in_size, out_size, scale, align_corners, mode):
-    """Where each output sample falls in the input, in input coordinates (PyTorch's area_pixel rules)."""
-    index = np.arange(out_size, dtype=np.float64)
-    if mode in ("nearest", "nearest-exact"):
-        ratio = (1.0 / scale) if scale else in_size / out_size
-        shift = 0.5 if mode == "nearest-exact" else 0.0
-        return np.minimum(np.floor((index + shift) * ratio), in_size - 1).astype(np.int64)
-    if align_corners:
-        return index * ((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0)
-    ratio = (1.0 / scale) if scale else in_size / out_size
-    source = (index + 0.5) * ratio - 0.5
-    return np.maximum(source, 0.0) if mode == "linear" else source
-
-
-def _cubic_weights(t, a=-0.75):
-    """Keys' cubic convolution weights of the four taps around a fractional position t in [0, 1)."""
-    def near(x):
-        return ((a + 2) * x - (a + 3)) * x * x + 1
-
-    def far(x):
-        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
-
-
-def _interpolation_matrix(in_size, out_size, scale, align_corners, mode, dtype):
-    """(out, in) matrix whose rows hold the linear (2 taps) or cubic (4 taps) weights of each output."""
-    source = _source_positions(in_size, out_size, scale, align_corners, "linear" if mode == "linear" else mode)
-    matrix = np.zeros((out_size, in_size), dtype=np.float64)
-    rows = np.arange(out_size)
-    base = np.floor(source).astype(np.int64)
-    t = source - base
-    if mode == "linear":
-        base = np.minimum(base, in_size - 1)
-        upper = np.minimum(base + 1, in_size - 1)
-        np.add.at(matrix, (rows, base), 1 - t)
-        np.add.at(matrix, (rows, upper), t)
-    else:
-        for offset, weight in zip(range(-1, 3), _cubic_weights(t)):
-            np.add.at(matrix, (rows, np.clip(base + offset, 0, in_size - 1)), weight)
-    return new_tensor(matrix.astype(dtype))
-
-
-_MODE_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
-
-
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
-                antialias=False):
-    """Resize the spatial dims of (N, C, ...) to `size` or by `scale_factor`.
-
-    Modes: 'nearest', 'nearest-exact', 'linear' (3-D input), 'bilinear' / 'bicubic' (4-D),
-    'trilinear' (5-D), 'area' (adaptive average pooling). Linear modes are separable: one small
-    (out, in) weight matrix per dim, applied with matmul (so the result is differentiable twice).
-    """
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not available in ember")
-    n = input.dim() - 2
-    if n < 1:
-        raise ValueError(f"interpolate: expected an input with a batch and a channel dim (N, C, ...), got "
-                         f"{list(input.shape)}")
-    if mode in _MODE_DIMS and _MODE_DIMS[mode] != n:
-        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_MODE_DIMS[mode] + 2}D input")
-    if align_corners is not None and mode in ("nearest", "nearest-exact", "area"):
-        raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
-                         "bicubic | trilinear")
-    align_corners = bool(align_corners)
-    if (size is None) == (scale_factor is None):
-        raise ValueError("either size or scale_factor should be defined, and not both")
-    in_size = tuple(input.shape[2:])
-    if size is not None:
-        out_size = tuple(int(s) for s in (size if isinstance(size, (tuple, list)) else (size,) * n))
-        if len(out_size) != n:
-            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
-                             f"spatial dimensions of {list(in_size)} and output size of {list(out_size)}.")
-        scales = (None,) * n
-    else:
-        scales = tuple(float(s) for s in (scale_factor if isinstance(scale_factor, (tuple, list))
-                                          else (scale_factor,) * n))
-        out_size = tuple(int(math.floor(i * s)) for i, s in zip(in_size, scales))
-        if recompute_scale_factor:
-            scales = (None,) * n
-    if mode == "area":
-        return _nn._adaptive_avg_pool(input, out_size, n, "interpolate")
-    output = input
-    for offset, (i, o, scale) in enumerate(zip(in_size, out_size, scales)):
-        dim = 2 + offset
-        if mode in ("nearest", "nearest-exact"):
-            index = _source_positions(i, o, scale, False, mode)
-            output = output[(slice(None),) * dim + (new_tensor(index),)]
-        elif mode in ("linear", "bilinear", "trilinear", "bicubic"):
-            kind = "cubic" if mode == "bicubic" else "linear"
-            matrix = _interpolation_matrix(i, o, scale, align_corners, kind, input._data.dtype)
-            output = (output.transpose(dim, -1) @ matrix.t()).transpose(dim, -1)
-        else:
-            raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
-                                      f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
-                                      f"nearest-exact (got {mode})")
-    return output.contiguous()
-
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated alias of `interpolate` (PyTorch warns the same way)."""
@@ -724,7 +552,7 @@ def _pointwise_loss(input, target, name):
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """|input - target|, reduced ('mean', 'sum' or 'none')."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return _nn.reduce_loss(_ops.abs(_pointwise_loss(input, target, "l1_loss")), reduction)
+    return _losses.reduce_loss(_ops.abs(_pointwise_loss(input, target, "l1_loss")), reduction)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -734,7 +562,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     loss = difference * difference
     if weight is not None:
         loss = loss * weight
-    return _nn.reduce_loss(loss, reduction)
+    return _losses.reduce_loss(loss, reduction)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -745,9 +573,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     difference = _pointwise_loss(input, target, "smooth_l1_loss")
     absolute = _ops.abs(difference)
     if beta == 0:
-        return _nn.reduce_loss(absolute, reduction)
+        return _losses.reduce_loss(absolute, reduction)
     loss = _ops.where(absolute < beta, difference * difference * (0.5 / beta), absolute - 0.5 * beta)
-    return _nn.reduce_loss(loss, reduction)
+    return _losses.reduce_loss(loss, reduction)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -759,14 +587,14 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     loss = _ops.where(absolute < delta, difference * difference * 0.5, (absolute - 0.5 * delta) * delta)
     if weight is not None:
         loss = loss * weight
-    return _nn.reduce_loss(loss, reduction)
+    return _losses.reduce_loss(loss, reduction)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log-likelihood of class-index targets: input holds log-probabilities (N, C) or
     (N, C, d1, ...); 'mean' divides by the summed weights of the non-ignored targets."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return _nn.nll_loss_rows(input, target, weight, ignore_index, reduction)
+    return _losses.nll_loss_rows(input, target, weight, ignore_index, reduction)
 
 
 def _probability_cross_entropy(log_probabilities, target, weight, reduction, label_smoothing):
@@ -791,20 +619,20 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     `target` holds class indices (N,) / (N, d1, ...) or class probabilities shaped like `input`.
     `label_smoothing` mixes the target with the uniform distribution.
     """
-    reduction = _nn.reduction_name(_legacy_reduction(size_average, reduce, reduction))
+    reduction = _losses.reduction_name(_legacy_reduction(size_average, reduce, reduction))
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if not isinstance(input, Tensor) or not isinstance(target, Tensor):
         raise TypeError(f"cross_entropy(): input and target must be Tensors, got {type(input).__name__} and "
                         f"{type(target).__name__}")
     class_dim = 1 if input.dim() > 1 else 0
-    log_probabilities = _nn.log_softmax(input, class_dim)
+    log_probabilities = _activations.log_softmax(input, class_dim)
     if target._data.dtype.kind == "f":
         if target.shape != input.shape:
             raise RuntimeError(f"cross_entropy: class-probability targets must have the input's shape "
                                f"{list(input.shape)}, got {list(target.shape)} (class indices must be integers)")
         return _probability_cross_entropy(log_probabilities, target, weight, reduction, label_smoothing)
-    loss = _nn.nll_loss_rows(log_probabilities, target, weight, ignore_index, reduction, "cross_entropy")
+    loss = _losses.nll_loss_rows(log_probabilities, target, weight, ignore_index, reduction, "cross_entropy")
     if label_smoothing == 0:
         return loss
     classes = input.shape[class_dim]
@@ -829,7 +657,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-w [t log(x) + (1 - t) log(1 - x)] for probabilities x in [0, 1] (logs clamped at -100)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return _nn.binary_cross_entropy(input, target, weight, reduction)
+    return _losses.binary_cross_entropy(input, target, weight, reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
@@ -837,7 +665,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     """binary_cross_entropy(sigmoid(input), target), computed stably from the logits; `pos_weight`
     weighs the positive term (per class, broadcast over the last dim)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return _nn.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+    return _losses.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -849,14 +677,14 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                       UserWarning, stacklevel=2)
-    return _nn.kl_div(input, target, reduction, log_target)
+    return _losses.kl_div(input, target, reduction, log_target)
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     """Negative log-likelihood of a Poisson target: exp(input) - target * input when `log_input`."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return _nn.poisson_nll_loss(input, target, log_input, full, eps, reduction)
+    return _losses.poisson_nll_loss(input, target, log_input, full, eps, reduction)
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
@@ -875,13 +703,13 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     loss = (_ops.log(var) + difference * difference / var) * 0.5
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
-    return _nn.reduce_loss(loss, reduction)
+    return _losses.reduce_loss(loss, reduction)
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input)), reduced."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return _nn.reduce_loss(_nn.Softplus.apply(-target * input, 1.0, math.inf), reduction)
+    return _losses.reduce_loss(_activations.Softplus.apply(-target * input, 1.0, math.inf), reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -891,7 +719,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     if weight is not None:
         loss = loss * weight
     loss = loss.sum(input.dim() - 1) / input.shape[-1]
-    return _nn.reduce_loss(loss, reduction)
+    return _losses.reduce_loss(loss, reduction)
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
@@ -915,4 +743,4 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     loss = _ops.where(not_target, hinge, 0.0).sum(1) / classes
     if unbatched:
         loss = loss.reshape(())
-    return _nn.reduce_loss(loss, reduction)
+    return _losses.reduce_loss(loss, reduction)

@@ -16,15 +16,29 @@ from .creation import *  # noqa: F401,F403
 from .conversion import *  # noqa: F401,F403
 from .comparison import *  # noqa: F401,F403
 from .joining import *  # noqa: F401,F403
-from .nn_ops import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .activations import *  # noqa: F401,F403
+from .dropouts import *  # noqa: F401,F403
+from .embeddings import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
+from .linear_layers import *  # noqa: F401,F403
+from .patches import *  # noqa: F401,F403
+from .losses import *  # noqa: F401,F403
 from .inplace import apply_inplace
 from . import elementwise, pointwise, reduction, shape, indexing, linalg, conversion, comparison, creation, \
-    joining, nn_ops
+    joining
+from . import conv, padding, pooling, activations, dropouts, embeddings, normalization, distance, linear_layers, \
+    patches, losses
 from . import inplace_methods, elision
 from .inplace_methods import *  # noqa: F401,F403
 
 _FAMILIES = (elementwise, pointwise, reduction, shape, indexing, linalg, conversion, comparison, joining,
              inplace_methods)
+_NN_FAMILIES = (conv, padding, pooling, activations, dropouts, embeddings, normalization, distance, linear_layers,
+                patches, losses)
 
 # Functions that are not tensor methods (or are methods with another meaning).
 _NOT_METHODS = {"where", "tensor", "from_numpy", "index_put", "einsum", "tensordot", "chain_matmul",
@@ -32,7 +46,7 @@ _NOT_METHODS = {"where", "tensor", "from_numpy", "index_put", "einsum", "tensord
 
 TENSOR_METHODS = frozenset(
     name for family in _FAMILIES for name in family.__all__ if name not in _NOT_METHODS
-) | {"where", "sum_to_size"} | set(nn_ops.METHODS)
+) | {"where", "sum_to_size"} | set(activations.METHODS)
 
-__all__ = sorted({name for family in _FAMILIES + (creation, nn_ops) for name in family.__all__} |
+__all__ = sorted({name for family in _FAMILIES + _NN_FAMILIES + (creation,) for name in family.__all__} |
                  {"sum_to_shape", "broadcast_shapes", "normalize_dim"})

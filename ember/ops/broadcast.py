@@ -1,7 +1,8 @@
 """Undoing broadcasting: the one place where a gradient is summed back to an input's shape."""
 from .._backend import np, broadcast_view
 from .._tensor import Tensor
-from ..autograd.function import Function
+from ..autograd.function import Primitive
+from ._tangents import linear_jvp
 
 __all__ = ["sum_to_shape", "is_expandable_to", "broadcast_shapes"]
 
@@ -35,12 +36,8 @@ def _sum_array_to_shape(array, shape):
     return array
 
 
-class SumToSize(Function):
+class SumToSize(Primitive, node="SumToSizeBackward0", backward_on_arrays=True):
     """Sum a broadcast gradient back to `shape`; its own backward broadcasts again."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "SumToSizeBackward0"
 
     @staticmethod
     def forward(ctx, array, shape):
@@ -53,6 +50,8 @@ class SumToSize(Function):
             return broadcast_view(grad, ctx.input_shape), None
         from .shape import expand
         return expand(grad, ctx.input_shape), None
+
+    jvp = linear_jvp
 
 
 def sum_to_shape(tensor, shape):

@@ -2,15 +2,13 @@
 from .._backend import np, device as Device, to_device
 from .._tensor import Tensor
 from .. import _dtype
-from ..autograd.function import Function
+from ..autograd.function import Primitive
+from ._tangents import linear_jvp
 
 __all__ = ["to", "clone"]
 
 
-class ToCopy(Function):
-    _array_forward = True
-    _node_name = "ToCopyBackward0"
-
+class ToCopy(Primitive, node="ToCopyBackward0"):
     @staticmethod
     def forward(ctx, a, numpy_dtype):
         ctx.input_dtype = _dtype.from_numpy_dtype(a.dtype)
@@ -19,6 +17,8 @@ class ToCopy(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.to(ctx.input_dtype), None
+
+    jvp = linear_jvp
 
 
 def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=None):
@@ -53,10 +53,7 @@ def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False, me
     return ToCopy.apply(input, target.numpy_dtype)
 
 
-class Clone(Function):
-    _array_forward = True
-    _node_name = "CloneBackward0"
-
+class Clone(Primitive, node="CloneBackward0"):
     @staticmethod
     def forward(ctx, a):
         return a.copy()
@@ -64,6 +61,8 @@ class Clone(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+    jvp = linear_jvp
 
 
 def clone(input, *, memory_format=None):

@@ -5,8 +5,9 @@ Broadcasting is not undone here: the engine sums each gradient back to its input
 from .._backend import np
 from .._tensor import Tensor
 from .. import _dtype
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._common import prepare_binary, check_broadcastable
+from ._tangents import add_tangents, linear_jvp
 
 __all__ = ["add", "sub", "mul", "div", "true_divide", "pow", "neg", "exp", "log", "sin", "cos", "tanh",
            "sigmoid", "relu", "sqrt", "abs", "rsub", "multiply", "subtract", "divide", "negative",
@@ -24,12 +25,7 @@ def _fused(function, *operands):
 
 
 # ---------------------------------------------------------------- binary arithmetic
-class Add(Function):
-    _array_forward = True
-    _array_backward = True
-    _wraps_numbers = True
-    _node_name = "AddBackward0"
-
+class Add(Primitive, node="AddBackward0", wraps_numbers=True, backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, b):
         return a + b
@@ -39,13 +35,12 @@ class Add(Function):
         needs_a, needs_b = ctx.needs_input_grad
         return (grad if needs_a else None), (grad if needs_b else None)
 
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        return add_tangents(tangent_a, tangent_b)
 
-class Sub(Function):
-    _array_forward = True
-    _array_backward = True
-    _wraps_numbers = True
-    _node_name = "SubBackward0"
 
+class Sub(Primitive, node="SubBackward0", wraps_numbers=True, backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, b):
         return a - b
@@ -55,13 +50,12 @@ class Sub(Function):
         needs_a, needs_b = ctx.needs_input_grad
         return (grad if needs_a else None), (-grad if needs_b else None)
 
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        return add_tangents(tangent_a, None if tangent_b is None else -tangent_b)
 
-class Mul(Function):
-    _array_forward = True
-    _array_backward = True
-    _wraps_numbers = True
-    _node_name = "MulBackward0"
 
+class Mul(Primitive, node="MulBackward0", wraps_numbers=True, backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, b):
         # Save only what the wanted gradients use (as PyTorch), so `y.add_(y * 2)`-style in-place
@@ -76,13 +70,13 @@ class Mul(Function):
         needs_a, needs_b = ctx.needs_input_grad
         return (grad * b if needs_a else None), (grad * a if needs_b else None)
 
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        a, b = ctx.inputs
+        return add_tangents(None if tangent_a is None else tangent_a * b, None if tangent_b is None else a * tangent_b)
 
-class Div(Function):
-    _array_forward = True
-    _array_backward = True
-    _wraps_numbers = True
-    _node_name = "DivBackward0"
 
+class Div(Primitive, node="DivBackward0", wraps_numbers=True, backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
@@ -96,13 +90,15 @@ class Div(Function):
         grad_b = -grad * a / (b * b) if needs_b else None
         return grad_a, grad_b
 
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        a, b = ctx.inputs
+        return add_tangents(None if tangent_a is None else tangent_a / b,
+                            None if tangent_b is None else -tangent_b * ctx.outputs / b)
 
-class PowScalar(Function):
+
+class PowScalar(Primitive, node="PowBackward0", backward_on_arrays=True):
     """tensor ** number."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "PowBackward0"
 
     @staticmethod
     def forward(ctx, a, exponent):
@@ -118,12 +114,16 @@ class PowScalar(Function):
             return grad * 0.0, None
         return grad * exponent * a ** (exponent - 1), None
 
+    @staticmethod
+    def jvp(ctx, tangent, _):
+        a, exponent = ctx.inputs
+        if exponent == 0:
+            return tangent * 0.0
+        return tangent * exponent * a ** (exponent - 1)
 
-class PowTensor(Function):
+
+class PowTensor(Primitive, node="PowBackward1"):
     """tensor ** tensor (and number ** tensor, with the number made a tensor)."""
-
-    _array_forward = True
-    _node_name = "PowBackward1"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -140,6 +140,12 @@ class PowTensor(Function):
         # d(a**b)/db = a**b * log(a); where a == 0 and b >= 0 it is 0 (PyTorch's convention).
         grad_b = grad * where((a == 0) & (b >= 0), 0.0, result * log(a)) if needs_b else None
         return grad_a, grad_b
+
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        a, b = ctx.inputs
+        return add_tangents(None if tangent_a is None else tangent_a * b * a ** (b - 1),
+                            None if tangent_b is None else tangent_b * where(a == 0, 0.0, ctx.outputs * log(a)))
 
 
 def _binary(function, a, b, op_name, out=None):
@@ -259,11 +265,7 @@ def _write_out(result, out):
 
 
 # ---------------------------------------------------------------- unary maths
-class Neg(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "NegBackward0"
-
+class Neg(Primitive, node="NegBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         return -a
@@ -272,12 +274,10 @@ class Neg(Function):
     def backward(ctx, grad):
         return -grad
 
+    jvp = linear_jvp
 
-class Exp(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "ExpBackward0"
 
+class Exp(Primitive, node="ExpBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         result = np.exp(a)
@@ -289,12 +289,12 @@ class Exp(Function):
         result, = ctx.saved_tensors
         return grad * result
 
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * ctx.outputs
 
-class Log(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "LogBackward0"
 
+class Log(Primitive, node="LogBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -305,12 +305,12 @@ class Log(Function):
         a, = ctx.saved_tensors
         return grad / a
 
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * 1 / ctx.inputs[0]
 
-class Sin(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "SinBackward0"
 
+class Sin(Primitive, node="SinBackward0", backward_on_arrays=True):
     kernel = staticmethod(np.sin)
 
     @staticmethod
@@ -323,12 +323,12 @@ class Sin(Function):
         a, = ctx.saved_tensors
         return grad * _fused(Cos, a)
 
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * cos(ctx.inputs[0])
 
-class Cos(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "CosBackward0"
 
+class Cos(Primitive, node="CosBackward0", backward_on_arrays=True):
     kernel = staticmethod(np.cos)
 
     @staticmethod
@@ -341,12 +341,12 @@ class Cos(Function):
         a, = ctx.saved_tensors
         return -grad * _fused(Sin, a)
 
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * -sin(ctx.inputs[0])
 
-class Tanh(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "TanhBackward0"
 
+class Tanh(Primitive, node="TanhBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         result = np.tanh(a)
@@ -358,13 +358,13 @@ class Tanh(Function):
         result, = ctx.saved_tensors
         return _fused(TanhBackward, grad, result)
 
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * (1 - ctx.outputs * ctx.outputs)
 
-class TanhBackward(Function):
+
+class TanhBackward(Primitive, node="TanhBackwardBackward0", backward_on_arrays=True):
     """`grad * (1 - y**2)` as one op (PyTorch's tanh_backward): one node instead of three in backward."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "TanhBackwardBackward0"
 
     @staticmethod
     def kernel(grad, result):
@@ -383,12 +383,8 @@ class TanhBackward(Function):
                 grad_grad * grad * result * -2.0 if needs_result else None)
 
 
-class Sigmoid(Function):
+class Sigmoid(Primitive, node="SigmoidBackward0", backward_on_arrays=True):
     """A primitive rather than 1/(1+exp(-x)): that composite overflows for large negative x."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "SigmoidBackward0"
 
     @staticmethod
     def forward(ctx, a):
@@ -403,13 +399,13 @@ class Sigmoid(Function):
         result, = ctx.saved_tensors
         return _fused(SigmoidBackward, grad, result)
 
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * ctx.outputs * (1 - ctx.outputs)
 
-class SigmoidBackward(Function):
+
+class SigmoidBackward(Primitive, node="SigmoidBackwardBackward0", backward_on_arrays=True):
     """`grad * y * (1 - y)` as one op (PyTorch's sigmoid_backward)."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "SigmoidBackwardBackward0"
 
     @staticmethod
     def kernel(grad, result):
@@ -428,11 +424,7 @@ class SigmoidBackward(Function):
                 grad_grad * grad * (1.0 - 2.0 * result) if needs_result else None)
 
 
-class Relu(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "ReluBackward0"
-
+class Relu(Primitive, node="ReluBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         result = np.maximum(a, 0)
@@ -444,13 +436,13 @@ class Relu(Function):
         result, = ctx.saved_tensors
         return _fused(ReluBackward, grad, result)
 
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * (ctx.outputs > 0)
 
-class ReluBackward(Function):
+
+class ReluBackward(Primitive, node="ThresholdBackwardBackward0", backward_on_arrays=True):
     """`grad` where the output is positive, else 0, as one op (PyTorch's threshold_backward)."""
-
-    _array_forward = True
-    _array_backward = True
-    _node_name = "ThresholdBackwardBackward0"
 
     @staticmethod
     def kernel(grad, result):
@@ -467,11 +459,7 @@ class ReluBackward(Function):
         return (_fused(ReluBackward, grad_grad, result) if ctx.needs_input_grad[0] else None), None
 
 
-class Sqrt(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "SqrtBackward0"
-
+class Sqrt(Primitive, node="SqrtBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a):
         result = np.sqrt(a)
@@ -483,11 +471,12 @@ class Sqrt(Function):
         result, = ctx.saved_tensors
         return grad / (2 * result)
 
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * 0.5 / ctx.outputs
 
-class Abs(Function):
-    _array_forward = True
-    _node_name = "AbsBackward0"
 
+class Abs(Primitive, node="AbsBackward0"):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -497,6 +486,10 @@ class Abs(Function):
     def backward(ctx, grad):
         a, = ctx.saved_tensors
         return grad * a.sign()
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent * ctx.inputs[0].sign()
 
 
 def _unary(function, input, op_name, floating=True):

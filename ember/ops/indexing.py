@@ -11,9 +11,10 @@ import warnings
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._common import prepare_binary, normalize_dim
 from .shape import make_view, _Replay
+from ._tangents import linear_jvp
 
 __all__ = ["getitem", "setitem", "where", "index_put", "index_select", "masked_select", "masked_fill",
            "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
@@ -167,10 +168,8 @@ def _is_identity(basic):
 
 
 # ----------------------------------------------------------------------------- basic indexing (views)
-class BasicIndex(Function):
+class BasicIndex(Primitive):
     """`a[basic_index]`: a view. The node takes the name of the view's last step, as in PyTorch."""
-
-    _array_forward = True
 
     @staticmethod
     def forward(ctx, a, index):
@@ -181,32 +180,31 @@ class BasicIndex(Function):
     def backward(ctx, grad):
         return BasicIndexGradient.apply(grad, ctx.input_shape, ctx.index), None
 
-
-class SelectBackward(BasicIndex):
-    _node_name = "SelectBackward0"
+    jvp = linear_jvp
 
 
-class SliceBackward(BasicIndex):
-    _node_name = "SliceBackward0"
+class SelectBackward(BasicIndex, node="SelectBackward0"):
+    pass
 
 
-class UnsqueezeBackward(BasicIndex):
-    _node_name = "UnsqueezeBackward0"
+class SliceBackward(BasicIndex, node="SliceBackward0"):
+    pass
 
 
-class AliasBackward(BasicIndex):
-    _node_name = "AliasBackward0"
+class UnsqueezeBackward(BasicIndex, node="UnsqueezeBackward0"):
+    pass
 
 
-_BASIC_FUNCTIONS = {cls._node_name: cls for cls in (SelectBackward, SliceBackward, UnsqueezeBackward,
+class AliasBackward(BasicIndex, node="AliasBackward0"):
+    pass
+
+
+_BASIC_FUNCTIONS = {cls._backward_cls.__name__: cls for cls in (SelectBackward, SliceBackward, UnsqueezeBackward,
                                                       AliasBackward)}
 
 
-class BasicIndexGradient(Function):
+class BasicIndexGradient(Primitive, node="SliceBackwardBackward0"):
     """Zeros of `shape` with `grad` written at `index`: the backward of a basic index (and padding)."""
-
-    _array_forward = True
-    _node_name = "SliceBackwardBackward0"
 
     @staticmethod
     def forward(ctx, grad, shape, index):
@@ -219,6 +217,8 @@ class BasicIndexGradient(Function):
     def backward(ctx, grad):
         return BasicIndex.apply(grad, ctx.index), None, None
 
+    jvp = linear_jvp
+
 
 def basic_view(input, basic, name):
     """`input[basic]` as a view of `input` (shares memory and version counter)."""
@@ -227,11 +227,8 @@ def basic_view(input, basic, name):
 
 
 # ----------------------------------------------------------------------------- advanced indexing
-class Index(Function):
+class Index(Primitive, node="IndexBackward0"):
     """`a[advanced_index]` with integer/bool arrays: a copy; backward scatters with accumulation."""
-
-    _array_forward = True
-    _node_name = "IndexBackward0"
 
     @staticmethod
     def forward(ctx, a, index):
@@ -243,6 +240,8 @@ class Index(Function):
         zeros = new_tensor(np.zeros(ctx.input_shape, dtype=grad._data.dtype))
         return IndexPut.apply(zeros, grad, ctx.index, True), None
 
+    jvp = linear_jvp
+
 
 def _accumulate(result, index, value):
     """`result[index] += value`, adding repeated indices (bool masks never repeat: the fast path)."""
@@ -252,11 +251,8 @@ def _accumulate(result, index, value):
         np.add.at(result, index, value)
 
 
-class IndexPut(Function):
+class IndexPut(Primitive, node="IndexPutBackward0"):
     """A copy of `a` with `a[index] = value` (or `+= value` with accumulate)."""
-
-    _array_forward = True
-    _node_name = "IndexPutBackward0"
 
     @staticmethod
     def forward(ctx, a, value, index, accumulate):
@@ -280,6 +276,15 @@ class IndexPut(Function):
         if ctx.needs_input_grad[1]:
             grad_value = Index.apply(grad, ctx.index)
         return grad_a, grad_value, None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, tangent_value, *_):
+        """index_put(a, value, index, ...): the value may be a constant (a number or an array)."""
+        from .creation import zeros_like
+        a, value, *rest = ctx.inputs
+        if tangent_value is None:
+            tangent_value = zeros_like(value) if isinstance(value, Tensor) else 0.0
+        return IndexPut.apply(zeros_like(a) if tangent is None else tangent, tangent_value, *rest)
 
 
 def getitem(input, index):
@@ -367,10 +372,7 @@ def index_put(input, indices, values, accumulate=False):
 
 
 # ----------------------------------------------------------------------------- where / nonzero
-class Where(Function):
-    _array_forward = True
-    _node_name = "WhereBackward0"
-
+class Where(Primitive, node="WhereBackward0"):
     @staticmethod
     def forward(ctx, condition, a, b):
         ctx.condition = condition
@@ -382,6 +384,12 @@ class Where(Function):
         needs_a, needs_b = ctx.needs_input_grad[1:]
         return (None, where(condition, grad, 0.0) if needs_a else None,
                 where(condition, 0.0, grad) if needs_b else None)
+
+    @staticmethod
+    def jvp(ctx, _, tangent_a, tangent_b):
+        """The condition arrives as an array; either value may be a constant (tangent zero)."""
+        return where(new_tensor(ctx.inputs[0]), 0.0 if tangent_a is None else tangent_a,
+                     0.0 if tangent_b is None else tangent_b)
 
 
 def where(condition, input=None, other=None):
@@ -454,10 +462,7 @@ def _as_nd(array):
     return array.reshape(1) if array.ndim == 0 else array
 
 
-class IndexSelect(Function):
-    _array_forward = True
-    _node_name = "IndexSelectBackward0"
-
+class IndexSelect(Primitive, node="IndexSelectBackward0"):
     @staticmethod
     def forward(ctx, a, dim, index):
         ctx.input_shape, ctx.dim, ctx.index = a.shape, dim, index
@@ -476,10 +481,7 @@ def index_select(input, dim, index):
     return IndexSelect.apply(input, dim, array)
 
 
-class IndexAdd(Function):
-    _array_forward = True
-    _node_name = "IndexAddBackward0"
-
+class IndexAdd(Primitive, node="IndexAddBackward0"):
     @staticmethod
     def forward(ctx, a, dim, index, source, alpha):
         ctx.dim, ctx.index, ctx.alpha, ctx.source_shape = dim, index, alpha, source.shape
@@ -518,10 +520,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     return IndexAdd.apply(input, dim, array, source, alpha)
 
 
-class IndexCopy(Function):
-    _array_forward = True
-    _node_name = "IndexCopyBackward0"
-
+class IndexCopy(Primitive, node="IndexCopyBackward0"):
     @staticmethod
     def forward(ctx, a, dim, index, source):
         ctx.dim, ctx.index, ctx.source_shape = dim, index, source.shape
@@ -547,10 +546,7 @@ def index_copy(input, dim, index, source):
     return IndexCopy.apply(input, dim, array, source)
 
 
-class IndexFill(Function):
-    _array_forward = True
-    _node_name = "IndexFillBackward0"
-
+class IndexFill(Primitive, node="IndexFillBackward0"):
     @staticmethod
     def forward(ctx, a, dim, index, value):
         ctx.dim, ctx.index = dim, index
@@ -569,8 +565,8 @@ class IndexFill(Function):
         return grad_a, None, None, grad_value
 
 
-class IndexFillTensor(IndexFill):
-    _node_name = "IndexFillBackward1"
+class IndexFillTensor(IndexFill, node="IndexFillBackward1"):
+    pass
 
 
 def _fill_value(input, value, op_name):
@@ -612,10 +608,7 @@ def _broadcast_shape(shape_a, shape_b, op_name):
                            f"shape of the input {list(shape_a)}") from None
 
 
-class MaskedFill(Function):
-    _array_forward = True
-    _node_name = "MaskedFillBackward0"
-
+class MaskedFill(Primitive, node="MaskedFillBackward0"):
     @staticmethod
     def forward(ctx, a, mask, value):
         ctx.mask = mask
@@ -632,8 +625,8 @@ class MaskedFill(Function):
         return grad_a, None, grad_value
 
 
-class MaskedFillTensor(MaskedFill):
-    _node_name = "MaskedFillBackward1"
+class MaskedFillTensor(MaskedFill, node="MaskedFillBackward1"):
+    pass
 
 
 def masked_fill(input, mask, value):
@@ -645,10 +638,7 @@ def masked_fill(input, mask, value):
     return function.apply(input, mask_array, value)
 
 
-class MaskedSelect(Function):
-    _array_forward = True
-    _node_name = "MaskedSelectBackward0"
-
+class MaskedSelect(Primitive, node="MaskedSelectBackward0"):
     @staticmethod
     def forward(ctx, a, mask):
         shape = np.broadcast_shapes(a.shape, mask.shape)
@@ -669,10 +659,7 @@ def masked_select(input, mask):
     return MaskedSelect.apply(input, mask_array)
 
 
-class MaskedScatter(Function):
-    _array_forward = True
-    _node_name = "MaskedScatterBackward0"
-
+class MaskedScatter(Primitive, node="MaskedScatterBackward0"):
     @staticmethod
     def forward(ctx, a, mask, source):
         shape = np.broadcast_shapes(a.shape, mask.shape)
@@ -753,10 +740,7 @@ def _pad_to(grad, index, shape):
     return BasicIndexGradient.apply(grad, shape, tuple(slice(0, size) for size in grad._data.shape))
 
 
-class Gather(Function):
-    _array_forward = True
-    _node_name = "GatherBackward0"
-
+class Gather(Primitive, node="GatherBackward0"):
     @staticmethod
     def forward(ctx, a, dim, index):
         ctx.input_shape, ctx.dim, ctx.index = a.shape, dim, index
@@ -780,10 +764,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     return result
 
 
-class ScatterAdd(Function):
-    _array_forward = True
-    _node_name = "ScatterAddBackward0"
-
+class ScatterAdd(Primitive, node="ScatterAddBackward0"):
     @staticmethod
     def forward(ctx, a, dim, index, src):
         ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
@@ -799,10 +780,7 @@ class ScatterAdd(Function):
         return grad, None, None, grad_src
 
 
-class Scatter(Function):
-    _array_forward = True
-    _node_name = "ScatterBackward0"
-
+class Scatter(Primitive, node="ScatterBackward0"):
     @staticmethod
     def forward(ctx, a, dim, index, src):
         ctx.dim, ctx.index, ctx.src_shape = dim, index, np.shape(src)
@@ -820,19 +798,16 @@ class Scatter(Function):
         return grad_a, None, None, grad_src
 
 
-class ScatterValue(Scatter):
-    _node_name = "ScatterBackward1"
+class ScatterValue(Scatter, node="ScatterBackward1"):
+    pass
 
 
 _REDUCERS = {"sum": np.add, "add": np.add, "prod": np.multiply, "multiply": np.multiply, "mean": np.add,
              "amax": np.maximum, "amin": np.minimum}
 
 
-class ScatterWithReduce(Function):
+class ScatterWithReduce(Primitive, node="NotImplemented"):
     """The deprecated `scatter(..., reduce=)`: PyTorch has no gradient for it either."""
-
-    _array_forward = True
-    _node_name = "NotImplemented"
 
     @staticmethod
     def forward(ctx, a, dim, index, src, reduce):
@@ -887,10 +862,7 @@ def scatter_add(input, dim, index, src):
     return ScatterAdd.apply(input, dim, full_index, src)
 
 
-class ScatterReduce(Function):
-    _array_forward = True
-    _node_name = "ScatterReduceBackward0"
-
+class ScatterReduce(Primitive, node="ScatterReduceBackward0"):
     @staticmethod
     def forward(ctx, a, dim, index, src, reduce, include_self):
         ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
@@ -991,10 +963,7 @@ def _flat_index(input, index, op_name):
     return array
 
 
-class Take(Function):
-    _array_forward = True
-    _node_name = "TakeBackward0"
-
+class Take(Primitive, node="TakeBackward0"):
     @staticmethod
     def forward(ctx, a, index):
         ctx.input_shape, ctx.index = a.shape, index
@@ -1011,10 +980,7 @@ def take(input, index):
     return Take.apply(input, _flat_index(input, index, "take"))
 
 
-class Put(Function):
-    _array_forward = True
-    _node_name = "PutBackward0"
-
+class Put(Primitive, node="PutBackward0"):
     @staticmethod
     def forward(ctx, a, index, source, accumulate):
         ctx.index, ctx.accumulate, ctx.source_shape = index, accumulate, source.shape

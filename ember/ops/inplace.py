@@ -8,7 +8,8 @@ the base see the change.
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from ..autograd import grad_mode, forward_ad as _forward_ad
-from ..autograd.function import Function, refresh_view_grad_fn, _stop_retaining
+from ..autograd.function import Primitive, refresh_view_grad_fn, _stop_retaining
+from ._tangents import linear_jvp
 
 __all__ = ["apply_inplace", "copy_into_out"]
 
@@ -129,11 +130,8 @@ def _rebase_view(view, new_values, op_name):
     view._requires_grad = True
 
 
-class CopySlices(Function):
+class CopySlices(Primitive, node="CopySlices"):
     """The base of a view after an in-place op on the view: `base` with the view's region replaced."""
-
-    _array_forward = True
-    _node_name = "CopySlices"
 
     @staticmethod
     def forward(ctx, base, values, replay):
@@ -153,6 +151,8 @@ class CopySlices(Function):
         if ctx.needs_input_grad[1]:
             grad_values = ctx.replay(grad)
         return grad_base, grad_values, None
+
+    jvp = linear_jvp
 
 
 def copy_into_out(out, result):

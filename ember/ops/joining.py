@@ -10,10 +10,11 @@ import warnings
 from .._backend import np, as_strided
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._common import normalize_dim
 from .shape import make_view, _Replay, parse_shape
 from .indexing import BasicIndex, BasicIndexGradient, basic_view, index_select
+from ._tangents import linear_jvp
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "split",
            "split_with_sizes",
@@ -50,10 +51,7 @@ def _slice_along(dim, start, stop):
 
 
 # ----------------------------------------------------------------------------- cat / stack
-class Cat(Function):
-    _array_forward = True
-    _node_name = "CatBackward0"
-
+class Cat(Primitive, node="CatBackward0"):
     @staticmethod
     def forward(ctx, dim, *arrays):
         ctx.dim, ctx.sizes = dim, [array.shape[dim] for array in arrays]
@@ -66,6 +64,8 @@ class Cat(Function):
             grads.append(BasicIndex.apply(grad, _slice_along(ctx.dim, start, start + size)) if needed else None)
             start += size
         return tuple(grads)
+
+    jvp = linear_jvp
 
 
 def cat(tensors, dim=0, *, out=None):
@@ -95,10 +95,7 @@ def cat(tensors, dim=0, *, out=None):
 concat = concatenate = cat
 
 
-class Stack(Function):
-    _array_forward = True
-    _node_name = "StackBackward0"
-
+class Stack(Primitive, node="StackBackward0"):
     @staticmethod
     def forward(ctx, dim, *arrays):
         ctx.dim = dim
@@ -109,6 +106,8 @@ class Stack(Function):
         prefix = (slice(None),) * ctx.dim
         return (None,) + tuple(BasicIndex.apply(grad, prefix + (position, Ellipsis)) if needed else None
                                for position, needed in enumerate(ctx.needs_input_grad[1:]))
+
+    jvp = linear_jvp
 
 
 def stack(tensors, dim=0, *, out=None):
@@ -182,10 +181,7 @@ class _MultiOutputView(_Replay):
             "the output first).")
 
 
-class Split(Function):
-    _array_forward = True
-    _node_name = "SplitBackward0"
-
+class Split(Primitive, node="SplitBackward0"):
     @staticmethod
     def forward(ctx, a, dim, sizes):
         ctx.dim, ctx.shape = dim, a.shape
@@ -200,8 +196,8 @@ class Split(Function):
         return Cat.apply(ctx.dim, *grads), None, None
 
 
-class SplitWithSizes(Split):
-    _node_name = "SplitWithSizesBackward0"
+class SplitWithSizes(Split, node="SplitWithSizesBackward0"):
+    pass
 
 
 def _views_of(outputs, input, node_name, make_replay):
@@ -236,7 +232,7 @@ def split(tensor, split_size_or_sections, dim=0):
     function = SplitWithSizes if with_sizes else Split
     outputs = function.apply(tensor, dim, tuple(sizes))
     starts = np.cumsum([0] + sizes[:-1]).tolist()
-    return _views_of(outputs, tensor, function._node_name,
+    return _views_of(outputs, tensor, function._backward_cls.__name__,
                      lambda i: (narrow, dim, starts[i], sizes[i]))
 
 
@@ -275,10 +271,7 @@ def tensor_split(input, indices_or_sections, dim=0):
                             "SliceBackward0") for start, stop in zip(bounds[:-1], bounds[1:]))
 
 
-class Unbind(Function):
-    _array_forward = True
-    _node_name = "UnbindBackward0"
-
+class Unbind(Primitive, node="UnbindBackward0"):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
@@ -345,10 +338,7 @@ def _dims_of(dims, ndim, op_name):
     return normalized
 
 
-class Flip(Function):
-    _array_forward = True
-    _node_name = "FlipBackward0"
-
+class Flip(Primitive, node="FlipBackward0"):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
@@ -376,10 +366,7 @@ def flipud(input):
     return flip(input, (0,))
 
 
-class Roll(Function):
-    _array_forward = True
-    _node_name = "RollBackward0"
-
+class Roll(Primitive, node="RollBackward0"):
     @staticmethod
     def forward(ctx, a, shifts, dims):
         ctx.shifts, ctx.dims = shifts, dims
@@ -408,10 +395,7 @@ def roll(input, shifts, dims=None):
     return Roll.apply(input, shift_tuple, dims)
 
 
-class Repeat(Function):
-    _array_forward = True
-    _node_name = "RepeatBackward0"
-
+class Repeat(Primitive, node="RepeatBackward0"):
     @staticmethod
     def forward(ctx, a, repeats):
         shape = (1,) * (len(repeats) - a.ndim) + a.shape
@@ -474,9 +458,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 # ----------------------------------------------------------------------------- triangles and diagonals
-class Tril(Function):
-    _array_forward = True
-    _node_name = "TrilBackward0"
+class Tril(Primitive, node="TrilBackward0"):
     _numpy = staticmethod(np.tril)
 
     @staticmethod
@@ -489,8 +471,7 @@ class Tril(Function):
         return type(ctx)._forward_cls.apply(grad, ctx.diagonal), None
 
 
-class Triu(Tril):
-    _node_name = "TriuBackward0"
+class Triu(Tril, node="TriuBackward0"):
     _numpy = staticmethod(np.triu)
 
 
@@ -528,10 +509,7 @@ def _diagonal_view(array, offset, dim1, dim2):
     return as_strided(shifted, new_shape, new_strides)
 
 
-class Diagonal(Function):
-    _array_forward = True
-    _node_name = "DiagonalBackward0"
-
+class Diagonal(Primitive, node="DiagonalBackward0"):
     @staticmethod
     def forward(ctx, a, offset, dim1, dim2):
         ctx.input_shape, ctx.args = a.shape, (offset, dim1, dim2)
@@ -542,19 +520,14 @@ class Diagonal(Function):
         return DiagonalGradient.apply(grad, ctx.input_shape, *ctx.args), None, None, None
 
 
-class DiagonalCopy(Diagonal):
-    _node_name = "DiagonalBackward0_copy"
-
+class DiagonalCopy(Diagonal, node="DiagonalBackward0_copy"):
     @staticmethod
     def forward(ctx, a, offset, dim1, dim2):
         return Diagonal.forward(ctx, a, offset, dim1, dim2).copy()
 
 
-class DiagonalGradient(Function):
+class DiagonalGradient(Primitive, node="DiagonalBackwardBackward0"):
     """Zeros of `shape` with `grad` on a diagonal: the backward of `diagonal` (and `diag_embed`)."""
-
-    _array_forward = True
-    _node_name = "DiagonalBackwardBackward0"
 
     @staticmethod
     def forward(ctx, grad, shape, offset, dim1, dim2):
@@ -568,8 +541,8 @@ class DiagonalGradient(Function):
         return Diagonal.apply(grad, *ctx.args), None, None, None, None
 
 
-class DiagEmbed(DiagonalGradient):
-    _node_name = "DiagEmbedBackward0"
+class DiagEmbed(DiagonalGradient, node="DiagEmbedBackward0"):
+    pass
 
 
 def _diagonal_dims(ndim, dim1, dim2, op_name):
@@ -657,10 +630,7 @@ def _windows(shape, dim, size, step):
     return count, np.arange(count)[:, None] * step + np.arange(size)[None, :]
 
 
-class Unfold(Function):
-    _array_forward = True
-    _node_name = "UnfoldBackward0"
-
+class Unfold(Primitive, node="UnfoldBackward0"):
     @staticmethod
     def forward(ctx, a, dim, size, step):
         ctx.input_shape, ctx.args = a.shape, (dim, size, step)
@@ -674,11 +644,8 @@ class Unfold(Function):
         return UnfoldGradient.apply(grad, ctx.input_shape, *ctx.args), None, None, None
 
 
-class UnfoldGradient(Function):
+class UnfoldGradient(Primitive, node="UnfoldBackwardBackward0"):
     """Sum each window's gradient back onto the positions it covers (windows may overlap)."""
-
-    _array_forward = True
-    _node_name = "UnfoldBackwardBackward0"
 
     @staticmethod
     def forward(ctx, grad, shape, dim, size, step):

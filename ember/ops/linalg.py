@@ -19,10 +19,11 @@ from .._backend import np
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
 from ..return_types import _structseq
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
 from .inplace import copy_into_out
 from .reduction import LinalgVectorNorm
+from ._tangents import add_tangents
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "addmv", "addbmm", "baddbmm", "addr",
            "einsum", "tensordot", "kron", "trace", "cross", "inverse", "det", "logdet", "slogdet", "cholesky",
@@ -139,12 +140,9 @@ def _matmul_vjp(grad, a, b, ndims, needs_a, needs_b):
     return grad_a, grad_b
 
 
-class Matmul(Function):
+class Matmul(Primitive, node="UnsafeViewBackward0"):
     """`a @ b` for every operand shape NumPy's matmul takes. The subclasses only carry the node
     names PyTorch gives each case; batched and broadcast products show as UnsafeViewBackward0."""
-
-    _array_forward = True
-    _node_name = "UnsafeViewBackward0"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -156,23 +154,28 @@ class Matmul(Function):
         a, b = ctx.saved_tensors
         return _matmul_vjp(grad, a, b, ctx.operand_ndims, *ctx.needs_input_grad)
 
-
-class Mm(Matmul):
-    _node_name = "MmBackward0"
-    _array_backward = True  # matrices only: the vjp uses what arrays and tensors share
-
-
-class Bmm(Matmul):
-    _node_name = "BmmBackward0"
-    _array_backward = True
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        a, b = ctx.inputs
+        apply = ctx._forward_cls.apply
+        return add_tangents(None if tangent_a is None else apply(tangent_a, b),
+                            None if tangent_b is None else apply(a, tangent_b))
 
 
-class Mv(Matmul):
-    _node_name = "MvBackward0"
+class Mm(Matmul, node="MmBackward0", backward_on_arrays=True):
+    pass
 
 
-class Dot(Matmul):
-    _node_name = "DotBackward0"
+class Bmm(Matmul, node="BmmBackward0", backward_on_arrays=True):
+    pass
+
+
+class Mv(Matmul, node="MvBackward0"):
+    pass
+
+
+class Dot(Matmul, node="DotBackward0"):
+    pass
 
 
 _PRODUCT_BY_NDIM = {(2, 2): Mm, (2, 1): Mv, (1, 1): Dot}
@@ -303,12 +306,9 @@ def _scaled_sum(input, product, beta, alpha):
     return product + (input if beta == 1 else input * beta)
 
 
-class AddProduct(Function):
+class AddProduct(Primitive, node="AddmmBackward0"):
     """`beta * input + alpha * (a @ b)`: addmm, addmv, addr (vectors as a column and a row) and
     baddbmm; addbmm also sums the batch. The subclasses carry PyTorch's node names."""
-
-    _array_forward = True
-    _node_name = "AddmmBackward0"
 
     @staticmethod
     def forward(ctx, input, a, b, beta, alpha):
@@ -327,25 +327,23 @@ class AddProduct(Function):
         return grad_input, grad_a, grad_b, None, None
 
 
-class Addmm(AddProduct):
-    _node_name = "AddmmBackward0"
+class Addmm(AddProduct, node="AddmmBackward0"):
+    pass
 
 
-class Addmv(AddProduct):
-    _node_name = "AddmvBackward0"
+class Addmv(AddProduct, node="AddmvBackward0"):
+    pass
 
 
-class Addr(AddProduct):
-    _node_name = "AddrBackward0"
+class Addr(AddProduct, node="AddrBackward0"):
+    pass
 
 
-class Baddbmm(AddProduct):
-    _node_name = "BaddbmmBackward0"
+class Baddbmm(AddProduct, node="BaddbmmBackward0"):
+    pass
 
 
-class Addbmm(AddProduct):
-    _node_name = "AddbmmBackward0"
-
+class Addbmm(AddProduct, node="AddbmmBackward0"):
     @staticmethod
     def forward(ctx, input, a, b, beta, alpha):
         _save_operands(ctx, a, b, first=1)
@@ -466,12 +464,9 @@ def matrix_power(input, n):
 
 
 # ================================================================= einsum and friends
-class Einsum(Function):
+class Einsum(Primitive, node="EinsumBackward0"):
     """One einsum product. The gradient for an operand is another einsum: the output gradient and
     the other operands contracted to that operand's subscripts (see `_einsum_operand_grad`)."""
-
-    _array_forward = True
-    _node_name = "EinsumBackward0"
 
     @staticmethod
     def forward(ctx, spec, *operands):
@@ -631,10 +626,7 @@ def kron(input, other, *, out=None):
     return _write_out((a * b).reshape(tuple(x * y for x, y in zip(shape_a, shape_b))), out)
 
 
-class Trace(Function):
-    _array_forward = True
-    _node_name = "TraceBackward0"
-
+class Trace(Primitive, node="TraceBackward0"):
     @staticmethod
     def forward(ctx, a):
         ctx.shape = a.shape
@@ -681,10 +673,7 @@ def _cross(input, other, dim, op_name):
     return result.movedim(-1, dim)
 
 
-class BlockDiag(Function):
-    _array_forward = True
-    _node_name = "BlockDiagBackward0"
-
+class BlockDiag(Primitive, node="BlockDiagBackward0"):
     @staticmethod
     def forward(ctx, numpy_dtype, *arrays):
         blocks = [array.reshape((1, -1) if array.ndim == 1 else (1, 1) if array.ndim == 0 else array.shape)
@@ -825,10 +814,7 @@ def dist(input, other, p=2):
 
 
 # ================================================================= inverse, determinants, solve
-class Inverse(Function):
-    _array_forward = True
-    _node_name = "LinalgInvExBackward0"
-
+class Inverse(Primitive, node="LinalgInvExBackward0"):
     @staticmethod
     def forward(ctx, a):
         result = _lapack(np.linalg.inv, "linalg.inv", "the input matrix is singular, so it has no inverse "
@@ -853,12 +839,9 @@ def _cofactor_gradient(grad, a):
     return grad.unsqueeze(-1).unsqueeze(-1) * inverse(a).mT
 
 
-class Det(Function):
+class Det(Primitive, node="LinalgDetBackward0"):
     """Determinant. Backward uses the inverse, so it raises for exactly singular matrices (PyTorch
     goes through the SVD there)."""
-
-    _array_forward = True
-    _node_name = "LinalgDetBackward0"
 
     @staticmethod
     def forward(ctx, a):
@@ -878,10 +861,7 @@ def det(input):
     return Det.apply(input)
 
 
-class Slogdet(Function):
-    _array_forward = True
-    _node_name = "LinalgSlogdetBackward0"
-
+class Slogdet(Primitive, node="LinalgSlogdetBackward0"):
     @staticmethod
     def forward(ctx, a):
         sign, logabsdet = (np.asarray(part) for part in np.linalg.slogdet(a))
@@ -910,11 +890,8 @@ def logdet(input):
     return where(sign > 0, logabsdet, _constant(otherwise))
 
 
-class Solve(Function):
+class Solve(Primitive, node="LinalgSolveExBackward0"):
     """X with A X = B; `vector` says B (and X) are (batches of) vectors rather than matrices."""
-
-    _array_forward = True
-    _node_name = "LinalgSolveExBackward0"
 
     @staticmethod
     def forward(ctx, a, b, vector):
@@ -966,10 +943,7 @@ def _lower_masks(n, like):
     return new_tensor(lower), new_tensor(lower - np.eye(n, dtype=lower.dtype))
 
 
-class Cholesky(Function):
-    _array_forward = True
-    _node_name = "LinalgCholeskyExBackward0"
-
+class Cholesky(Primitive, node="LinalgCholeskyExBackward0"):
     @staticmethod
     def forward(ctx, a):
         lower = _lapack(np.linalg.cholesky, "linalg.cholesky", "The factorization could not be completed because "
@@ -1006,10 +980,7 @@ def _qr_tall_backward(grad_q, grad_r, q, r):
     return solve(r, gradient.mT).mT
 
 
-class Qr(Function):
-    _array_forward = True
-    _node_name = "LinalgQrBackward0"
-
+class Qr(Primitive, node="LinalgQrBackward0"):
     @staticmethod
     def forward(ctx, a, mode):
         if mode == "r":
@@ -1064,12 +1035,9 @@ def _off_diagonal_reciprocal(values):
     return _constant(1 - eye) / differences
 
 
-class Svd(Function):
+class Svd(Primitive, node="LinalgSvdBackward0"):
     """A = U diag(S) Vh. Backward (real case, Townsend's formulas) takes the singular vectors in the
     `full_matrices=True` case only up to the first min(m, n) columns, as PyTorch does."""
-
-    _array_forward = True
-    _node_name = "LinalgSvdBackward0"
 
     @staticmethod
     def forward(ctx, a, full_matrices):
@@ -1132,12 +1100,9 @@ def svdvals(A, *, driver=None, out=None):
     return _write_out(Svd.apply(A, False)[1], out)
 
 
-class Eigh(Function):
+class Eigh(Primitive, node="LinalgEighBackward0"):
     """Eigen-decomposition of a symmetric matrix (one triangle read, chosen by UPLO). The gradient
     is V (diag(gL) + F o skew(V^T gV)) V^T, with F the reciprocal eigenvalue gaps."""
-
-    _array_forward = True
-    _node_name = "LinalgEighBackward0"
 
     @staticmethod
     def forward(ctx, a, uplo):

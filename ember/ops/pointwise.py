@@ -12,13 +12,14 @@ import math
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._common import prepare_binary, check_broadcastable
 from . import _special
 from .comparison import isfinite
 from .creation import zeros_like
 from .elementwise import _unary, cos, exp, log, pow, sin, sqrt
 from .indexing import where
+from ._tangents import diagonal_jvp
 
 __all__ = ["sign", "sgn", "ceil", "floor", "round", "trunc", "fix", "frac",
            "clamp", "clip", "clamp_min", "clamp_max",
@@ -53,13 +54,11 @@ _HALF_SQRT_PI = math.sqrt(math.pi) / 2.0
 
 
 # ---------------------------------------------------------------- piecewise-constant ops
-class _ZeroGradientFunction(Function):
+class _ZeroGradientFunction(Primitive):
     """Base of ops that are constant between jumps: their gradient is zero wherever it exists.
 
     Subclasses give `function(array, *args)` and PyTorch's node name.
     """
-
-    _array_forward = True
 
     @staticmethod
     def forward(ctx, a, *args):
@@ -68,6 +67,8 @@ class _ZeroGradientFunction(Function):
     @staticmethod
     def backward(ctx, grad):
         return (zeros_like(grad),) + (None,) * (len(ctx.needs_input_grad) - 1)
+
+    jvp = diagonal_jvp
 
 
 def _sign_array(a):
@@ -89,38 +90,31 @@ def _round_decimals(a, decimals):
     return np.rint(a / scale) * scale
 
 
-class Sign(_ZeroGradientFunction):
-    _node_name = "SignBackward0"
+class Sign(_ZeroGradientFunction, node="SignBackward0"):
     function = staticmethod(_sign_array)
 
 
-class Sgn(_ZeroGradientFunction):
-    _node_name = "SgnBackward0"
+class Sgn(_ZeroGradientFunction, node="SgnBackward0"):
     function = staticmethod(_sign_array)
 
 
-class Ceil(_ZeroGradientFunction):
-    _node_name = "CeilBackward0"
+class Ceil(_ZeroGradientFunction, node="CeilBackward0"):
     function = staticmethod(np.ceil)
 
 
-class Floor(_ZeroGradientFunction):
-    _node_name = "FloorBackward0"
+class Floor(_ZeroGradientFunction, node="FloorBackward0"):
     function = staticmethod(np.floor)
 
 
-class Round(_ZeroGradientFunction):
-    _node_name = "RoundBackward0"
+class Round(_ZeroGradientFunction, node="RoundBackward0"):
     function = staticmethod(np.rint)
 
 
-class RoundDecimals(_ZeroGradientFunction):
-    _node_name = "RoundBackward1"
+class RoundDecimals(_ZeroGradientFunction, node="RoundBackward1"):
     function = staticmethod(_round_decimals)
 
 
-class Trunc(_ZeroGradientFunction):
-    _node_name = "TruncBackward0"
+class Trunc(_ZeroGradientFunction, node="TruncBackward0"):
     function = staticmethod(np.trunc)
 
 
@@ -195,11 +189,10 @@ fix = trunc
 
 
 # ---------------------------------------------------------------- unary maths
-class _UnaryFunction(Function):
+class _UnaryFunction(Primitive):
     """Base of `y = function(x)` primitives: a subclass states `function` and `gradient(grad, x, y)`
     side by side, PyTorch's node name, and which of x and y its gradient reads (`saves`)."""
 
-    _array_forward = True
     # Only what the gradient reads is saved (as PyTorch does), so an in-place change of the other
     # does not invalidate the node; the unsaved one reaches `gradient` as None.
     saves = ("input", "result")
@@ -216,9 +209,10 @@ class _UnaryFunction(Function):
         a, result = ctx.saved_tensors
         return ctx._forward_cls.gradient(grad, a, result)
 
+    jvp = diagonal_jvp
 
-class Frac(_UnaryFunction):
-    _node_name = "FracBackward0"
+
+class Frac(_UnaryFunction, node="FracBackward0"):
     saves = ()
 
     @staticmethod
@@ -230,8 +224,7 @@ class Frac(_UnaryFunction):
         return grad
 
 
-class Exp2(_UnaryFunction):
-    _node_name = "Exp2Backward0"
+class Exp2(_UnaryFunction, node="Exp2Backward0"):
     saves = ("result",)
     function = staticmethod(np.exp2)
 
@@ -240,8 +233,7 @@ class Exp2(_UnaryFunction):
         return grad * result * _LN2
 
 
-class Expm1(_UnaryFunction):
-    _node_name = "Expm1Backward0"
+class Expm1(_UnaryFunction, node="Expm1Backward0"):
     saves = ("result",)
     function = staticmethod(np.expm1)
 
@@ -250,8 +242,7 @@ class Expm1(_UnaryFunction):
         return grad * (result + 1)
 
 
-class Log2(_UnaryFunction):
-    _node_name = "Log2Backward0"
+class Log2(_UnaryFunction, node="Log2Backward0"):
     saves = ("input",)
     function = staticmethod(np.log2)
 
@@ -260,8 +251,7 @@ class Log2(_UnaryFunction):
         return grad / (a * _LN2)
 
 
-class Log10(_UnaryFunction):
-    _node_name = "Log10Backward0"
+class Log10(_UnaryFunction, node="Log10Backward0"):
     saves = ("input",)
     function = staticmethod(np.log10)
 
@@ -270,8 +260,7 @@ class Log10(_UnaryFunction):
         return grad / (a * _LN10)
 
 
-class Log1p(_UnaryFunction):
-    _node_name = "Log1PBackward0"
+class Log1p(_UnaryFunction, node="Log1PBackward0"):
     saves = ("input",)
     function = staticmethod(np.log1p)
 
@@ -280,8 +269,7 @@ class Log1p(_UnaryFunction):
         return grad / (a + 1)
 
 
-class Rsqrt(_UnaryFunction):
-    _node_name = "RsqrtBackward0"
+class Rsqrt(_UnaryFunction, node="RsqrtBackward0"):
     saves = ("result",)
 
     @staticmethod
@@ -293,8 +281,7 @@ class Rsqrt(_UnaryFunction):
         return grad * result * result * result * -0.5
 
 
-class Reciprocal(_UnaryFunction):
-    _node_name = "ReciprocalBackward0"
+class Reciprocal(_UnaryFunction, node="ReciprocalBackward0"):
     saves = ("result",)
 
     @staticmethod
@@ -306,8 +293,7 @@ class Reciprocal(_UnaryFunction):
         return -grad * (result * result)
 
 
-class Tan(_UnaryFunction):
-    _node_name = "TanBackward0"
+class Tan(_UnaryFunction, node="TanBackward0"):
     saves = ("result",)
     function = staticmethod(np.tan)
 
@@ -316,8 +302,7 @@ class Tan(_UnaryFunction):
         return grad * (1 + result * result)
 
 
-class Asin(_UnaryFunction):
-    _node_name = "AsinBackward0"
+class Asin(_UnaryFunction, node="AsinBackward0"):
     saves = ("input",)
     function = staticmethod(np.arcsin)
 
@@ -326,8 +311,7 @@ class Asin(_UnaryFunction):
         return grad * rsqrt(1 - a * a)
 
 
-class Acos(_UnaryFunction):
-    _node_name = "AcosBackward0"
+class Acos(_UnaryFunction, node="AcosBackward0"):
     saves = ("input",)
     function = staticmethod(np.arccos)
 
@@ -336,8 +320,7 @@ class Acos(_UnaryFunction):
         return -grad * rsqrt(1 - a * a)
 
 
-class Atan(_UnaryFunction):
-    _node_name = "AtanBackward0"
+class Atan(_UnaryFunction, node="AtanBackward0"):
     saves = ("input",)
     function = staticmethod(np.arctan)
 
@@ -346,8 +329,7 @@ class Atan(_UnaryFunction):
         return grad / (a * a + 1)
 
 
-class Sinh(_UnaryFunction):
-    _node_name = "SinhBackward0"
+class Sinh(_UnaryFunction, node="SinhBackward0"):
     saves = ("input",)
     function = staticmethod(np.sinh)
 
@@ -356,8 +338,7 @@ class Sinh(_UnaryFunction):
         return grad * cosh(a)
 
 
-class Cosh(_UnaryFunction):
-    _node_name = "CoshBackward0"
+class Cosh(_UnaryFunction, node="CoshBackward0"):
     saves = ("input",)
     function = staticmethod(np.cosh)
 
@@ -366,8 +347,7 @@ class Cosh(_UnaryFunction):
         return grad * sinh(a)
 
 
-class Asinh(_UnaryFunction):
-    _node_name = "AsinhBackward0"
+class Asinh(_UnaryFunction, node="AsinhBackward0"):
     saves = ("input",)
     function = staticmethod(np.arcsinh)
 
@@ -376,8 +356,7 @@ class Asinh(_UnaryFunction):
         return grad * rsqrt(a * a + 1)
 
 
-class Acosh(_UnaryFunction):
-    _node_name = "AcoshBackward0"
+class Acosh(_UnaryFunction, node="AcoshBackward0"):
     saves = ("input",)
     function = staticmethod(np.arccosh)
 
@@ -386,8 +365,7 @@ class Acosh(_UnaryFunction):
         return grad * rsqrt(a * a - 1)
 
 
-class Atanh(_UnaryFunction):
-    _node_name = "AtanhBackward0"
+class Atanh(_UnaryFunction, node="AtanhBackward0"):
     saves = ("input",)
     function = staticmethod(np.arctanh)
 
@@ -396,8 +374,7 @@ class Atanh(_UnaryFunction):
         return grad / (1 - a * a)
 
 
-class Erf(_UnaryFunction):
-    _node_name = "ErfBackward0"
+class Erf(_UnaryFunction, node="ErfBackward0"):
     saves = ("input",)
     function = staticmethod(_special.erf)
 
@@ -406,8 +383,7 @@ class Erf(_UnaryFunction):
         return grad * exp(-(a * a)) * _TWO_OVER_SQRT_PI
 
 
-class Erfc(_UnaryFunction):
-    _node_name = "ErfcBackward0"
+class Erfc(_UnaryFunction, node="ErfcBackward0"):
     saves = ("input",)
     function = staticmethod(_special.erfc)
 
@@ -416,8 +392,7 @@ class Erfc(_UnaryFunction):
         return grad * exp(-(a * a)) * -_TWO_OVER_SQRT_PI
 
 
-class Erfinv(_UnaryFunction):
-    _node_name = "ErfinvBackward0"
+class Erfinv(_UnaryFunction, node="ErfinvBackward0"):
     saves = ("result",)
     function = staticmethod(_special.erfinv)
 
@@ -426,8 +401,7 @@ class Erfinv(_UnaryFunction):
         return grad * exp(result * result) * _HALF_SQRT_PI
 
 
-class Deg2Rad(_UnaryFunction):
-    _node_name = "Deg2RadBackward0"
+class Deg2Rad(_UnaryFunction, node="Deg2RadBackward0"):
     saves = ()
     function = staticmethod(np.deg2rad)
 
@@ -436,8 +410,7 @@ class Deg2Rad(_UnaryFunction):
         return grad * _DEGREES_TO_RADIANS
 
 
-class Rad2Deg(_UnaryFunction):
-    _node_name = "Rad2DegBackward0"
+class Rad2Deg(_UnaryFunction, node="Rad2DegBackward0"):
     saves = ()
     function = staticmethod(np.rad2deg)
 
@@ -446,8 +419,7 @@ class Rad2Deg(_UnaryFunction):
         return grad * _RADIANS_TO_DEGREES
 
 
-class Sinc(_UnaryFunction):
-    _node_name = "SincBackward0"
+class Sinc(_UnaryFunction, node="SincBackward0"):
     saves = ("input",)
     function = staticmethod(np.sinc)
 
@@ -570,10 +542,7 @@ arcsin, arccos, arctan = asin, acos, atan
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
 
-class Logit(Function):
-    _array_forward = True
-    _node_name = "LogitBackward0"
-
+class Logit(Primitive, node="LogitBackward0"):
     @staticmethod
     def forward(ctx, a, eps):
         ctx.save_for_backward(a)
@@ -603,10 +572,7 @@ def logit(input, eps=None):
     return Logit.apply(input, None if eps is None else float(eps))
 
 
-class NanToNum(Function):
-    _array_forward = True
-    _node_name = "NanToNumBackward0"
-
+class NanToNum(Primitive, node="NanToNumBackward0"):
     @staticmethod
     def forward(ctx, a, nan, posinf, neginf):
         ctx.save_for_backward(a)
@@ -635,11 +601,8 @@ def positive(input):
 
 
 # ---------------------------------------------------------------- clamp
-class Clamp(Function):
+class Clamp(Primitive, node="ClampBackward1"):
     """min(max(x, low), high) where either bound may be None, a number or an array (broadcast)."""
-
-    _array_forward = True
-    _node_name = "ClampBackward1"
 
     @staticmethod
     def forward(ctx, a, low, high):
@@ -667,6 +630,8 @@ class Clamp(Function):
             grad_high = where(above, grad, 0.0)
         return grad_a, grad_low, grad_high
 
+    jvp = diagonal_jvp
+
 
 def _within(a, low, high):
     if low is None:
@@ -676,24 +641,24 @@ def _within(a, low, high):
     return (a >= low) & (a <= high)
 
 
-class ClampTensor(Clamp):
-    _node_name = "ClampBackward0"
+class ClampTensor(Clamp, node="ClampBackward0"):
+    pass
 
 
-class ClampMin(Clamp):
-    _node_name = "ClampMinBackward0"
+class ClampMin(Clamp, node="ClampMinBackward0"):
+    pass
 
 
-class ClampMinTensor(Clamp):
-    _node_name = "ClampMinBackward1"
+class ClampMinTensor(Clamp, node="ClampMinBackward1"):
+    pass
 
 
-class ClampMax(Clamp):
-    _node_name = "ClampMaxBackward0"
+class ClampMax(Clamp, node="ClampMaxBackward0"):
+    pass
 
 
-class ClampMaxTensor(Clamp):
-    _node_name = "ClampMaxBackward1"
+class ClampMaxTensor(Clamp, node="ClampMaxBackward1"):
+    pass
 
 
 def _promoted(operands, op_name):
@@ -761,11 +726,9 @@ def clamp_max(input, max):
 
 
 # ---------------------------------------------------------------- two-operand maths
-class _BinaryFunction(Function):
+class _BinaryFunction(Primitive):
     """Base of `z = function(a, b)` primitives (either operand may be a number): a subclass states
     `function` and `gradients(grad, a, b, result, needs_a, needs_b)` side by side."""
-
-    _array_forward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -779,9 +742,10 @@ class _BinaryFunction(Function):
         needs_a, needs_b = ctx.needs_input_grad
         return ctx._forward_cls.gradients(grad, a, b, result, needs_a, needs_b)
 
+    jvp = diagonal_jvp
 
-class Atan2(_BinaryFunction):
-    _node_name = "Atan2Backward0"
+
+class Atan2(_BinaryFunction, node="Atan2Backward0"):
     function = staticmethod(np.arctan2)
 
     @staticmethod
@@ -792,8 +756,7 @@ class Atan2(_BinaryFunction):
         return (scale * b if needs_a else None), (scale * -a if needs_b else None)
 
 
-class Hypot(_BinaryFunction):
-    _node_name = "HypotBackward0"
+class Hypot(_BinaryFunction, node="HypotBackward0"):
     function = staticmethod(np.hypot)
 
     @staticmethod
@@ -801,8 +764,7 @@ class Hypot(_BinaryFunction):
         return (grad * a / result if needs_a else None), (grad * b / result if needs_b else None)
 
 
-class Logaddexp(_BinaryFunction):
-    _node_name = "LogaddexpBackward0"
+class Logaddexp(_BinaryFunction, node="LogaddexpBackward0"):
     function = staticmethod(np.logaddexp)
 
     @staticmethod
@@ -812,8 +774,7 @@ class Logaddexp(_BinaryFunction):
         return grad_a, grad_b
 
 
-class Logaddexp2(_BinaryFunction):
-    _node_name = "Logaddexp2Backward0"
+class Logaddexp2(_BinaryFunction, node="Logaddexp2Backward0"):
     function = staticmethod(np.logaddexp2)
 
     @staticmethod
@@ -832,8 +793,7 @@ def _xlogy_array(a, b):
     return np.where((a == 0) & ~np.isnan(b), 0, product).astype(product.dtype, copy=False)
 
 
-class Xlogy(_BinaryFunction):
-    _node_name = "XlogyBackward0"
+class Xlogy(_BinaryFunction, node="XlogyBackward0"):
     function = staticmethod(_xlogy_array)
 
     @staticmethod
@@ -844,20 +804,19 @@ class Xlogy(_BinaryFunction):
         return grad_a, grad_b
 
 
-class XlogyScalarSelf(Xlogy):
-    _node_name = "XlogyBackward1"
+class XlogyScalarSelf(Xlogy, node="XlogyBackward1"):
+    pass
 
 
-class XlogyScalarOther(Xlogy):
-    _node_name = "XlogyBackward2"
+class XlogyScalarOther(Xlogy, node="XlogyBackward2"):
+    pass
 
 
 def _copysign_array(a, b):
     return np.copysign(a, b)
 
 
-class Copysign(_BinaryFunction):
-    _node_name = "CopysignBackward0"
+class Copysign(_BinaryFunction, node="CopysignBackward0"):
     function = staticmethod(_copysign_array)
 
     @staticmethod
@@ -868,12 +827,11 @@ class Copysign(_BinaryFunction):
         return grad_a, grad_b
 
 
-class CopysignScalar(Copysign):
-    _node_name = "CopysignBackward1"
+class CopysignScalar(Copysign, node="CopysignBackward1"):
+    pass
 
 
-class Maximum(_BinaryFunction):
-    _node_name = "MaximumBackward0"
+class Maximum(_BinaryFunction, node="MaximumBackward0"):
     function = staticmethod(np.maximum)
 
     @staticmethod
@@ -881,8 +839,7 @@ class Maximum(_BinaryFunction):
         return _split_at_ties(grad, a, b, a < b, a > b, needs_a, needs_b)
 
 
-class Minimum(_BinaryFunction):
-    _node_name = "MinimumBackward0"
+class Minimum(_BinaryFunction, node="MinimumBackward0"):
     function = staticmethod(np.minimum)
 
     @staticmethod
@@ -896,8 +853,7 @@ def _split_at_ties(grad, a, b, a_lost, b_lost, needs_a, needs_b):
     return (where(a_lost, 0.0, shared) if needs_a else None), (where(b_lost, 0.0, shared) if needs_b else None)
 
 
-class Fmax(_BinaryFunction):
-    _node_name = "FmaxBackward0"
+class Fmax(_BinaryFunction, node="FmaxBackward0"):
     function = staticmethod(np.fmax)
 
     @staticmethod
@@ -905,8 +861,7 @@ class Fmax(_BinaryFunction):
         return _to_chosen(grad, (a >= b) | b.isnan(), needs_a, needs_b)
 
 
-class Fmin(_BinaryFunction):
-    _node_name = "FminBackward0"
+class Fmin(_BinaryFunction, node="FminBackward0"):
     function = staticmethod(np.fmin)
 
     @staticmethod
@@ -944,8 +899,7 @@ def _remainder_array(a, b):
     return result
 
 
-class Fmod(_BinaryFunction):
-    _node_name = "FmodBackward1"
+class Fmod(_BinaryFunction, node="FmodBackward1"):
     function = staticmethod(_fmod_array)
 
     @staticmethod
@@ -954,12 +908,11 @@ class Fmod(_BinaryFunction):
         return (grad if needs_a else None), grad_b
 
 
-class FmodScalar(Fmod):
-    _node_name = "FmodBackward0"
+class FmodScalar(Fmod, node="FmodBackward0"):
+    pass
 
 
-class Remainder(_BinaryFunction):
-    _node_name = "RemainderBackward1"
+class Remainder(_BinaryFunction, node="RemainderBackward1"):
     function = staticmethod(_remainder_array)
 
     @staticmethod
@@ -968,8 +921,8 @@ class Remainder(_BinaryFunction):
         return (grad if needs_a else None), grad_b
 
 
-class RemainderScalar(Remainder):
-    _node_name = "RemainderBackward0"
+class RemainderScalar(Remainder, node="RemainderBackward0"):
+    pass
 
 
 def _binary_op(tensor_function, number_function, input, other, op_name, floating=False):
@@ -1138,11 +1091,8 @@ def heaviside(input, values):
 
 
 # ---------------------------------------------------------------- fused three-operand ops
-class Lerp(Function):
+class Lerp(Primitive, node="LerpBackward1"):
     """start + weight * (end - start), computed from whichever end is closer, as PyTorch does."""
-
-    _array_forward = True
-    _node_name = "LerpBackward1"
 
     @staticmethod
     def forward(ctx, start, end, weight):
@@ -1162,8 +1112,8 @@ class Lerp(Function):
         return grad_start, grad_end, grad_weight
 
 
-class LerpScalar(Lerp):
-    _node_name = "LerpBackward0"
+class LerpScalar(Lerp, node="LerpBackward0"):
+    pass
 
 
 def lerp(input, end, weight):
@@ -1196,10 +1146,7 @@ def _ternary(function, op_name, *operands):
             from None
 
 
-class Addcmul(Function):
-    _array_forward = True
-    _node_name = "AddcmulBackward0"
-
+class Addcmul(Primitive, node="AddcmulBackward0"):
     @staticmethod
     def forward(ctx, a, t1, t2, value):
         ctx.save_for_backward(t1, t2)
@@ -1215,10 +1162,7 @@ class Addcmul(Function):
             (grad * t1 * value if needs_t2 else None), None
 
 
-class Addcdiv(Function):
-    _array_forward = True
-    _node_name = "AddcdivBackward0"
-
+class Addcdiv(Primitive, node="AddcdivBackward0"):
     @staticmethod
     def forward(ctx, a, t1, t2, value):
         ctx.save_for_backward(t1, t2)

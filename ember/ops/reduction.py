@@ -17,11 +17,12 @@ import warnings
 from .._backend import np, broadcast_view
 from .._tensor import Tensor, new_tensor
 from .. import _dtype, return_types
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
 from .indexing import where
 from .pointwise import sign
 from .shape import movedim
+from ._tangents import linear_jvp
 
 __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "std", "var", "std_mean", "var_mean", "max", "min",
            "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "cumsum", "cumprod", "median",
@@ -96,11 +97,7 @@ def _as_array(value):
 
 
 # ---------------------------------------------------------------- sum, mean, nansum, prod
-class Sum(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "SumBackward1"
-
+class Sum(Primitive, node="SumBackward1", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
@@ -110,15 +107,14 @@ class Sum(Function):
     def backward(ctx, grad):
         return _expand_back(grad, ctx.input_shape, ctx.dims, ctx.keepdim), None, None, None
 
-
-class SumAll(Sum):
-    _node_name = "SumBackward0"
+    jvp = linear_jvp
 
 
-class Nansum(Function):
-    _array_forward = True
-    _node_name = "NansumBackward0"
+class SumAll(Sum, node="SumBackward0"):
+    pass
 
+
+class Nansum(Primitive, node="NansumBackward0"):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
@@ -133,11 +129,7 @@ class Nansum(Function):
         return grad, None, None, None
 
 
-class Mean(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "MeanBackward1"
-
+class Mean(Primitive, node="MeanBackward1", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
@@ -159,9 +151,11 @@ class Mean(Function):
     def backward(ctx, grad):
         return _expand_back(grad / ctx.count, ctx.input_shape, ctx.dims, ctx.keepdim), None, None, None
 
+    jvp = linear_jvp
 
-class MeanAll(Mean):
-    _node_name = "MeanBackward0"
+
+class MeanAll(Mean, node="MeanBackward0"):
+    pass
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
@@ -212,10 +206,7 @@ def _dtype_name(input):
         input.dtype.name, input.dtype.name)
 
 
-class Prod(Function):
-    _array_forward = True
-    _node_name = "ProdBackward1"
-
+class Prod(Primitive, node="ProdBackward1"):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
@@ -235,8 +226,8 @@ class Prod(Function):
         return grad * _product_of_others(a, ctx.dims, zero), None, None, None
 
 
-class ProdAll(Prod):
-    _node_name = "ProdBackward0"
+class ProdAll(Prod, node="ProdBackward0"):
+    pass
 
 
 def _product_of_others(x, dims, zero):
@@ -278,11 +269,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 
 
 # ---------------------------------------------------------------- var, std and their means
-class Var(Function):
+class Var(Primitive, node="VarBackward0"):
     """var (and std, and their means) in one primitive: std = sqrt(var) shares the centred input."""
-
-    _array_forward = True
-    _node_name = "VarBackward0"
 
     @staticmethod
     def forward(ctx, a, dims, correction, keepdim, root, with_mean):
@@ -317,16 +305,16 @@ class Var(Function):
         return grad_input, None, None, None, None, None
 
 
-class Std(Var):
-    _node_name = "StdBackward0"
+class Std(Var, node="StdBackward0"):
+    pass
 
 
-class VarMean(Var):
-    _node_name = "VarMeanBackward0"
+class VarMean(Var, node="VarMeanBackward0"):
+    pass
 
 
-class StdMean(Var):
-    _node_name = "StdMeanBackward0"
+class StdMean(Var, node="StdMeanBackward0"):
+    pass
 
 
 def _moments(function, op_name, input, dim, unbiased, keepdim, correction, root, with_mean):
@@ -371,11 +359,8 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 # ---------------------------------------------------------------- selections along one dim
-class _GatherAlongDim(Function):
+class _GatherAlongDim(Primitive, node="GatherBackward0"):
     """`a` taken at `indices` along `dim`: the backward of a scatter (and so its double backward)."""
-
-    _array_forward = True
-    _node_name = "GatherBackward0"
 
     @staticmethod
     def forward(ctx, a, indices, dim):
@@ -387,11 +372,8 @@ class _GatherAlongDim(Function):
         return _ScatterAlongDim.apply(grad, ctx.indices, ctx.dim, ctx.input_shape), None, None
 
 
-class _ScatterAlongDim(Function):
+class _ScatterAlongDim(Primitive, node="ScatterBackward0"):
     """Zeros of `shape` with `values` put at `indices` along `dim` (indices are distinct per slice)."""
-
-    _array_forward = True
-    _node_name = "ScatterBackward0"
 
     @staticmethod
     def forward(ctx, values, indices, dim, shape):
@@ -405,14 +387,12 @@ class _ScatterAlongDim(Function):
         return _GatherAlongDim.apply(grad, ctx.indices, ctx.dim), None, None, None
 
 
-class _SelectAlongDim(Function):
+class _SelectAlongDim(Primitive):
     """(values, indices) of elements chosen along `dim`; the caller computes the indices.
 
     `indices` keep the reduced dim (size 1 for max/median/..., k for topk, n for sort); a 0-d input
     is treated as shape (1,). The gradient goes to the chosen elements only.
     """
-
-    _array_forward = True
 
     @staticmethod
     def forward(ctx, a, indices, dim, keepdim):
@@ -432,40 +412,40 @@ class _SelectAlongDim(Function):
         return grad_input.reshape(ctx.input_shape), None, None, None
 
 
-class MaxDim(_SelectAlongDim):
-    _node_name = "MaxBackward0"
+class MaxDim(_SelectAlongDim, node="MaxBackward0"):
+    pass
 
 
-class MinDim(_SelectAlongDim):
-    _node_name = "MinBackward0"
+class MinDim(_SelectAlongDim, node="MinBackward0"):
+    pass
 
 
-class MedianDim(_SelectAlongDim):
-    _node_name = "MedianBackward1"
+class MedianDim(_SelectAlongDim, node="MedianBackward1"):
+    pass
 
 
-class NanmedianDim(_SelectAlongDim):
-    _node_name = "NanmedianBackward1"
+class NanmedianDim(_SelectAlongDim, node="NanmedianBackward1"):
+    pass
 
 
-class Mode(_SelectAlongDim):
-    _node_name = "ModeBackward0"
+class Mode(_SelectAlongDim, node="ModeBackward0"):
+    pass
 
 
-class Kthvalue(_SelectAlongDim):
-    _node_name = "KthvalueBackward0"
+class Kthvalue(_SelectAlongDim, node="KthvalueBackward0"):
+    pass
 
 
-class Topk(_SelectAlongDim):
-    _node_name = "TopkBackward0"
+class Topk(_SelectAlongDim, node="TopkBackward0"):
+    pass
 
 
-class Sort(_SelectAlongDim):
-    _node_name = "SortBackward0"
+class Sort(_SelectAlongDim, node="SortBackward0"):
+    pass
 
 
-class SortStable(_SelectAlongDim):
-    _node_name = "SortBackward1"
+class SortStable(_SelectAlongDim, node="SortBackward1"):
+    pass
 
 
 def _select_along_dim(function, result_type, input, dim, keepdim, selector, *args):
@@ -718,11 +698,9 @@ def msort(input):
 
 
 # ---------------------------------------------------------------- full selections: max(), median(), amax
-class _EvenlyShared(Function):
+class _EvenlyShared(Primitive):
     """max(), min(), median() over all elements: the gradient is shared evenly among the elements
     equal to the result (NaN equals a NaN result), as PyTorch's evenly_distribute_backward."""
-
-    _array_forward = True
 
     @staticmethod
     def forward(ctx, a, reducer):
@@ -738,20 +716,20 @@ class _EvenlyShared(Function):
         return grad * new_tensor(ctx.share), None
 
 
-class MaxAll(_EvenlyShared):
-    _node_name = "MaxBackward1"
+class MaxAll(_EvenlyShared, node="MaxBackward1"):
+    pass
 
 
-class MinAll(_EvenlyShared):
-    _node_name = "MinBackward1"
+class MinAll(_EvenlyShared, node="MinBackward1"):
+    pass
 
 
-class MedianAll(_EvenlyShared):
-    _node_name = "MedianBackward0"
+class MedianAll(_EvenlyShared, node="MedianBackward0"):
+    pass
 
 
-class NanmedianAll(_EvenlyShared):
-    _node_name = "NanmedianBackward0"
+class NanmedianAll(_EvenlyShared, node="NanmedianBackward0"):
+    pass
 
 
 def _full_selection(function, reducer, op_name, input):
@@ -779,12 +757,9 @@ def _lower_nanmedian(array):
     return _lower_median(flat) if flat.size else np.array(np.nan, dtype=array.dtype)
 
 
-class Amax(Function):
+class Amax(Primitive, node="AmaxBackward0"):
     """amax/amin over dims: the gradient is shared evenly among the elements equal to the result
     in each slice. A NaN result has no equal element, so its slice gets NaN gradients (as PyTorch)."""
-
-    _array_forward = True
-    _node_name = "AmaxBackward0"
 
     @staticmethod
     def forward(ctx, a, dims, keepdim, reducer):
@@ -799,8 +774,8 @@ class Amax(Function):
         return _restore_dims(grad, ctx.input_shape, ctx.dims, ctx.keepdim) * new_tensor(ctx.share), None, None, None
 
 
-class Amin(Amax):
-    _node_name = "AminBackward0"
+class Amin(Amax, node="AminBackward0"):
+    pass
 
 
 def _even_shares(a, kept_result, dims):
@@ -809,10 +784,7 @@ def _even_shares(a, kept_result, dims):
         return (matches / np.sum(matches, axis=dims, keepdims=True)).astype(a.dtype, copy=False)
 
 
-class Aminmax(Function):
-    _array_forward = True
-    _node_name = "AminmaxBackward0"
-
+class Aminmax(Primitive, node="AminmaxBackward0"):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         low, high = np.amin(a, axis=dims, keepdims=True), np.amax(a, axis=dims, keepdims=True)
@@ -892,12 +864,9 @@ def _arg_extremum(function, op_name, input, dim, keepdim):
 
 
 # ---------------------------------------------------------------- the norm primitive, logsumexp
-class LinalgVectorNorm(Function):
+class LinalgVectorNorm(Primitive, node="LinalgVectorNormBackward0"):
     """The p-norm over dims, the primitive behind `norm` and `linalg.vector_norm` (ops/linalg.py);
     backward as PyTorch's norm_backward (0 where the norm is 0)."""
-
-    _array_forward = True
-    _node_name = "LinalgVectorNormBackward0"
 
     @staticmethod
     def forward(ctx, a, ord, dims, keepdim):
@@ -953,11 +922,8 @@ class LinalgVectorNorm(Function):
         return scaled * where(norm_is_zero, 0.0, grad / norm_safe ** (p - 1)), None, None, None
 
 
-class Logsumexp(Function):
+class Logsumexp(Primitive, node="LogsumexpBackward0"):
     """log(sum(exp(x))) computed around the maximum, so large inputs do not overflow."""
-
-    _array_forward = True
-    _node_name = "LogsumexpBackward0"
 
     @staticmethod
     def forward(ctx, a, dims, keepdim):
@@ -995,11 +961,8 @@ def _scan_view(array):
     return array.reshape(1) if array.ndim == 0 else array
 
 
-class Cumsum(Function):
+class Cumsum(Primitive, node="CumsumBackward0"):
     """Cumulative sum; `reverse` sums from the end, which is the backward of the forward sum."""
-
-    _array_forward = True
-    _node_name = "CumsumBackward0"
 
     @staticmethod
     def forward(ctx, a, dim, dtype, reverse):
@@ -1016,10 +979,7 @@ class Cumsum(Function):
         return Cumsum.apply(grad, ctx.dim, None, not ctx.reverse), None, None, None
 
 
-class Cumprod(Function):
-    _array_forward = True
-    _node_name = "CumprodBackward0"
-
+class Cumprod(Primitive, node="CumprodBackward0"):
     @staticmethod
     def forward(ctx, a, dim, dtype):
         ctx.dim = dim

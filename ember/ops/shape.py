@@ -3,8 +3,9 @@ counter and remember how to replay the view from the base (for in-place ops thro
 from .._backend import np, broadcast_view
 from .._tensor import Tensor, new_tensor as _wrap
 from .. import _dtype
-from ..autograd.function import Function
+from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
+from ._tangents import linear_jvp
 # Tensor.new_* are creation functions; listed here because shape's __all__ makes methods.
 from .creation import new_zeros, new_ones, new_empty, new_full, tensor_new_tensor as new_tensor
 
@@ -99,11 +100,7 @@ def _infer_shape(shape, size, op_name="view"):
     return shape[:inferred] + (size // known,) + shape[inferred + 1:]
 
 
-class View(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "ViewBackward0"
-
+class View(Primitive, node="ViewBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.input_shape = a.shape
@@ -120,11 +117,11 @@ class View(Function):
     def backward(ctx, grad):
         return grad.reshape(ctx.input_shape), None
 
+    jvp = linear_jvp
 
-class UnsafeView(View):
+
+class UnsafeView(View, node="UnsafeViewBackward0"):
     """The reshape of a fresh contiguous copy (what reshape does when a view is impossible)."""
-
-    _node_name = "UnsafeViewBackward0"
 
 
 def _can_view(array, shape):
@@ -206,11 +203,7 @@ def unflatten(input, dim, sizes):
     return reshape(input, shape[:dim] + sizes + shape[dim + 1:])
 
 
-class Expand(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "ExpandBackward0"
-
+class Expand(Primitive, node="ExpandBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.input_shape = a.shape
@@ -221,6 +214,8 @@ class Expand(Function):
     def backward(ctx, grad):
         from .broadcast import sum_to_shape
         return sum_to_shape(grad, ctx.input_shape), None
+
+    jvp = linear_jvp
 
 
 def expand(input, *sizes):
@@ -253,10 +248,7 @@ def broadcast_to(input, size):
     return expand(input, size)
 
 
-class Permute(Function):
-    _array_forward = True
-    _node_name = "PermuteBackward0"
-
+class Permute(Primitive, node="PermuteBackward0"):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
@@ -266,12 +258,10 @@ class Permute(Function):
     def backward(ctx, grad):
         return permute(grad, tuple(np.argsort(ctx.dims))), None
 
+    jvp = linear_jvp
 
-class Transpose(Function):
-    _array_forward = True
-    _array_backward = True
-    _node_name = "TransposeBackward0"
 
+class Transpose(Primitive, node="TransposeBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, dim0, dim1):
         ctx.dim0, ctx.dim1 = dim0, dim1
@@ -281,9 +271,11 @@ class Transpose(Function):
     def backward(ctx, grad):
         return grad.swapaxes(ctx.dim0, ctx.dim1), None, None  # (an array's swapaxes when on arrays)
 
+    jvp = linear_jvp
 
-class T(Transpose):
-    _node_name = "TBackward0"
+
+class T(Transpose, node="TBackward0"):
+    pass
 
 
 def permute(input, *dims):
@@ -338,10 +330,7 @@ def movedim(input, source, destination):
 moveaxis = movedim
 
 
-class Squeeze(Function):
-    _array_forward = True
-    _node_name = "SqueezeBackward0"
-
+class Squeeze(Primitive, node="SqueezeBackward0"):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.input_shape = a.shape
@@ -351,19 +340,18 @@ class Squeeze(Function):
     def backward(ctx, grad):
         return grad.reshape(ctx.input_shape), None
 
-
-class SqueezeDim(Squeeze):
-    _node_name = "SqueezeBackward1"
+    jvp = linear_jvp
 
 
-class SqueezeDims(Squeeze):
-    _node_name = "SqueezeBackward2"
+class SqueezeDim(Squeeze, node="SqueezeBackward1"):
+    pass
 
 
-class Unsqueeze(Function):
-    _array_forward = True
-    _node_name = "UnsqueezeBackward0"
+class SqueezeDims(Squeeze, node="SqueezeBackward2"):
+    pass
 
+
+class Unsqueeze(Primitive, node="UnsqueezeBackward0"):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
@@ -372,6 +360,8 @@ class Unsqueeze(Function):
     @staticmethod
     def backward(ctx, grad):
         return squeeze(grad, ctx.dim), None
+
+    jvp = linear_jvp
 
 
 def squeeze(input, dim=None):
@@ -392,10 +382,7 @@ def unsqueeze(input, dim):
     return make_view(Unsqueeze.apply(input, dim), input, _Replay(unsqueeze, dim))
 
 
-class Contiguous(Function):
-    _array_forward = True
-    _node_name = "CloneBackward0"
-
+class Contiguous(Primitive, node="CloneBackward0"):
     @staticmethod
     def forward(ctx, a):
         return np.ascontiguousarray(a)
@@ -403,6 +390,8 @@ class Contiguous(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+    jvp = linear_jvp
 
 
 def contiguous(input, memory_format=None):

@@ -5,6 +5,7 @@ import pytest
 import ember
 import ember.autograd.forward_ad as fwAD
 from ember.autograd import Function
+from ember.autograd.function import Primitive
 
 from ..conftest import assert_close
 
@@ -181,10 +182,7 @@ def test_user_function_without_jvp_raises_pytorchs_error():
 
 
 def test_primitive_without_a_rule_names_itself():
-    class Erf(Function):
-        _array_forward = True
-        _node_name = "ErfBackward0"
-
+    class Erf(Primitive, node="ErfBackward0"):
         @staticmethod
         def forward(ctx, a):
             return a * 0.5
@@ -199,13 +197,29 @@ def test_primitive_without_a_rule_names_itself():
             Erf.apply(dual)
 
 
-def test_every_rule_in_the_table_is_a_builtin_primitive():
-    rules = fwAD._jvp_rules()
-    assert all(issubclass(cls, Function) and cls._array_forward for cls in rules)
-    from ember.ops import elementwise, shape, linalg
-    for cls in (elementwise.Mul, elementwise.Exp, shape.View, shape.Permute):
-        assert cls in rules
-    assert fwAD._rule_for(linalg.Mm) is rules[linalg.Matmul]  # renamed nodes share their base's rule
+def test_tangent_rules_live_on_the_declarations():
+    from ember.ops import elementwise, shape, linalg, conv
+    from ember.ops._tangents import linear_jvp
+    for cls in (elementwise.Mul, elementwise.Exp, shape.View, shape.Permute, conv.Convolution):
+        assert cls.jvp is not Function.jvp, cls
+    assert shape.View.jvp is linear_jvp
+    assert linalg.Mm.jvp is linalg.Matmul.jvp  # renamed nodes share their base's rule
+    assert not hasattr(fwAD, "_jvp_rules")
+
+
+def test_conv2d_tangent_matches_finite_differences():
+    rng = np.random.default_rng(0)
+    x, w, b = (ember.tensor(rng.standard_normal(shape)) for shape in ((2, 3, 5, 5), (4, 3, 3, 3), (4,)))
+    tx, tw, tb = (ember.tensor(rng.standard_normal(t.shape)) for t in (x, w, b))
+    with fwAD.dual_level():
+        out = ember.nn.functional.conv2d(fwAD.make_dual(x, tx), fwAD.make_dual(w, tw), fwAD.make_dual(b, tb),
+                                         padding=1, stride=2)
+        tangent = fwAD.unpack_dual(out).tangent
+    step = 1e-6
+    conv = ember.nn.functional.conv2d
+    expected = (conv(x + step * tx, w + step * tw, b + step * tb, padding=1, stride=2) -
+                conv(x - step * tx, w - step * tw, b - step * tb, padding=1, stride=2)) / (2 * step)
+    assert_close(tangent, expected, atol=1e-6)
 
 
 def test_no_cost_outside_a_level():

@@ -1,0 +1,119 @@
+"""Embedding lookup (with padding_idx, max_norm, scale_grad_by_freq).
+"""
+
+from .._backend import np
+from .._tensor import Tensor, new_tensor
+from ..autograd.function import Primitive
+from ._nn_common import _check_tensor
+
+__all__ = ["embedding"]
+
+
+# ================================================================ embedding
+class Embedding(Primitive, node="EmbeddingBackward0"):
+    """Rows of `weight` picked by integer `indices`; backward sums gradients into the picked rows."""
+
+    @staticmethod
+    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
+        ctx.save_for_backward(indices)
+        ctx.options = weight.shape[0], padding_idx, scale_grad_by_freq
+        return weight[indices]
+
+    @staticmethod
+    def backward(ctx, grad):
+        indices, = ctx.saved_tensors
+        return _EmbeddingScatter.apply(grad, indices, *ctx.options), None, None, None
+
+
+class _EmbeddingScatter(Primitive, node="EmbeddingBackwardBackward0"):
+    """Embedding's weight gradient: grad rows summed per index (the padding row gets none)."""
+
+    @staticmethod
+    def forward(ctx, grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+        ctx.save_for_backward(indices)
+        ctx.options = padding_idx, scale_grad_by_freq
+        rows = grad.reshape(-1, grad.shape[-1])
+        flat = indices.ravel()
+        if scale_grad_by_freq:
+            counts = np.bincount(flat, minlength=num_weights)
+            rows = rows / counts[flat, None].astype(grad.dtype)
+        result = np.zeros((num_weights, grad.shape[-1]), dtype=grad.dtype)
+        np.add.at(result, flat, rows)
+        if padding_idx is not None:
+            result[padding_idx] = 0
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        indices, = ctx.saved_tensors
+        padding_idx, scale_grad_by_freq = ctx.options
+        weight = None
+        if padding_idx is not None or scale_grad_by_freq:
+            flat = indices._data.ravel()
+            factor = np.ones(flat.shape, dtype=grad._data.dtype)
+            if scale_grad_by_freq:
+                factor /= np.bincount(flat, minlength=grad._data.shape[0])[flat]
+            if padding_idx is not None:
+                factor[flat == padding_idx] = 0
+            weight = new_tensor(factor.reshape(indices._data.shape + (1,)))
+        picked = Embedding.apply(grad, indices, None, False)
+        return (picked if weight is None else picked * weight), None, None, None, None
+
+
+def _embedding_renorm(weight, indices, max_norm, norm_type):
+    """Rescale, in place, the rows `indices` picks whose norm exceeds `max_norm` (as PyTorch does)."""
+    rows = np.unique(indices)
+    data = weight._data
+    norms = np.linalg.norm(data[rows].astype(np.float64), ord=norm_type, axis=1)
+    too_long = norms > max_norm
+    if too_long.any():
+        scale = (max_norm / (norms[too_long] + 1e-7)).astype(data.dtype)
+        data[rows[too_long]] *= scale[:, None]
+        weight._bump_version()
+
+
+def _embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False):
+    _check_tensor(input, "input", "embedding")
+    _check_tensor(weight, "weight", "embedding")
+    if input._data.dtype.kind not in "iu":
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.dtype} instead (while checking arguments for embedding); "
+                           f"convert it with .long()")
+    if weight._data.ndim != 2:
+        raise RuntimeError(f"embedding: 'weight' must be 2-D (num_embeddings, embedding_dim), got {list(weight.shape)}")
+    num_weights = weight._data.shape[0]
+    indices = input._data
+    if indices.size and (indices.min() < 0 or indices.max() >= num_weights):
+        bad = indices[(indices < 0) | (indices >= num_weights)].ravel()[0]
+        raise IndexError(f"index {bad} is out of range for an embedding of {num_weights} rows (indices must be in "
+                         f"[0, {num_weights - 1}])")
+    if padding_idx is not None:
+        if not -num_weights <= padding_idx < num_weights:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx %= num_weights
+    if max_norm is not None:
+        _embedding_renorm(weight, indices, max_norm, norm_type)
+    return Embedding.apply(weight, indices, padding_idx, scale_grad_by_freq)
+
+
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """`torch.embedding` (weight first): rows of `weight` at `indices`. See `nn.functional.embedding`."""
+    return _embedding(indices, weight, None if padding_idx == -1 else padding_idx,
+                      scale_grad_by_freq=scale_grad_by_freq)
+
+
+def one_hot(tensor, num_classes=-1):
+    """(*) int64 class indices -> (*, num_classes) int64 with a 1 at each index."""
+    if not isinstance(tensor, Tensor) or tensor._data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    indices = tensor._data
+    if num_classes == -1:
+        if indices.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(indices.max()) + 1
+    if indices.size and indices.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if indices.size and indices.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return new_tensor((indices[..., None] == np.arange(num_classes)).astype(np.int64))
+

@@ -1,0 +1,298 @@
+"""Loss primitives and the reduction helpers shared by all losses.
+"""
+import math
+
+from .._backend import np
+from .._tensor import new_tensor
+from ..autograd.function import Primitive
+from ._nn_common import _check_floating, _check_tensor
+from .activations import Softplus, _sigmoid, _where
+from .distance import pairwise_distance
+
+__all__ = ["binary_cross_entropy_with_logits", "kl_div", "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss"]
+
+
+# ================================================================ losses
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum", "none": "none", "mean": "mean", "sum": "sum",
+               "batchmean": "batchmean"}
+
+
+def reduction_name(reduction):
+    """'none', 'mean' or 'sum' from a name or PyTorch's enum number (0, 1, 2)."""
+    try:
+        return _REDUCTIONS[reduction]
+    except (KeyError, TypeError):
+        raise ValueError(f"{reduction} is not a valid value for reduction (use 'none', 'mean' or 'sum')") from None
+
+
+def reduce_loss(loss, reduction):
+    reduction = reduction_name(reduction)
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+class BinaryCrossEntropyWithLogits(Primitive, node="BinaryCrossEntropyWithLogitsBackward0"):
+    """(1 - t) x + lw (log1p(exp(-|x|)) + max(-x, 0)), lw = 1 + (pos_weight - 1) t: a primitive so both
+    the loss and PyTorch's gradient lw * sigmoid(x) - pos_weight * t are exact for large |x| (every
+    composite loses one of them to cancellation)."""
+
+    @staticmethod
+    def forward(ctx, x, target, weight, pos_weight):
+        ctx.save_for_backward(x, target, weight, pos_weight)
+        softplus_negated = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)
+        if pos_weight is not None:
+            softplus_negated *= 1 + (pos_weight - 1) * target
+        result = (1 - target) * x + softplus_negated
+        if weight is not None:
+            result *= weight
+        return result.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, target, weight, pos_weight = ctx.saved_tensors
+        if weight is not None:
+            grad = grad * weight
+        grad_x = grad_target = None
+        if ctx.needs_input_grad[0]:
+            if pos_weight is None:
+                grad_x = grad * (_sigmoid(x) - target)
+            else:
+                grad_x = grad * ((1 + (pos_weight - 1) * target) * _sigmoid(x) - pos_weight * target)
+        if ctx.needs_input_grad[1]:
+            if pos_weight is None:
+                grad_target = -grad * x
+            else:
+                grad_target = grad * (pos_weight * Softplus.apply(-x, 1.0, math.inf) - Softplus.apply(x, 1.0, math.inf))
+        return grad_x, grad_target, None, None
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction="mean"):
+    """-[pos_weight * t * log(sigmoid(x)) + (1 - t) * log(1 - sigmoid(x))], stable for any logit x."""
+    _check_tensor(input, "input", "binary_cross_entropy_with_logits")
+    _check_tensor(target, "target", "binary_cross_entropy_with_logits")
+    if input._data.shape != target._data.shape:
+        raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size ({list(input.shape)})")
+    _check_floating(input, "binary_cross_entropy_with_logits")
+    return reduce_loss(BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight), reduction)
+
+
+def kl_div(input, target, reduction="mean", log_target=False):
+    """Pointwise target * (log(target) - input) (input holds log-probabilities); 0 where target == 0."""
+    _check_tensor(input, "input", "kl_div")
+    _check_tensor(target, "target", "kl_div")
+    if log_target:
+        from . import exp
+        loss = exp(target) * (target - input)
+    else:
+        from . import xlogy
+        loss = xlogy(target, target) - target * input
+    reduction = reduction_name(reduction)
+    if reduction == "batchmean":
+        return loss.sum() / (input._data.shape[0] if input._data.ndim else 1)
+    return reduce_loss(loss, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
+    """max(0, -target * (input1 - input2) + margin)."""
+    from . import relu
+    return reduce_loss(relu(-target * (input1 - input2) + margin), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, reduction="mean"):
+    """x where target == 1, max(0, margin - x) where target == -1."""
+    from . import relu
+    margin_part = _where(target != 1, relu(margin - input), 0.0)
+    loss = _where(target != -1, input, 0.0) + margin_part
+    return reduce_loss(loss, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
+    """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1."""
+    from . import relu
+    # PyTorch's formula: eps 1e-12 added to the squared norms rather than clamping them.
+    eps = 1e-12
+    dim = input1._data.ndim - 1
+    product = (input1 * input2).sum(dim)
+    magnitude = ((input1 * input1).sum(dim) + eps) * ((input2 * input2).sum(dim) + eps)
+    cosine = product / magnitude.sqrt()
+    loss = _where(target == 1, 1 - cosine, 0.0) + _where(target == -1, relu(cosine - margin), 0.0)
+    return reduce_loss(loss, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, reduction="mean"):
+    """max(d(a, p) - d(a, n) + margin, 0) with d the pairwise p-norm distance."""
+    from . import relu
+    from . import minimum
+    for name, value in (("anchor", anchor), ("positive", positive), ("negative", negative)):
+        _check_tensor(value, name, "triplet_margin_loss")
+    if not anchor._data.ndim == positive._data.ndim == negative._data.ndim:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor._data.ndim}D, positive {positive._data.ndim}D, "
+                           f"and negative {negative._data.ndim}D inputs")
+    distance_positive = pairwise_distance(anchor, positive, p, eps)
+    distance_negative = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        distance_negative = minimum(distance_negative, pairwise_distance(positive, negative, p, eps))
+    return reduce_loss(relu(distance_positive - distance_negative + margin), reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8, reduction="mean"):
+    """exp(input) - target * input (log_input), or input - target * log(input + eps); `full` adds
+    Stirling's approximation of log(target!) where target > 1."""
+    from . import exp, log
+    if log_input:
+        loss = exp(input) - target * input
+    else:
+        loss = input - target * log(input + eps)
+    if full:
+        stirling = target * log(target) - target + 0.5 * log(2 * math.pi * target)
+        loss = loss + _where(target > 1, stirling, 0.0)
+    return reduce_loss(loss, reduction)
+
+
+class NllLoss(Primitive, node="NllLossBackward0", backward_on_arrays=True):
+    """-weight[t] * input[n, t] per sample, reduced: the negative log-likelihood of class targets.
+
+    Works on (N, C) rows; K-dimensional inputs (N, C, d1, ...) arrive with the class dim moved last
+    and flattened. Its backward is the constant "where each target sits" times the incoming gradient,
+    so it is linear in that gradient and differentiable again.
+    """
+
+    @staticmethod
+    def forward(ctx, rows, target, weight, reduction, ignore_index):
+        count, classes = rows.shape
+        valid = target != ignore_index
+        all_valid = bool(valid.all())
+        safe = target if all_valid else np.where(valid, target, 0)
+        if safe.size and (safe.min() < 0 or safe.max() >= classes):
+            bad = safe[(safe < 0) | (safe >= classes)][0]
+            raise IndexError(f"Target {bad} is out of bounds (the input has {classes} classes: targets must be in "
+                             f"[0, {classes - 1}] or equal ignore_index={ignore_index})")
+        picked = rows[np.arange(count), safe]
+        if weight is None and all_valid and count:
+            # The usual case, every sample counted once: no per-sample weights to build.
+            scale = 1.0 if reduction != "mean" else 1.0 / count
+            result = -picked if reduction == "none" else np.asarray(-picked.sum() * scale, dtype=rows.dtype)
+            ctx.picked = safe, np.asarray(scale, dtype=rows.dtype), rows.shape, reduction
+            return result
+        sample_weight = weight[safe] if weight is not None else np.ones(count, dtype=rows.dtype)
+        sample_weight = sample_weight * valid
+        losses = -picked * sample_weight
+        if reduction == "none":
+            scale = sample_weight
+            result = losses
+        elif reduction == "sum":
+            scale = sample_weight
+            result = np.asarray(losses.sum(), dtype=rows.dtype)
+        else:
+            total = sample_weight.sum()
+            with np.errstate(invalid="ignore", divide="ignore"):
+                scale = sample_weight / total
+                result = np.asarray(losses.sum() / total, dtype=rows.dtype)
+        ctx.picked = safe, scale.astype(rows.dtype, copy=False), rows.shape, reduction
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        safe, scale, shape, reduction = ctx.picked
+        coefficient = np.zeros(shape, dtype=scale.dtype)
+        coefficient[np.arange(shape[0]), safe] = -scale
+        if reduction == "none":
+            grad = grad.reshape(grad.shape + (1,))
+        if type(grad) is np.ndarray:  # a first-order backward on arrays (see autograd.function)
+            return grad * coefficient, None, None, None, None
+        return grad * new_tensor(coefficient), None, None, None, None
+
+
+class NllLoss2d(NllLoss, node="NllLoss2DBackward0"):
+    pass
+
+
+def _class_rows(input):
+    """(N, C, d1, ...) -> (N * d1 * ..., C) rows, with a reshape that undoes it for 'none' losses."""
+    ndim = input._data.ndim
+    if ndim == 2:
+        return input
+    return input.movedim(1, -1).reshape((-1, input._data.shape[1]))
+
+
+def nll_loss_rows(input, target, weight, ignore_index, reduction, op_name="nll_loss"):
+    """NLL of class-index targets for (C,), (N, C) or (N, C, d1, ...) log-probabilities."""
+    _check_tensor(input, "input", op_name)
+    _check_tensor(target, "target", op_name)
+    reduction = reduction_name(reduction)
+    ndim = input._data.ndim
+    if ndim < 1:
+        raise ValueError(f"{op_name}: expected input with 1 or more dimensions (got 0)")
+    if target._data.dtype.kind not in "iu":
+        raise RuntimeError(f"{op_name}: expected target of an integer dtype (class indices, e.g. .long()), but "
+                           f"got {target.dtype}; for class probabilities use cross_entropy")
+    if ndim == 1:
+        if target._data.ndim != 0:
+            raise ValueError(f"{op_name}: for an unbatched input of shape {list(input.shape)} the target must be "
+                             f"0-D, got {list(target.shape)}")
+        input, target = input.unsqueeze(0), target.unsqueeze(0)
+    if input._data.shape[0] != target._data.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input._data.shape[0]}) to match target batch_size "
+                         f"({target._data.shape[0]}).")
+    if input._data.shape[2:] != target._data.shape[1:]:
+        raise RuntimeError(f"{op_name}: expected target size {[input._data.shape[0]] + list(input.shape[2:])}, "
+                           f"got {list(target.shape)} (input is {list(input.shape)})")
+    classes = input._data.shape[1]
+    if weight is not None and weight._data.shape != (classes,):
+        raise RuntimeError(f"{op_name}: weight tensor should be defined either for all {classes} classes or no "
+                           f"classes but got weight tensor of shape: {list(weight.shape)}")
+    function = NllLoss2d if ndim >= 3 else NllLoss
+    weight_array = None if weight is None else weight._data.astype(input._data.dtype, copy=False)
+    loss = function.apply(_class_rows(input), target._data.reshape(-1), weight_array, reduction, ignore_index)
+    if reduction == "none":
+        loss = loss.reshape(target._data.shape if ndim != 1 else ())
+    return loss
+
+
+class BinaryCrossEntropy(Primitive, node="BinaryCrossEntropyBackward0"):
+    """-w [t log(x) + (1 - t) log(1 - x)] with each log clamped at -100, as PyTorch: a primitive so
+    that x = 0 or 1 gives a finite loss and PyTorch's gradient (x - t) / max(x (1 - x), 1e-12)."""
+
+    @staticmethod
+    def forward(ctx, x, target, weight):
+        if x.size and (x.min() < 0 or x.max() > 1):
+            raise RuntimeError("all elements of input should be between 0 and 1 (binary_cross_entropy takes "
+                               "probabilities; for logits use binary_cross_entropy_with_logits)")
+        ctx.save_for_backward(x, target, weight)
+        with np.errstate(divide="ignore"):
+            log_x = np.maximum(np.log(x), -100)
+            log_rest = np.maximum(np.log1p(-x), -100)
+        result = -(target * log_x + (1 - target) * log_rest)
+        if weight is not None:
+            result *= weight
+        return result.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from . import clamp_min, log1p
+        from . import log
+        x, target, weight = ctx.saved_tensors
+        grad_x = grad_target = None
+        if weight is not None:
+            grad = grad * weight
+        if ctx.needs_input_grad[0]:
+            grad_x = grad * (x - target) / clamp_min(x * (1 - x), 1e-12)
+        if ctx.needs_input_grad[1]:
+            grad_target = grad * (clamp_min(log1p(-x), -100) - clamp_min(log(x), -100))
+        return grad_x, grad_target, None
+
+
+def binary_cross_entropy(input, target, weight=None, reduction="mean"):
+    _check_tensor(input, "input", "binary_cross_entropy")
+    _check_tensor(target, "target", "binary_cross_entropy")
+    if input._data.shape != target._data.shape:
+        raise ValueError(f"Using a target size ({list(target.shape)}) that is different to the input size "
+                         f"({list(input.shape)}) is deprecated. Please ensure they have the same size.")
+    _check_floating(input, "binary_cross_entropy")
+    if weight is not None and weight._data.shape != input._data.shape:
+        weight = weight.expand(input.shape)
+    return reduce_loss(BinaryCrossEntropy.apply(input, target, weight), reduction)
