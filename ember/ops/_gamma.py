@@ -24,7 +24,8 @@ _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617
 
 
 def lgamma(x):
-    return _computed(x, "gammaln", numpy_lgamma)
+    result = _computed(x, "gammaln", numpy_lgamma)
+    return np.where(np.isneginf(x), np.inf, result).astype(result.dtype, copy=False)  # SciPy gives -inf there
 
 
 def digamma(x):

@@ -1,7 +1,7 @@
 """The in-place variants (`add_`, `mul_`, `zero_`, ...), each made from its out-of-place op."""
 from .._backend import np
 from .._tensor import new_tensor
-from . import elementwise, pointwise, reduction, shape, indexing, joining, linalg, conversion, comparison
+from . import elementwise, pointwise, special, reduction, shape, indexing, joining, linalg, conversion, comparison
 from .inplace import apply_inplace
 
 __all__ = []
@@ -17,7 +17,7 @@ def inplace_variant(function, name):
 
 
 # Each family module lists, in INPLACE_VARIANTS, the ops that get a `name_` twin.
-for _module in (elementwise, pointwise, reduction, shape, indexing, joining, linalg, comparison):
+for _module in (elementwise, pointwise, special, reduction, shape, indexing, joining, linalg, comparison):
     for _name in getattr(_module, "INPLACE_VARIANTS", ()):
         globals()[_name + "_"] = inplace_variant(getattr(_module, _name), _name + "_")
         __all__.append(_name + "_")
