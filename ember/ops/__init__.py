@@ -17,6 +17,8 @@ from .creation import *  # noqa: F401,F403
 from .conversion import *  # noqa: F401,F403
 from .comparison import *  # noqa: F401,F403
 from .joining import *  # noqa: F401,F403
+from .scans import *  # noqa: F401,F403
+from .counting import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
@@ -29,14 +31,14 @@ from .linear_layers import *  # noqa: F401,F403
 from .patches import *  # noqa: F401,F403
 from .losses import *  # noqa: F401,F403
 from .inplace import apply_inplace
-from . import elementwise, pointwise, special, reduction, shape, indexing, linalg, conversion, comparison, creation, \
+from . import elementwise, pointwise, special, scans, counting, reduction, shape, indexing, linalg, conversion, comparison, creation, \
     joining
 from . import conv, padding, pooling, activations, dropouts, embeddings, normalization, distance, linear_layers, \
     patches, losses
 from . import inplace_methods, elision
 from .inplace_methods import *  # noqa: F401,F403
 
-_FAMILIES = (elementwise, pointwise, special, reduction, shape, indexing, linalg, conversion, comparison, joining,
+_FAMILIES = (elementwise, pointwise, special, scans, counting, reduction, shape, indexing, linalg, conversion, comparison, joining,
              inplace_methods)
 _NN_FAMILIES = (conv, padding, pooling, activations, dropouts, embeddings, normalization, distance, linear_layers,
                 patches, losses)
