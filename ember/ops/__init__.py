@@ -8,6 +8,7 @@ from ._common import normalize_dim, normalize_dims
 from .broadcast import sum_to_shape, sum_to_size, broadcast_shapes
 from .elementwise import *  # noqa: F401,F403
 from .pointwise import *  # noqa: F401,F403
+from .special import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
@@ -16,6 +17,8 @@ from .creation import *  # noqa: F401,F403
 from .conversion import *  # noqa: F401,F403
 from .comparison import *  # noqa: F401,F403
 from .joining import *  # noqa: F401,F403
+from .scans import *  # noqa: F401,F403
+from .counting import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
@@ -28,7 +31,7 @@ from .linear_layers import *  # noqa: F401,F403
 from .patches import *  # noqa: F401,F403
 from .losses import *  # noqa: F401,F403
 from .inplace import apply_inplace
-from . import elementwise, pointwise, reduction, shape, indexing, linalg, conversion, comparison, creation, \
+from . import elementwise, pointwise, special, scans, counting, reduction, shape, indexing, linalg, conversion, comparison, creation, \
     joining
 from . import conv, padding, pooling, activations, dropouts, embeddings, normalization, distance, linear_layers, \
     patches, losses, interpolation
@@ -36,7 +39,7 @@ from . import inplace_methods, elision
 from .inplace_methods import *  # noqa: F401,F403
 from ._declare import DECLARATIONS
 
-_FAMILIES = (elementwise, pointwise, reduction, shape, indexing, linalg, conversion, comparison, joining,
+_FAMILIES = (elementwise, pointwise, special, scans, counting, reduction, shape, indexing, linalg, conversion, comparison, joining,
              inplace_methods)
 _NN_FAMILIES = (conv, padding, pooling, activations, dropouts, embeddings, normalization, distance, linear_layers,
                 patches, losses)

@@ -525,8 +525,10 @@ def _kth_indices(array, dim, k):
                   else array == values, axis=dim, keepdims=True) > 1
     if tied.any():
         moved_indices, moved_array = np.moveaxis(indices, dim, -1), np.moveaxis(array, dim, -1)
-        for position in zip(*np.nonzero(np.moveaxis(tied, dim, -1)[..., 0])):
-            moved_indices[position] = _quickselect_index(moved_array[position].tolist(), k - 1)
+        moved_tied = np.moveaxis(tied, dim, -1)[..., 0]
+        for position in np.ndindex(moved_tied.shape):  # () for a 1-D input: one slice
+            if moved_tied[position]:
+                moved_indices[position] = _quickselect_index(moved_array[position].tolist(), k - 1)
     return indices
 
 
