@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _dtype
 from . import _storage
+from . import _validation
 from ._backend import CPU, to_device
 from ._size import Size
 
@@ -137,11 +138,14 @@ class Tensor(metaclass=_TensorType):
                 array = data._array
             elif isinstance(data, np.ndarray) and data.dtype == dtype.numpy_dtype:
                 array = data  # shares memory with the array, as in PyTorch (other dtypes are copied)
+            elif isinstance(data, (float, complex, bool, str)) or not hasattr(data, "__len__"):
+                raise TypeError(f"new(): data must be a sequence (got {type(data).__name__}); for a tensor "
+                                "holding one number use ember.tensor(value)")
             else:
-                array = np.array(data, dtype=dtype.numpy_dtype)
+                array = _ops.tensor(data, dtype=dtype)._data  # its checks: ragged lists, overflow
         else:
-            sizes = args[0] if isinstance(args[0], Size) else args
-            array = np.empty(tuple(int(size) for size in sizes), dtype=dtype.numpy_dtype)
+            shape = _validation.size_argument(args[0] if isinstance(args[0], Size) else args, "new")
+            array = _validation.allocate(np.empty, shape, dtype.numpy_dtype, dtype.numpy_dtype)
         self._data = array
         self._requires_grad = False
         self._grad_fn = None

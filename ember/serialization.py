@@ -4,22 +4,27 @@ A checkpoint is a zip archive (stored, not compressed) holding
   - `ember/structure.json`: the saved object as tagged JSON nodes (dicts, lists, tuples, numbers,
     strings, None, dtypes and references to arrays), and
   - `ember/data/<n>`: the raw little-endian bytes of each array.
-Loading reads JSON and `np.frombuffer` only, never pickle, so a checkpoint from an untrusted source
-cannot execute anything. The zip's CRC-32 of every member is checked on reading, so a flipped bit or a
-truncated file is reported as an error instead of loading wrong weights. Writes go to a temporary
-file in the target's directory, which is renamed over the target only once complete.
+Loading reads JSON and raw array bytes only, never pickle, so a checkpoint from an untrusted source
+cannot execute anything. Every field is validated and each array's stored size is checked against its
+dtype x shape before memory is allocated (compressed members are refused, so a small file cannot
+inflate into a huge one); the zip's CRC-32 of every member is checked, so a flipped bit or a truncated
+file is reported as an error instead of loading wrong weights. Where the bytes go when saving to a
+path (atomically for regular files, through symlinks, hard links, pipes and devices) is
+`ember._save_target`'s job.
 """
 import io
 import json
 import os
-import tempfile
+import struct
 import zipfile
+import zlib
 from collections import Counter, OrderedDict
 
 from ._backend import np, to_device
 from . import _dtype
 from ._size import Size
 from ._tensor import Tensor, new_tensor
+from ._save_target import write_to_path
 
 __all__ = ["save", "load"]
 
@@ -98,12 +103,19 @@ class _Writer:
                 "shape": list(array.shape)}
 
 
-def _write_archive(file, obj):
-    writer = _Writer()
-    structure = {"format": _FORMAT, "version": _VERSION, "root": writer.encode(obj)}
+class _Encoded:
+    """An object already turned into JSON nodes and arrays: unsupported types fail before any write."""
+
+    def __init__(self, obj):
+        writer = _Writer()
+        self.structure = {"format": _FORMAT, "version": _VERSION, "root": writer.encode(obj)}
+        self.arrays = writer.arrays
+
+
+def _write_archive(file, encoded):
     with zipfile.ZipFile(file, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
-        archive.writestr(_STRUCTURE, json.dumps(structure))
-        for key, array in enumerate(writer.arrays):
+        archive.writestr(_STRUCTURE, json.dumps(encoded.structure))
+        for key, array in enumerate(encoded.arrays):
             with archive.open(f"{_DATA}{key}", "w", force_zip64=array.nbytes >= 1 << 31) as member:
                 member.write(array.reshape(-1).view(np.uint8).data)
 
@@ -113,62 +125,28 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
 
     Args:
         obj: what to save. Tensors (and Parameters), NumPy arrays, int/float/bool/str/None, dtypes,
-            and dict/OrderedDict/list/tuple nesting of these. Anything else raises TypeError, because
-            storing arbitrary objects would need pickle.
-        f: a path (str or os.PathLike) or a writable binary file object.
+            and dict/OrderedDict/list/tuple nesting of these. Anything else raises TypeError (before
+            anything is written), because storing arbitrary objects would need pickle.
+        f: a path (str, bytes or os.PathLike) or a writable binary file object (BytesIO, an open file).
 
-    A path is written atomically: into a temporary file next to it, flushed to disk, then renamed over
-    `f`, so a crash mid-write leaves the old checkpoint (or none), never half of a new one.
+    A path is written as PyTorch writes it (through symlinks, to every name of a hard-linked file, into
+    pipes and devices) but safely: a regular file is replaced atomically (a crash or a full disk leaves
+    the old checkpoint whole) and keeps its permissions; see `ember._save_target`. Failures raise an
+    error that is both OSError and RuntimeError, naming `f`.
     `pickle_module` and `pickle_protocol` are accepted for compatibility and ignored.
 
     Example: `ember.save(model.state_dict(), "model.pt")`.
     Difference from PyTorch: not pickle-based; views sharing memory are saved as separate tensors
     (the same tensor object saved twice is stored once and loaded as one object).
     """
-    if not isinstance(f, (str, bytes, os.PathLike)):
-        _write_archive(f, obj)
+    encoded = _Encoded(obj)
+    if isinstance(f, (str, bytes, os.PathLike)):
+        write_to_path(os.fsdecode(os.fspath(f)), lambda file: _write_archive(file, encoded))
         return
-    path = os.fspath(f)
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(handle, "wb") as file:
-            _write_archive(file, obj)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, _file_mode(path))
-        os.replace(temporary, path)
-        _fsync_directory(directory)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.remove(temporary)
-        raise
-
-
-def _fsync_directory(directory):
-    """Make the rename itself durable (POSIX); platforms that cannot open a directory skip it."""
-    try:
-        descriptor = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)
-
-
-def _file_mode(path):
-    """The permissions a plain `open(path, "w")` would give (mkstemp makes files private)."""
-    try:
-        return os.stat(path).st_mode & 0o777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+    if not callable(getattr(f, "write", None)):
+        raise AttributeError(f"ember.save: f must be a path or a file object with a write() method, got "
+                             f"{type(f).__name__}")
+    _write_archive(f, encoded)
 
 
 # ---------------------------------------------------------------- loading
@@ -176,80 +154,260 @@ class _CheckpointError(RuntimeError):
     """ember.load's own diagnosis (any other failure while decoding means the bytes are damaged)."""
 
 
-class _Reader:
-    """Rebuilds the object from JSON nodes, reading each array's bytes once."""
+# The dtypes ember.save writes, little-endian: a checkpoint naming any other is refused.
+_ARRAY_DTYPES = frozenset(np.dtype(name).newbyteorder("<").str for name in (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128"))
+_TENSOR_DTYPES = frozenset(d.numpy_dtype.newbyteorder("<").str for d in _dtype.ALL_DTYPES)
+_NODE_FIELDS = {
+    "tensor": ({"type", "key", "dtype", "shape", "requires_grad", "parameter"}, set()),
+    "ndarray": ({"type", "key", "dtype", "shape"}, set()),
+    "bytes": ({"type", "key", "dtype", "shape"}, set()),
+    "list": ({"type", "items"}, set()), "tuple": ({"type", "items"}, set()), "size": ({"type", "items"}, set()),
+    "dict": ({"type", "class", "items"}, {"metadata"}),
+    "dtype": ({"type", "name"}, set()),
+}
+_HEADER_FIELDS = {"format", "version", "root"}
+_STRUCTURE_INFLATION = 32  # the most a (re-zipped) structure may inflate: JSON text compresses about 10x
+_LOCAL_HEADER = struct.Struct("<4s22xHH")  # a zip local file header: signature ... name and extra lengths
 
-    def __init__(self, archive, source, relocate):
+
+class _Reader:
+    """Rebuilds the object from JSON nodes, checking every field before it allocates anything.
+
+    Arrays are read straight from the file into their final NumPy arrays (one copy, no temporary
+    bytes object, no dtype conversion), after their declared zip sizes were checked against
+    dtype x shape; each array member may be read once only, so memory stays within the file's size.
+    """
+
+    def __init__(self, archive, file, source, relocate, mapped):
         self.archive = archive
+        self.file = file
         self.source = source
         self.relocate = relocate
+        self.mapped = mapped
+        self.members = {info.filename: info for info in archive.infolist()}
         self.tensors = {}
+        self.read_keys = set()
+        self.checksums = _Checksums(self)
         self.parameter_class = _parameter_class()
+        file.seek(0, os.SEEK_END)
+        self.file_size = file.tell()
 
-    def decode(self, node):
-        if not isinstance(node, dict):
-            if isinstance(node, list):
-                raise self.corrupt("a bare list where a tagged node was expected")
+    def decode(self, node, where="root"):
+        if node is None or isinstance(node, (bool, int, float, str)):
             return node
+        if not isinstance(node, dict):
+            raise self.corrupt(f"{where} is a bare {type(node).__name__} where a tagged node was expected")
         kind = node.get("type")
+        if kind not in _NODE_FIELDS:
+            raise self.corrupt(f"{where} has an unknown node type {kind!r}")
+        required, optional = _NODE_FIELDS[kind]
+        missing, unexpected = required - node.keys(), node.keys() - required - optional
+        if missing or unexpected:
+            raise self.corrupt(f"the {kind} node at {where} has " + (
+                f"no field {min(missing)!r}" if missing else f"an unexpected field {min(unexpected)!r}"))
         if kind == "tensor":
-            return self._tensor(node)
+            return self._tensor(node, where)
         if kind in ("list", "tuple", "size"):
-            items = [self.decode(item) for item in node["items"]]
-            return {"list": list, "tuple": tuple, "size": Size}[kind](items)
+            items = self._list_field(node, "items", where)
+            if kind == "size":
+                return Size(self._ints(items, f"{where}.items", "a size"))
+            values = [self.decode(item, f"{where}[{index}]") for index, item in enumerate(items)]
+            return values if kind == "list" else tuple(values)
         if kind == "dict":
-            result = _DICT_CLASSES.get(node.get("class"), dict)()
-            for key, item in node["items"]:
-                result[self.decode(key)] = self.decode(item)
-            if "metadata" in node:
-                result._metadata = self.decode(node["metadata"])
-            return result
+            return self._dict(node, where)
         if kind == "ndarray":
-            return self._array(node)
+            return self._array(node, where, _ARRAY_DTYPES)
         if kind == "bytes":
-            return self._array(node).tobytes()
-        if kind == "dtype":
-            return _dtype.to_dtype(node["name"])
-        raise self.corrupt(f"an unknown node type {kind!r}")
+            array = self._array(node, where, _ARRAY_DTYPES)
+            if array.dtype != np.uint8 or array.ndim != 1:
+                raise self.corrupt(f"field 'dtype'/'shape' of the bytes node at {where} must be uint8 and 1-d")
+            return array.tobytes()
+        name = node["name"]
+        if not isinstance(name, str) or name not in {d.name for d in _dtype.ALL_DTYPES}:
+            raise self.corrupt(f"field 'name' of the dtype node at {where} is not an ember dtype: {name!r}")
+        return _dtype.to_dtype(name)
 
-    def _tensor(self, node):
+    def _dict(self, node, where):
+        class_name = node["class"]
+        if not isinstance(class_name, str) or class_name not in _DICT_CLASSES:
+            raise self.corrupt(f"field 'class' of the dict at {where} must be one of {sorted(_DICT_CLASSES)}, "
+                               f"got {class_name!r}")
+        result = _DICT_CLASSES[class_name]()
+        for index, pair in enumerate(self._list_field(node, "items", where)):
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise self.corrupt(f"item {index} of the dict at {where} is not a [key, value] pair")
+            key = self.decode(pair[0], f"{where}.key[{index}]")
+            try:
+                duplicate = key in result
+            except TypeError:
+                raise self.corrupt(f"key {index} of the dict at {where} is unhashable ({type(key).__name__})") \
+                    from None
+            if duplicate:
+                raise self.corrupt(f"the dict at {where} holds the key {key!r} twice")
+            result[key] = self.decode(pair[1], f"{where}[{key!r}]")
+        if "metadata" in node:
+            result._metadata = self.decode(node["metadata"], f"{where}.metadata")
+        return result
+
+    def _list_field(self, node, field, where):
+        value = node[field]
+        if not isinstance(value, list):
+            raise self.corrupt(f"field {field!r} of the {node['type']} node at {where} must be a list, "
+                               f"got {type(value).__name__}")
+        return value
+
+    def _ints(self, values, where, what):
+        if not all(type(value) is int and value >= 0 for value in values):
+            raise self.corrupt(f"{where} must be {what}: a list of non-negative ints, got {values!r}"[:300])
+        return values
+
+    def _flag(self, node, field, where):
+        value = node[field]
+        if type(value) is not bool:
+            raise self.corrupt(f"field {field!r} of the tensor at {where} must be true or false, got {value!r}")
+        return value
+
+    def _tensor(self, node, where):
         key = node["key"]
-        tensor = self.tensors.get(key)
-        if tensor is None:
-            array = self._array(node)
-            if node.get("parameter") and self.parameter_class is not None:
-                tensor = self.parameter_class(new_tensor(array), requires_grad=node["requires_grad"])
-            else:
-                tensor = new_tensor(array)
-                if node["requires_grad"]:
-                    tensor.requires_grad_(True)
-            if self.relocate is not None:
-                try:
-                    tensor = self.relocate(tensor, "cpu")
-                except Exception as error:  # noqa: BLE001  (the caller's own error, passed through below)
-                    raise _CallerError(error) from error
-            self.tensors[key] = tensor
+        requires_grad = self._flag(node, "requires_grad", where)
+        parameter = self._flag(node, "parameter", where)
+        tensor = self.tensors.get(key) if isinstance(key, str) else None
+        if tensor is not None:
+            if list(tensor.shape) != node["shape"] or tensor._data.dtype.newbyteorder("<").str != node["dtype"]:
+                raise self.corrupt(f"the tensor at {where} reuses array {key} with another dtype or shape")
+            return tensor
+        array = self._array(node, where, _TENSOR_DTYPES)
+        if parameter and self.parameter_class is not None:
+            tensor = self.parameter_class(new_tensor(array), requires_grad=requires_grad)
+        else:
+            tensor = new_tensor(array)
+            if requires_grad:
+                if array.dtype.kind not in "fc":
+                    raise self.corrupt(f"the {array.dtype} tensor at {where} is marked requires_grad")
+                tensor.requires_grad_(True)
+        if self.relocate is not None:
+            try:
+                tensor = self.relocate(tensor, "cpu")
+            except Exception as error:  # noqa: BLE001  (the caller's own error, passed through below)
+                raise _CallerError(error) from error
+        self.tensors[key] = tensor
         return tensor
 
-    def _array(self, node):
-        dtype = np.dtype(node["dtype"])
-        shape = tuple(int(size) for size in node["shape"])
-        if dtype.kind not in _ALLOWED_KINDS or dtype.byteorder == ">":
-            raise self.corrupt(f"an array of unsupported dtype {dtype}")
-        name = _DATA + str(node["key"])
-        try:
-            payload = self.archive.read(name)
-        except KeyError:
-            raise self.corrupt(f"the data of array {node['key']} is missing") from None
-        expected = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
-        if len(payload) != expected:
-            raise self.corrupt(f"array {node['key']} has {len(payload)} bytes, expected {expected} for shape "
+    def _array(self, node, where, dtypes):
+        key, dtype_name, shape = node["key"], node["dtype"], node["shape"]
+        if not isinstance(key, str) or not (key.isascii() and key.isdigit()):
+            raise self.corrupt(f"field 'key' at {where} must be a string of digits, got {key!r}")
+        if not isinstance(dtype_name, str) or dtype_name not in dtypes:
+            raise self.corrupt(f"field 'dtype' at {where} is {dtype_name!r}, not one of the supported dtypes")
+        if not isinstance(shape, list):
+            raise self.corrupt(f"field 'shape' at {where} must be a list, got {type(shape).__name__}")
+        shape = tuple(self._ints(shape, f"field 'shape' at {where}", "a shape"))
+        if key in self.read_keys:
+            raise self.corrupt(f"array {key} is referenced twice (at {where})")
+        self.read_keys.add(key)
+        dtype = np.dtype(dtype_name)
+        expected = dtype.itemsize * _product(shape)
+        info = self.members.get(_DATA + key)
+        if info is None:
+            raise self.corrupt(f"the data of array {key} is missing")
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise self.corrupt(f"array {key} is compressed (zip method {info.compress_type}); ember.save never "
+                               "compresses, so it was not written by ember.save (refused before inflating)")
+        if info.file_size != expected or info.compress_size != expected:
+            raise self.corrupt(f"array {key} has {info.file_size} bytes, expected {expected} for shape "
                                f"{list(shape)} and dtype {dtype}")
-        return np.frombuffer(payload, dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="))
+        offset = self._data_offset(info)
+        if offset + expected > self.file_size:
+            raise self.corrupt(f"array {key} runs past the end of the file (truncated)")
+        return self._read_payload(info, offset, dtype, shape)
+
+    def _data_offset(self, info):
+        self.file.seek(info.header_offset)
+        header = self.file.read(_LOCAL_HEADER.size)
+        if len(header) != _LOCAL_HEADER.size:
+            raise self.corrupt(f"the zip entry of {info.filename} is cut off")
+        signature, name_length, extra_length = _LOCAL_HEADER.unpack(header)
+        if signature != b"PK\x03\x04":
+            raise self.corrupt(f"the zip entry of {info.filename} is damaged")
+        return info.header_offset + _LOCAL_HEADER.size + name_length + extra_length
+
+    def _read_payload(self, info, offset, dtype, shape):
+        if self.mapped is not None:  # mmap=True: the pages are read when used; CRC not checked (as PyTorch)
+            return np.ndarray(shape, dtype, buffer=self.mapped, offset=offset)
+        array = np.empty(shape, dtype)
+        buffer = array.reshape(-1).view(np.uint8)
+        self.file.seek(offset)
+        _read_exactly(self.file, buffer)
+        self.checksums.check(buffer, info.CRC, info.filename)
+        return array if dtype.isnative else array.astype(dtype.newbyteorder("="))
 
     def corrupt(self, what):
         return _CheckpointError(f"ember.load: {self.source} is corrupt ({what}); it was not written by a "
-                            "completed ember.save. Re-create the checkpoint or use a backup copy.")
+                                "completed ember.save. Re-create the checkpoint or use a backup copy.")
+
+
+class _Checksums:
+    """CRC-32 checks of the arrays read, large ones in a second thread (zlib releases the GIL) while
+    the next array is read: checking costs as much as reading, and this hides most of it. `finish`
+    waits for them all, so `load` never returns data that failed its check."""
+
+    _INLINE_BYTES = 1 << 20
+
+    def __init__(self, reader):
+        self.reader = reader
+        self.pool = None
+        self.pending = []
+
+    def check(self, buffer, expected, name):
+        if len(buffer) < self._INLINE_BYTES:
+            self._compare(zlib.crc32(buffer), expected, name)
+            return
+        if self.pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+            self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ember.load-crc")
+        self.pending.append((self.pool.submit(zlib.crc32, buffer), expected, name))
+
+    def finish(self):
+        try:
+            for future, expected, name in self.pending:
+                self._compare(future.result(), expected, name)
+        finally:
+            self.close()
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+        self.pending = []
+
+    def _compare(self, crc, expected, name):
+        if crc != expected:
+            raise self.reader.corrupt(f"the data of {name} fails its CRC-32 check")
+
+
+def _product(shape):
+    total = 1
+    for size in shape:
+        total *= size
+    return total
+
+
+def _read_exactly(file, buffer):
+    """Fill `buffer` from `file` with `readinto` (no intermediate bytes) where the file supports it."""
+    view, filled = memoryview(buffer), 0
+    readinto = getattr(file, "readinto", None)
+    while filled < len(view):
+        if readinto is not None:
+            count = readinto(view[filled:])
+        else:
+            chunk = file.read(min(len(view) - filled, 1 << 24))
+            count = len(chunk)
+            view[filled:filled + count] = chunk
+        if not count:
+            raise EOFError("the file ended early")
+        filled += count
 
 
 def _parameter_class():
@@ -284,14 +442,24 @@ class _CallerError(Exception):
 
 
 def _describe(f):
-    return repr(os.fspath(f)) if isinstance(f, (str, os.PathLike)) else "the file object"
+    return repr(os.fsdecode(os.fspath(f))) if isinstance(f, (str, bytes, os.PathLike)) else "the file object"
 
 
-def _read_bytes(f):
+def _open_for_reading(f):
+    """A seekable binary file for `f`: the opened path, the caller's file, or (for pipes) its bytes."""
     if isinstance(f, (str, bytes, os.PathLike)):
-        with open(f, "rb") as file:
-            return file.read()
-    return f.read()
+        file = open(f, "rb")
+        if file.seekable():
+            return file, True
+        with file:
+            return io.BytesIO(file.read()), True
+    if not callable(getattr(f, "read", None)):
+        raise AttributeError(f"ember.load: f must be a path or a file object with a read() method, got "
+                             f"{type(f).__name__}")
+    seekable = getattr(f, "seekable", None)
+    if seekable is not None and seekable() and callable(getattr(f, "seek", None)):
+        return f, False
+    return io.BytesIO(f.read()), True
 
 
 def _not_ember_message(source, what):
@@ -305,6 +473,16 @@ def _is_pytorch_zip(names):
     return any(name.endswith("data.pkl") for name in names)
 
 
+def _refuse_duplicates(pairs):
+    """JSON object hook: a field given twice is damage (json would silently keep the last one)."""
+    result = {}
+    for key, value in pairs:
+        if key in result:
+            raise _CheckpointError(f"the field {key!r} appears twice in one node")
+        result[key] = value
+    return result
+
+
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     """Load an object saved by `ember.save` (also reads NumPy `.npz` files, as a dict of tensors).
 
@@ -312,56 +490,98 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         f: a path or a readable binary file object.
         map_location: 'cpu', a device, a dict or a callable `(tensor, 'cpu') -> tensor`; ember has only
             the CPU, so other devices raise RuntimeError.
-        weights_only, mmap, pickle_module: accepted for compatibility; loading is always weights-only
-            in PyTorch's sense (no code runs), and reads the file into memory.
+        mmap: with a path, map the file instead of reading it: tensors share the file's pages,
+            copy-on-write (writing to a tensor never changes the file), and CRCs are not checked.
+        weights_only, pickle_module: accepted for compatibility; loading is always weights-only in
+            PyTorch's sense (no code runs).
 
+    Every field of the checkpoint is validated and each array's stored size is checked against its
+    dtype x shape before anything is allocated; arrays are read straight into their final memory.
     Raises RuntimeError, naming the file, when it is truncated, corrupt, or a PyTorch pickle checkpoint.
+
+    Example: `model.load_state_dict(ember.load("model.pt"))`.
     """
     source = _describe(f)
     relocate = _relocation(map_location)
-    data = _read_bytes(f)
-    if data[:2] != b"PK":
-        if data[:1] == b"\x80":
+    file, owned = _open_for_reading(f)
+    try:
+        return _load_from(file, source, relocate, mmap and owned and isinstance(f, (str, bytes, os.PathLike)))
+    finally:
+        if owned:
+            file.close()
+
+
+def _load_from(file, source, relocate, use_mmap):
+    start = file.tell()
+    head = file.read(4)
+    file.seek(start)
+    if head[:2] != b"PK":
+        if head[:1] == b"\x80":
             raise RuntimeError(_not_ember_message(source, "a pickle file (the legacy torch.save format)"))
-        if not data:
+        if not head:
             raise RuntimeError(f"ember.load: {source} is empty: it was not written by a completed ember.save")
         raise RuntimeError(f"ember.load: {source} is not an ember checkpoint (it does not start like one); "
                            "it may be another kind of file or damaged")
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        archive = zipfile.ZipFile(file)
     except Exception as error:  # noqa: BLE001  (whatever zipfile makes of damaged bytes)
         raise RuntimeError(f"ember.load: {source} is truncated or corrupt ({error}): the end of the archive is "
                            "missing or damaged, so it was not written completely. Re-create the checkpoint "
                            "or use a backup copy.") from None
-    with archive:
-        names = archive.namelist()
-        if _STRUCTURE not in names:
-            if _is_pytorch_zip(names):
-                raise RuntimeError(_not_ember_message(source, "a PyTorch checkpoint (torch.save's zip+pickle format)"))
-            if names and all(name.endswith(".npy") for name in names):
-                return _load_npz(data, source)
-            raise RuntimeError(f"ember.load: {source} is a zip archive but not an ember checkpoint "
-                               f"(no {_STRUCTURE} inside)")
-        reader = _Reader(archive, source, relocate)
-        try:
-            structure = json.loads(archive.read(_STRUCTURE).decode("utf-8"))
-            if not isinstance(structure, dict) or structure.get("format") != _FORMAT:
-                raise reader.corrupt("its header is not an ember.save header")
-            if structure.get("version", 0) > _VERSION:
-                raise _CheckpointError(f"ember.load: {source} was written by a newer ember (format version "
-                                   f"{structure['version']}); upgrade ember to read it")
-            return reader.decode(structure["root"])
-        except _CheckpointError:
-            raise
-        except _CallerError as wrapper:
-            raise wrapper.error from None
-        except Exception as error:  # noqa: BLE001  (zipfile, JSON or NumPy rejecting damaged bytes)
-            raise reader.corrupt(f"{type(error).__name__}: {error}") from None
-
-
-def _load_npz(data, source):
+    names = archive.namelist()
+    if _STRUCTURE not in names:
+        if _is_pytorch_zip(names):
+            raise RuntimeError(_not_ember_message(source, "a PyTorch checkpoint (torch.save's zip+pickle format)"))
+        if names and all(name.endswith(".npy") for name in names):
+            file.seek(start)
+            return _load_npz(file, source)
+        raise RuntimeError(f"ember.load: {source} is a zip archive but not an ember checkpoint "
+                           f"(no {_STRUCTURE} inside)")
+    mapped = _map(file) if use_mmap else None
+    reader = _Reader(archive, file, source, relocate, mapped)
     try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
-            return {name: new_tensor(np.array(arrays[name])) for name in arrays.files}
+        structure = _read_structure(archive, reader)
+        result = reader.decode(structure["root"])
+        reader.checksums.finish()
+        return result
+    except _CheckpointError as error:
+        if str(error).startswith("ember.load"):
+            raise
+        raise reader.corrupt(str(error)) from None
+    except _CallerError as wrapper:
+        raise wrapper.error from None
+    except Exception as error:  # noqa: BLE001  (zipfile, JSON or NumPy rejecting damaged bytes)
+        raise reader.corrupt(f"{type(error).__name__}: {error}") from None
+    finally:
+        reader.checksums.close()
+
+
+def _read_structure(archive, reader):
+    info = archive.getinfo(_STRUCTURE)
+    if info.file_size > _STRUCTURE_INFLATION * reader.file_size:  # zipfile stops at the declared size
+        raise reader.corrupt(f"{_STRUCTURE} declares {info.file_size} bytes, more than its file could hold")
+    structure = json.loads(archive.read(_STRUCTURE).decode("utf-8"), object_pairs_hook=_refuse_duplicates)
+    if not isinstance(structure, dict) or structure.get("format") != _FORMAT:
+        raise reader.corrupt("its header is not an ember.save header")
+    if structure.keys() != _HEADER_FIELDS:
+        raise reader.corrupt(f"its header has the fields {sorted(structure)}, expected {sorted(_HEADER_FIELDS)}")
+    version = structure["version"]
+    if type(version) is not int or version < 1:
+        raise reader.corrupt(f"field 'version' must be a positive int, got {version!r}")
+    if version > _VERSION:
+        raise _CheckpointError(f"ember.load: {reader.source} was written by a newer ember (format version "
+                               f"{version}); upgrade ember to read it")
+    return structure
+
+
+def _map(file):
+    import mmap
+    return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_COPY)
+
+
+def _load_npz(file, source):
+    try:
+        with np.load(file, allow_pickle=False) as arrays:
+            return {name: new_tensor(arrays[name]) for name in arrays.files}
     except (ValueError, OSError, zipfile.BadZipFile) as error:
         raise RuntimeError(f"ember.load: {source} is a damaged .npz file ({error})") from None

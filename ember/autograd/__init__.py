@@ -139,15 +139,17 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     captured = engine.run_backward(output_tuple, grads, retain_graph, create_graph, inputs=input_list,
                                    accumulate=False)
     result = []
-    for tensor, gradient in zip(input_list, captured):
+    for index, (tensor, gradient) in enumerate(zip(input_list, captured)):
         if gradient is None:
             if materialize_grads:
                 from ..ops import zeros_like
                 gradient = zeros_like(tensor, requires_grad=create_graph)
             elif not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. Set "
-                    "allow_unused=True if this is the desired behavior.")
+                    f"The differentiated Tensor at index {index} appears to not have been used in the graph "
+                    f"(inputs[{index}], shape {list(tensor.shape)}: no path leads from it to the outputs). Set "
+                    "allow_unused=True if this is the desired behavior (its gradient is then None), or "
+                    "materialize_grads=True for zeros.")
         elif not create_graph and gradient._requires_grad:
             gradient = gradient.detach()
         result.append(gradient)

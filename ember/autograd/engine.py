@@ -31,6 +31,7 @@ from numpy import ndarray as _ndarray, asarray as _as_array
 from .._tensor import Tensor, new_tensor
 from . import grad_mode
 from . import anomaly
+from ._hook_checks import checked_hook_result, checked_hook_results
 from .function import AccumulateGrad, _edge_to
 
 _grad_state = grad_mode.state
@@ -277,7 +278,7 @@ def _run_tensor_hooks(node, grads):
                 # An output that got no gradient still has its hooks called, with None (as PyTorch).
                 result = hook(grads[output_nr])
                 if result is not None:
-                    grads[output_nr] = result
+                    grads[output_nr] = checked_hook_result(hook, result, grads[output_nr])
     if node._retained_outputs is not None:
         for output_nr, tensor_ref in node._retained_outputs.items():
             tensor = tensor_ref()
@@ -303,7 +304,7 @@ def run_node(task, node, grads):
         for hook in list(node._pre_hooks.values()):
             result = hook(tuple(grads))
             if result is not None:
-                grads = list(result)
+                grads = list(checked_hook_results(hook, result, grads))
                 task._share(grads)
     create_graph = task.create_graph
     if create_graph and node._tensor_attributes is not None:
@@ -328,7 +329,7 @@ def run_node(task, node, grads):
         for hook in list(node._post_hooks.values()):
             result = hook(grad_inputs, tuple(grads))
             if result is not None:
-                grad_inputs = _check_gradients(node, result)
+                grad_inputs = _check_gradients(node, checked_hook_results(hook, result, grad_inputs))
                 task._share(grad_inputs)
     if anomaly.state.enabled:
         anomaly.check_backward_outputs(node, grad_inputs)
@@ -487,7 +488,7 @@ def _accumulate_with_hooks(node, grad, create_graph):
         for hook in list(node._pre_hooks.values()):
             result = hook(grads)
             if result is not None:
-                grads = tuple(result)
+                grads = tuple(checked_hook_results(hook, result, grads))
     tensor = node._variable_ref()
     first = tensor is not None and tensor._grad is None
     _accumulate(node, grads[0], create_graph, owned=False)

@@ -1,5 +1,6 @@
 """Copies and dtype conversions: `to`, `clone`."""
 from .._backend import np, device as Device, to_device
+from .._validation import allocate
 from .._tensor import Tensor
 from .. import _dtype
 from ..autograd.function import Primitive
@@ -58,7 +59,7 @@ def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False, me
 class Clone(Primitive, node="CloneBackward0"):
     @staticmethod
     def forward(ctx, a):
-        return a.copy()
+        return allocate(lambda _: a.copy(), a.shape, a.dtype)
 
     @staticmethod
     def backward(ctx, grad):

@@ -4,8 +4,8 @@ import warnings
 
 from .._backend import np, to_device
 from .._tensor import Tensor, new_tensor
-from .._size import Size
 from .. import _dtype
+from .._validation import int_argument, size_argument, check_python_ints, check_fits, rectangular_shape, allocate
 from ._common import as_tensor as _to_tensor
 from ._declare import op
 
@@ -90,15 +90,16 @@ def _rng(generator):
 
 # ---------------------------------------------------------------- helpers
 def parse_size(size, op_name):
-    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
-        size = size[0]
-    try:
-        shape = tuple(int(s) for s in size)
-    except TypeError:
-        raise TypeError(f"{op_name}(): size must be a sequence of ints, got {size!r}") from None
-    if any(s < 0 for s in shape):
-        raise RuntimeError(f"{op_name}(): trying to create tensor with negative dimension: {list(shape)}")
+    shape = size_argument(size, op_name)
+    for length in shape:
+        if length < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {length}: {list(shape)}")
     return shape
+
+
+def _filled(make, shape, numpy_dtype):
+    """np.zeros / np.ones / np.empty of `shape`, with PyTorch's error when memory runs out."""
+    return allocate(make, shape, numpy_dtype, numpy_dtype)
 
 
 def _finish(array, requires_grad, device=None, out=None):
@@ -138,15 +139,21 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 def _array_from_data(data, dtype):
     if dtype is not None:
         target = _dtype.to_dtype(dtype).numpy_dtype
+        if isinstance(data, np.ndarray):
+            return np.array(data, dtype=target)
         if isinstance(data, (list, tuple)):
             data = _unwrap_nested(data)
-        return np.array(data, dtype=target)
+        if target.kind in "fc":
+            return _python_array(data, target)
+        array = _python_array(data)
+        check_fits(array, target, "tensor")
+        return array.astype(target)
     if isinstance(data, np.ndarray):
         _dtype.from_numpy_dtype(data.dtype)  # TypeError for unsupported dtypes
         return data.copy()
     if isinstance(data, (list, tuple)):
         data = _unwrap_nested(data)
-    array = np.array(data)
+    array = _python_array(data)
     if array.dtype.kind == "f" and not isinstance(data, np.generic):
         return array.astype(_dtype.get_default_dtype().numpy_dtype)
     if array.dtype.kind == "c" and not isinstance(data, np.generic):
@@ -156,6 +163,38 @@ def _array_from_data(data, dtype):
     if array.dtype.kind in "OUS":
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return array
+
+
+def _python_array(data, numpy_dtype=None):
+    """`np.array(data)` for Python numbers and nested lists, with PyTorch's errors where NumPy would
+    guess: ragged lists, and ints outside int64 (NumPy makes them uint64, float64 or objects)."""
+    try:
+        array = np.array(data, dtype=numpy_dtype)
+    except ValueError:
+        rectangular_shape(data)
+        raise
+    except OverflowError:
+        check_python_ints(data)
+        raise
+    # NumPy gives float64 for pure ints only when one is >= 2**63 (uint64's range) beside a negative one;
+    # a float first element means a float tensor in PyTorch too, whatever the ints hold.
+    if numpy_dtype is None and (array.dtype.kind in "uO" or array.dtype.kind == "f" and array.size and
+                                not isinstance(_first_number(data), float) and
+                                np.maximum.reduce(array, axis=None) >= 2.0 ** 63):
+        if check_python_ints(data) and array.dtype.kind == "O":
+            array = np.array(data, dtype=np.complex128 if _holds_complex(data) else np.float64)
+    return array
+
+
+def _first_number(data):
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return data
+
+
+def _holds_complex(data):
+    return any(_holds_complex(item) if isinstance(item, (list, tuple)) else isinstance(item, complex)
+               for item in (data if isinstance(data, (list, tuple)) else [data]))
 
 
 def _unwrap_nested(data):
@@ -207,18 +246,18 @@ def scalar_tensor(value, *, dtype=None, device=None, requires_grad=False):
 # ---------------------------------------------------------------- filled
 @op()
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
-    return _finish(np.zeros(parse_size(size, "zeros"), _float_dtype(dtype)), requires_grad, device, out)
+    return _finish(_filled(np.zeros, parse_size(size, "zeros"), _float_dtype(dtype)), requires_grad, device, out)
 
 
 @op()
 def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
-    return _finish(np.ones(parse_size(size, "ones"), _float_dtype(dtype)), requires_grad, device, out)
+    return _finish(_filled(np.ones, parse_size(size, "ones"), _float_dtype(dtype)), requires_grad, device, out)
 
 
 @op()
 def empty(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False,
           memory_format=None):
-    return _finish(np.empty(parse_size(size, "empty"), _float_dtype(dtype)), requires_grad, device, out)
+    return _finish(_filled(np.empty, parse_size(size, "empty"), _float_dtype(dtype)), requires_grad, device, out)
 
 
 @op()
@@ -232,14 +271,25 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if dtype is None:
-        dtype = _to_tensor(fill_value).dtype if not isinstance(fill_value, float) else _dtype.get_default_dtype()
-    shape = parse_size((size,) if isinstance(size, (tuple, list, Size)) else (size,), "full")
-    return _finish(np.full(shape, fill_value, _dtype.to_dtype(dtype).numpy_dtype), requires_grad, device, out)
+        dtype = _dtype.get_default_dtype() if isinstance(fill_value, float) else \
+            _dtype.int64 if type(fill_value) is int else _to_tensor(fill_value).dtype
+    shape = parse_size((size,), "full")
+    numpy_dtype = _dtype.to_dtype(dtype).numpy_dtype
+    check_fits(fill_value, numpy_dtype, "full")
+    if numpy_dtype.kind in "iu" and isinstance(fill_value, (int, float)):  # as PyTorch: -1 is 255 in uint8
+        fill_value = np.asarray(fill_value).astype(numpy_dtype)
+    return _finish(allocate(np.full, shape, numpy_dtype, fill_value, numpy_dtype), requires_grad, device, out)
 
 
 @op()
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
-    return _finish(np.eye(n, n if m is None else m, dtype=_float_dtype(dtype)), requires_grad, device, out)
+    n = int_argument(n, "eye", "n", 1)
+    m = n if m is None else int_argument(m, "eye", "m", 2)
+    if n < 0 or m < 0:
+        raise RuntimeError(f"eye(): n and m must be greater or equal to 0, got n={n}, m={m}")
+    numpy_dtype = _float_dtype(dtype)
+    return _finish(allocate(lambda shape: np.eye(*shape, dtype=numpy_dtype), (n, m), numpy_dtype),
+                   requires_grad, device, out)
 
 
 def _like(input, dtype):
@@ -248,22 +298,22 @@ def _like(input, dtype):
 
 @op()
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
-    return _finish(np.zeros(input._data.shape, _like(input, dtype)), requires_grad, device)
+    return _finish(_filled(np.zeros, input._data.shape, _like(input, dtype)), requires_grad, device)
 
 
 @op()
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
-    return _finish(np.ones(input._data.shape, _like(input, dtype)), requires_grad, device)
+    return _finish(_filled(np.ones, input._data.shape, _like(input, dtype)), requires_grad, device)
 
 
 @op()
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(np.full(input._data.shape, fill_value, _like(input, dtype)), requires_grad, device)
+    return full(input._data.shape, fill_value, dtype=_like(input, dtype), device=device, requires_grad=requires_grad)
 
 
 @op()
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
-    return _finish(np.empty(input._data.shape, _like(input, dtype)), requires_grad, device)
+    return _finish(_filled(np.empty, input._data.shape, _like(input, dtype)), requires_grad, device)
 
 
 # ---------------------------------------------------------------- ranges
@@ -280,18 +330,39 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         dtype = _dtype.int64 if integral else _dtype.get_default_dtype()
     dtype = _dtype.to_dtype(dtype)
     # Computed in float64 then cast, so float32 ranges have PyTorch's length and values.
-    array = np.arange(*values, dtype=np.float64 if dtype.is_floating_point else None)
-    return _finish(array.astype(dtype.numpy_dtype), requires_grad, device, out)
+    length = _range_length(*values)
+    check_fits(values[:2] if length else values[:1], dtype.numpy_dtype, "arange")
+    array = allocate(lambda shape: np.arange(*values, dtype=np.float64 if dtype.is_floating_point else None),
+                     (length,), dtype.numpy_dtype)
+    return _finish(array.astype(dtype.numpy_dtype, copy=False), requires_grad, device, out)
+
+
+def _range_length(start, end, step):
+    """How many values arange gives (checked for its allocation before NumPy makes them)."""
+    import math
+    length = math.ceil((end - start) / step)
+    return max(int(length), 0)
 
 
 @op()
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
-    return _finish(np.linspace(start, end, steps).astype(_float_dtype(dtype)), requires_grad, device, out)
+    steps = _steps(steps, "linspace")
+    array = allocate(lambda shape: np.linspace(start, end, *shape), (steps,), np.float64)
+    return _finish(array.astype(_float_dtype(dtype)), requires_grad, device, out)
 
 
 @op()
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):
-    return _finish(np.logspace(start, end, steps, base=base).astype(_float_dtype(dtype)), requires_grad, device, out)
+    steps = _steps(steps, "logspace")
+    array = allocate(lambda shape: np.logspace(start, end, *shape, base=base), (steps,), np.float64)
+    return _finish(array.astype(_float_dtype(dtype)), requires_grad, device, out)
+
+
+def _steps(steps, op_name):
+    steps = int_argument(steps, op_name, "steps", 3)
+    if steps < 0:
+        raise RuntimeError(f"{op_name}(): number of steps must be non-negative, got {steps}")
+    return steps
 
 
 # ---------------------------------------------------------------- random
@@ -300,8 +371,8 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
          pin_memory=False):
     """Uniform samples from [0, 1)."""
     shape = parse_size(size, "rand")
-    return _finish(_rng(generator).random(shape, dtype=np.float64).astype(_float_dtype(dtype)),
-                   requires_grad, device, out)
+    samples = allocate(_rng(generator).random, shape, np.float64)
+    return _finish(samples.astype(_float_dtype(dtype)), requires_grad, device, out)
 
 
 @op()
@@ -309,7 +380,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
           pin_memory=False):
     """Samples from the standard normal distribution."""
     shape = parse_size(size, "randn")
-    return _finish(_rng(generator).standard_normal(shape).astype(_float_dtype(dtype)), requires_grad, device, out)
+    samples = allocate(_rng(generator).standard_normal, shape, np.float64)
+    return _finish(samples.astype(_float_dtype(dtype)), requires_grad, device, out)
 
 
 @op()
@@ -320,14 +392,19 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     if high is None:
         raise TypeError("randint() missing the required argument 'high'")
     shape = parse_size((size,), "randint")
+    low, high = int_argument(low, "randint", "low"), int_argument(high, "randint", "high")
+    check_python_ints([low, high])
     dtype = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
-    return _finish(_rng(generator).integers(low, high, shape).astype(dtype.numpy_dtype), requires_grad, device)
+    samples = allocate(lambda shape: _rng(generator).integers(low, high, shape), shape, np.int64)
+    return _finish(samples.astype(dtype.numpy_dtype), requires_grad, device)
 
 
 @op()
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     dtype = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
-    return _finish(_rng(generator).permutation(n).astype(dtype.numpy_dtype), requires_grad, device)
+    n = parse_size((int_argument(n, "randperm", "n", 1),), "randperm")[0]
+    permutation = allocate(lambda shape: _rng(generator).permutation(*shape), (n,), np.int64)
+    return _finish(permutation.astype(dtype.numpy_dtype), requires_grad, device)
 
 
 @op()
@@ -359,7 +436,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         shape = parse_size((size,), "normal")
     reference = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
     numpy_dtype = _float_dtype(dtype if dtype is not None else (reference.dtype if reference is not None else None))
-    samples = _rng(generator).normal(mean_array, std_array, shape).astype(numpy_dtype)
+    samples = allocate(lambda shape: _rng(generator).normal(mean_array, std_array, shape), shape,
+                       np.float64).astype(numpy_dtype)
     return _finish(samples, requires_grad, device, out)
 
 
@@ -396,19 +474,21 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 @op(method=True)
 def new_zeros(input, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """Zeros of `size` with `input`'s dtype (unless `dtype` is given)."""
-    return zeros(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+    return zeros(parse_size(size, "new_zeros"), dtype=dtype or input.dtype, device=device,
+                 requires_grad=requires_grad)
 
 
 @op(method=True)
 def new_ones(input, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """Ones of `size` with `input`'s dtype (unless `dtype` is given)."""
-    return ones(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+    return ones(parse_size(size, "new_ones"), dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
 @op(method=True)
 def new_empty(input, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """An uninitialized tensor of `size` with `input`'s dtype (unless `dtype` is given)."""
-    return empty(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+    return empty(parse_size(size, "new_empty"), dtype=dtype or input.dtype, device=device,
+                 requires_grad=requires_grad)
 
 
 @op(method=True)

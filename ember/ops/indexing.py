@@ -9,6 +9,7 @@ import operator
 import warnings
 
 from .._backend import np
+from .._validation import check_fits
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
 from ..autograd.function import Primitive
@@ -311,7 +312,9 @@ def _value_for(target, value, op_name, same_dtype):
     leading size-1 dims PyTorch ignores."""
     if not isinstance(value, Tensor):
         if isinstance(value, (int, float, bool, complex, np.generic)):
-            return value.item() if isinstance(value, np.generic) else value
+            value = value.item() if isinstance(value, np.generic) else value
+            check_fits(value, target._data.dtype, op_name)
+            return value
         from .creation import tensor
         value = tensor(value, dtype=target.dtype)
     if value._data.dtype != target._data.dtype:
@@ -588,6 +591,7 @@ def _fill_value(input, value, op_name):
         value = value.item()
     if not isinstance(value, (int, float, bool, complex)):
         raise TypeError(f"{op_name}(): argument 'value' must be a Number or a 0-d Tensor, not {type(value).__name__}")
+    check_fits(value, input._data.dtype, op_name)
     return value
 
 

@@ -1,5 +1,6 @@
 """The in-place variants (`add_`, `mul_`, `zero_`, ...), each made from its out-of-place op."""
 from .._backend import np
+from .._validation import check_fits
 from .._tensor import new_tensor
 from . import conversion
 from ._declare import DECLARATIONS, OpDeclaration, op, _register
@@ -28,8 +29,12 @@ for _declaration in list(DECLARATIONS.values()):
 
 
 def _filled(input, value):
-    return new_tensor(np.full(input._data.shape, value.item() if hasattr(value, "item") else value,
-                              dtype=input._data.dtype))
+    if hasattr(value, "_data"):  # a 0-d tensor converts like a cast (it may wrap, as in PyTorch)
+        value = value._data.astype(input._data.dtype)
+    else:  # a Python number must fit the dtype; NumPy would wrap it or refuse -1 for uint8
+        check_fits(value, input._data.dtype, "fill_")
+        value = np.asarray(value.item() if hasattr(value, "item") else value).astype(input._data.dtype)
+    return new_tensor(np.full(input._data.shape, value, dtype=input._data.dtype))
 
 
 def _copied(input, source):

@@ -8,6 +8,7 @@ import numbers
 import warnings
 
 from .._backend import np, as_strided
+from .._validation import allocate, int_argument
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
 from ..autograd.function import Primitive
@@ -251,7 +252,7 @@ def split_with_sizes(input, split_sizes, dim=0):
 @op(method=True)
 def chunk(input, chunks, dim=0):
     """At most `chunks` views of (nearly) equal size along `dim` (as `split` with ceil(size/chunks))."""
-    chunks = int(chunks)
+    chunks = int_argument(chunks, "chunk", "chunks", 1)
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     dim = normalize_dim(dim, input._data.ndim, "chunk")
@@ -314,7 +315,7 @@ def narrow(input, dim, start, length):
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     dim = normalize_dim(dim, ndim, "narrow")
     size = input._data.shape[dim]
-    start, length = int(start), int(length)
+    start, length = int_argument(start, "narrow", "start", 2), int_argument(length, "narrow", "length", 3)
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     start %= size if size else 1
@@ -416,7 +417,8 @@ class Repeat(Primitive, node="RepeatBackward0"):
     def forward(ctx, a, repeats):
         shape = (1,) * (len(repeats) - a.ndim) + a.shape
         ctx.input_shape, ctx.shape, ctx.repeats = a.shape, shape, repeats
-        return np.tile(a.reshape(shape), repeats)
+        return allocate(lambda _: np.tile(a.reshape(shape), repeats),
+                        tuple(size * times for size, times in zip(shape, repeats)), a.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -429,7 +431,7 @@ class Repeat(Primitive, node="RepeatBackward0"):
 @op(Repeat, method=True)
 def repeat(input, *sizes):
     """Tile the tensor `sizes[i]` times along each dim (new leading dims when sizes is longer)."""
-    sizes = parse_shape(sizes, "repeat")
+    sizes = parse_shape(sizes, "repeat", "repeats")
     if len(sizes) < input._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
                            f"tensor (repeat dims {list(sizes)} for a tensor of shape {list(input.shape)})")
@@ -441,7 +443,7 @@ def repeat(input, *sizes):
 @op(method=True)
 def tile(input, dims):
     """`repeat`, with leading 1s added to `dims` when it is shorter than the tensor's rank."""
-    dims = parse_shape((dims,) if isinstance(dims, numbers.Integral) else tuple(dims), "tile")
+    dims = parse_shape((dims,) if isinstance(dims, numbers.Integral) else tuple(dims), "tile", "dims")
     return repeat(input, (1,) * (input._data.ndim - len(dims)) + dims)
 
 
@@ -695,7 +697,7 @@ def unfold(input, dimension, size, step):
     ndim = input._data.ndim
     dim = normalize_dim(dimension, ndim, "unfold")
     length = input._data.shape[dim] if ndim else 1
-    size, step = int(size), int(step)
+    size, step = int_argument(size, "unfold", "size", 2), int_argument(step, "unfold", "step", 3)
     if size > length:
         raise RuntimeError(f"maximum size for tensor at dimension {dim} is {length} but size is {size}")
     if step <= 0:

@@ -10,6 +10,7 @@ Piecewise-constant ops (floor, sign, ...) keep a graph node whose gradient is ze
 import math
 
 from .._backend import np
+from .._validation import check_fits
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
 from ..autograd.function import Primitive
@@ -830,6 +831,8 @@ def _apply_clamp(input, low, high, op_name, number_function, tensor_function):
         raise RuntimeError(f"{op_name} is not supported for tensors of type bool: convert it with .int() or "
                            ".float() first")
     input, low, high = _promoted([input, _plain_number(low), _plain_number(high)], op_name)
+    if not (low_is_tensor or high_is_tensor):
+        check_fits([low, high], input._data.dtype, op_name)
     function = tensor_function if (low_is_tensor or high_is_tensor) else number_function
     try:
         return function.apply(input, low, high)

@@ -15,6 +15,8 @@ import builtins
 import warnings
 
 from .._backend import np, broadcast_view
+from .._precision import accumulate, widened
+from .._validation import int_argument
 from .._tensor import Tensor, new_tensor
 from .. import _dtype, return_types
 from ..autograd.function import Primitive
@@ -101,7 +103,7 @@ class Sum(Primitive, node="SumBackward1", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        return np.add.reduce(a, axis=dims, dtype=dtype, keepdims=keepdim)  # np.sum's core, without its wrapper
+        return accumulate(np.add.reduce, a, axis=dims, dtype=dtype, keepdims=keepdim)  # np.sum's core
 
     @staticmethod
     def backward(ctx, grad):
@@ -119,7 +121,7 @@ class Nansum(Primitive, node="NansumBackward0"):
     def forward(ctx, a, dims, keepdim, dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
         ctx.kept = ~np.isnan(a) if a.dtype.kind in "fc" else None
-        return np.nansum(a, axis=dims, keepdims=keepdim, dtype=dtype)
+        return accumulate(np.nansum, a, axis=dims, keepdims=keepdim, dtype=dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -214,7 +216,7 @@ class Prod(Primitive, node="ProdBackward1"):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        result = _as_array(np.prod(a, axis=dims, keepdims=keepdim, dtype=dtype))
+        result = _as_array(accumulate(np.prod, a, axis=dims, keepdims=keepdim, dtype=dtype))
         ctx.save_for_backward(a, result)
         return result
 
@@ -284,13 +286,15 @@ class Var(Primitive, node="VarBackward0"):
             count *= a.shape[dim]
         ctx.input_shape, ctx.dims, ctx.keepdim, ctx.root = a.shape, dims, keepdim, root
         ctx.count, ctx.dof = count, count - correction
+        work = widened(a)
         with np.errstate(divide="ignore", invalid="ignore"):
-            centre = np.sum(a, axis=dims, keepdims=True) / count
-            deviation = np.abs(a - centre) if a.dtype.kind == "c" else a - centre
+            centre = np.sum(work, axis=dims, keepdims=True) / count
+            deviation = np.abs(work - centre) if a.dtype.kind == "c" else work - centre
             squares = np.sum(deviation * deviation, axis=dims, keepdims=keepdim)
             result = _as_array(squares / builtins.max(count - correction, 0))
             if root:
                 result = np.sqrt(result)
+        result, centre = result.astype(a.real.dtype, copy=False), centre.astype(a.dtype, copy=False)
         ctx.save_for_backward(a, result if root else None)
         if not with_mean:
             return result
@@ -670,6 +674,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     Differs from PyTorch only in which index is returned among equal values (ours: stable order).
     """
     _check_tensor(input, "kthvalue")
+    k = int_argument(k, "kthvalue", "k", 1)
     dim = _single_dim(input, dim, "kthvalue")
     size = input._data.shape[dim] if input._data.ndim else 1
     if not 1 <= k <= size:
@@ -686,6 +691,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     `sorted=False` still returns them sorted.
     """
     _check_tensor(input, "topk")
+    k = int_argument(k, "topk", "k", 1)
     dim = _single_dim(input, dim, "topk")
     size = input._data.shape[dim] if input._data.ndim else 1
     if not 0 <= k <= size:
@@ -902,7 +908,7 @@ class LinalgVectorNorm(Primitive, node="LinalgVectorNormBackward0"):
         if a.ndim == 0:
             dims = ()  # dim 0 / -1 of a 0-d tensor: nothing to reduce
         ctx.ord, ctx.input_shape, ctx.dims, ctx.keepdim = ord, a.shape, dims, keepdim
-        absolute = np.abs(a)
+        absolute = np.abs(widened(a))
         if ord == 2:
             result = np.sqrt(np.sum(absolute * absolute, axis=dims, keepdims=keepdim))
         elif ord == float("inf"):
@@ -916,7 +922,7 @@ class LinalgVectorNorm(Primitive, node="LinalgVectorNormBackward0"):
         else:
             with np.errstate(divide="ignore"):
                 result = np.sum(absolute ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
-        result = _as_array(result)
+        result = _as_array(result).astype(a.real.dtype, copy=False)
         ctx.save_for_backward(a, result)
         return result
 
@@ -954,15 +960,16 @@ class Logsumexp(Primitive, node="LogsumexpBackward0"):
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         ctx.input_shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
+        work = widened(a)
         if builtins.any(a.shape[d] == 0 for d in dims):
-            shift = np.zeros(_kept_shape(a.shape, dims), dtype=a.dtype)
+            shift = np.zeros(_kept_shape(a.shape, dims), dtype=work.dtype)
         else:
-            shift = np.amax(a, axis=dims, keepdims=True)
-            shift = np.where(np.isinf(shift), 0, shift).astype(a.dtype, copy=False)
+            shift = np.amax(work, axis=dims, keepdims=True)
+            shift = np.where(np.isinf(shift), 0, shift).astype(work.dtype, copy=False)
         with np.errstate(divide="ignore"):
-            result = np.log(np.sum(np.exp(a - shift), axis=dims, keepdims=True)) + shift
-        result = _as_array(result if keepdim else result.reshape(
-            tuple(size for index, size in enumerate(a.shape) if index not in dims)))
+            result = np.log(np.sum(np.exp(work - shift), axis=dims, keepdims=True)) + shift
+        result = _as_array((result if keepdim else result.reshape(
+            tuple(size for index, size in enumerate(a.shape) if index not in dims))).astype(a.dtype, copy=False))
         ctx.save_for_backward(a, result)
         return result
 
@@ -996,9 +1003,9 @@ class Cumsum(Primitive, node="CumsumBackward0"):
         ctx.dim, ctx.reverse = dim, reverse
         work = _scan_view(a)
         if reverse:
-            result = np.flip(np.cumsum(np.flip(work, dim), axis=dim, dtype=dtype), dim)
+            result = np.flip(accumulate(np.cumsum, np.flip(work, dim), axis=dim, dtype=dtype), dim)
         else:
-            result = np.cumsum(work, axis=dim, dtype=dtype)
+            result = accumulate(np.cumsum, work, axis=dim, dtype=dtype)
         return result.reshape(a.shape)
 
     @staticmethod
@@ -1010,7 +1017,7 @@ class Cumprod(Primitive, node="CumprodBackward0"):
     @staticmethod
     def forward(ctx, a, dim, dtype):
         ctx.dim = dim
-        result = np.cumprod(_scan_view(a), axis=dim, dtype=dtype).reshape(a.shape)
+        result = accumulate(np.cumprod, _scan_view(a), axis=dim, dtype=dtype).reshape(a.shape)
         ctx.save_for_backward(a, result)
         return result
 

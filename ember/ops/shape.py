@@ -1,6 +1,7 @@
 """Shape ops. Most return views: tensors on the same memory as their input, which share its version
 counter and remember how to replay the view from the base (for in-place ops through a view)."""
 from .._backend import np, broadcast_view
+from .._validation import allocate, size_argument
 from .._tensor import Tensor, new_tensor as _wrap
 from .. import _dtype
 from ..autograd.function import Primitive
@@ -16,14 +17,9 @@ __all__ = ["view", "reshape", "expand", "expand_as", "broadcast_to", "transpose"
            "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"]
 
 
-def parse_shape(shape, op_name="view"):
-    """`f(2, 3)`, `f((2, 3))` and `f(torch.Size([2, 3]))` all mean the shape (2, 3)."""
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = shape[0]
-    try:
-        return tuple(int(size) for size in shape)
-    except TypeError:
-        raise TypeError(f"{op_name}(): the shape must be ints or a tuple of ints, got {shape!r}") from None
+def parse_shape(shape, op_name="view", argument="size"):
+    """`f(2, 3)`, `f((2, 3))` and `f(torch.Size([2, 3]))` all mean the shape (2, 3); floats are refused."""
+    return size_argument(shape, op_name, argument)
 
 
 def make_view(output, source, replay):
@@ -132,7 +128,7 @@ def _can_view(array, shape):
     try:
         np.reshape(array, shape, copy=False)
         return True
-    except ValueError:
+    except (ValueError, MemoryError):  # NumPy may try to allocate before finding it cannot view
         return False
 
 
@@ -164,7 +160,7 @@ def _view_as_dtype(input, dtype):
 @op(View, UnsafeView, method=True)
 def reshape(input, *shape):
     """`view` when possible, else a contiguous copy with the new shape (grad_fn UnsafeViewBackward0)."""
-    shape = _infer_shape(parse_shape(shape, "reshape"), input._data.size)
+    shape = _infer_shape(parse_shape(shape, "reshape", "shape"), input._data.size)
     if _can_view(input._data, shape):
         return make_view(View.apply(input, shape), input, _Replay(reshape, shape))
     from .conversion import clone
@@ -199,7 +195,7 @@ def unflatten(input, dim, sizes):
     ndim = input._data.ndim
     dim = normalize_dim(dim, ndim, "unflatten")
     shape = input._data.shape
-    sizes = tuple(int(size) for size in sizes)
+    sizes = size_argument((sizes,), "unflatten", "sizes")
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     try:
@@ -290,7 +286,7 @@ class T(Transpose, node="TBackward0"):
 
 @op(Permute, method=True)
 def permute(input, *dims):
-    dims = parse_shape(dims, "permute")
+    dims = parse_shape(dims, "permute", "dims")
     ndim = input._data.ndim
     if len(dims) != ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -400,7 +396,7 @@ def unsqueeze(input, dim):
 class Contiguous(Primitive, node="CloneBackward0"):
     @staticmethod
     def forward(ctx, a):
-        return np.ascontiguousarray(a)
+        return allocate(lambda _: np.ascontiguousarray(a), a.shape, a.dtype)
 
     @staticmethod
     def backward(ctx, grad):

@@ -101,7 +101,7 @@ def test_the_grad_outputs_of_autograd_grad_are_never_mutated():
 
 def test_a_hooks_returned_tensor_is_never_mutated():
     a, = _leaves(1)
-    replacement = ember.tensor([5.0, 6.0, 7.0])
+    replacement = ember.tensor([5.0, 6.0, 7.0], dtype=ember.float64)
     a.register_hook(lambda grad: replacement)
     for _ in range(3):
         (a * 2).sum().backward()
@@ -111,7 +111,7 @@ def test_a_hooks_returned_tensor_is_never_mutated():
 
 def test_a_hook_on_an_intermediate_returning_a_tensor_that_reaches_a_leaf():
     a, = _leaves(1)
-    replacement = ember.tensor([5.0, 6.0, 7.0])
+    replacement = ember.tensor([5.0, 6.0, 7.0], dtype=ember.float64)
     for _ in range(3):
         middle = a * 2
         middle.register_hook(lambda grad: replacement)

@@ -1,6 +1,7 @@
 """Convolutions: `Conv1d`, `Conv2d`, `Conv3d` and their transposes."""
 import math
 
+from ..._validation import check_int_arguments
 from ...ops import creation
 from .. import functional as F
 from .. import init
@@ -23,6 +24,9 @@ class _ConvNd(Module):
 
     def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
                  output_padding, groups, bias, padding_mode, device=None, dtype=None):
+        check_int_arguments(type(self).__name__, in_channels=in_channels, out_channels=out_channels,
+                            kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation,
+                            output_padding=output_padding, groups=groups)
         super().__init__()
         if groups <= 0:
             raise ValueError("groups must be a positive integer")

@@ -1,6 +1,7 @@
 """`Identity`, `Linear`, `Bilinear`."""
 import math
 
+from ..._validation import check_int_arguments
 from ...ops import creation
 from .. import functional as F
 from .. import init
@@ -33,6 +34,7 @@ class Linear(Module):
     """
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        check_int_arguments(type(self).__name__, in_features=in_features, out_features=out_features)
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
@@ -67,6 +69,7 @@ class Bilinear(Module):
     """`y = x1^T A x2 + b`, weight (out_features, in1_features, in2_features)."""
 
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+        check_int_arguments("Bilinear", in1_features=in1_features, in2_features=in2_features, out_features=out_features)
         super().__init__()
         self.in1_features = in1_features
         self.in2_features = in2_features

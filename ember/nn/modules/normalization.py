@@ -2,6 +2,7 @@
 import numbers
 import warnings
 
+from ..._validation import check_int_arguments
 from ... import _dtype
 from ...ops import creation
 from .. import functional as F
@@ -37,6 +38,7 @@ class _NormBase(Module):
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None, *, bias=True):
+        check_int_arguments(type(self).__name__, num_features=num_features)
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -206,6 +208,7 @@ class LayerNorm(Module):
     (weight=1, bias=0) when `elementwise_affine`."""
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
+        check_int_arguments("LayerNorm", normalized_shape=normalized_shape)
         super().__init__()
         self.normalized_shape = _normalized_shape(normalized_shape)
         self.eps = eps
@@ -228,6 +231,7 @@ class GroupNorm(Module):
     """Normalise each sample over groups of `num_channels // num_groups` channels."""
 
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
+        check_int_arguments("GroupNorm", num_groups=num_groups, num_channels=num_channels)
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")

@@ -9,6 +9,7 @@ import math
 import numbers
 import warnings
 
+from ..._validation import check_int_arguments
 from ... import ops
 from ...ops import creation
 from .. import functional as F
@@ -404,6 +405,7 @@ class RNNCellBase(Module):
     U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
 
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        check_int_arguments(type(self).__name__, input_size=input_size, hidden_size=hidden_size)
         super().__init__()
         self.input_size = input_size
         self.hidden_size = hidden_size

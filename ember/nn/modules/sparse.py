@@ -1,4 +1,5 @@
 """`Embedding`: a lookup table of vectors indexed by integers."""
+from ..._validation import check_int_arguments
 from ...autograd.grad_mode import no_grad
 from ...ops import creation
 from .. import functional as F
@@ -22,6 +23,8 @@ class Embedding(Module):
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
+        check_int_arguments("Embedding", num_embeddings=num_embeddings, embedding_dim=embedding_dim,
+                            padding_idx=padding_idx)
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
