@@ -7,7 +7,7 @@ from ._dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, flo
                      complex64, complex128, get_default_dtype, set_default_dtype, promote_types)
 from ._dtype import result_type as _result_type
 from ._dtype import can_cast, finfo, iinfo
-from ._backend import device
+from ._backend import device, set_default_device, get_default_device
 from ._size import Size
 from ._tensor import Tensor
 from ._formatting import set_printoptions
@@ -23,7 +23,7 @@ _keep_freed_memory()
 
 # Submodules (and save/load) load on first use: `ember.nn` works after `import ember`, as `torch.nn`
 # does after `import torch`, while `import ember` itself stays fast.
-_LAZY_SUBMODULES = {"compat", "datasets", "distributed", "func", "linalg", "nn", "optim", "serialization",
+_LAZY_SUBMODULES = {"accelerator", "compat", "datasets", "distributed", "func", "linalg", "nn", "optim", "serialization",
                     "special", "testing", "utils", "vision", "viz"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func"}
 

@@ -44,6 +44,16 @@ class device:
 CPU = device("cpu")
 
 
+def set_default_device(value):
+    """`torch.set_default_device`: only the CPU exists here, so this checks the choice (a clear error
+    for "cuda" now, rather than at the first tensor) and otherwise changes nothing."""
+    to_device(value)
+
+
+def get_default_device():
+    return CPU
+
+
 def to_device(value):
     """Check a `device=` argument: ember computes on the CPU only."""
     if value is None:

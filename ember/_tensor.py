@@ -375,10 +375,40 @@ class Tensor(metaclass=_TensorType):
     def is_cuda(self):
         return False
 
-    is_sparse = False
-    is_quantized = False
-    is_meta = False
-    is_nested = False
+    # Device and layout predicates: ember's tensors are dense, strided and on the CPU.
+    is_cpu = True
+    is_sparse = is_sparse_csr = is_quantized = is_meta = is_nested = is_mkldnn = False
+    is_xpu = is_mps = is_ipu = is_maia = is_mtia = is_vulkan = is_xla = False
+
+    def is_pinned(self, device=None):
+        return False
+
+    def is_conj(self):
+        return False
+
+    def is_neg(self):
+        return False
+
+    def is_inference(self):
+        return False
+
+    def is_distributed(self):
+        return False
+
+    def is_same_size(self, other):
+        return self.shape == other.shape
+
+    def is_set_to(self, tensor):
+        """Whether both tensors use the same memory with the same shape and strides."""
+        mine, theirs = self._data, tensor._data
+        return (mine.__array_interface__["data"][0] == theirs.__array_interface__["data"][0]
+                and mine.shape == theirs.shape and mine.strides == theirs.strides and mine.dtype == theirs.dtype)
+
+    def is_nonzero(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'} "
+                               "is ambiguous")
+        return bool(self._data.reshape(()))
     layout = "torch.strided"
 
     @property
@@ -556,9 +586,10 @@ class Tensor(metaclass=_TensorType):
         return self.__repr__()
 
     def __format__(self, format_spec):
-        if self._data.ndim == 0 and format_spec:
+        """A 0-d tensor formats as its number (`f"{loss:.3f}"`, `"{}".format(loss)`), as in PyTorch."""
+        if self._data.ndim == 0 and type(self) is Tensor:
             return self.item().__format__(format_spec)
-        return object.__format__(self, format_spec) if format_spec else self.__repr__()
+        return object.__format__(self, format_spec)
 
     def __reduce_ex__(self, protocol):
         return (_rebuild_tensor, (self._data, self._requires_grad))

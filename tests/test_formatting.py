@@ -205,3 +205,16 @@ def test_tensor_subclass_uses_its_name():
 
     special = Special([1.0, 2.0])
     assert repr(special) == "Special([1., 2.])"
+
+
+@pytest.mark.parametrize("spec", ["", ".2f", ">12.3e", "g"])
+def test_zero_d_tensor_formats_as_its_number(torch, spec):
+    value = 69.81
+    assert format(ember.tensor(value), spec) == format(torch.tensor(value), spec)
+    assert "{}".format(ember.tensor(3)) == "{}".format(torch.tensor(3))
+
+
+def test_formatting_a_vector_with_a_spec_is_a_type_error():
+    assert f"{ember.zeros(2)}" == str(ember.zeros(2))
+    with pytest.raises(TypeError, match="unsupported format string passed to Tensor.__format__"):
+        f"{ember.zeros(2):.2f}"

@@ -35,7 +35,7 @@ from . import elementwise, pointwise, special, scans, counting, reduction, shape
     joining
 from . import conv, padding, pooling, activations, dropouts, embeddings, normalization, distance, linear_layers, \
     patches, losses, interpolation
-from . import inplace_methods, elision
+from . import inplace_methods, elision, random_fills
 from .inplace_methods import *  # noqa: F401,F403
 from ._declare import DECLARATIONS
 

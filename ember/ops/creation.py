@@ -46,15 +46,29 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        import pickle
-        return new_tensor(np.frombuffer(pickle.dumps(self.rng.bit_generator.state), dtype=np.uint8).copy())
+        """The generator's state as a uint8 tensor (PCG64's 128-bit state and increment, then its
+        buffered 32-bit draw): plain numbers, so a state read from a file can never run code."""
+        state = self.rng.bit_generator.state
+        words = (state["state"]["state"], state["state"]["inc"])
+        raw = b"".join(word.to_bytes(16, "little") for word in words)
+        raw += state["has_uint32"].to_bytes(4, "little") + state["uinteger"].to_bytes(4, "little")
+        return new_tensor(np.frombuffer(raw, dtype=np.uint8).copy())
 
-    def set_state(self, state):
-        import pickle
-        self.rng.bit_generator.state = pickle.loads(state._data.tobytes())
+    def set_state(self, new_state):
+        if not isinstance(new_state, Tensor) or new_state.dtype != _dtype.uint8 or new_state.numel() != _STATE_BYTES:
+            raise RuntimeError(f"Generator.set_state: expected a torch.uint8 tensor of {_STATE_BYTES} elements "
+                               "from get_state()/get_rng_state(), got "
+                               f"{new_state.dtype if isinstance(new_state, Tensor) else type(new_state).__name__}"
+                               f"{'' if not isinstance(new_state, Tensor) else f' of {new_state.numel()} elements'}")
+        raw = new_state._data.tobytes()
+        self.rng.bit_generator.state = {
+            "bit_generator": "PCG64",
+            "state": {"state": int.from_bytes(raw[:16], "little"), "inc": int.from_bytes(raw[16:32], "little")},
+            "has_uint32": int.from_bytes(raw[32:36], "little"), "uinteger": int.from_bytes(raw[36:40], "little")}
         return self
 
 
+_STATE_BYTES = 40
 default_generator = Generator()
 
 
@@ -389,6 +403,8 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     """Integers from [low, high); `randint(high, size)` and `randint(low, high, size)` both work."""
     if size is None:
         low, high, size = 0, low, high
+    elif high is None:
+        low, high = 0, low
     if high is None:
         raise TypeError("randint() missing the required argument 'high'")
     shape = parse_size((size,), "randint")

@@ -6,6 +6,7 @@ tensors) indexes that view. So `x[0, :, [0, 1]]` on a (3, 4, 5) tensor is (4, 2)
 (NumPy gives (2, 4)).
 """
 import operator
+from collections.abc import Sequence
 import warnings
 
 from .._backend import np
@@ -40,14 +41,14 @@ def _index_item(item):
         return _index_array(item._data)
     if isinstance(item, np.ndarray):
         return _index_array(item)
-    if isinstance(item, (list, tuple)):
+    if isinstance(item, (list, tuple, range)) or (isinstance(item, Sequence) and not isinstance(item, (str, bytes))):
         values = [value._data if isinstance(value, Tensor) else value for value in item]
         array = np.asarray(values) if values else np.zeros(0, dtype=np.int64)
         if array.dtype.kind not in "iub":
             raise IndexError(_INDEX_TYPES_MESSAGE + f" (got a sequence of {array.dtype})")
         return array
-    if isinstance(item, np.integer):
-        return int(item)
+    if isinstance(item, np.integer) or hasattr(kind, "__index__"):
+        return operator.index(item)
     raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                      f"valid indices (got {type(item).__name__})")
 

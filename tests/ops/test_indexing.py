@@ -55,6 +55,8 @@ GETITEM = {
     "python_false": lambda lib: _x(lib)[False],
     "zero_d_bool_tensor": lambda lib: _x(lib)[lib.tensor(True)],
     "empty_list": lambda lib: _x(lib)[[]],
+    "range": lambda lib: _x(lib)[range(0, 3, 2)],
+    "range_in_tuple": lambda lib: _x(lib)[:, range(1, 3)],
     "0d_with_none": lambda lib: lib.tensor(3.0, requires_grad=True)[None],
     "0d_with_ellipsis": lambda lib: lib.tensor(3.0, requires_grad=True)[...],
     "two_ellipses": lambda lib: _x(lib)[..., ...],
