@@ -41,7 +41,7 @@ def __getattr__(name):
 def __dir__():
     return sorted(set(globals()) | _LAZY_SUBMODULES | set(_LAZY_NAMES))
 
-__version__ = "0.1.0"
+from .version import ember as __version__  # noqa: E402  (ember's own release; see ember.version)
 
 
 def get_num_threads():

@@ -73,6 +73,8 @@ class _TorchModule(types.ModuleType):
     def __getattr__(self, attribute):
         name = self.__name__
         target = self.__dict__["_ember_module"]
+        if name == "torch" and attribute == "__version__":
+            return importlib.import_module("ember.version").__version__  # the API level (see ember.version)
         try:
             value = getattr(target, attribute)
         except AttributeError:
