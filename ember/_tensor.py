@@ -5,6 +5,7 @@ which sits above this module and is bound once at the bottom of this file (`_ops
 ops (`x.exp()`, `a | b`) come from their declarations in `ember.ops`, bound on first use (`_op_method`).
 """
 import warnings
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -13,6 +14,9 @@ from . import _storage
 from . import _validation
 from ._backend import CPU, to_device
 from ._size import Size
+
+if TYPE_CHECKING:
+    from .utils.hooks import RemovableHandle
 
 __all__ = ["Tensor", "new_tensor", "VersionCounter"]
 
@@ -168,7 +172,7 @@ class Tensor(metaclass=_TensorType):
     def requires_grad(self):
         raise RuntimeError("can't delete requires_grad")
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         """Start (or stop) recording operations on this leaf tensor. Returns self."""
         requires_grad = bool(requires_grad)
         if self._grad_fn is not None:
@@ -242,7 +246,7 @@ class Tensor(metaclass=_TensorType):
         if self._grad_fn is not None:
             self._grad_fn._retain_output(self._output_nr, self)
 
-    def register_hook(self, hook):
+    def register_hook(self, hook: Callable[["Tensor"], Optional["Tensor"]]) -> "RemovableHandle":
         """Call `hook(grad)` when this tensor's gradient is computed; a returned tensor replaces it.
 
         Returns a handle whose `.remove()` unregisters the hook.
@@ -263,7 +267,8 @@ class Tensor(metaclass=_TensorType):
         from .autograd.function import _edge_to
         return _edge_to(self).node._register_post_accumulate_hook(hook)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    def backward(self, gradient: Optional["Tensor"] = None, retain_graph: Optional[bool] = None,
+                 create_graph: bool = False, inputs: Optional[Sequence["Tensor"]] = None) -> None:
         """Compute the gradient of this tensor with respect to the graph's leaves (into `.grad`).
 
         `gradient` is required unless the tensor has one element. See `ember.autograd.backward`.
@@ -271,7 +276,7 @@ class Tensor(metaclass=_TensorType):
         from . import autograd
         autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
-    def detach(self):
+    def detach(self) -> "Tensor":
         """A tensor on the same memory, outside the graph (shares the version counter)."""
         tensor = new_tensor(self._data)
         tensor._version_counter = self._shared_version_counter()

@@ -1,5 +1,6 @@
 """ember.autograd: recording operations and computing gradients, as `torch.autograd`."""
 import warnings
+from typing import Optional, Sequence, Tuple, Union
 
 from .._backend import np
 from .._tensor import Tensor, new_tensor
@@ -69,8 +70,13 @@ def _no_graph_message(index, output):
         "computing; setting requires_grad=True on the result itself would only give a useless gradient of 1.")
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
-             inputs=None):
+_Tensors = Union[Tensor, Sequence[Tensor]]
+_OptionalTensors = Union[None, Tensor, Sequence[Optional[Tensor]]]
+
+
+def backward(tensors: _Tensors, grad_tensors: _OptionalTensors = None, retain_graph: Optional[bool] = None,
+             create_graph: bool = False, grad_variables: _OptionalTensors = None,
+             inputs: Optional[_Tensors] = None) -> None:
     """Accumulate into `.grad` of the leaves the gradients of `tensors` (weighted by `grad_tensors`).
 
     `retain_graph` keeps saved tensors for another backward; `create_graph` records this backward
@@ -106,8 +112,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     engine.run_backward(outputs, grads, retain_graph, create_graph, inputs=input_list, accumulate=True)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
-         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs: _OptionalTensors = None,
+         retain_graph: Optional[bool] = None, create_graph: bool = False, only_inputs: bool = True,
+         allow_unused: Optional[bool] = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False) -> Tuple[Optional[Tensor], ...]:
     """Return the gradients of `outputs` with respect to `inputs` (`.grad` is left untouched).
 
     Example::

@@ -29,6 +29,7 @@ import warnings
 from numpy import ndarray as _ndarray, asarray as _as_array
 
 from .._tensor import Tensor, new_tensor
+from .. import _float_errors
 from . import grad_mode
 from . import anomaly
 from ._hook_checks import checked_hook_result, checked_hook_results
@@ -38,7 +39,7 @@ _grad_state = grad_mode.state
 
 # Callables told about every node the engine runs: observer(node, grad_outputs, grad_inputs).
 # The backward trace (`ember.autograd.trace`) adds itself here while it is active.
-observers = []
+observers: list = []
 
 
 def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, accumulate=True):
@@ -357,6 +358,7 @@ def _backward_on_arrays(node, grads):
     """A built-in op's backward run on the arrays inside the tensors (nothing is recorded in a
     first-order backward, so its formula needs no tensor; see autograd.function)."""
     node._unpack_as_arrays = True
+    token = _float_errors.quiet()  # inf and nan come back silently, as in PyTorch
     try:
         if len(grads) == 1:
             results = node._forward_cls.backward(node, grads[0]._data)
@@ -364,6 +366,7 @@ def _backward_on_arrays(node, grads):
             results = node._forward_cls.backward(node, *[grad._data for grad in grads])
     finally:
         node._unpack_as_arrays = False
+        _float_errors.restore(token)
     if type(results) is not tuple:  # one input: no loop on the path of every unary op
         return (new_tensor(results if type(results) is _ndarray else _as_array(results)),)
     return tuple([None if result is None else new_tensor(result if type(result) is _ndarray else

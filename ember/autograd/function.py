@@ -22,6 +22,7 @@ import weakref
 from numpy import ndarray as _ndarray, asarray as _as_array
 
 from .._tensor import Tensor, VersionCounter, new_tensor
+from .. import _float_errors
 from ..utils.hooks import RemovableHandle
 from . import grad_mode
 from . import anomaly as anomaly_mode
@@ -354,16 +355,20 @@ _FLOATING_KINDS = frozenset("fc")
 
 
 def _apply_array_forward(cls, node, args, recording):
-    count = len(args)
-    if count == 1:
-        only = args[0]
-        result = cls.forward(node, only._data if isinstance(only, Tensor) else only)
-    elif count == 2:  # unrolled, as binary ops are the most common
-        first, second = args
-        result = cls.forward(node, first._data if isinstance(first, Tensor) else first,
-                             second._data if isinstance(second, Tensor) else second)
-    else:
-        result = cls.forward(node, *[arg._data if isinstance(arg, Tensor) else arg for arg in args])
+    token = _float_errors.quiet()  # inf and nan come back silently, as in PyTorch
+    try:
+        count = len(args)
+        if count == 1:
+            only = args[0]
+            result = cls.forward(node, only._data if isinstance(only, Tensor) else only)
+        elif count == 2:  # unrolled, as binary ops are the most common
+            first, second = args
+            result = cls.forward(node, first._data if isinstance(first, Tensor) else first,
+                                 second._data if isinstance(second, Tensor) else second)
+        else:
+            result = cls.forward(node, *[arg._data if isinstance(arg, Tensor) else arg for arg in args])
+    finally:
+        _float_errors.restore(token)
     if type(result) is tuple:
         return _wrap_outputs(node, args, result, recording)
     array = result if type(result) is _ndarray else _as_array(result)
@@ -561,7 +566,7 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
     def setup_context(ctx, inputs, output):
         raise NotImplementedError("setup_context is not implemented.")
 
-    setup_context.__func__._is_placeholder = True
+    setup_context.__func__._is_placeholder = True  # type: ignore[attr-defined]
 
     @staticmethod
     def backward(ctx, *grad_outputs):

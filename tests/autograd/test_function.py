@@ -394,7 +394,8 @@ def test_legacy_non_static_forward_raises_with_the_static_pattern():
     with pytest.raises(RuntimeError, match="non-static forward") as caught:
         Legacy.apply(t.ones(1))
     assert "@staticmethod" in str(caught.value) and "Legacy.apply(x)" in str(caught.value)
-    with pytest.raises(RuntimeError, match="non-static forward"):
+    with pytest.raises(RuntimeError, match="non-static forward"), \
+            pytest.warns(DeprecationWarning, match="should not be instantiated"):
         Legacy()(t.ones(1))
 
 

@@ -23,6 +23,10 @@ from ember import nn
 from ember.autograd import Function, Variable, detect_anomaly
 from ember.autograd.function import once_differentiable
 
+# PyTorch runs these tests with warnings shown, not raised: they pass through deprecated and warning
+# paths (Variable, torch.jit.script, .grad of a non-leaf) without asserting the warnings.
+pytestmark = pytest.mark.filterwarnings("ignore")
+
 from tests.autograd.test_pytorch_autograd import TestCase, gradcheck, gradgradcheck
 
 
