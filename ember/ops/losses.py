@@ -271,6 +271,9 @@ class BinaryCrossEntropy(Primitive, node="BinaryCrossEntropyBackward0"):
         if x.size and (x.min() < 0 or x.max() > 1):
             raise RuntimeError("all elements of input should be between 0 and 1 (binary_cross_entropy takes "
                                "probabilities; for logits use binary_cross_entropy_with_logits)")
+        if target.size and (target.min() < 0 or target.max() > 1):
+            raise RuntimeError("all elements of target should be between 0 and 1 (binary_cross_entropy's target is "
+                               f"a probability; got values in [{target.min()}, {target.max()}])")
         ctx.save_for_backward(x, target, weight)
         with np.errstate(divide="ignore"):
             log_x = np.maximum(np.log(x), -100)

@@ -327,8 +327,15 @@ def test_binary_cross_entropy_clamps_logs_and_checks_range(torch):
     loss.sum().backward()
     expected.sum().backward()
     _check_grads([ours], [theirs], "bce at 0 and 1", rtol=1e-5, atol=1.0)  # both are about +-1e12
-    with pytest.raises(RuntimeError, match="between 0 and 1"):
+    with pytest.raises(RuntimeError, match="input should be between 0 and 1"):
         F.binary_cross_entropy(ember.tensor([1.5]), ember.tensor([1.0]))
+
+
+@pytest.mark.parametrize("target", [2.0, -0.1])
+def test_bce_target_outside_zero_one_raises_as_torch(torch, target):
+    for library in (torch, ember):
+        with pytest.raises(RuntimeError, match="target should be between 0 and 1"):
+            library.nn.functional.binary_cross_entropy(library.tensor([0.5]), library.tensor([target]))
 
 
 def test_bce_with_logits_is_stable_for_large_logits(torch):
