@@ -112,7 +112,7 @@ class CtcLoss(Function):
         classes = probabilities.shape[2]
         one_hot = np.eye(classes, dtype=probabilities.dtype)[extended]  # (N, L, C)
         occupancy = np.einsum("tnl,nlc->tnc", np.exp(both - peak), one_hot)
-        with np.errstate(divide="ignore", over="ignore"):
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # impossible alignments: inf - inf
             log_occupancy = np.log(occupancy) + peak
             # PyTorch's formula: the gradient through a log_softmax that it assumes produced log_probs.
             grad = np.exp(probabilities) - np.exp(log_occupancy + nll[None, :, None] - probabilities)

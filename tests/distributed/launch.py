@@ -1,6 +1,7 @@
 """Run a worker script on N MPI processes and collect what each rank reports."""
 import json
 import os
+import pathlib
 import subprocess
 import sys
 import tempfile
@@ -42,8 +43,7 @@ def run(worker, processes=2, args=(), timeout=120, launcher=None, check=True, la
     with tempfile.TemporaryDirectory() as folder:
         result = subprocess.run(command + list(args), capture_output=True, text=True, timeout=timeout,
                                 stdin=subprocess.DEVNULL, env=environment(folder), cwd=ROOT)
-        result.reports = [json.load(open(os.path.join(folder, name)))
-                          for name in sorted(os.listdir(folder))]
+        result.reports = [json.loads(pathlib.Path(folder, name).read_text()) for name in sorted(os.listdir(folder))]
     if check and result.returncode != 0:
         raise AssertionError(f"{worker} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
     return result

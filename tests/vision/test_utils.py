@@ -37,7 +37,9 @@ def test_save_image_writes_rounded_bytes(tmp_path):
     Image = pytest.importorskip("PIL.Image")
     data = np.random.default_rng(1).random((3, 5, 7)).astype(np.float32)
     save_image(ember.from_numpy(data), tmp_path / "image.png")
-    written = np.asarray(Image.open(tmp_path / "image.png"))
+    with Image.open(tmp_path / "image.png") as image:
+        written = np.asarray(image)
     assert np.array_equal(written, np.clip(data * 255 + 0.5, 0, 255).astype(np.uint8).transpose(1, 2, 0))
     save_image(ember.rand(4, 1, 8, 8), tmp_path / "grid.png", nrow=2)
-    assert Image.open(tmp_path / "grid.png").size == (2 * 10 + 2, 2 * 10 + 2)
+    with Image.open(tmp_path / "grid.png") as grid:
+        assert grid.size == (2 * 10 + 2, 2 * 10 + 2)
