@@ -66,6 +66,11 @@ LEGACY_TYPE_NAMES = {"torch.FloatTensor": float32, "torch.DoubleTensor": float64
 LEGACY_NAME_OF = {d: n for n, d in LEGACY_TYPE_NAMES.items()}
 
 
+def kernel_name(dtype):
+    """How PyTorch's "not implemented for" errors name a dtype: 'Long' for int64 (from torch.LongTensor)."""
+    return LEGACY_NAME_OF[dtype][len("torch."):-len("Tensor")]
+
+
 def _dtype_by_name(name):
     return _BY_NAME[name]
 

@@ -21,6 +21,8 @@ import importlib.util
 import sys
 import types
 
+from . import _naming
+
 __all__ = ["install", "uninstall", "is_installed", "NotImplementedInEmber", "ModuleNotImplementedInEmber"]
 
 
@@ -188,6 +190,7 @@ def install():
         for name in [name for name in sys.modules if _is_torch_name(name)]:
             _saved_modules[name] = sys.modules.pop(name)
         sys.meta_path.insert(0, _FINDER)
+        _naming.package = "torch"
     return importlib.import_module("torch")
 
 
@@ -195,6 +198,7 @@ def uninstall():
     """Remove the hook and the ember-backed `torch` modules; put back real PyTorch modules set aside."""
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
+    _naming.package = "ember"
     for name in [name for name in sys.modules if _is_torch_name(name)]:
         if isinstance(sys.modules[name], (_TorchModule, _MissingModule)):
             del sys.modules[name]

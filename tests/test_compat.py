@@ -186,3 +186,27 @@ def test_torch_version_compares_as_real_torch_does():
     for other in ("2.0", "2.9", "2.13", "2.13.1", "3", (2, 13), (1, 9, 1)):
         assert (ours >= other) == (real.__version__ >= other), other
         assert (ours < other) == (real.__version__ < other), other
+
+
+def test_reprs_print_the_module_path_the_user_imported():
+    """A custom Function's node and set_grad_enabled print with PyTorch's module path under `import torch`."""
+    class MultiplyAdd(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, w, x):
+            return w * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad, grad
+
+    node = MultiplyAdd.apply(ember.ones(1, requires_grad=True), ember.ones(1)).grad_fn
+    assert repr(node).startswith("<ember.autograd.function.MultiplyAddBackward object at 0x")
+    assert repr(ember.set_grad_enabled(True)) == "ember.autograd.grad_mode.set_grad_enabled(mode=True)"
+    assert repr(ember.ones(1, requires_grad=True).exp().grad_fn).startswith("<ExpBackward0 object at 0x")
+    torch = ember.compat.install()
+    try:
+        assert repr(node).startswith("<torch.autograd.function.MultiplyAddBackward object at 0x")
+        assert repr(torch.set_grad_enabled(True)) == "torch.autograd.grad_mode.set_grad_enabled(mode=True)"
+        assert repr(torch.no_grad()).startswith("<torch.autograd.grad_mode.no_grad object at 0x")
+    finally:
+        ember.compat.uninstall()

@@ -22,7 +22,7 @@ import weakref
 from numpy import ndarray as _ndarray, asarray as _as_array
 
 from .._tensor import Tensor, VersionCounter, new_tensor
-from .. import _float_errors
+from .. import _float_errors, _naming
 from ..utils.hooks import RemovableHandle
 from . import grad_mode
 from . import anomaly as anomaly_mode
@@ -153,6 +153,9 @@ class Node(FunctionCtx):
         self._retained_outputs[output_nr] = weakref.ref(tensor)
 
     def __repr__(self):
+        forward_cls = getattr(self, "_forward_cls", None)
+        if forward_cls is not None and not issubclass(forward_cls, Primitive):  # a Function written in Python
+            return f"<{_naming.package}.autograd.function.{self.name()} object at {hex(id(self))}>"
         return f"<{self.name()} object at {hex(id(self))}>"
 
 

@@ -9,6 +9,8 @@ import sys
 import threading
 import warnings
 
+from .. import _naming
+
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled"]
 
@@ -43,6 +45,9 @@ class _GradModeSwitch:
     def __exit__(self, *exc_info):
         state.enabled = self._previous
         return False
+
+    def __repr__(self):
+        return f"<{_naming.package}.autograd.grad_mode.{type(self).__name__} object at {hex(id(self))}>"
 
     def __call__(self, function):
         if inspect.isclass(function):
@@ -140,6 +145,9 @@ class set_grad_enabled(_GradModeSwitch):
 
     def clone(self):
         return set_grad_enabled(self.enabled)
+
+    def __repr__(self):
+        return f"{_naming.package}.autograd.grad_mode.set_grad_enabled(mode={self.enabled})"
 
 
 class inference_mode(_GradModeSwitch):

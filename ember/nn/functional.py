@@ -535,7 +535,8 @@ def _check_target_size(input, target, name):
                       f"the same size.", UserWarning, stacklevel=3)
 
 
-def _pointwise_loss(input, target, name):
+def _check_pointwise_loss(input, target, name):
+    """Both are tensors whose shapes broadcast (a warning if they differ, as PyTorch's)."""
     for label, value in (("input", input), ("target", target)):
         if not isinstance(value, Tensor):
             raise TypeError(f"{name}(): argument '{label}' must be Tensor, not {type(value).__name__}")
@@ -546,48 +547,44 @@ def _pointwise_loss(input, target, name):
         raise RuntimeError(f"{name}: The size of tensor a ({input.shape[-1]}) must match the size of tensor b "
                            f"({target.shape[-1]}) at non-singleton dimension: input {list(input.shape)} and "
                            f"target {list(target.shape)} cannot be broadcast") from None
-    return input - target
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """|input - target|, reduced ('mean', 'sum' or 'none')."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return _losses.reduce_loss(_ops.abs(_pointwise_loss(input, target, "l1_loss")), reduction)
+    _check_pointwise_loss(input, target, "l1_loss")
+    return _losses.reduce_loss(_ops.abs(input - target), reduction)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """(input - target)**2, reduced."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    difference = _pointwise_loss(input, target, "mse_loss")
-    loss = difference * difference
-    if weight is not None:
-        loss = loss * weight
-    return _losses.reduce_loss(loss, reduction)
+    reduction = _losses.reduction_name(_legacy_reduction(size_average, reduce, reduction))
+    _check_pointwise_loss(input, target, "mse_loss")
+    if weight is not None:  # PyTorch's weighted form is a composite too
+        difference = input - target
+        return _losses.reduce_loss(difference * difference * weight, reduction)
+    return _losses.MseLoss.apply(input, target, reduction)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta (beta=0 is the L1 loss)."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = _losses.reduction_name(_legacy_reduction(size_average, reduce, reduction))
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    difference = _pointwise_loss(input, target, "smooth_l1_loss")
-    absolute = _ops.abs(difference)
-    if beta == 0:
-        return _losses.reduce_loss(absolute, reduction)
-    loss = _ops.where(absolute < beta, difference * difference * (0.5 / beta), absolute - 0.5 * beta)
-    return _losses.reduce_loss(loss, reduction)
+    _check_pointwise_loss(input, target, "smooth_l1_loss")
+    return _losses.SmoothL1Loss.apply(input, target, float(beta), reduction)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta)."""
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    difference = _pointwise_loss(input, target, "huber_loss")
-    absolute = _ops.abs(difference)
-    loss = _ops.where(absolute < delta, difference * difference * 0.5, (absolute - 0.5 * delta) * delta)
+    reduction = _losses.reduction_name(reduction)
+    _check_pointwise_loss(input, target, "huber_loss")
     if weight is not None:
-        loss = loss * weight
-    return _losses.reduce_loss(loss, reduction)
+        loss = _losses.HuberLoss.apply(input, target, float(delta), "none")
+        return _losses.reduce_loss(loss * weight, reduction)
+    return _losses.HuberLoss.apply(input, target, float(delta), reduction)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
@@ -708,8 +705,9 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input)), reduced."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    return _losses.reduce_loss(_activations.Softplus.apply(-target * input, 1.0, math.inf), reduction)
+    reduction = _losses.reduction_name(_legacy_reduction(size_average, reduce, reduction))
+    _check_pointwise_loss(input, target, "soft_margin_loss")
+    return _losses.SoftMarginLoss.apply(input, target, reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):

@@ -1,6 +1,6 @@
 """Argument checks shared by the neural-network op families (conv, pooling, losses, ...).
 """
-
+from .. import _dtype
 from .._backend import np
 from .._tensor import Tensor
 
@@ -40,8 +40,8 @@ def _check_same_dtype(input, other, other_name, op_name):
 
 def _check_floating(input, op_name):
     if input._data.dtype.kind != "f":
-        raise RuntimeError(f"\"{op_name}\" not implemented for '{input.dtype}': it needs a floating point "
-                           f"input; convert it first, e.g. x.float()")
+        raise NotImplementedError(f"\"{op_name}\" not implemented for '{_dtype.kernel_name(input.dtype)}': it needs "
+                                  "a floating point input; convert it first, e.g. x.float()")
 
 
 def _batched(input, n, op_name):

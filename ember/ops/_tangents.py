@@ -35,19 +35,25 @@ def linear_jvp(ctx, *tangents):
 def diagonal_jvp(ctx, *tangents):
     """Element-wise ops have a diagonal Jacobian, so J t is their backward applied to t (broadcast to
     the output's shape), one input at a time: for these ops the backward formula is the rule."""
+    return pointwise_jvp(ctx, tangents, ctx._forward_cls.backward, ctx.outputs.shape)
+
+
+def pointwise_jvp(ctx, tangents, backward, shape):
+    """J t for a Jacobian that is diagonal over `shape`: `backward(ctx, t)` with each tangent
+    broadcast to `shape`, asking for one input's gradient at a time, summed over the inputs."""
     from ..autograd.function import _resolve_saved
     node, output = ctx._node, ctx.outputs
     if node._to_save is not None:  # forward ran without recording: resolve what it saved now
         _resolve_saved(node, ctx.inputs, (output,), (output._data,))
     needs_input_grad = node.needs_input_grad
-    count = len(tangents)
+    count = len(needs_input_grad)
     total = None
     try:
         for index, tangent in enumerate(tangents):
             if tangent is None:
                 continue
             node.needs_input_grad = tuple(position == index for position in range(count))
-            grads = node._forward_cls.backward(node, tangent.expand(output.shape))
+            grads = backward(node, tangent.expand(shape))
             total = add_tangents(total, grads[index] if isinstance(grads, tuple) else grads)
     finally:
         node.needs_input_grad = needs_input_grad

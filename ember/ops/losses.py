@@ -7,6 +7,8 @@ from .._tensor import new_tensor
 from ..autograd.function import Primitive
 from ._nn_common import _check_floating, _check_tensor
 from .activations import Softplus, _sigmoid, _where
+from .broadcast import sum_to_shape
+from ._tangents import pointwise_jvp
 from .distance import pairwise_distance
 from ._declare import op
 
@@ -36,13 +38,123 @@ def reduce_loss(loss, reduction):
     return loss
 
 
-class BinaryCrossEntropyWithLogits(Primitive, node="BinaryCrossEntropyWithLogitsBackward0"):
+class ReducedLoss(Primitive):
+    """Base of the losses that are one graph node each, as in PyTorch (`MseLossBackward0`, ...).
+
+    A subclass states its element-wise loss (`pointwise`, on arrays, saving what it needs) and that
+    loss's gradient (`pointwise_backward`, with ember ops, one gradient per operand, over the loss's
+    shape). The reduction ('mean', 'sum' or 'none', the last operand), spreading its gradient back
+    over the elements, undoing broadcasting and the forward-mode rule are here, once."""
+
+    @staticmethod
+    def forward(ctx, *operands):
+        *arrays, reduction = operands
+        loss = ctx._forward_cls.pointwise(ctx, *arrays)
+        ctx.reduction, ctx.loss_shape = reduction, loss.shape
+        ctx.operand_shapes = [array.shape if isinstance(array, np.ndarray) else None for array in arrays]
+        if reduction == "none":
+            return loss
+        return np.asarray(loss.mean() if reduction == "mean" else loss.sum(), dtype=loss.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.reduction != "none":
+            if ctx.reduction == "mean":
+                grad = grad / max(math.prod(ctx.loss_shape), 1)
+            grad = grad.expand(ctx.loss_shape)
+        grads = ctx._forward_cls.pointwise_backward(ctx, grad)
+        return tuple(None if gradient is None else sum_to_shape(gradient, shape)
+                     for gradient, shape in zip(grads, ctx.operand_shapes)) + (None,)
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        total = pointwise_jvp(ctx, tangents[:-1], ctx._forward_cls.pointwise_backward, ctx.loss_shape)
+        return None if total is None else reduce_loss(total, ctx.reduction)
+
+
+class MseLoss(ReducedLoss, node="MseLossBackward0"):
+    """(x - t)**2."""
+
+    @staticmethod
+    def pointwise(ctx, x, target):
+        ctx.save_for_backward(x, target)  # (inputs, not their difference: backward's graph must reach them)
+        difference = x - target
+        return difference * difference
+
+    @staticmethod
+    def pointwise_backward(ctx, grad):
+        x, target = ctx.saved_tensors
+        difference = x - target
+        grad_x = 2 * grad * difference
+        return grad_x, -grad_x if ctx.needs_input_grad[1] else None
+
+
+class SmoothL1Loss(ReducedLoss, node="SmoothL1LossBackward0"):
+    """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta, for d = x - t (beta = 0: |d|)."""
+
+    @staticmethod
+    def pointwise(ctx, x, target, beta):
+        ctx.save_for_backward(x, target)
+        difference = x - target
+        ctx.beta = beta
+        absolute = np.abs(difference)
+        if beta == 0:
+            return absolute
+        return np.where(absolute < beta, 0.5 * difference * difference / beta, absolute - 0.5 * beta)
+
+    @staticmethod
+    def pointwise_backward(ctx, grad):
+        from . import clamp, sign
+        x, target = ctx.saved_tensors
+        difference = x - target
+        slope = sign(difference) if ctx.beta == 0 else clamp(difference / ctx.beta, -1.0, 1.0)
+        grad_x = grad * slope
+        return grad_x, -grad_x if ctx.needs_input_grad[1] else None, None
+
+
+class HuberLoss(ReducedLoss, node="HuberLossBackward0"):
+    """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta), for d = x - t."""
+
+    @staticmethod
+    def pointwise(ctx, x, target, delta):
+        ctx.save_for_backward(x, target)
+        difference = x - target
+        ctx.delta = delta
+        absolute = np.abs(difference)
+        return np.where(absolute < delta, 0.5 * difference * difference, delta * (absolute - 0.5 * delta))
+
+    @staticmethod
+    def pointwise_backward(ctx, grad):
+        from . import clamp
+        x, target = ctx.saved_tensors
+        difference = x - target
+        grad_x = grad * clamp(difference, -ctx.delta, ctx.delta)
+        return grad_x, -grad_x if ctx.needs_input_grad[1] else None, None
+
+
+class SoftMarginLoss(ReducedLoss, node="SoftMarginLossBackward0"):
+    """log(1 + exp(-t x)), computed as a stable softplus."""
+
+    @staticmethod
+    def pointwise(ctx, x, target):
+        ctx.save_for_backward(x, target)
+        return np.logaddexp(0, -target * x).astype(np.result_type(x, target), copy=False)
+
+    @staticmethod
+    def pointwise_backward(ctx, grad):
+        x, target = ctx.saved_tensors
+        scaled = -grad * _sigmoid(-target * x)
+        needs_x, needs_target = ctx.needs_input_grad[:2]
+        return (scaled * target if needs_x else None), (scaled * x if needs_target else None)
+
+
+class BinaryCrossEntropyWithLogits(ReducedLoss, node="BinaryCrossEntropyWithLogitsBackward0"):
     """(1 - t) x + lw (log1p(exp(-|x|)) + max(-x, 0)), lw = 1 + (pos_weight - 1) t: a primitive so both
     the loss and PyTorch's gradient lw * sigmoid(x) - pos_weight * t are exact for large |x| (every
     composite loses one of them to cancellation)."""
 
     @staticmethod
-    def forward(ctx, x, target, weight, pos_weight):
+    def pointwise(ctx, x, target, weight, pos_weight):
         ctx.save_for_backward(x, target, weight, pos_weight)
         softplus_negated = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)
         if pos_weight is not None:
@@ -53,7 +165,7 @@ class BinaryCrossEntropyWithLogits(Primitive, node="BinaryCrossEntropyWithLogits
         return result.astype(x.dtype, copy=False)
 
     @staticmethod
-    def backward(ctx, grad):
+    def pointwise_backward(ctx, grad):
         x, target, weight, pos_weight = ctx.saved_tensors
         if weight is not None:
             grad = grad * weight
@@ -79,7 +191,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     if input._data.shape != target._data.shape:
         raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size ({list(input.shape)})")
     _check_floating(input, "binary_cross_entropy_with_logits")
-    return reduce_loss(BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight), reduction)
+    return BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction_name(reduction))
 
 
 @op()
@@ -262,12 +374,12 @@ def nll_loss_rows(input, target, weight, ignore_index, reduction, op_name="nll_l
     return loss
 
 
-class BinaryCrossEntropy(Primitive, node="BinaryCrossEntropyBackward0"):
+class BinaryCrossEntropy(ReducedLoss, node="BinaryCrossEntropyBackward0"):
     """-w [t log(x) + (1 - t) log(1 - x)] with each log clamped at -100, as PyTorch: a primitive so
     that x = 0 or 1 gives a finite loss and PyTorch's gradient (x - t) / max(x (1 - x), 1e-12)."""
 
     @staticmethod
-    def forward(ctx, x, target, weight):
+    def pointwise(ctx, x, target, weight):
         if x.size and (x.min() < 0 or x.max() > 1):
             raise RuntimeError("all elements of input should be between 0 and 1 (binary_cross_entropy takes "
                                "probabilities; for logits use binary_cross_entropy_with_logits)")
@@ -284,7 +396,7 @@ class BinaryCrossEntropy(Primitive, node="BinaryCrossEntropyBackward0"):
         return result.astype(x.dtype, copy=False)
 
     @staticmethod
-    def backward(ctx, grad):
+    def pointwise_backward(ctx, grad):
         from . import clamp_min, log1p
         from . import log
         x, target, weight = ctx.saved_tensors
@@ -307,4 +419,4 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     _check_floating(input, "binary_cross_entropy")
     if weight is not None and weight._data.shape != input._data.shape:
         weight = weight.expand(input.shape)
-    return reduce_loss(BinaryCrossEntropy.apply(input, target, weight), reduction)
+    return BinaryCrossEntropy.apply(input, target, weight, reduction_name(reduction))

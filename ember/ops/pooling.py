@@ -318,6 +318,10 @@ class _AvgPoolAdjoint(Primitive, node="AvgPool2DBackwardBackward0"):
 
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, n, op_name):
     _check_tensor(input, "input", op_name)
+    if input._data.dtype == np.int64:  # PyTorch's CPU kernel takes int64 and divides as C++ does: toward zero
+        averaged = _avg_pool(input.double(), kernel_size, stride, padding, ceil_mode, count_include_pad,
+                             divisor_override, n, op_name)
+        return new_tensor(np.trunc(averaged._data).astype(np.int64))
     input, unbatched = _batched(input, n, op_name)
     _check_floating(input, op_name)
     kernel, stride, padding, _, out_size, pad_after = _pool_geometry(

@@ -19,7 +19,7 @@ __all__ = []  # Tensor methods only: there is no `torch.normal_`.
 def _fill(tensor, name, draw, generator, floating=True):
     """Replace `tensor`'s values by `draw(rng, shape)`, which returns a float64 or int64 array."""
     if floating and not tensor.is_floating_point():
-        raise NotImplementedError(f'"{name}_kernel_cpu" not implemented for {_dtype_name(tensor)}: '
+        raise NotImplementedError(f'"{name}_kernel_cpu" not implemented for \'{_dtype.kernel_name(tensor.dtype)}\': '
                                   f"{name}_() fills floating-point tensors; convert with .float() first")
     if grad_mode.state.enabled:
         _check_leaf(tensor, f"{name}_")
@@ -27,11 +27,6 @@ def _fill(tensor, name, draw, generator, floating=True):
     with grad_mode.no_grad():
         tensor.copy_(new_tensor(np.asarray(values).astype(tensor._data.dtype, copy=False)))
     return tensor
-
-
-def _dtype_name(tensor):
-    """PyTorch's kernel-error spelling of a dtype: 'Long' for int64 (from the legacy `torch.LongTensor`)."""
-    return "'" + tensor.type().replace("torch.", "").replace("Tensor", "") + "'"
 
 
 def _check_positive(value, name, what):

@@ -522,3 +522,37 @@ def test_top_level_functions_and_signatures():
     values, indices = ember.adaptive_max_pool1d(ember.randn(1, 2, 5), 2)
     assert indices.dtype == ember.int64
     assert ember.kl_div(ember.randn(3), ember.rand(3), 2).shape == ()
+
+
+_NAMED_LOSSES = {
+    "mse_loss": lambda F, a, t, r: F.mse_loss(a, t, reduction=r),
+    "smooth_l1_loss": lambda F, a, t, r: F.smooth_l1_loss(a, t, reduction=r),
+    "huber_loss": lambda F, a, t, r: F.huber_loss(a, t, reduction=r),
+    "binary_cross_entropy": lambda F, a, t, r: F.binary_cross_entropy(a, t, reduction=r),
+    "binary_cross_entropy_with_logits": lambda F, a, t, r: F.binary_cross_entropy_with_logits(a, t, reduction=r),
+    "soft_margin_loss": lambda F, a, t, r: F.soft_margin_loss(a, t, reduction=r),
+}
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name", sorted(_NAMED_LOSSES))
+def test_a_loss_is_its_own_graph_node_as_in_torch(torch, name, reduction):
+    """The book prints `loss.grad_fn`: PyTorch shows the loss's own node (MseLossBackward0 ...)."""
+    values, targets = np.random.default_rng(0).uniform(0.1, 0.9, (2, 4, 3))
+    names = []
+    for library in (torch, ember):
+        loss = _NAMED_LOSSES[name](library.nn.functional, library.tensor(values, requires_grad=True),
+                                   library.tensor(targets), reduction)
+        names.append(loss.grad_fn.name())
+    assert names[1] == names[0]
+
+
+def test_avg_pool_takes_int64_and_truncates_as_torch(torch):
+    for pool, shape in (("avg_pool1d", (1, 1, 16)), ("avg_pool2d", (1, 1, 4, 4)), ("avg_pool3d", (1, 1, 4, 4, 4))):
+        size = int(np.prod(shape))
+        results = [getattr(library.nn.functional, pool)(library.arange(-size // 2, size - size // 2).view(*shape), 2,
+                                                        padding=1, count_include_pad=True) for library in (torch, ember)]
+        assert results[1].dtype == ember.int64
+        assert results[1].tolist() == results[0].tolist(), pool
+    with pytest.raises(NotImplementedError, match="'Int'"):
+        ember.nn.functional.avg_pool2d(ember.ones(1, 1, 4, 4, dtype=ember.int32), 2)
