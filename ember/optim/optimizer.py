@@ -108,6 +108,7 @@ def _run_step_hooks(step):
         finally:
             self._in_step = False
         return output
+    hooked_step._records_call = True  # learning-rate schedulers check that optimizer.step() ran first
     return hooked_step
 
 
