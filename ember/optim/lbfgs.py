@@ -111,10 +111,14 @@ def _add_scaled(target, scale, vector):
     """target += scale * vector, rounded once as PyTorch's fused `add_(vector, alpha=scale)` is.
 
     L-BFGS iterates are sensitive to the last bit; float32 work is done in float64 here (where the
-    product is exact) so they follow PyTorch's bit for bit. Other dtypes round twice.
+    product of float32 numbers is exact, and `scale` is first rounded to float32 as PyTorch rounds
+    alpha) so they follow PyTorch's bit for bit. It costs a float64 temporary of the vector's size;
+    other dtypes round twice.
     """
     if target.dtype == np.float32:
-        target[...] = target.astype(np.float64) + np.float64(scale) * vector.astype(np.float64)
+        wide = np.multiply(vector, np.float64(np.float32(scale)), dtype=np.float64)
+        wide += target
+        np.copyto(target, wide, casting="same_kind")
     else:
         target += scale * vector
 

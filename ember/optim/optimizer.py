@@ -345,12 +345,13 @@ class Optimizer:
         self._init_state_dict_hooks()
 
     def __repr__(self):
-        lines = [type(self).__name__ + " ("]
+        """PyTorch's layout: each group's options sorted by name, groups separated by a blank line."""
+        groups = []
         for index, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {index}")
+            lines = [f"Parameter Group {index}"]
             lines.extend(f"    {key}: {group[key]}" for key in sorted(group) if key != "params")
-        lines.append(")")
-        return "\n".join(lines)
+            groups.append("\n".join(lines))
+        return type(self).__name__ + " (\n" + "\n\n".join(groups) + "\n)"
 
 
 def _cast_state(param, value, key=None):

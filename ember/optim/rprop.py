@@ -53,7 +53,7 @@ class Rprop(Optimizer):
                 factor[reversed_sign] = etaminus
                 step_size *= factor
                 np.clip(step_size, step_size_min, step_size_max, out=step_size)
-                grad = grad.copy()
+                grad = np.array(grad)  # a copy, and an array even for a 0-d parameter
                 grad[reversed_sign] = 0
                 param._data += -1 * np.sign(grad) * step_size
                 prev[...] = grad
