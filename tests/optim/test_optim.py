@@ -37,6 +37,8 @@ CONFIGS = {
     "ASGD": [dict(), dict(lr=0.05, t0=3), dict(lr=0.05, lambd=0.1, alpha=0.5, t0=2, weight_decay=0.1),
              dict(lr=0.05, maximize=True, t0=0)],
     "Rprop": [dict(), dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.2)), dict(lr=0.05, maximize=True)],
+    "Adafactor": [dict(), dict(lr=0.05, beta2_decay=-0.5), dict(eps=(1e-6, 1e-2), d=2.0),
+                  dict(weight_decay=0.1, maximize=True)],
 }
 CASES = [(name, options) for name, option_list in CONFIGS.items() for options in option_list]
 
@@ -343,7 +345,7 @@ def test_step_hooks_run_around_step_and_can_be_removed():
     assert calls == [("pre", 1.0), ("post", pytest.approx(0.9)), ("post", pytest.approx(0.8))]
 
 
-ALL_OPTIMIZERS = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "NAdam", "RAdam", "RMSprop",
+ALL_OPTIMIZERS = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "NAdam", "RAdam", "RMSprop",
                   "Rprop", "SGD", "SparseAdam"]
 
 
