@@ -3,8 +3,18 @@ from .optimizer import Optimizer
 from .sgd import SGD
 from .adam import Adam
 from .adamw import AdamW
+from .adamax import Adamax
+from .nadam import NAdam
+from .radam import RAdam
 from .rmsprop import RMSprop
 from .adagrad import Adagrad
+from .adadelta import Adadelta
+from .adafactor import Adafactor
+from .asgd import ASGD
+from .rprop import Rprop
+from .lbfgs import LBFGS
+from .sparse_adam import SparseAdam
 from . import lr_scheduler
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]
+__all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler", "NAdam", "Optimizer",
+           "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam"]

@@ -1,7 +1,7 @@
 """Adagrad: per-coordinate steps scaled by the root of the sum of all past squared gradients."""
 from .._backend import np
 from .._tensor import new_tensor
-from .optimizer import Optimizer, check_nonnegative, check_not_differentiable, step_state
+from .optimizer import Optimizer, check_lr, check_nonnegative, check_not_differentiable, scalar, step_state
 
 __all__ = ["Adagrad"]
 
@@ -20,7 +20,7 @@ class Adagrad(Optimizer):
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
-        check_nonnegative("learning rate", lr)
+        check_lr(lr)
         check_nonnegative("lr_decay value", lr_decay)
         check_nonnegative("weight_decay value", weight_decay)
         check_nonnegative("initial_accumulator_value value", initial_accumulator_value)
@@ -44,7 +44,8 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            lr, lr_decay, eps, weight_decay = group["lr"], group["lr_decay"], group["eps"], group["weight_decay"]
+            lr, lr_decay, eps = scalar(group["lr"]), group["lr_decay"], group["eps"]
+            weight_decay = group["weight_decay"]
             for param, grad in self._params_with_grad(group):
                 data = param._data
                 state = self._state_of(param, group)

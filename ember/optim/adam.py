@@ -1,6 +1,7 @@
 """Adam (and, with decoupled weight decay, AdamW): per-parameter steps from running gradient moments."""
 from .._backend import np
-from .optimizer import Optimizer, check_nonnegative, check_not_differentiable, step_state, zeros_state
+from .optimizer import (Optimizer, check_betas, check_lr, check_nonnegative, check_not_differentiable, lerp_,
+                        scalar, step_state, zeros_state)
 
 __all__ = ["Adam"]
 
@@ -21,11 +22,9 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        check_nonnegative("learning rate", lr)
+        check_lr(lr)
         check_nonnegative("epsilon value", eps)
-        for index, beta in enumerate(betas):
-            if not 0.0 <= beta < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {index}: {beta}")
+        check_betas(betas)
         check_nonnegative("weight_decay value", weight_decay)
         check_not_differentiable(differentiable)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
@@ -46,7 +45,7 @@ class Adam(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+            lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
             weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
             decoupled = group.get("decoupled_weight_decay", False)
             for param, grad in self._params_with_grad(group):
@@ -61,7 +60,7 @@ class Adam(Optimizer):
                     else:
                         grad = grad + weight_decay * data
                 exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-                exp_avg += (1 - beta1) * (grad - exp_avg)  # lerp_(grad, 1 - beta1)
+                lerp_(exp_avg, grad, 1 - beta1)
                 exp_avg_sq *= beta2
                 exp_avg_sq += (1 - beta2) * grad * grad
                 if amsgrad:

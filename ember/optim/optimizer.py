@@ -15,7 +15,8 @@ from .._tensor import Tensor, new_tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..utils.hooks import RemovableHandle
 
-__all__ = ["Optimizer", "required", "check_nonnegative", "check_not_differentiable", "zeros_state", "step_state"]
+__all__ = ["Optimizer", "required", "check_lr", "check_nonnegative", "check_betas", "check_not_differentiable",
+           "zeros_state", "step_state", "scalar", "lerp_"]
 
 
 class _RequiredParameter:
@@ -32,6 +33,34 @@ def check_nonnegative(description, value):
     """Raise PyTorch's ValueError for a negative option (`Invalid learning rate: -0.1`)."""
     if value is not required and not value >= 0.0:
         raise ValueError(f"Invalid {description}: {value}")
+
+
+def check_lr(lr):
+    """The learning rate may be a number or a 1-element tensor (PyTorch allows both), never negative."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    check_nonnegative("learning rate", lr)
+
+
+def check_betas(betas):
+    """Each beta of an Adam-family optimizer lies in [0, 1)."""
+    for index, beta in enumerate(betas):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {index}: {beta}")
+
+
+def scalar(value):
+    """A hyper-parameter as a Python number (a tensor learning rate is read once per step)."""
+    return value.item() if isinstance(value, Tensor) else value
+
+
+def lerp_(buffer, end, weight):
+    """`buffer += weight * (end - buffer)` in place, with PyTorch's two-sided formula, which is exact
+    at both ends (running averages such as Adam's first moment use it)."""
+    if weight < 0.5:
+        buffer += weight * (end - buffer)
+    else:
+        buffer[...] = end - (end - buffer) * (1 - buffer.dtype.type(weight))
 
 
 def check_not_differentiable(differentiable):
@@ -79,6 +108,7 @@ def _run_step_hooks(step):
         finally:
             self._in_step = False
         return output
+    hooked_step._records_call = True  # learning-rate schedulers check that optimizer.step() ran first
     return hooked_step
 
 
@@ -106,6 +136,7 @@ class Optimizer:
         self.defaults = defaults
         self._optimizer_step_pre_hooks = OrderedDict()
         self._optimizer_step_post_hooks = OrderedDict()
+        self._init_state_dict_hooks()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or "
                             f"dicts, but got {_type_name(params)}")
@@ -217,6 +248,36 @@ class Optimizer:
         """`hook(optimizer, args, kwargs)` runs after each step."""
         return RemovableHandle(self._optimizer_step_post_hooks, hook)
 
+    _STATE_DICT_HOOKS = ("_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+                         "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks")
+
+    def _init_state_dict_hooks(self):
+        for name in self._STATE_DICT_HOOKS:
+            self.__dict__.setdefault(name, OrderedDict())
+
+    @staticmethod
+    def _register(hooks, hook, prepend):
+        handle = RemovableHandle(hooks, hook)
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """`hook(optimizer)` runs before `state_dict()` builds its result."""
+        return self._register(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """`hook(optimizer, state_dict)` runs on the result of `state_dict()`; it may return a new one."""
+        return self._register(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """`hook(optimizer, state_dict)` runs before loading; it may return the state_dict to load instead."""
+        return self._register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """`hook(optimizer)` runs after `load_state_dict()` has restored the state."""
+        return self._register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
     # ----------------------------------------------------------------- state_dict
     def state_dict(self):
         """The state as `{"state": {index: {...}}, "param_groups": [{..., "params": [index, ...]}]}`.
@@ -224,6 +285,8 @@ class Optimizer:
         Parameters are numbered in the order of the groups; the buffers are the optimizer's own tensors
         (not copies), as in PyTorch.
         """
+        for hook in list(self._optimizer_state_dict_pre_hooks.values()):
+            hook(self)
         index_of = {}
         param_groups = []
         for group in self.param_groups:
@@ -234,10 +297,20 @@ class Optimizer:
             param_groups.append(packed)
         state = {(index_of[id(key)] if isinstance(key, Tensor) else key): value
                  for key, value in self.state.items()}
-        return {"state": state, "param_groups": param_groups}
+        state_dict = {"state": state, "param_groups": param_groups}
+        for hook in list(self._optimizer_state_dict_post_hooks.values()):
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict):
         """Restore a `state_dict()`; buffers are copied and converted to their parameter's dtype."""
+        state_dict = dict(state_dict)
+        for hook in list(self._optimizer_load_state_dict_pre_hooks.values()):
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         groups = self.param_groups
         saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
@@ -259,6 +332,8 @@ class Optimizer:
             if "param_names" in group and "param_names" not in saved:
                 saved["param_names"] = group["param_names"]
         self.__setstate__({"state": state, "param_groups": saved_groups})
+        for hook in list(self._optimizer_load_state_dict_post_hooks.values()):
+            hook(self)
 
     def __getstate__(self):
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
@@ -267,14 +342,16 @@ class Optimizer:
         self.__dict__.update(state)
         self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
         self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
+        self._init_state_dict_hooks()
 
     def __repr__(self):
-        lines = [type(self).__name__ + " ("]
+        """PyTorch's layout: each group's options sorted by name, groups separated by a blank line."""
+        groups = []
         for index, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {index}")
+            lines = [f"Parameter Group {index}"]
             lines.extend(f"    {key}: {group[key]}" for key in sorted(group) if key != "params")
-        lines.append(")")
-        return "\n".join(lines)
+            groups.append("\n".join(lines))
+        return type(self).__name__ + " (\n" + "\n\n".join(groups) + "\n)"
 
 
 def _cast_state(param, value, key=None):

@@ -1,6 +1,7 @@
 """RMSprop: divide the gradient by a running root mean square of recent gradients."""
 from .._backend import np
-from .optimizer import Optimizer, check_nonnegative, check_not_differentiable, step_state, zeros_state
+from .optimizer import (Optimizer, check_lr, check_nonnegative, check_not_differentiable, lerp_, scalar, step_state,
+                        zeros_state)
 
 __all__ = ["RMSprop"]
 
@@ -20,7 +21,7 @@ class RMSprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        check_nonnegative("learning rate", lr)
+        check_lr(lr)
         check_nonnegative("epsilon value", eps)
         check_nonnegative("momentum value", momentum)
         check_nonnegative("weight_decay value", weight_decay)
@@ -45,7 +46,7 @@ class RMSprop(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
+            lr, alpha, eps = scalar(group["lr"]), group["alpha"], group["eps"]
             weight_decay, momentum = group["weight_decay"], group["momentum"]
             for param, grad in self._params_with_grad(group):
                 data = param._data
@@ -58,7 +59,7 @@ class RMSprop(Optimizer):
                 square_avg += (1 - alpha) * grad * grad
                 if group["centered"]:
                     grad_avg = state["grad_avg"]._data
-                    grad_avg += (1 - alpha) * (grad - grad_avg)  # lerp_(grad, 1 - alpha)
+                    lerp_(grad_avg, grad, 1 - alpha)
                     average = np.sqrt(square_avg + -1 * grad_avg * grad_avg)
                 else:
                     average = np.sqrt(square_avg)

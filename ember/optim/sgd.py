@@ -1,5 +1,5 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum and weight decay."""
-from .optimizer import Optimizer, check_nonnegative, check_not_differentiable
+from .optimizer import Optimizer, check_lr, check_nonnegative, check_not_differentiable, scalar
 from .._tensor import new_tensor
 
 __all__ = ["SGD"]
@@ -20,7 +20,7 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
-        check_nonnegative("learning rate", lr)
+        check_lr(lr)
         check_nonnegative("momentum value", momentum)
         check_nonnegative("weight_decay value", weight_decay)
         check_not_differentiable(differentiable)
@@ -34,7 +34,7 @@ class SGD(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+            lr, momentum, dampening = scalar(group["lr"]), group["momentum"], group["dampening"]
             weight_decay, nesterov = group["weight_decay"], group["nesterov"]
             for param, grad in self._params_with_grad(group):
                 data = param._data

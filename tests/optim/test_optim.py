@@ -26,6 +26,19 @@ CONFIGS = {
                 dict(lr=0.01, maximize=True, eps=1e-4)],
     "Adagrad": [dict(), dict(lr=0.1, lr_decay=0.1), dict(lr=0.1, initial_accumulator_value=0.5),
                 dict(lr=0.1, weight_decay=0.1, eps=1e-6), dict(lr=0.1, maximize=True, lr_decay=0.01)],
+    "Adadelta": [dict(), dict(lr=0.5, rho=0.5, eps=1e-4), dict(weight_decay=0.1), dict(rho=0.95, maximize=True)],
+    "Adamax": [dict(), dict(lr=0.01, betas=(0.3, 0.5)), dict(lr=0.01, weight_decay=0.1),
+               dict(lr=0.01, maximize=True, eps=1e-3)],
+    "NAdam": [dict(), dict(lr=0.01, momentum_decay=0.01), dict(lr=0.01, weight_decay=0.1),
+              dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True),
+              dict(lr=0.01, betas=(0.6, 0.7), maximize=True)],
+    "RAdam": [dict(), dict(lr=0.01, betas=(0.5, 0.6)), dict(lr=0.01, weight_decay=0.1),
+              dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True)],
+    "ASGD": [dict(), dict(lr=0.05, t0=3), dict(lr=0.05, lambd=0.1, alpha=0.5, t0=2, weight_decay=0.1),
+             dict(lr=0.05, maximize=True, t0=0)],
+    "Rprop": [dict(), dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.2)), dict(lr=0.05, maximize=True)],
+    "Adafactor": [dict(), dict(lr=0.05, beta2_decay=-0.5), dict(eps=(1e-6, 1e-2), d=2.0),
+                  dict(weight_decay=0.1, maximize=True)],
 }
 CASES = [(name, options) for name, option_list in CONFIGS.items() for options in option_list]
 
@@ -268,6 +281,20 @@ def test_duplicate_parameters_warn():
 
 @pytest.mark.parametrize("name, options, message", [
     ("SGD", dict(lr=-1.0), "Invalid learning rate: -1.0"),
+    ("Adam", dict(lr=-0.1), "Invalid learning rate: -0.1"),
+    ("Adadelta", dict(rho=1.5), "Invalid rho value: 1.5"),
+    ("Adadelta", dict(eps=-1.0), "Invalid epsilon value: -1.0"),
+    ("Adamax", dict(betas=(0.9, 1.0)), "Invalid beta parameter at index 1: 1.0"),
+    ("NAdam", dict(momentum_decay=-0.1), "Invalid momentum_decay value: -0.1"),
+    ("NAdam", dict(weight_decay=-0.1), "Invalid weight_decay value: -0.1"),
+    ("RAdam", dict(betas=(-0.1, 0.9)), "Invalid beta parameter at index 0: -0.1"),
+    ("ASGD", dict(lr=-0.5), "Invalid learning rate: -0.5"),
+    ("ASGD", dict(weight_decay=-0.5), "Invalid weight_decay value: -0.5"),
+    ("Rprop", dict(etas=(1.1, 1.2)), "Invalid eta values: 1.1, 1.2"),
+    ("Rprop", dict(etas=(0.5, 0.9)), "Invalid eta values: 0.5, 0.9"),
+    ("LBFGS", dict(lr=-1.0), "Invalid learning rate: -1.0"),
+    ("SparseAdam", dict(lr=0.0), "Invalid learning rate: 0.0"),
+    ("SparseAdam", dict(eps=0.0), "Invalid epsilon value: 0.0"),
     ("SGD", dict(momentum=-0.1), "Invalid momentum value: -0.1"),
     ("SGD", dict(momentum=0.0, nesterov=True), "Nesterov momentum requires a momentum and zero dampening"),
     ("SGD", dict(momentum=0.9, dampening=0.1, nesterov=True), "Nesterov momentum requires"),
@@ -318,10 +345,99 @@ def test_step_hooks_run_around_step_and_can_be_removed():
     assert calls == [("pre", 1.0), ("post", pytest.approx(0.9)), ("post", pytest.approx(0.8))]
 
 
-def test_repr_lists_group_options(torch):
-    ours = optim.SGD([ember.zeros(1, requires_grad=True)], lr=0.1)
-    theirs = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
-    assert repr(ours) == repr(theirs)
+ALL_OPTIMIZERS = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "NAdam", "RAdam", "RMSprop",
+                  "Rprop", "SGD", "SparseAdam"]
+
+
+def test_exports_every_torch_optimizer_it_has(torch):
+    for name in ALL_OPTIMIZERS:
+        assert name in optim.__all__ and name in torch.optim.__all__
+        assert issubclass(getattr(optim, name), optim.Optimizer)
+
+
+@pytest.mark.parametrize("name", ALL_OPTIMIZERS)
+def test_signature_matches_torch(torch, name):
+    """Same parameter names, order, kinds and defaults: foreach/capturable/differentiable/fused included."""
+    import inspect
+
+    def parameters(cls):
+        return [(p.name, p.kind, p.default) for p in inspect.signature(cls.__init__).parameters.values()]
+    assert parameters(getattr(optim, name)) == parameters(getattr(torch.optim, name))
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_repr_matches_torch_line_for_line(torch, case):
+    name, options = case
+    ours, theirs = _pair(torch, name, options, groups=True)
+    assert repr(ours).splitlines() == repr(theirs).splitlines()
+
+
+@pytest.mark.parametrize("name, options", [("LBFGS", dict(history_size=7, line_search_fn="strong_wolfe")),
+                                           ("SparseAdam", dict(betas=(0.8, 0.9), maximize=True))])
+def test_repr_of_lbfgs_and_sparse_adam_match_torch(torch, name, options):
+    ours = getattr(optim, name)([ember.zeros(2, requires_grad=True)], **options)
+    theirs = getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)], **options)
+    assert repr(ours).splitlines() == repr(theirs).splitlines()
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_tensor_learning_rate_matches_torch(torch, name):
+    """A 1-element tensor lr, as PyTorch accepts, gives the same updates as the number."""
+    ours, theirs = _pair(torch, name, dict(lr=ember.tensor(0.01)))
+    reference = getattr(torch.optim, name)(_params(theirs), lr=torch.tensor(0.01))
+    _run(torch, ours, reference)
+    with pytest.raises(ValueError, match="Tensor lr must be 1-element"):
+        getattr(optim, name)([ember.zeros(1, requires_grad=True)], lr=ember.tensor([0.1, 0.2]))
+
+
+def test_sparse_adam_refuses_dense_gradients_like_torch(torch):
+    ours = ember.zeros(3, requires_grad=True)
+    theirs = torch.zeros(3, requires_grad=True)
+    ours.grad, theirs.grad = ember.ones(3), torch.ones(3)
+    with pytest.raises(RuntimeError, match="does not support dense gradients") as expected:
+        torch.optim.SparseAdam([theirs]).step()
+    with pytest.raises(RuntimeError, match="please consider Adam instead") as actual:
+        optim.SparseAdam([ours]).step()
+    assert str(expected.value) in str(actual.value)
+    assert ours.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_sparse_adam_without_gradients_does_nothing(torch):
+    param = ember.ones(2, requires_grad=True)
+    optimizer = optim.SparseAdam([param])
+    assert optimizer.step(lambda: 3.0) == 3.0
+    assert optimizer.state_dict() == {"state": {}, "param_groups": optim.SparseAdam([param]).state_dict()["param_groups"]}
+
+
+def test_state_dict_hooks_run_in_order_and_may_replace_the_dict():
+    param = ember.ones(1, requires_grad=True)
+    optimizer = optim.SGD([param], lr=0.1, momentum=0.9)
+    calls = []
+    optimizer.register_state_dict_pre_hook(lambda opt: calls.append("pre"))
+    optimizer.register_state_dict_pre_hook(lambda opt: calls.append("first"), prepend=True)
+    handle = optimizer.register_state_dict_post_hook(lambda opt, state: {**state, "extra": 1})
+    state = optimizer.state_dict()
+    assert calls == ["first", "pre"] and state["extra"] == 1
+    handle.remove()
+    assert "extra" not in optimizer.state_dict()
+
+    loaded = []
+    optimizer.register_load_state_dict_pre_hook(
+        lambda opt, state: {**state, "param_groups": [{**state["param_groups"][0], "lr": 0.5}]})
+    optimizer.register_load_state_dict_post_hook(lambda opt: loaded.append(opt.param_groups[0]["lr"]))
+    optimizer.load_state_dict(state)
+    assert loaded == [0.5] and optimizer.param_groups[0]["lr"] == 0.5
+
+
+def test_state_dict_hooks_behave_like_torch(torch):
+    def record(lib_optimizer, module):
+        seen = []
+        lib_optimizer.register_state_dict_post_hook(lambda opt, state: seen.append(sorted(state)))
+        lib_optimizer.register_load_state_dict_pre_hook(lambda opt, state: seen.append(sorted(state)))
+        lib_optimizer.load_state_dict(lib_optimizer.state_dict())
+        return seen
+    assert record(optim.Adam([ember.zeros(1, requires_grad=True)]), ember) == \
+        record(torch.optim.Adam([torch.zeros(1, requires_grad=True)]), torch)
 
 
 def test_subclass_calling_super_step_runs_hooks_once():
@@ -344,7 +460,9 @@ def test_training_a_linear_fit_converges():
     x = ember.tensor(rng.standard_normal((64, 3)).astype(np.float32))
     y = x @ ember.tensor([[1.0], [-2.0], [0.5]]) + 0.3
     for name, options in [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.05)),
-                          ("AdamW", dict(lr=0.05)), ("RMSprop", dict(lr=0.01)), ("Adagrad", dict(lr=0.5))]:
+                          ("AdamW", dict(lr=0.05)), ("RMSprop", dict(lr=0.01)), ("Adagrad", dict(lr=0.5)),
+                          ("Adadelta", dict(lr=10.0)), ("Adamax", dict(lr=0.05)), ("NAdam", dict(lr=0.05)),
+                          ("RAdam", dict(lr=0.05)), ("ASGD", dict(lr=0.1)), ("Rprop", dict(lr=0.01))]:
         weight = ember.zeros(3, 1, requires_grad=True)
         bias = ember.zeros(1, requires_grad=True)
         optimizer = getattr(optim, name)([weight, bias], **options)
