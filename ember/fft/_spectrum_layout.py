@@ -4,7 +4,7 @@ from .._backend import np
 from .._tensor import Tensor
 from .._validation import int_argument
 from .. import _dtype
-from ..ops import roll, tensor
+from ..ops import normalize_dim, roll, tensor
 from ..ops.inplace import copy_into_out
 
 __all__ = ["fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -51,16 +51,16 @@ def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requir
 def _shifted(input, dim, direction, op_name):
     if not isinstance(input, Tensor):
         raise TypeError(f"fft_{op_name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    ndim = input._data.ndim
     if dim is None:
-        dims = tuple(range(input._data.ndim))
-    elif isinstance(dim, (list, tuple)):
-        dims = tuple(dim)
+        dims = tuple(range(ndim))
     else:
-        dims = (dim,)
+        dims = tuple(normalize_dim(int_argument(d, f"fft_{op_name}", "dim"), ndim, f"fft.{op_name}")
+                     for d in (dim if isinstance(dim, (list, tuple)) else (dim,)))
     if not dims:
-        return roll(input, (), ())
-    shifts = tuple(direction * (input.shape[d] // 2) for d in dims)
-    return roll(input, shifts, dims)
+        raise RuntimeError(f"`shifts` required: fft.{op_name} has no dim to shift (the input is 0-d or dim is "
+                           "empty)")
+    return roll(input, tuple(direction * (input._data.shape[d] // 2) for d in dims), dims)
 
 
 def fftshift(input, dim=None):
