@@ -37,19 +37,18 @@ def _forward_signed(x, dims, forward, norm, full_transform):
     return np.conj(full_transform(x, axes=dims, norm=_ADJOINT_NORM[norm]))
 
 
-def _interior_weights(grad, dims, bins, value):
+def _interior_weights(grad, dims, signal_size, value):
     """A real tensor that multiplies the interior bins of the halved dim `dims[-1]` by `value`.
 
-    A one-sided spectrum of a length-n signal holds bins 0 .. n//2; every bin but 0 and (for even n)
+    The one-sided spectrum of a signal of length n holds bins 0 .. n//2; every bin but 0 and (for even n)
     n/2 stands for itself and its mirror image n - k. So irfft counts the interior bins twice, and
     the adjoint of irfft is 2 * rfft on them (value 2); the adjoint of rfft is irfft with the
     interior bins halved (value 0.5), because irfft would otherwise count them twice.
     """
-    n = bins
-    size = n // 2 + 1
+    size = signal_size // 2 + 1
     weights = np.full(size, value, dtype=grad._data.real.dtype)
     weights[0] = 1
-    if n % 2 == 0:
+    if signal_size % 2 == 0:
         weights[-1] = 1
     dim = dims[-1]
     return new_tensor(weights.reshape((size,) + (1,) * (grad._data.ndim - dim - 1)))
