@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 import ember  # noqa: E402
 from ember import ops  # noqa: E402
+import ember.fft  # noqa: E402 - a lazy namespace whose transforms are declared ops (rows fft.*)
 from ember.autograd.function import Function  # noqa: E402
 from ember.ops._declare import DECLARATIONS  # noqa: E402
 
@@ -173,9 +174,17 @@ def forward_ad(declaration):
     return "yes" if all(primitive.jvp is not Function.jvp for primitive in declaration.primitives) else "no"
 
 
+def public_function(name):
+    """What `ember.<name>` is, for dotted names too (`fft.rfft` is `ember.fft.rfft`)."""
+    value = ember
+    for part in name.split("."):
+        value = getattr(value, part, None)
+    return value
+
+
 def rows(declarations):
     operators = operators_by_op()
-    exported = {name for name, declaration in declarations.items() if getattr(ember, name, None) is declaration.function}
+    exported = {name for name, declaration in declarations.items() if public_function(name) is declaration.function}
     grad, gradgrad, case_count = coverage(declarations)
     table = []
     for name in sorted(declarations):

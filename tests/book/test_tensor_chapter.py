@@ -515,8 +515,13 @@ def test_decompositions(torch):
     assert np.allclose(identity.numpy(), np.eye(3), atol=1e-5)
 
 
-def test_fft_is_outside_embers_scope():
-    pytest.skip("the new edition's torch.fft table (fft.fft/fft.ifft) is outside ember's scope")
+def test_fft(torch):
+    """The new edition's torch.fft table: fft.fft and its inverse fft.ifft."""
+    def cell(t):
+        x = t.tensor([1.0, 2.0, 3.0, 4.0])
+        spectrum = t.fft.fft(x)
+        return spectrum, t.fft.ifft(spectrum), t.fft.ifft(spectrum).real
+    same_as_torch(cell, torch)
 
 
 def test_named_tensors_are_outside_embers_scope():
