@@ -74,7 +74,7 @@ class StandardGammaGrad(Primitive, node="StandardGammaGradBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        raise RuntimeError("the derivative for '_standard_gamma_grad' is not implemented.")
+        raise NotImplementedError("the derivative for '_standard_gamma_grad' is not implemented.")
 
 
 class StandardGamma(Primitive, node="StandardGammaBackward0"):
