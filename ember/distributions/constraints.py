@@ -6,6 +6,7 @@ use them to validate their arguments and the values given to `log_prob`, and
 `ember.distributions.biject_to` / `transform_to` map unconstrained reals onto them.
 """
 from .. import _dtype, linalg as _linalg, ops as _ops
+from .._tensor import Tensor
 
 __all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
            "greater_than", "greater_than_eq", "half_open_interval", "independent", "integer_interval",
@@ -116,6 +117,11 @@ class _IndependentConstraint(Constraint):
         return f"IndependentConstraint({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
 
 
+def _bound(value):
+    """A bound as PyTorch formats it: a one-number tensor as its number, else as the tensor."""
+    return value.item() if isinstance(value, Tensor) and value.dim() == 0 else value
+
+
 def _all_rightmost(result, dims):
     if dims == 0:
         return result
@@ -155,7 +161,7 @@ class _IntegerInterval(Constraint):
         return _is_integer(value) & (self.lower_bound <= value) & (value <= self.upper_bound)
 
     def __repr__(self):
-        return f"IntegerInterval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+        return f"IntegerInterval(lower_bound={_bound(self.lower_bound)}, upper_bound={_bound(self.upper_bound)})"
 
 
 class _IntegerLessThan(Constraint):
@@ -169,7 +175,7 @@ class _IntegerLessThan(Constraint):
         return _is_integer(value) & (value <= self.upper_bound)
 
     def __repr__(self):
-        return f"IntegerLessThan(upper_bound={self.upper_bound})"
+        return f"IntegerLessThan(upper_bound={_bound(self.upper_bound)})"
 
 
 class _IntegerGreaterThan(Constraint):
@@ -183,7 +189,7 @@ class _IntegerGreaterThan(Constraint):
         return _is_integer(value) & (value >= self.lower_bound)
 
     def __repr__(self):
-        return f"IntegerGreaterThan(lower_bound={self.lower_bound})"
+        return f"IntegerGreaterThan(lower_bound={_bound(self.lower_bound)})"
 
 
 class _Real(Constraint):
@@ -200,7 +206,7 @@ class _GreaterThan(Constraint):
         return self.lower_bound < value
 
     def __repr__(self):
-        return f"GreaterThan(lower_bound={self.lower_bound})"
+        return f"GreaterThan(lower_bound={_bound(self.lower_bound)})"
 
 
 class _GreaterThanEq(Constraint):
@@ -212,7 +218,7 @@ class _GreaterThanEq(Constraint):
         return self.lower_bound <= value
 
     def __repr__(self):
-        return f"GreaterThanEq(lower_bound={self.lower_bound})"
+        return f"GreaterThanEq(lower_bound={_bound(self.lower_bound)})"
 
 
 class _LessThan(Constraint):
@@ -224,7 +230,7 @@ class _LessThan(Constraint):
         return value < self.upper_bound
 
     def __repr__(self):
-        return f"LessThan(upper_bound={self.upper_bound})"
+        return f"LessThan(upper_bound={_bound(self.upper_bound)})"
 
 
 class _Interval(Constraint):
@@ -237,7 +243,7 @@ class _Interval(Constraint):
         return (self.lower_bound <= value) & (value <= self.upper_bound)
 
     def __repr__(self):
-        return f"Interval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+        return f"Interval(lower_bound={_bound(self.lower_bound)}, upper_bound={_bound(self.upper_bound)})"
 
 
 class _HalfOpenInterval(Constraint):
@@ -250,7 +256,7 @@ class _HalfOpenInterval(Constraint):
         return (self.lower_bound <= value) & (value < self.upper_bound)
 
     def __repr__(self):
-        return f"HalfOpenInterval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+        return f"HalfOpenInterval(lower_bound={_bound(self.lower_bound)}, upper_bound={_bound(self.upper_bound)})"
 
 
 class _Simplex(Constraint):

@@ -13,8 +13,6 @@ __all__ = ["Uniform"]
 class Uniform(Distribution):
     """Uniform(low, high) on [low, high): density 1 / (high - low). Needs low < high everywhere."""
 
-    arg_constraints = {"low": constraints.dependent(is_discrete=False, event_dim=0),
-                       "high": constraints.dependent(is_discrete=False, event_dim=0)}
     has_rsample = True
 
     def __init__(self, low, high, validate_args=None):
@@ -22,8 +20,6 @@ class Uniform(Distribution):
         batch_shape = Size() if isinstance(low, numbers.Number) and isinstance(high, numbers.Number) \
             else self.low.size()
         super().__init__(batch_shape, validate_args=validate_args)
-        if self._validate_args and not bool((self.low < self.high).all()):
-            raise ValueError("Uniform is not defined when low>= high")
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Uniform, _instance)
@@ -33,6 +29,11 @@ class Uniform(Distribution):
         super(Uniform, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
+
+    @property
+    def arg_constraints(self):
+        """Each bound is constrained by the other (so a low >= high is reported as a bad low)."""
+        return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):
