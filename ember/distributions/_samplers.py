@@ -36,7 +36,8 @@ def _gamma_grad_series(alpha, x):
         digamma_shifted = digamma_shifted + 1.0 / (alpha + n)
         term = ratio * (digamma_shifted - log_x)
         total = total + term
-        if np.all(np.abs(term) <= 1e-17 * np.abs(total)) and np.all(x < alpha + n):
+        converged = (np.abs(term) <= 1e-17 * np.abs(total)) & (x < alpha + n)
+        if np.all(converged | ~np.isfinite(total)):  # nan (unvalidated) parameters must not keep it going
             break
     return total
 

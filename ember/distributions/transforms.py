@@ -46,7 +46,8 @@ class Transform:
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state["_inv"] = None  # a weak reference cannot be pickled
+        if isinstance(state["_inv"], weakref.ref):
+            state["_inv"] = None  # a weak reference cannot be pickled; the inverse is made again on demand
         return state
 
     @property

@@ -153,8 +153,8 @@ def _monte_carlo_gradient(make, params, function, count=200_000):
 
 @pytest.mark.parametrize("name, make, function, values", [
     ("Beta", lambda a, b: ember.distributions.Beta(a, b), lambda x: x ** 2, ([0.7, 2.0, 5.0], [1.5, 0.6, 3.0])),
-    ("Dirichlet", lambda c: ember.distributions.Dirichlet(c), lambda x: (x ** 2 * ember.tensor([1.0, 2.0, 3.0])).sum(-1),
-     ([[0.7, 2.0, 5.0], [1.5, 0.6, 3.0]],)),
+    ("Dirichlet", lambda c: ember.distributions.Dirichlet(c),
+     lambda x: (x ** 2 * ember.tensor([1.0, 2.0, 3.0])).sum(-1), ([[0.7, 2.0, 5.0], [1.5, 0.6, 3.0]],)),
     ("Gamma", lambda c, r: ember.distributions.Gamma(c, r), lambda x: x ** 2, ([0.4, 2.0, 7.0], [1.0, 0.5, 2.0])),
     ("Chi2", lambda df: ember.distributions.Chi2(df), lambda x: x.sqrt(), ([1.5, 4.0, 9.0],)),
     ("StudentT", lambda df, loc, scale: ember.distributions.StudentT(df, loc, scale), lambda x: x ** 2,

@@ -63,7 +63,8 @@ INVALID = {"Normal": ("scale", [1.0, -1.0, 2.0]), "Bernoulli-probs": ("probs", [
            "MultivariateNormal-scale_tril": ("tril", [[1.0, 0.5, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]),
            "Poisson": ("rate", [1.0, -1.0, 1.0]), "Binomial-probs": ("probs", [1.2, 0.5, 0.5]),
            "Geometric": ("probs", [0.0, 0.5, 0.5]), "Cauchy": ("scale", [-1.0, 1.0, 1.0]),
-           "StudentT": ("df", [-1.0, 1.0, 1.0]), "Chi2": ("df", [1.0, 0.0, 1.0]), "HalfNormal": ("scale", [-1.0, 1.0, 1.0]),
+           "StudentT": ("df", [-1.0, 1.0, 1.0]), "Chi2": ("df", [1.0, 0.0, 1.0]),
+           "HalfNormal": ("scale", [-1.0, 1.0, 1.0]),
            "LogNormal": ("scale", [-1.0, 1.0, 1.0]), "RelaxedBernoulli": ("probs", [1.5, 0.5, 0.5])}
 
 
