@@ -1,0 +1,763 @@
+"""Transforms: invertible (mostly) maps between constrained spaces, with the log |det Jacobian|
+that a change of variables needs. `TransformedDistribution` pushes a base distribution through
+them; `biject_to` / `transform_to` pick one per constraint.
+
+A transform `t` maps `x` in `t.domain` to `y = t(x)` in `t.codomain`; `t.inv` is the inverse map
+and `t.log_abs_det_jacobian(x, y)` is log |dy/dx| (per event of `domain.event_dim` dims). With
+`cache_size=1` the last pair (x, y) is remembered, so `t.inv(t(x))` returns `x` itself even where
+the inverse is not computable (SoftmaxTransform) or not stable.
+
+Not implemented: CatTransform, StackTransform, CorrCholeskyTransform.
+"""
+import functools
+import math
+import numbers
+import operator
+import weakref
+
+from .. import _dtype, ops as _ops
+from .._size import Size
+from .._tensor import Tensor
+from ..linalg import cholesky
+from ..nn.functional import logsigmoid, pad, softplus
+from . import constraints
+from .utils import broadcast_all, sum_rightmost
+
+__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDistributionTransform",
+           "ExpTransform", "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform",
+           "SoftmaxTransform", "StickBreakingTransform", "Transform", "identity_transform"]
+
+
+class Transform:
+    """Base of every transform: subclasses state `domain`, `codomain`, `bijective`, `sign` (for
+    monotone maps of reals) and `_call`, `_inverse`, `log_abs_det_jacobian`."""
+
+    bijective = False
+    domain = constraints.real
+    codomain = constraints.real
+
+    def __init__(self, cache_size=0):
+        if cache_size not in (0, 1):
+            raise ValueError(f"cache_size must be 0 or 1, got {cache_size!r}")
+        self._cache_size = cache_size
+        self._inv = None
+        self._cached_x_y = None, None
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        if isinstance(state["_inv"], weakref.ref):
+            state["_inv"] = None  # a weak reference cannot be pickled; the inverse is made again on demand
+        return state
+
+    @property
+    def event_dim(self):
+        if self.domain.event_dim == self.codomain.event_dim:
+            return self.domain.event_dim
+        raise ValueError("Please use either .domain.event_dim or .codomain.event_dim")
+
+    @property
+    def inv(self):
+        """The inverse transform (made once and held weakly, so the two do not keep each other alive)."""
+        inverse = self._inv() if self._inv is not None else None
+        if inverse is None:
+            inverse = _InverseTransform(self)
+            self._inv = weakref.ref(inverse)
+        return inverse
+
+    @property
+    def sign(self):
+        """+1 or -1 for a monotone increasing or decreasing map of the reals."""
+        raise NotImplementedError
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        if type(self).__init__ is Transform.__init__:
+            return type(self)(cache_size=cache_size)
+        raise NotImplementedError(f"{type(self).__name__}.with_cache is not implemented")
+
+    def __eq__(self, other):
+        return self is other
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = object.__hash__
+
+    def __call__(self, x):
+        if not self._cache_size:
+            return self._call(x)
+        x_old, y_old = self._cached_x_y
+        if x is x_old:
+            return y_old
+        y = self._call(x)
+        self._cached_x_y = x, y
+        return y
+
+    def _inv_call(self, y):
+        if not self._cache_size:
+            return self._inverse(y)
+        x_old, y_old = self._cached_x_y
+        if y is y_old:
+            return x_old
+        x = self._inverse(y)
+        self._cached_x_y = x, y
+        return x
+
+    def _call(self, x):
+        raise NotImplementedError(f"{type(self).__name__} does not implement the forward map")
+
+    def _inverse(self, y):
+        raise NotImplementedError(f"{type(self).__name__} does not implement the inverse map")
+
+    def log_abs_det_jacobian(self, x, y):
+        raise NotImplementedError(f"{type(self).__name__} does not implement log_abs_det_jacobian")
+
+    def __repr__(self):
+        return type(self).__name__ + "()"
+
+    def forward_shape(self, shape):
+        """The shape of the output for an input of `shape`."""
+        return shape
+
+    def inverse_shape(self, shape):
+        """The shape of the input that gives an output of `shape`."""
+        return shape
+
+
+class _InverseTransform(Transform):
+    """`transform.inv`: the same map read backwards."""
+
+    def __init__(self, transform):
+        super().__init__(cache_size=transform._cache_size)
+        self._inv = transform
+
+    @property
+    def domain(self):
+        return self._inv.codomain
+
+    @property
+    def codomain(self):
+        return self._inv.domain
+
+    @property
+    def bijective(self):
+        return self._inv.bijective
+
+    @property
+    def sign(self):
+        return self._inv.sign
+
+    @property
+    def inv(self):
+        return self._inv
+
+    def with_cache(self, cache_size=1):
+        return self.inv.with_cache(cache_size).inv
+
+    def __eq__(self, other):
+        return isinstance(other, _InverseTransform) and self._inv == other._inv
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._inv!r})"
+
+    def __call__(self, x):
+        return self._inv._inv_call(x)
+
+    def log_abs_det_jacobian(self, x, y):
+        return -self._inv.log_abs_det_jacobian(y, x)
+
+    def forward_shape(self, shape):
+        return self._inv.inverse_shape(shape)
+
+    def inverse_shape(self, shape):
+        return self._inv.forward_shape(shape)
+
+
+class ComposeTransform(Transform):
+    """`parts` applied in order (the first one first); an empty list is the identity."""
+
+    def __init__(self, parts, cache_size=0):
+        if cache_size:
+            parts = [part.with_cache(cache_size) for part in parts]
+        super().__init__(cache_size=cache_size)
+        self.parts = list(parts)
+
+    def __eq__(self, other):
+        return isinstance(other, ComposeTransform) and self.parts == other.parts
+
+    __hash__ = object.__hash__
+
+    @constraints.dependent_property(is_discrete=False)
+    def domain(self):
+        if not self.parts:
+            return constraints.real
+        # the input needs as many event dims as any part, carried back through the parts before it
+        event_dim = self.parts[-1].codomain.event_dim
+        for part in reversed(self.parts):
+            event_dim += part.domain.event_dim - part.codomain.event_dim
+            event_dim = max(event_dim, part.domain.event_dim)
+        return _with_event_dim(self.parts[0].domain, event_dim)
+
+    @constraints.dependent_property(is_discrete=False)
+    def codomain(self):
+        if not self.parts:
+            return constraints.real
+        event_dim = self.parts[0].domain.event_dim
+        for part in self.parts:
+            event_dim += part.codomain.event_dim - part.domain.event_dim
+            event_dim = max(event_dim, part.codomain.event_dim)
+        return _with_event_dim(self.parts[-1].codomain, event_dim)
+
+    @property
+    def bijective(self):
+        return all(part.bijective for part in self.parts)
+
+    @property
+    def sign(self):
+        sign = 1
+        for part in self.parts:
+            sign = sign * part.sign
+        return sign
+
+    @property
+    def inv(self):
+        inverse = self._inv() if self._inv is not None else None
+        if inverse is None:
+            inverse = ComposeTransform([part.inv for part in reversed(self.parts)])
+            self._inv = weakref.ref(inverse)
+            inverse._inv = weakref.ref(self)
+        return inverse
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return ComposeTransform(self.parts, cache_size=cache_size)
+
+    def __call__(self, x):
+        for part in self.parts:
+            x = part(x)
+        return x
+
+    def log_abs_det_jacobian(self, x, y):
+        if not self.parts:
+            return _ops.zeros_like(x)
+        inputs = [x]
+        for part in self.parts[:-1]:
+            inputs.append(part(inputs[-1]))
+        inputs.append(y)
+        terms = []
+        event_dim = self.domain.event_dim
+        for part, part_x, part_y in zip(self.parts, inputs[:-1], inputs[1:]):
+            terms.append(sum_rightmost(part.log_abs_det_jacobian(part_x, part_y),
+                                       event_dim - part.domain.event_dim))
+            event_dim += part.codomain.event_dim - part.domain.event_dim
+        return functools.reduce(operator.add, terms)
+
+    def forward_shape(self, shape):
+        for part in self.parts:
+            shape = part.forward_shape(shape)
+        return shape
+
+    def inverse_shape(self, shape):
+        for part in reversed(self.parts):
+            shape = part.inverse_shape(shape)
+        return shape
+
+    def __repr__(self):
+        return type(self).__name__ + "(\n    " + ",\n    ".join(repr(part) for part in self.parts) + "\n)"
+
+
+identity_transform = ComposeTransform([])
+
+
+def _with_event_dim(constraint, event_dim):
+    if event_dim > constraint.event_dim:
+        return constraints.independent(constraint, event_dim - constraint.event_dim)
+    return constraint
+
+
+class IndependentTransform(Transform):
+    """`base_transform` with `reinterpreted_batch_ndims` more rightmost dims in each event: the
+    log |det J| is summed over them."""
+
+    def __init__(self, base_transform, reinterpreted_batch_ndims, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.base_transform = base_transform.with_cache(cache_size)
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims, cache_size=cache_size)
+
+    @constraints.dependent_property(is_discrete=False)
+    def domain(self):
+        return constraints.independent(self.base_transform.domain, self.reinterpreted_batch_ndims)
+
+    @constraints.dependent_property(is_discrete=False)
+    def codomain(self):
+        return constraints.independent(self.base_transform.codomain, self.reinterpreted_batch_ndims)
+
+    @property
+    def bijective(self):
+        return self.base_transform.bijective
+
+    @property
+    def sign(self):
+        return self.base_transform.sign
+
+    def _call(self, x):
+        if x.dim() < self.domain.event_dim:
+            raise ValueError(f"Too few dimensions on input: {x.dim()} < {self.domain.event_dim}")
+        return self.base_transform(x)
+
+    def _inverse(self, y):
+        if y.dim() < self.codomain.event_dim:
+            raise ValueError(f"Too few dimensions on input: {y.dim()} < {self.codomain.event_dim}")
+        return self.base_transform.inv(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y), self.reinterpreted_batch_ndims)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.base_transform!r}, {self.reinterpreted_batch_ndims})"
+
+    def forward_shape(self, shape):
+        return self.base_transform.forward_shape(shape)
+
+    def inverse_shape(self, shape):
+        return self.base_transform.inverse_shape(shape)
+
+
+class ReshapeTransform(Transform):
+    """Reshapes the rightmost dims of an event from `in_shape` to `out_shape` (same number of elements)."""
+
+    bijective = True
+
+    def __init__(self, in_shape, out_shape, cache_size=0):
+        self.in_shape = Size(in_shape)
+        self.out_shape = Size(out_shape)
+        if self.in_shape.numel() != self.out_shape.numel():
+            raise ValueError(f"in_shape {self.in_shape} and out_shape {self.out_shape} have different numbers "
+                             "of elements")
+        super().__init__(cache_size=cache_size)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.independent(constraints.real, len(self.in_shape))
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.independent(constraints.real, len(self.out_shape))
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
+
+    def _call(self, x):
+        batch_shape = x.shape[:x.dim() - len(self.in_shape)]
+        return x.reshape(batch_shape + self.out_shape)
+
+    def _inverse(self, y):
+        batch_shape = y.shape[:y.dim() - len(self.out_shape)]
+        return y.reshape(batch_shape + self.in_shape)
+
+    def log_abs_det_jacobian(self, x, y):
+        batch_shape = x.shape[:x.dim() - len(self.in_shape)]
+        return _ops.zeros(batch_shape, dtype=x.dtype)
+
+    def forward_shape(self, shape):
+        return self._moved(shape, self.in_shape, self.out_shape)
+
+    def inverse_shape(self, shape):
+        return self._moved(shape, self.out_shape, self.in_shape)
+
+    @staticmethod
+    def _moved(shape, from_shape, to_shape):
+        if len(shape) < len(from_shape):
+            raise ValueError("Too few dimensions on input")
+        cut = len(shape) - len(from_shape)
+        if tuple(shape[cut:]) != tuple(from_shape):
+            raise ValueError(f"Shape mismatch: expected {tuple(shape[cut:])} but got {tuple(from_shape)}")
+        return Size(shape[:cut]) + to_shape
+
+
+class ExpTransform(Transform):
+    """y = exp(x)."""
+
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, ExpTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.exp()
+
+    def _inverse(self, y):
+        return y.log()
+
+    def log_abs_det_jacobian(self, x, y):
+        return x
+
+
+class PowerTransform(Transform):
+    """y = x ** exponent on the positive reals."""
+
+    domain = constraints.positive
+    codomain = constraints.positive
+    bijective = True
+
+    def __init__(self, exponent, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.exponent, = broadcast_all(exponent)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return PowerTransform(self.exponent, cache_size=cache_size)
+
+    @property
+    def sign(self):
+        return self.exponent.sign()
+
+    def __eq__(self, other):
+        return isinstance(other, PowerTransform) and bool(self.exponent.eq(other.exponent).all())
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.pow(self.exponent)
+
+    def _inverse(self, y):
+        return y.pow(1 / self.exponent)
+
+    def log_abs_det_jacobian(self, x, y):
+        return (self.exponent * y / x).abs().log()
+
+    def forward_shape(self, shape):
+        return Size(_ops.broadcast_shapes(shape, self.exponent.shape))
+
+    def inverse_shape(self, shape):
+        return Size(_ops.broadcast_shapes(shape, self.exponent.shape))
+
+
+def _clipped_sigmoid(x):
+    """sigmoid(x) kept inside (0, 1) by the dtype's tiny and eps, so that its log and log(1 - .) are
+    finite."""
+    info = _dtype.finfo(x.dtype)
+    return x.sigmoid().clamp(min=info.tiny, max=1.0 - info.eps)
+
+
+class SigmoidTransform(Transform):
+    """y = 1 / (1 + exp(-x)), onto the unit interval."""
+
+    domain = constraints.real
+    codomain = constraints.unit_interval
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, SigmoidTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return _clipped_sigmoid(x)
+
+    def _inverse(self, y):
+        info = _dtype.finfo(y.dtype)
+        y = y.clamp(min=info.tiny, max=1.0 - info.eps)
+        return y.log() - (-y).log1p()
+
+    def log_abs_det_jacobian(self, x, y):
+        return -softplus(-x) - softplus(x)
+
+
+class SoftplusTransform(Transform):
+    """y = log(1 + exp(x)), onto the positive reals."""
+
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, SoftplusTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return softplus(x)
+
+    def _inverse(self, y):
+        return (-(-y).expm1()).log() + y  # log(exp(y) - 1), without overflow for large y
+
+    def log_abs_det_jacobian(self, x, y):
+        return -softplus(-x)
+
+
+class TanhTransform(Transform):
+    """y = tanh(x), onto (-1, 1). The inverse is atanh, which is inexact near +-1: use cache_size=1
+    when inverting samples."""
+
+    domain = constraints.real
+    codomain = constraints.interval(-1.0, 1.0)
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, TanhTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.tanh()
+
+    def _inverse(self, y):
+        return y.atanh()
+
+    def log_abs_det_jacobian(self, x, y):
+        # log(1 - tanh(x)^2) = 2 (log 2 - x - softplus(-2x)), stable for large |x|
+        return 2.0 * (math.log(2.0) - x - softplus(-2.0 * x))
+
+
+class AbsTransform(Transform):
+    """y = |x| (not injective: the inverse gives the positive root)."""
+
+    domain = constraints.real
+    codomain = constraints.positive
+
+    def __eq__(self, other):
+        return isinstance(other, AbsTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.abs()
+
+    def _inverse(self, y):
+        return y
+
+
+class AffineTransform(Transform):
+    """y = loc + scale * x, element-wise; with `event_dim` > 0 the log |det J| is summed over that
+    many rightmost dims."""
+
+    bijective = True
+
+    def __init__(self, loc, scale, event_dim=0, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.loc = loc
+        self.scale = scale
+        self._event_dim = event_dim
+
+    @property
+    def event_dim(self):
+        return self._event_dim
+
+    @constraints.dependent_property(is_discrete=False)
+    def domain(self):
+        return _with_event_dim(constraints.real, self.event_dim)
+
+    @constraints.dependent_property(is_discrete=False)
+    def codomain(self):
+        return _with_event_dim(constraints.real, self.event_dim)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return AffineTransform(self.loc, self.scale, self.event_dim, cache_size=cache_size)
+
+    def __eq__(self, other):
+        if not isinstance(other, AffineTransform):
+            return False
+        return _same_value(self.loc, other.loc) and _same_value(self.scale, other.scale)
+
+    __hash__ = object.__hash__
+
+    @property
+    def sign(self):
+        if isinstance(self.scale, numbers.Real):
+            return 1 if float(self.scale) > 0 else -1 if float(self.scale) < 0 else 0
+        return self.scale.sign()
+
+    def _call(self, x):
+        return self.loc + self.scale * x
+
+    def _inverse(self, y):
+        return (y - self.loc) / self.scale
+
+    def log_abs_det_jacobian(self, x, y):
+        shape = x.shape
+        if isinstance(self.scale, numbers.Real):
+            result = _ops.full_like(x, math.log(abs(self.scale)))
+        else:
+            result = self.scale.abs().log()
+        if self.event_dim:
+            result = sum_rightmost(result, self.event_dim)
+            shape = shape[:len(shape) - self.event_dim]
+        return result.expand(shape)
+
+    def forward_shape(self, shape):
+        return Size(_ops.broadcast_shapes(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ())))
+
+    def inverse_shape(self, shape):
+        return self.forward_shape(shape)
+
+
+def _same_value(a, b):
+    if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
+        return a == b
+    a = a if isinstance(a, Tensor) else _ops.tensor(float(a))
+    b = b if isinstance(b, Tensor) else _ops.tensor(float(b))
+    return bool((a == b).all())
+
+
+class SoftmaxTransform(Transform):
+    """y = softmax(x) over the last dim, onto the simplex. Not injective (x + c gives the same y);
+    the inverse is log(y)."""
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+
+    def __eq__(self, other):
+        return isinstance(other, SoftmaxTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.softmax(-1)
+
+    def _inverse(self, y):
+        return y.log()
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return shape
+
+    def inverse_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return shape
+
+
+class StickBreakingTransform(Transform):
+    """A bijection from K - 1 reals onto the K-simplex: each sigmoid breaks off a share of what
+    is left of the stick. The offsets make x = 0 map to the uniform vector."""
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, StickBreakingTransform)
+
+    __hash__ = object.__hash__
+
+    @staticmethod
+    def _log_offsets(length, like):
+        # log(K - 1), log(K - 2), ..., log(1): the share that breaks the rest evenly
+        return _ops.arange(length, 0, -1, dtype=like.dtype).log()
+
+    def _call(self, x):
+        shares = _clipped_sigmoid(x - self._log_offsets(x.shape[-1], x))
+        remaining = (1 - shares).cumprod(-1)
+        return pad(shares, (0, 1), value=1.0) * pad(remaining, (1, 0), value=1.0)
+
+    def _inverse(self, y):
+        broken = y[..., :-1]
+        left = (1 - broken.cumsum(-1)).clamp(min=_dtype.finfo(y.dtype).tiny)
+        return broken.log() - left.log() + self._log_offsets(broken.shape[-1], y)
+
+    def log_abs_det_jacobian(self, x, y):
+        shifted = x - self._log_offsets(x.shape[-1], x)
+        return (-shifted + logsigmoid(shifted) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return Size(shape[:-1]) + Size((shape[-1] + 1,))
+
+    def inverse_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return Size(shape[:-1]) + Size((shape[-1] - 1,))
+
+
+class LowerCholeskyTransform(Transform):
+    """Square matrices onto lower Cholesky factors: keep the strict lower triangle, exponentiate the
+    diagonal (not injective: the upper triangle is dropped)."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def __eq__(self, other):
+        return isinstance(other, LowerCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.tril(-1) + _ops.diag_embed(x.diagonal(dim1=-2, dim2=-1).exp())
+
+    def _inverse(self, y):
+        return y.tril(-1) + _ops.diag_embed(y.diagonal(dim1=-2, dim2=-1).log())
+
+
+class PositiveDefiniteTransform(Transform):
+    """Square matrices onto positive definite ones: L L^T of LowerCholeskyTransform's L."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other):
+        return isinstance(other, PositiveDefiniteTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        lower = LowerCholeskyTransform()(x)
+        return lower @ lower.mT
+
+    def _inverse(self, y):
+        return LowerCholeskyTransform().inv(cholesky(y))
+
+
+class CumulativeDistributionTransform(Transform):
+    """y = distribution.cdf(x), from the distribution's support onto the unit interval."""
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return type(self)(self.distribution, cache_size=cache_size)
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)

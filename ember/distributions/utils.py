@@ -1,0 +1,97 @@
+"""Helpers shared by the distributions: broadcasting parameters, probabilities <-> logits, and a
+property computed once per instance (so `probs` and `logits` can be given either way round)."""
+import numbers
+from functools import update_wrapper
+
+from .. import _dtype, ops as _ops
+from .._size import Size
+from .._tensor import Tensor
+from ..autograd import enable_grad
+
+__all__ = ["broadcast_all", "logits_to_probs", "probs_to_logits", "clamp_probs", "lazy_property"]
+
+
+def broadcast_all(*values):
+    """Tensors and numbers broadcast to one shape; numbers become tensors of the tensors' dtype
+    (the default float dtype when every value is a number)."""
+    tensors = [value for value in values if isinstance(value, Tensor)]
+    for value in values:
+        if not isinstance(value, (Tensor, numbers.Number)):
+            raise ValueError(f"Input arguments must all be instances of numbers.Number or Tensor, "
+                             f"not {type(value).__name__}.")
+    dtype = tensors[0].dtype if tensors else _dtype.get_default_dtype()
+    values = [value if isinstance(value, Tensor) else _ops.tensor(float(value), dtype=dtype) for value in values]
+    shape = Size(_ops.broadcast_shapes(*(value.shape for value in values)))
+    return tuple(value if value.shape == shape else value.expand(shape) for value in values)
+
+
+def standard_normal(shape, dtype):
+    return _ops.randn(Size(shape), dtype=dtype)
+
+
+def sum_rightmost(value, dims):
+    """Sum over the `dims` rightmost dimensions (none when dims is 0)."""
+    if dims == 0:
+        return value
+    return value.reshape(tuple(value.shape[:value.dim() - dims]) + (-1,)).sum(-1)
+
+
+def clamp_probs(probs):
+    """Probabilities kept inside (0, 1) by the dtype's eps, so their logits stay finite."""
+    eps = _dtype.finfo(probs.dtype).eps
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def logits_to_probs(logits, is_binary=False):
+    """Sigmoid of each logit (binary) or softmax over the last dimension (categorical)."""
+    if is_binary:
+        return logits.sigmoid()
+    return logits.softmax(-1)
+
+
+def probs_to_logits(probs, is_binary=False):
+    """log(p) - log(1 - p) (binary) or log(p) (categorical), on clamped probabilities."""
+    clamped = clamp_probs(probs)
+    if is_binary:
+        return clamped.log() - (-clamped).log1p()
+    return clamped.log()
+
+
+def normalized_logits(logits):
+    """Logits shifted so that they are the log-probabilities (logsumexp 0 over the last dim)."""
+    return logits - logits.logsumexp(-1, keepdim=True)
+
+
+class lazy_property:
+    """A property computed on first read with grad enabled and stored on the instance, so that a
+    distribution given `probs` computes `logits` only when asked (and the other way round)."""
+
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+        update_wrapper(self, wrapped)
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return _lazy_property_and_property(self.wrapped)
+        with enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value
+
+
+class _lazy_property_and_property(lazy_property, property):
+    """What `Class.attribute` shows for a lazy_property: a property, so documentation tools see it."""
+
+    def __init__(self, wrapped):
+        property.__init__(self, wrapped)
+        lazy_property.__init__(self, wrapped)
+
+
+def log_binomial_coefficient(n, k):
+    """log C(n, k) through lgamma, for tensors."""
+    return (n + 1).lgamma() - (k + 1).lgamma() - (n - k + 1).lgamma()
+
+
+def binary_log_likelihood(logits, value):
+    """log p(value) of a Bernoulli with these logits: -BCE-with-logits, stable for large |logits|."""
+    return -_ops.binary_cross_entropy_with_logits(logits, value, reduction="none")
