@@ -637,8 +637,8 @@ class Tensor(metaclass=_TensorType):
         Processes forked afterwards, and processes sent the tensor through ember.multiprocessing
         (queues, spawn arguments), then update the same memory (see ember.multiprocessing).
         """
-        from .multiprocessing import _shared_blocks  # an outer package: bound on first use
-        _shared_blocks.share(self)
+        from .multiprocessing import reductions  # an outer package: bound on first use
+        reductions.share(self)
         return self
 
     def is_shared(self):

@@ -17,25 +17,25 @@ from .._storage import _owner
 from .._tensor import Tensor, new_tensor
 from . import _shared_blocks
 
-__all__ = ["reduce_tensor", "rebuild_tensor", "init_reductions"]
+__all__ = ["reduce_tensor", "rebuild_tensor", "share", "register", "init_reductions"]
 
 # Set in DataLoader workers: tensor -> reduce tuple, or None to leave the tensor to the rules above.
 large_tensor_hook = None
 
 
-def rebuild_tensor(array, requires_grad, as_parameter):
-    """The received tensor (or Parameter) over `array`."""
-    if as_parameter:
-        from ..nn.parameter import Parameter
-        return Parameter(new_tensor(array), requires_grad)
+def rebuild_tensor(array, requires_grad, cls):
+    """The received tensor over `array`: a Tensor, or `cls(tensor, requires_grad)` for a subclass such as
+    Parameter."""
     tensor = new_tensor(array)
+    if cls is not Tensor:
+        return cls(tensor, requires_grad)
     tensor._requires_grad = requires_grad
     return tensor
 
 
-def _rebuild_shared(path, nbytes, offset, shape, dtype, strides, requires_grad, as_parameter):
+def _rebuild_shared(path, nbytes, offset, shape, dtype, strides, requires_grad, cls):
     array = _shared_blocks.shared_array(path, nbytes, offset, shape, dtype, strides)
-    return rebuild_tensor(array, requires_grad, as_parameter)
+    return rebuild_tensor(array, requires_grad, cls)
 
 
 def reduce_tensor(tensor):
@@ -48,7 +48,7 @@ def reduce_tensor(tensor):
     if mapping is not None and mapping.kind == "shared":
         flat = _owner(array)
         return (_rebuild_shared, (mapping.path, flat.size, _shared_blocks.byte_offset(array, flat), array.shape,
-                                  array.dtype, array.strides, tensor._requires_grad, type(tensor) is not Tensor))
+                                  array.dtype, array.strides, tensor._requires_grad, type(tensor)))
     if large_tensor_hook is not None:
         reduced = large_tensor_hook(tensor)
         if reduced is not None:
@@ -56,8 +56,18 @@ def reduce_tensor(tensor):
     return tensor.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
 
 
+def share(tensor):
+    """`Tensor.share_memory_()`: move the memory, and make sure tensors of this class (Parameter, say) are
+    sent by reference. (Classes register when first shared, so that importing this module stays light.)"""
+    register(type(tensor))
+    _shared_blocks.share(tensor)
+
+
+def register(cls):
+    """Send tensors of exactly this class with `reduce_tensor` (ForkingPickler looks reducers up by type)."""
+    ForkingPickler.register(cls, reduce_tensor)
+
+
 def init_reductions():
-    """Register the reducer for tensors and parameters (done on import of ember.multiprocessing)."""
-    from ..nn.parameter import Parameter
-    for cls in (Tensor, Parameter):
-        ForkingPickler.register(cls, reduce_tensor)
+    """Register the reducer for plain tensors (done on import of ember.multiprocessing)."""
+    register(Tensor)
