@@ -39,9 +39,11 @@ def test_huge_samplers_stream_in_flat_memory(make):
     assert _peak_traced_bytes(draw) < 4 * 2 ** 20
 
 
-def test_dataloader_over_a_huge_sampler_gives_batches_at_once_in_flat_memory():
+@pytest.mark.parametrize("num_workers", [0, 2])
+def test_dataloader_over_a_huge_sampler_gives_batches_at_once_in_flat_memory(num_workers):
     dataset = TensorDataset(ember.arange(100.0))
-    loader = DataLoader(dataset, batch_size=64, sampler=RandomSampler(dataset, replacement=True, num_samples=HUGE))
+    loader = DataLoader(dataset, batch_size=64, sampler=RandomSampler(dataset, replacement=True, num_samples=HUGE),
+                        num_workers=num_workers)
     assert len(loader) == -(-HUGE // 64)
 
     def load():

@@ -6,6 +6,7 @@ user is given. Workers are stopped when the pass ends (unless `persistent_worker
 when the iterator is garbage collected or the interpreter exits, so no process is left behind.
 """
 import itertools
+import multiprocessing
 import os
 import pickle
 import queue
@@ -33,10 +34,10 @@ class _Workers:
         self.processes, self.index_queues = [], []
         self.directory = tempfile.mkdtemp(prefix="ember-loader-", dir=SHARED_DIRECTORY)
         _batch_memory.watch(self.directory)
-        self.done = context.Event()
-        self.results = context.Queue()
         spec.memory_directory = self.directory
         try:
+            self.done = context.Event()
+            self.results = context.Queue()
             for worker_id in range(num_workers):
                 index_queue = context.Queue()
                 index_queue.cancel_join_thread()  # a dead worker must not make the main process hang at exit
@@ -65,7 +66,8 @@ class _Workers:
         if self.closed or os.getpid() != self.creator:
             return
         self.closed = True
-        self.done.set()
+        if self.processes:
+            self.done.set()
         for index_queue in self.index_queues:
             index_queue.put(None)
         deadline = time.monotonic() + _JOIN_SECONDS
@@ -77,8 +79,9 @@ class _Workers:
                 process.join()
         for index_queue in self.index_queues:
             index_queue.close()
-        self.results.cancel_join_thread()
-        self.results.close()
+        if self.processes:
+            self.results.cancel_join_thread()
+            self.results.close()
         _batch_memory.unwatch(self.directory)
         shutil.rmtree(self.directory, ignore_errors=True)
 
@@ -108,7 +111,8 @@ class MultiProcessIterator:
                           drop_last=loader.drop_last, batch_size=loader.batch_size,
                           worker_init_fn=loader.worker_init_fn, num_workers=loader.num_workers,
                           base_seed=base_seed, memory_directory="")
-        self._workers = _Workers(loader.multiprocessing_context, spec, loader.num_workers)
+        context = loader.multiprocessing_context or multiprocessing.get_context()  # the platform's default
+        self._workers = _Workers(context, spec, loader.num_workers)
         self._shutdown = weakref.finalize(self, self._workers.shutdown)
         self._start_pass(loader._index_iterator(), resume=False)
 

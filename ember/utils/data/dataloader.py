@@ -137,8 +137,8 @@ class DataLoader:
         return int((default_generator if self.generator is None else self.generator).rng.integers(0, 2 ** 63 - 1))
 
     def __iter__(self):
-        if self._iterator is not None:  # persistent workers: a new pass with the same processes
-            self._iterator._reset(self)
+        if self._iterator is not None and not self._iterator._workers.closed:
+            self._iterator._reset(self)  # persistent workers: a new pass with the same processes
             return self._iterator
         base_seed = self._draw_base_seed()
         if self.num_workers == 0:
