@@ -380,7 +380,15 @@ def test_no_worker_is_left_behind_after_exhaustion_error_break_or_garbage_collec
     assert all(_reaped(pid) for pid in pids), "workers must go with the iterator even while the error is held"
     assert caught.value is not None
 
+    def loop_that_raises():
+        for _ in DataLoader(Failing(ValueError("x")), batch_size=2, num_workers=2):
+            pass
+
     before = {child.pid for child in multiprocessing.active_children()}
+    with pytest.raises(ValueError) as caught:
+        loop_that_raises()
+    assert not [child for child in multiprocessing.active_children() if child.pid not in before]
+
     for _ in DataLoader(Images(40), batch_size=2, num_workers=2):
         pids = [child.pid for child in multiprocessing.active_children() if child.pid not in before]
         break

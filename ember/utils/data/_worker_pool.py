@@ -11,6 +11,7 @@ import os
 import pickle
 import queue
 import shutil
+import signal
 import tempfile
 import time
 import weakref
@@ -88,7 +89,6 @@ class _Workers:
 
 def _exit_description(code):
     if code is not None and code < 0:
-        import signal
         try:
             return f"killed by signal {signal.Signals(-code).name}"
         except ValueError:
