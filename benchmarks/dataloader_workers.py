@@ -9,7 +9,9 @@ the worker figures include starting the workers, and "persistent" reuses them ac
 
     python benchmarks/dataloader_workers.py [images] [workers]
 """
+import gc
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -76,13 +78,21 @@ def epoch_seconds(loader):
     return time.perf_counter() - start, count
 
 
-def best_epoch(make_loader):
-    times = []
+def _workers_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # processes reaped so far
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(make_loader):
+    """Best wall time of an epoch, images per epoch, and CPU seconds per epoch in this process and in the
+    workers (counted once they are reaped: after each epoch, or when a persistent loader is dropped)."""
+    main_start, workers_start = time.process_time(), _workers_cpu()
     loader = make_loader()
-    for _ in range(EPOCHS):
-        seconds, count = epoch_seconds(loader)
-        times.append(seconds)
-    return min(times), count
+    epochs = [epoch_seconds(loader) for _ in range(EPOCHS)]
+    del loader
+    gc.collect()
+    main_cpu = (time.process_time() - main_start) / EPOCHS
+    return min(seconds for seconds, _ in epochs), epochs[0][1], main_cpu, (_workers_cpu() - workers_start) / EPOCHS
 
 
 def main():
@@ -90,18 +100,21 @@ def main():
     workers = int(sys.argv[2]) if len(sys.argv) > 2 else 2
     with tempfile.TemporaryDirectory() as root:
         dataset, kind = make_images(root, count)
-        print(f"{count} images {SIDE}x{SIDE} ({kind}), crop {CROP}, batch {BATCH}, {os.cpu_count()} CPUs")
+        print(f"{count} images {SIDE}x{SIDE} ({kind}), crop {CROP}, batch {BATCH}, {os.cpu_count()} CPUs, "
+              f"load average {os.getloadavg()[0]:.1f}")
         ember.manual_seed(0)
-        single, samples = best_epoch(lambda: DataLoader(dataset, batch_size=BATCH, shuffle=True))
-        multi, samples_multi = best_epoch(lambda: DataLoader(dataset, batch_size=BATCH, shuffle=True,
-                                                             num_workers=workers))
-        persistent, _ = best_epoch(lambda: DataLoader(dataset, batch_size=BATCH, shuffle=True, num_workers=workers,
-                                                      persistent_workers=True))
-        assert samples == samples_multi == count
-    print(f"{'loader':<34}{'epoch s':>9}{'images/s':>10}{'speed-up':>10}")
-    for name, seconds in [("num_workers=0", single), (f"num_workers={workers}", multi),
-                          (f"num_workers={workers}, persistent", persistent)]:
-        print(f"{name:<34}{seconds:>9.3f}{count / seconds:>10.0f}{single / seconds:>9.2f}x")
+        rows = [("num_workers=0", measure(lambda: DataLoader(dataset, batch_size=BATCH, shuffle=True))),
+                (f"num_workers={workers}", measure(lambda: DataLoader(dataset, batch_size=BATCH, shuffle=True,
+                                                                       num_workers=workers))),
+                (f"num_workers={workers}, persistent", measure(lambda: DataLoader(
+                    dataset, batch_size=BATCH, shuffle=True, num_workers=workers, persistent_workers=True)))]
+    single = rows[0][1][0]
+    print(f"{'loader':<32}{'epoch s':>9}{'images/s':>10}{'speed-up':>10}{'main cpu s':>12}{'worker cpu s':>14}")
+    for name, (seconds, images, main_cpu, workers_cpu) in rows:
+        assert images == count
+        print(f"{name:<32}{seconds:>9.3f}{count / seconds:>10.0f}{single / seconds:>9.2f}x{main_cpu:>12.3f}"
+              f"{workers_cpu:>14.3f}")
+    print("(the speed-up needs idle cores; on a busy machine the CPU columns show where the work went)")
 
 
 if __name__ == "__main__":

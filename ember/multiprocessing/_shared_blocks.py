@@ -57,7 +57,8 @@ def attach(path, kind):
     """Map the existing block at `path`."""
     fd = os.open(path, os.O_RDWR)
     try:
-        mapping = Mapping(fd, os.fstat(fd).st_size, flags=mmap.MAP_SHARED | _POPULATE)
+        size = os.fstat(fd).st_size
+        mapping = Mapping(fd, size, flags=mmap.MAP_SHARED | _POPULATE) if _POPULATE else Mapping(fd, size)
     finally:
         os.close(fd)
     mapping.path, mapping.kind = path, kind
