@@ -316,7 +316,7 @@ def test_worker_errors_are_reraised_with_class_worker_sample_and_traceback():
         list(loader)
     message = str(caught.value)
     assert message.startswith("Caught ValueError in DataLoader worker process 0.\n")  # batch [4, 5]: worker 0
-    assert "sample index 5" in message
+    assert "The worker was loading sample index 5.\n" in message
     assert "Original Traceback (most recent call last):" in message and "raise self.error" in message
     assert message.rstrip().endswith("ValueError: bad sample")
 
@@ -356,13 +356,13 @@ def test_errors_in_worker_init_fn_and_collate_fn_name_the_step():
     def bad_collate(samples):
         raise TypeError("cannot collate")
 
-    with pytest.raises(TypeError, match=r"collate_fn on sample indices \[0, 1\]"):
+    with pytest.raises(TypeError, match=r"calling the collate_fn on sample indices \[0, 1\]"):
         list(DataLoader(Images(4), batch_size=2, num_workers=1, collate_fn=bad_collate))
 
 
 def test_a_batch_that_cannot_be_pickled_is_an_error_not_a_hang():
     loader = DataLoader(Images(4), batch_size=2, num_workers=1, collate_fn=lambda samples: (lambda: samples))
-    with pytest.raises(Exception, match="pickling it failed"):
+    with pytest.raises(Exception, match="pickling the batch to send it to the main process"):
         list(loader)
 
 

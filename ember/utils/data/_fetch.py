@@ -1,6 +1,6 @@
 """Fetchers: turn what the index sampler yields into a batch, in the main process or in a worker.
 
-Each remembers what it was loading (`describe()`), so that a worker's error can name the sample.
+Each remembers what it was doing (`describe()`), so that a worker's error can name the sample.
 """
 import itertools
 
@@ -14,29 +14,29 @@ class MapFetcher:
         self.dataset = dataset
         self.auto_collation = auto_collation
         self.collate_fn = collate_fn
-        self._loading = None  # (what, indices) while fetch() runs
+        self._step = None  # (what it does, the indices) while fetch() runs
 
     def fetch(self, index):
         dataset = self.dataset
         if not self.auto_collation:
-            self._loading = ("sample index", index)
+            self._step = ("loading sample index", index)
             sample = dataset[index]
-            self._loading = ("the collate_fn on sample index", index)
+            self._step = ("calling the collate_fn on sample index", index)
             return self.collate_fn(sample)
         fetch_many = getattr(dataset, "__getitems__", None)
         if fetch_many is not None:
-            self._loading = ("__getitems__ on sample indices", index)
+            self._step = ("calling __getitems__ on sample indices", index)
             samples = fetch_many(index)
         else:
             samples = []
             for position in index:
-                self._loading = ("sample index", position)
+                self._step = ("loading sample index", position)
                 samples.append(dataset[position])
-        self._loading = ("the collate_fn on sample indices", index)
+        self._step = ("calling the collate_fn on sample indices", index)
         return self.collate_fn(samples)
 
     def describe(self):
-        return None if self._loading is None else "{} {}".format(*self._loading)
+        return None if self._step is None else "{} {}".format(*self._step)
 
 
 class IterableFetcher:
@@ -70,4 +70,4 @@ class IterableFetcher:
         return self.collate_fn(batch)
 
     def describe(self):
-        return f"the dataset's stream after {self.consumed} items"
+        return f"reading the dataset's stream after its first {self.consumed} items"

@@ -63,11 +63,10 @@ class WorkerError:
     """An exception caught in a worker, re-raised in the main process with the same class (RuntimeError
     where that class cannot be rebuilt), naming the worker and the sample and holding its traceback."""
 
-    def __init__(self, worker_id, loading):
+    def __init__(self, worker_id, doing):
         error_type = sys.exc_info()[0]
-        where = f"in DataLoader worker process {worker_id}"
-        self.message = (f"Caught {error_type.__name__} {where}.\n"
-                        + (f"The worker was loading {loading}.\n" if loading else "")
+        self.message = (f"Caught {error_type.__name__} in DataLoader worker process {worker_id}.\n"
+                        + (f"The worker was {doing}.\n" if doing else "")
                         + "Original " + traceback.format_exc())
         try:
             pickle.dumps(error_type)
@@ -124,13 +123,7 @@ def worker_loop(spec, worker_id, index_queue, result_queue, done_event, parent_p
         _worker_info = WorkerInfo(id=worker_id, num_workers=spec.num_workers, seed=seed, dataset=spec.dataset)
         memory = _batch_memory.WorkerMemory(spec.memory_directory, worker_id)
         _batch_memory.install(memory)
-        setup_error = fetcher = None
-        try:
-            if spec.worker_init_fn is not None:
-                spec.worker_init_fn(worker_id)
-            fetcher = _make_fetcher(spec)
-        except Exception:
-            setup_error = WorkerError(worker_id, "its setup (worker_init_fn, or iter() of the dataset)")
+        fetcher, setup_error = _set_up(spec, worker_id, call_init_fn=True)
         stream_ended = False
         while True:
             try:
@@ -144,7 +137,7 @@ def worker_loop(spec, worker_id, index_queue, result_queue, done_event, parent_p
             if message == RESUME:
                 stream_ended = False
                 if setup_error is None:
-                    fetcher = _make_fetcher(spec)
+                    fetcher, setup_error = _set_up(spec, worker_id, call_init_fn=False)
                 result_queue.put(ForkingPickler.dumps((RESUME, None)).tobytes())
                 continue
             task_id, index, released = message
@@ -156,10 +149,11 @@ def worker_loop(spec, worker_id, index_queue, result_queue, done_event, parent_p
             else:
                 try:
                     data = fetcher.fetch(index)
-                except StopIteration:
-                    data, stream_ended = StreamEnd(worker_id), True
-                except Exception:
-                    data = WorkerError(worker_id, fetcher.describe())
+                except Exception as error:
+                    if isinstance(error, StopIteration) and spec.is_iterable:
+                        data, stream_ended = StreamEnd(worker_id), True
+                    else:
+                        data = WorkerError(worker_id, fetcher.describe())
             result_queue.put(_pickled(task_id, data, memory, worker_id))
             del data  # the batch's blocks are reusable once the main process frees them
     except KeyboardInterrupt:
@@ -169,6 +163,16 @@ def worker_loop(spec, worker_id, index_queue, result_queue, done_event, parent_p
     result_queue.close()
 
 
+def _set_up(spec, worker_id, call_init_fn):
+    """(fetcher, None), or (None, the WorkerError every task of this worker will answer with)."""
+    try:
+        if call_init_fn and spec.worker_init_fn is not None:
+            spec.worker_init_fn(worker_id)
+        return _make_fetcher(spec), None
+    except Exception:
+        return None, WorkerError(worker_id, "setting up (worker_init_fn, then iter() of an IterableDataset)")
+
+
 def _pickled(task_id, data, memory, worker_id):
     """The message as bytes, pickled here so that a batch that cannot be pickled becomes an error the main
     process sees (multiprocessing's queue thread would only print it)."""
@@ -176,8 +180,8 @@ def _pickled(task_id, data, memory, worker_id):
         payload = ForkingPickler.dumps((task_id, data))
     except Exception:
         memory.sent_failed()
-        payload = ForkingPickler.dumps((task_id, WorkerError(worker_id, "the batch to send it to the main "
-                                                                        "process (pickling it failed)")))
+        payload = ForkingPickler.dumps((task_id, WorkerError(worker_id, "pickling the batch to send it to the "
+                                                                        "main process")))
     else:
         memory.sent()
     return payload.tobytes()
