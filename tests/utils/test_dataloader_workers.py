@@ -351,17 +351,20 @@ def test_errors_in_worker_init_fn_and_collate_fn_name_the_step():
         raise OSError("no device")
 
     with pytest.raises(OSError, match="worker_init_fn"):
-        list(DataLoader(Images(4), batch_size=2, num_workers=1, worker_init_fn=bad_init))
+        list(DataLoader(Images(4), batch_size=2, num_workers=1, worker_init_fn=bad_init,
+                        multiprocessing_context="fork"))
 
     def bad_collate(samples):
         raise TypeError("cannot collate")
 
     with pytest.raises(TypeError, match=r"calling the collate_fn on sample indices \[0, 1\]"):
-        list(DataLoader(Images(4), batch_size=2, num_workers=1, collate_fn=bad_collate))
+        list(DataLoader(Images(4), batch_size=2, num_workers=1, collate_fn=bad_collate,
+                        multiprocessing_context="fork"))
 
 
 def test_a_batch_that_cannot_be_pickled_is_an_error_not_a_hang():
-    loader = DataLoader(Images(4), batch_size=2, num_workers=1, collate_fn=lambda samples: (lambda: samples))
+    loader = DataLoader(Images(4), batch_size=2, num_workers=1, collate_fn=lambda samples: (lambda: samples),
+                        multiprocessing_context="fork")  # local functions: fork, which does not pickle them
     with pytest.raises(Exception, match="pickling the batch to send it to the main process"):
         list(loader)
 
