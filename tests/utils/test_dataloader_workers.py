@@ -421,6 +421,8 @@ def test_a_killed_worker_is_reported_not_waited_for():
     with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly.*SIGKILL"):
         list(iterator)
     assert all(_reaped(pid) for pid in pids)
+    with pytest.raises(RuntimeError, match="workers were shut down"):
+        next(iterator)
 
 
 @pytest.mark.parametrize("kwargs", [dict(num_workers=2, multiprocessing_context="bogus"),

@@ -165,6 +165,9 @@ class MultiProcessIterator:
 
     def _receive(self):
         """The next message from any worker, checking on the workers while waiting."""
+        if self._workers.closed:
+            raise RuntimeError("this DataLoader iterator's workers were shut down after an error; start a new "
+                               "pass with iter(loader)")
         start = time.monotonic()
         while True:
             wait = STATUS_INTERVAL
