@@ -24,7 +24,7 @@ _keep_freed_memory()
 # Submodules (and save/load) load on first use: `ember.nn` works after `import ember`, as `torch.nn`
 # does after `import torch`, while `import ember` itself stays fast.
 _LAZY_SUBMODULES = {"accelerator", "compat", "datasets", "distributed", "distributions", "fft", "func", "linalg",
-                    "nn", "optim", "serialization", "special", "testing", "utils", "vision", "viz"}
+                    "multiprocessing", "nn", "optim", "serialization", "special", "testing", "utils", "vision", "viz"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func"}
 
 

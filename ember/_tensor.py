@@ -668,7 +668,19 @@ class Tensor(metaclass=_TensorType):
         return self
 
     def share_memory_(self):
+        """Move this tensor's memory to shared memory, in place; a no-op if it is there already.
+
+        Processes forked afterwards, and processes sent the tensor through ember.multiprocessing
+        (queues, spawn arguments), then update the same memory (see ember.multiprocessing).
+        """
+        from .multiprocessing import reductions  # an outer package: bound on first use
+        reductions.share(self)
         return self
+
+    def is_shared(self):
+        """Whether this tensor's memory is shared memory (`share_memory_()`, or a DataLoader worker's batch)."""
+        from .multiprocessing import _shared_blocks
+        return _shared_blocks.mapping_of(self._data) is not None
 
     # ----------------------------------------------------------------- operators
     # Each is the op `_OPERATORS` names, bound on first use (see `_op_method`).

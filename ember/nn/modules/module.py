@@ -438,7 +438,9 @@ class Module:
                     param.grad.zero_()
 
     def share_memory(self):
-        return self
+        """Move every parameter, gradient and buffer to shared memory (`Tensor.share_memory_`), e.g. for
+        Hogwild training with ember.multiprocessing. Returns self."""
+        return self._apply(lambda tensor: tensor.share_memory_())
 
     # ------------------------------------------------------------------ conversions
     def _apply(self, fn, recurse=True):

@@ -11,6 +11,7 @@ from ..._backend import np
 from ..._tensor import Tensor, new_tensor
 from ... import _dtype
 from ...ops.creation import tensor
+from . import _batch_memory
 
 __all__ = ["default_collate", "default_convert"]
 
@@ -28,7 +29,10 @@ def _stack(tensors):
     if any(item._requires_grad for item in tensors):
         from ...ops import stack
         return stack(tensors, 0)
-    return new_tensor(np.stack([item._data for item in tensors]))
+    arrays = [item._data for item in tensors]
+    # In a DataLoader worker, a large batch is stacked straight into shared memory (see _batch_memory).
+    out = _batch_memory.empty((len(arrays),) + first.shape, np.result_type(*{array.dtype for array in arrays}))
+    return new_tensor(np.stack(arrays, out=out))
 
 
 def _check_numeric_array(array):

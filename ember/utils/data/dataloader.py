@@ -1,20 +1,20 @@
-"""`DataLoader`: batches of samples from a dataset, in sequential, shuffled or sampler order.
+"""`DataLoader`: batches of samples from a dataset, in sequential, shuffled or sampler order, loaded in
+the main process or by worker processes (`num_workers > 0`, see `_worker_pool` and `_worker`).
 
-ember loads in the main process: `num_workers > 0` is accepted (with a one-time note) and behaves like
-`num_workers=0`; `pin_memory` and the other worker options are accepted and have no effect.
+Indices are drawn from the sampler as batches are needed, never all at once.
 """
-import warnings
+import itertools
+import multiprocessing
+import multiprocessing.context
 
+from ...ops.creation import default_generator
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 from ._collate import default_collate, default_convert
+from ._fetch import IterableFetcher, MapFetcher
+from ._worker import WorkerInfo, get_worker_info
 
-__all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
-
-
-def get_worker_info():
-    """Always None: ember's DataLoader has no worker processes."""
-    return None
+__all__ = ["DataLoader", "get_worker_info", "WorkerInfo", "default_collate", "default_convert"]
 
 
 class DataLoader:
@@ -25,15 +25,25 @@ class DataLoader:
         batch_size: samples per batch (None turns batching off: each sample is converted, not stacked).
         shuffle: a new random order every epoch (reproducible through `generator` or `ember.manual_seed`).
         sampler / batch_sampler: custom index order / custom lists of indices.
+        num_workers: worker processes that load batches (0: load in the main process). Each worker is
+            seeded with `base_seed + worker_id` (ember's, Python's and NumPy's generators) and sees its
+            `get_worker_info()`; an IterableDataset is copied into every worker and should use that info
+            to give each worker its own share (otherwise every item comes num_workers times).
         collate_fn: merges a list of samples into a batch (default: `default_collate`).
+        pin_memory, pin_memory_device: accepted; there is no pinned memory on the CPU.
         drop_last: drop the last batch when it is smaller than `batch_size`.
-        generator: the `ember.Generator` that drives shuffling.
-        num_workers, pin_memory, timeout, worker_init_fn, prefetch_factor, persistent_workers: accepted;
-            loading always runs in the main process.
+        timeout: seconds to wait for a worker's batch before raising (0: wait as long as the workers live).
+        worker_init_fn: called as `worker_init_fn(worker_id)` in each worker after seeding.
+        multiprocessing_context: a start method ('fork', 'spawn', 'forkserver') or context (default: the
+            platform's).
+        generator: the `ember.Generator` that drives shuffling and the workers' base seed.
+        prefetch_factor: batches loaded ahead per worker (default 2 with workers).
+        persistent_workers: keep the workers between epochs.
+        in_order: give batches in sampler order (False: as soon as any is ready).
 
     Example::
 
-        loader = DataLoader(TensorDataset(x, y), batch_size=64, shuffle=True)
+        loader = DataLoader(TensorDataset(x, y), batch_size=64, shuffle=True, num_workers=2)
         for inputs, targets in loader: ...
     """
 
@@ -41,24 +51,20 @@ class DataLoader:
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
                  multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
                  pin_memory_device="", in_order=True):
-        if num_workers < 0:
-            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
-                             "multiprocessing.")
-        if timeout < 0:
-            raise ValueError("timeout option should be non-negative")
-        if num_workers > 0:
-            warnings.warn(f"ember's DataLoader loads batches in the main process: num_workers={num_workers} is "
-                          "accepted and behaves like num_workers=0 (worker_init_fn is not called).", UserWarning,
-                          stacklevel=2)
+        _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
         self.dataset = dataset
         self.num_workers = num_workers
+        self.prefetch_factor = 2 if num_workers > 0 and prefetch_factor is None else prefetch_factor
         self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
-        self.prefetch_factor = prefetch_factor
+        self.multiprocessing_context = multiprocessing_context
         self.persistent_workers = persistent_workers
+        self.in_order = in_order
         self.generator = generator
         self._is_iterable = isinstance(dataset, IterableDataset)
+        self._iterator = None  # the persistent workers' iterator
 
         if self._is_iterable:
             if shuffle not in {False, None}:
@@ -95,36 +101,53 @@ class DataLoader:
         self.collate_fn = collate_fn
 
     @property
+    def multiprocessing_context(self):
+        return self._multiprocessing_context
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, context):
+        if context is not None:
+            if self.num_workers == 0:
+                raise ValueError("multiprocessing_context can only be used with multi-process loading "
+                                 f"(num_workers > 0), but got num_workers={self.num_workers}")
+            if isinstance(context, str):
+                methods = multiprocessing.get_all_start_methods()
+                if context not in methods:
+                    raise ValueError("multiprocessing_context option should specify a valid start method in "
+                                     f"{methods!r}, but got multiprocessing_context={context!r}")
+                context = multiprocessing.get_context(context)
+            elif not isinstance(context, multiprocessing.context.BaseContext):
+                raise TypeError("multiprocessing_context option should be a valid context object or a string "
+                                f"specifying the start method, but got multiprocessing_context={context}")
+        self._multiprocessing_context = context
+
+    @property
     def _auto_collation(self):
         return self.batch_sampler is not None or (self._is_iterable and self.batch_size is not None)
 
-    def __iter__(self):
+    def _index_iterator(self):
+        """What each batch is fetched from: lists of indices, single indices, or (streams) placeholders."""
         if self._is_iterable:
-            return self._iterable_batches()
-        if self.batch_sampler is not None:
-            return self._map_batches()
-        return (self.collate_fn(self.dataset[index]) for index in self.sampler)
+            return itertools.repeat(None)
+        return iter(self.batch_sampler if self._auto_collation else self.sampler)
 
-    def _map_batches(self):
-        dataset, collate_fn = self.dataset, self.collate_fn
-        fetch_many = getattr(dataset, "__getitems__", None)
-        for indices in self.batch_sampler:
-            samples = fetch_many(indices) if fetch_many is not None else [dataset[index] for index in indices]
-            yield collate_fn(samples)
+    def _draw_base_seed(self):
+        """One draw per new iterator, as PyTorch makes whether or not there are workers (so that the shuffled
+        order does not depend on num_workers)."""
+        return int((default_generator if self.generator is None else self.generator).rng.integers(0, 2 ** 63 - 1))
 
-    def _iterable_batches(self):
-        if self.batch_size is None:
-            for sample in self.dataset:
-                yield self.collate_fn(sample)
-            return
-        batch = []
-        for sample in self.dataset:
-            batch.append(sample)
-            if len(batch) == self.batch_size:
-                yield self.collate_fn(batch)
-                batch = []
-        if batch and not self.drop_last:
-            yield self.collate_fn(batch)
+    def __iter__(self):
+        if self._iterator is not None and not self._iterator._workers.closed:
+            self._iterator._reset(self)  # persistent workers: a new pass with the same processes
+            return self._iterator
+        base_seed = self._draw_base_seed()
+        if self.num_workers == 0:
+            return _SingleProcessIterator(self)
+        from ._worker_pool import MultiProcessIterator
+        iterator = MultiProcessIterator(self, base_seed)
+        if self.persistent_workers:
+            self._iterator = iterator
+        return iterator
 
     def __len__(self):
         if self._is_iterable:
@@ -133,3 +156,40 @@ class DataLoader:
                 return length
             return length // self.batch_size if self.drop_last else -(-length // self.batch_size)
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+
+
+def _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers):
+    if num_workers < 0:
+        raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
+                         "multiprocessing.")
+    if timeout < 0:
+        raise ValueError("timeout option should be non-negative")
+    if num_workers == 0 and prefetch_factor is not None:
+        raise ValueError("prefetch_factor option could only be specified in multiprocessing. Let num_workers > 0 "
+                         "to enable multiprocessing, otherwise set prefetch_factor to None.")
+    if prefetch_factor is not None and prefetch_factor < 0:
+        raise ValueError("prefetch_factor option should be non-negative")
+    if persistent_workers and num_workers == 0:
+        raise ValueError("persistent_workers option needs num_workers > 0")
+
+
+class _SingleProcessIterator:
+    """Loads each batch in the main process when it is asked for."""
+
+    def __init__(self, loader):
+        if loader._is_iterable:
+            self._fetcher = IterableFetcher(loader.dataset, loader._auto_collation, loader.collate_fn,
+                                            loader.drop_last, loader.batch_size)
+        else:
+            self._fetcher = MapFetcher(loader.dataset, loader._auto_collation, loader.collate_fn)
+        self._indices = loader._index_iterator()
+        self._loader_length = loader.__len__
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self._fetcher.fetch(next(self._indices))
+
+    def __len__(self):
+        return self._loader_length()

@@ -1,7 +1,7 @@
 """`DistributedSampler`: each process of a distributed job visits its own share of the dataset."""
 import math
 
-from ...ops.creation import Generator, randperm
+from ...ops.creation import Generator
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
@@ -42,21 +42,14 @@ class DistributedSampler(Sampler):
         self.seed = seed
 
     def __iter__(self):
+        # The padded order is the base order repeated (padding takes from the front), so position p of it
+        # is base[p % length]: each index is computed as needed, no list of the whole order is built.
         length = len(self.dataset)
         if self.shuffle:
-            generator = Generator().manual_seed(self.seed + self.epoch)
-            indices = randperm(length, generator=generator).tolist()
-        else:
-            indices = list(range(length))
-        if not self.drop_last:
-            padding = self.total_size - len(indices)
-            if padding <= len(indices):
-                indices += indices[:padding]
-            else:
-                indices += (indices * math.ceil(padding / len(indices)))[:padding]
-        else:
-            indices = indices[:self.total_size]
-        return iter(indices[self.rank:self.total_size:self.num_replicas])
+            order = Generator().manual_seed(self.seed + self.epoch).rng.permutation(length)
+            return (int(order[position % length]) for position in range(self.rank, self.total_size,
+                                                                         self.num_replicas))
+        return (position % length for position in range(self.rank, self.total_size, self.num_replicas))
 
     def __len__(self):
         return self.num_samples

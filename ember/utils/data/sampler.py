@@ -1,9 +1,19 @@
-"""Samplers: the order in which a DataLoader visits a map-style dataset's indices."""
+"""Samplers: the order in which a DataLoader visits a map-style dataset's indices.
+
+Every sampler streams: random indices are drawn a chunk at a time as iteration proceeds, and a
+permutation is handed out a slice at a time, so asking for 10**10 samples costs no memory up front.
+"""
+import itertools
+
+from ..._backend import np
 from ..._tensor import Tensor
-from ...ops.creation import Generator, default_generator, multinomial, randint, randperm, tensor
+from ...ops.creation import Generator, default_generator, multinomial, tensor
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler"]
+
+_CHUNK = 32  # random indices drawn at a time (as PyTorch): the first index comes at once, memory stays flat
+_SLICE = 1024  # permutation entries turned into Python ints at a time
 
 
 class Sampler:
@@ -29,12 +39,29 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
+def _numpy_rng(generator):
+    return (default_generator if generator is None else generator).rng
+
+
 def _epoch_generator(generator):
     """The generator for one pass: the given one, or (as PyTorch) a fresh one seeded from the default
     generator, so that `ember.manual_seed` makes the shuffling repeatable."""
     if generator is not None:
         return generator
     return Generator().manual_seed(int(default_generator.rng.integers(0, 2 ** 63 - 1)))
+
+
+def _uniform_integers(rng, high, count):
+    """`count` integers drawn uniformly from [0, high), `_CHUNK` at a time."""
+    for _ in range(count // _CHUNK):
+        yield from rng.integers(0, high, _CHUNK).tolist()
+    yield from rng.integers(0, high, count % _CHUNK).tolist()
+
+
+def _as_ints(array):
+    """The entries of an int64 array as Python ints, without building one list of them all."""
+    for start in range(0, len(array), _SLICE):
+        yield from array[start:start + _SLICE].tolist()
 
 
 class RandomSampler(Sampler):
@@ -59,13 +86,13 @@ class RandomSampler(Sampler):
 
     def __iter__(self):
         size = len(self.data_source)
-        generator = _epoch_generator(self.generator)
+        rng = _epoch_generator(self.generator).rng
         if self.replacement:
-            yield from randint(high=size, size=(self.num_samples,), generator=generator).tolist()
+            yield from _uniform_integers(rng, size, self.num_samples)
             return
         for _ in range(self.num_samples // size):
-            yield from randperm(size, generator=generator).tolist()
-        yield from randperm(size, generator=generator).tolist()[:self.num_samples % size]
+            yield from _as_ints(rng.permutation(size))
+        yield from _as_ints(rng.permutation(size)[:self.num_samples % size])
 
     def __len__(self):
         return self.num_samples
@@ -79,8 +106,9 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        for position in randperm(len(self.indices), generator=self.generator).tolist():
-            yield self.indices[position]
+        indices = self.indices
+        for position in _as_ints(_numpy_rng(self.generator).permutation(len(indices))):
+            yield indices[position]
 
     def __len__(self):
         return len(self.indices)
@@ -104,7 +132,25 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        yield from multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist()
+        if not self.replacement:  # at most len(weights) draws: multinomial's checks and sampling
+            yield from _as_ints(multinomial(self.weights, self.num_samples, False, generator=self.generator)._data)
+            return
+        weights = self._checked_weights()
+        cumulative = np.cumsum(weights)
+        last = int(np.flatnonzero(weights)[-1])  # rounding at the top must never pick a trailing zero weight
+        rng = _numpy_rng(self.generator)
+        for start in range(0, self.num_samples, _CHUNK):
+            draws = rng.random(min(_CHUNK, self.num_samples - start)) * cumulative[-1]
+            yield from np.minimum(cumulative.searchsorted(draws, side="right"), last).tolist()
+
+    def _checked_weights(self):
+        """The weights, refused as multinomial refuses them."""
+        weights = self.weights._data
+        if np.any(weights < 0) or not np.all(np.isfinite(weights)):
+            raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or element < 0")
+        if weights.sum() <= 0:
+            raise RuntimeError("multinomial: invalid multinomial distribution (sum of probabilities <= 0)")
+        return weights
 
     def __len__(self):
         return self.num_samples
@@ -123,13 +169,13 @@ class BatchSampler(Sampler):
         self.drop_last = drop_last
 
     def __iter__(self):
-        batch = []
-        for index in self.sampler:
-            batch.append(index)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
+        indices = iter(self.sampler)
+        while True:
+            batch = list(itertools.islice(indices, self.batch_size))
+            if len(batch) < self.batch_size:
+                if batch and not self.drop_last:
+                    yield batch
+                return
             yield batch
 
     def __len__(self):
