@@ -317,6 +317,8 @@ SEQUENCES = {
 }
 
 
+# A ChainedScheduler inside a SequentialLR steps before any optimizer step, and PyTorch warns about it.
+@pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before `optimizer.step\\(\\)`")
 @pytest.mark.parametrize("name", list(SEQUENCES))
 def test_sequential_and_chained_schedules_match_torch(torch, name):
     mine, other, opt_ours, opt_theirs = _both(torch, SEQUENCES[name])
