@@ -71,6 +71,14 @@ def test_default_collate_errors():
         default_collate([ember.zeros(2), ember.zeros(3)])
 
 
+def test_collating_a_tensor_with_a_number_names_the_element_as_torch(torch):
+    for library in (torch, ember):
+        with pytest.raises(TypeError, match="expected Tensor as element 1 in argument 0, but got int"):
+            library.utils.data.default_collate([library.zeros(2), 3])
+    with pytest.raises(TypeError, match="element 2 in argument 0, but got tuple"):
+        default_collate([ember.zeros(2), ember.zeros(2), (1, 2)])
+
+
 def test_collated_tensors_do_not_share_memory_with_samples():
     samples = [ember.zeros(2), ember.ones(2)]
     batch = default_collate(samples)

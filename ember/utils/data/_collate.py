@@ -22,6 +22,10 @@ def _stack(tensors):
     """Stack equal-shaped tensors; plain NumPy when none is in a graph (the usual case for data)."""
     first = tensors[0]
     for index, item in enumerate(tensors):
+        if not isinstance(item, Tensor):
+            raise TypeError(f"expected Tensor as element {index} in argument 0, but got {type(item).__name__} "
+                            f"(default_collate stacks the samples of a batch: sample 0 is a Tensor, sample {index} "
+                            "is not; give every sample the same types, or pass a collate_fn)")
         if item.shape != first.shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(first.shape)} at entry 0 "
                                f"and {list(item.shape)} at entry {index} (default_collate stacks the samples of a "
