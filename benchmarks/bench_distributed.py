@@ -95,7 +95,7 @@ def main():
     print(f"  1 process : {one['step'] * 1e3:7.2f} ms/step, {per_sample[0] * 1e6:6.1f} µs/sample")
     print(f"  2 processes: {two['step'] * 1e3:7.2f} ms/step, {per_sample[1] * 1e6:6.1f} µs/sample, "
           f"speed-up {per_sample[0] / per_sample[1]:.2f}x, efficiency {per_sample[0] / per_sample[1] / 2:.0%}")
-    print(f"10 MB gradient, 2 processes:")
+    print("10 MB gradient, 2 processes:")
     print(f"  mpi4py Allreduce (floor): {two['raw_allreduce'] * 1e3:7.2f} ms")
     print(f"  ember.distributed.all_reduce: {two['all_reduce'] * 1e3:7.2f} ms "
           f"({two['all_reduce'] / two['raw_allreduce']:.2f}x the floor)")

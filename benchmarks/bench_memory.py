@@ -3,9 +3,7 @@ of `import` alone, each measured in a fresh Python process."""
 import os
 import subprocess
 import sys
-import time
 
-from common import report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

@@ -1,6 +1,5 @@
 """Undoing broadcasting: the one place where a gradient is summed back to an input's shape."""
 from .._backend import np, broadcast_view
-from .._tensor import Tensor
 from ..autograd.function import Primitive
 from ._tangents import linear_jvp
 from ._declare import op

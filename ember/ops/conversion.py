@@ -1,5 +1,5 @@
 """Copies and dtype conversions: `to`, `clone`."""
-from .._backend import np, device as Device, to_device
+from .._backend import device as Device, to_device
 from .._validation import allocate
 from .._tensor import Tensor
 from .. import _dtype

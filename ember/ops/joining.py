@@ -14,7 +14,7 @@ from .. import _dtype
 from ..autograd.function import Primitive
 from ._common import normalize_dim
 from .shape import make_view, _Replay, parse_shape
-from .indexing import BasicIndex, BasicIndexGradient, basic_view, index_select
+from .indexing import BasicIndex, basic_view, index_select
 from ._tangents import linear_jvp
 from ._declare import op, alias
 

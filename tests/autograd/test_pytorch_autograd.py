@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import ember as torch
-from ember.autograd import Function, Variable, detect_anomaly
+from ember.autograd import Function, Variable
 from ember.autograd.function import InplaceFunction, once_differentiable
 
 # PyTorch runs these tests with warnings shown, not raised: they pass through deprecated and warning

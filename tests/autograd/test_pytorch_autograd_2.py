@@ -10,7 +10,6 @@ multiprocessing, checkpointing and saved-tensor hooks are not ported.
 import gc
 import io
 import sys
-import unittest
 import warnings
 import weakref
 from itertools import product

@@ -13,7 +13,6 @@ import math
 import sys
 import threading
 import warnings
-from functools import partial
 from itertools import product
 
 import pytest

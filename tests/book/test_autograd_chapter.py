@@ -305,7 +305,7 @@ def test_detach_shares_memory_and_version(torch):
     def cell(t):
         a = t.ones(3, 4, requires_grad=True)
         b = t.ones(3, 4, requires_grad=True)
-        c = a * b
+        a * b  # (the book computes c = a * b here; only a is used below)
         tensor = a.detach()  # 近似于 tensor=a.data, 但是如果tensor被修改，backward可能会报错
         mean, std, maximum = tensor.mean(), tensor.std(), tensor.max()  # 统计tensor的一些指标
         tensor[0] = 1

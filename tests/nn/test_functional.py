@@ -3,7 +3,6 @@
 Gradient checks of every op live in the op table (tests/ops/table_nn.py); these tests cover what a
 table row cannot: error classes and messages, running statistics, randomness, warnings, options.
 """
-import warnings
 
 import numpy as np
 import pytest

@@ -15,7 +15,6 @@ Each family adds its cases in `tests/ops/table_<family>.py` as a list named CASE
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
-import numpy as np
 
 
 @dataclass

@@ -14,8 +14,8 @@ from ember.vision.transforms import functional as ember_functional
 torch = pytest.importorskip("torch")
 torchvision = pytest.importorskip("torchvision")
 Image = pytest.importorskip("PIL.Image")
-from torchvision import transforms as tv_transforms
-from torchvision.transforms import functional as tv_functional
+tv_transforms = pytest.importorskip("torchvision.transforms")
+tv_functional = pytest.importorskip("torchvision.transforms.functional")
 
 
 @pytest.fixture

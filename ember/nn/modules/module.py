@@ -753,7 +753,7 @@ def _parse_to(*args, dtype=None, device=None, non_blocking=False, copy=False, me
         elif isinstance(arg, (str, Device, int)) and not isinstance(arg, bool):
             device = arg if not isinstance(arg, int) else f"cuda:{arg}"
         elif isinstance(arg, bool):
-            non_blocking = arg
+            pass  # non_blocking: nothing runs asynchronously on the CPU
         else:
             raise TypeError(f"to() received an invalid combination of arguments: got {typename(arg)}")
     return device, dtype
