@@ -332,3 +332,16 @@ def test_dtype_objects(torch):
     for first, second in itertools.product(DTYPE_NAMES, repeat=2):
         assert ember.can_cast(getattr(ember, first), getattr(ember, second)) == \
             torch.can_cast(getattr(torch, first), getattr(torch, second)), f"can_cast({first}, {second})"
+
+
+def test_complex_to_real_keeps_the_real_part_and_warns_as_torch(torch):
+    for library in (torch, ember):
+        with pytest.warns(UserWarning, match="Casting complex values to real discards the imaginary part"):
+            real = library.tensor([1.5 + 2j]).to(library.float32)
+        assert real.tolist() == [1.5]
+
+
+def test_gradient_into_a_real_input_of_a_complex_cast_is_silent():
+    x = ember.tensor([1.0, 2.0], requires_grad=True)
+    x.to(ember.complex64).abs().sum().backward()
+    assert x.grad.dtype == ember.float32 and x.grad.tolist() == [1.0, 1.0]

@@ -22,6 +22,7 @@ from .._tensor import new_tensor
 from .. import _dtype
 from ..autograd.function import Primitive
 from ..ops._tangents import linear_jvp
+from ..ops.conversion import ToCopy
 
 __all__ = ["FftC2C", "FftR2C", "FftC2R"]
 
@@ -92,7 +93,8 @@ class FftR2C(Primitive, node="FftR2CBackward0"):
             weighted = grad * _interior_weights(grad, dims, ctx.signal_size, 0.5)
             return FftC2R.apply(weighted, dims, not forward, adjoint, ctx.signal_size), None, None, None, None
         # The real part of the adjoint: a real input's gradient (PyTorch's convention).
-        return FftC2C.apply(grad, dims, not forward, adjoint).to(ctx.real_dtype), None, None, None, None
+        return ToCopy.apply(FftC2C.apply(grad, dims, not forward, adjoint), ctx.real_dtype.numpy_dtype), None, None, \
+            None, None
 
     jvp = linear_jvp
 

@@ -1,4 +1,6 @@
 """Copies and dtype conversions: `to`, `clone`."""
+import warnings
+
 from .._backend import device as Device, to_device
 from .._validation import allocate
 from .._tensor import Tensor
@@ -14,11 +16,15 @@ class ToCopy(Primitive, node="ToCopyBackward0"):
     @staticmethod
     def forward(ctx, a, numpy_dtype):
         ctx.input_dtype = _dtype.from_numpy_dtype(a.dtype)
+        if a.dtype.kind == "c" and numpy_dtype.kind != "c":
+            a = a.real  # the real part, as PyTorch keeps (`to` warns the user; see below)
         return a.astype(numpy_dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.to(ctx.input_dtype), None
+        if grad.dtype == ctx.input_dtype:
+            return grad, None
+        return ToCopy.apply(grad, ctx.input_dtype.numpy_dtype), None  # a real input takes the real part, silently
 
     jvp = linear_jvp
 
@@ -53,6 +59,8 @@ def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False, me
     target = _dtype.to_dtype(dtype)
     if input._data.dtype == target.numpy_dtype:
         return clone(input) if copy else input
+    if input._data.dtype.kind == "c" and not target.is_complex:
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
     return ToCopy.apply(input, target.numpy_dtype)
 
 
