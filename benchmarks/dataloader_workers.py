@@ -4,8 +4,9 @@ A temporary folder holds class sub-folders of small RGB images (PNG through embe
 when Pillow is installed, .npy files through DatasetFolder otherwise). Each sample is decoded and
 augmented in NumPy (random resized crop by index sampling, horizontal flip, brightness and contrast
 jitter, normalization, HWC -> CHW), then batches of 32 are collated. The main loop only touches
-each batch, so the figure is the loading pipeline's throughput. Times are the best of a few epochs;
-the worker figures include starting the workers, and "persistent" reuses them across epochs.
+each batch, so the figure is the loading pipeline's throughput. Times are the best of a few epochs,
+the loaders taking turns; the worker figures include starting the workers, except "persistent",
+which keeps them across epochs.
 
     python benchmarks/dataloader_workers.py [images] [workers]
 """
@@ -23,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import ember  # noqa: E402
 from ember.utils.data import DataLoader  # noqa: E402
 
-SIDE, CROP, CLASSES, BATCH, EPOCHS = 96, 64, 4, 32, 3
+SIDE, CROP, CLASSES, BATCH, EPOCHS = 96, 64, 4, 32, 4
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32).reshape(3, 1, 1)
 STD = np.array([0.229, 0.224, 0.225], dtype=np.float32).reshape(3, 1, 1)
 
@@ -70,6 +71,7 @@ def make_images(root, count):
 
 
 def epoch_seconds(loader):
+    """Wall seconds of one pass over `loader`, and the images it gave."""
     start = time.perf_counter()
     count = 0
     for images, labels in loader:
@@ -83,16 +85,28 @@ def _workers_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(make_loader):
-    """Best wall time of an epoch, images per epoch, and CPU seconds per epoch in this process and in the
-    workers (counted once they are reaped: after each epoch, or when a persistent loader is dropped)."""
-    main_start, workers_start = time.process_time(), _workers_cpu()
-    loader = make_loader()
-    epochs = [epoch_seconds(loader) for _ in range(EPOCHS)]
+def measure_side_by_side(loaders):
+    """Per loader: the best wall time of an epoch, and CPU seconds per epoch in this process and in its
+    workers. Rounds alternate between the loaders, so that the load of a shared machine hits them alike.
+    Workers' CPU time counts once they are reaped: after each epoch, or when a persistent loader is dropped."""
+    walls = {name: [] for name in loaders}
+    main_cpu = dict.fromkeys(loaders, 0.0)
+    workers_cpu = dict.fromkeys(loaders, 0.0)
+    for _ in range(EPOCHS):
+        for name, loader in loaders.items():
+            main_start, workers_start = time.process_time(), _workers_cpu()
+            seconds, images = epoch_seconds(loader)
+            walls[name].append(seconds)
+            main_cpu[name] += time.process_time() - main_start
+            workers_cpu[name] += _workers_cpu() - workers_start
+            assert images == len(loader.dataset)
     del loader
-    gc.collect()
-    main_cpu = (time.process_time() - main_start) / EPOCHS
-    return min(seconds for seconds, _ in epochs), epochs[0][1], main_cpu, (_workers_cpu() - workers_start) / EPOCHS
+    for name in list(loaders):
+        workers_start = _workers_cpu()
+        del loaders[name]
+        gc.collect()
+        workers_cpu[name] += _workers_cpu() - workers_start
+    return {name: (min(walls[name]), main_cpu[name] / EPOCHS, workers_cpu[name] / EPOCHS) for name in walls}
 
 
 def main():
@@ -103,18 +117,18 @@ def main():
         print(f"{count} images {SIDE}x{SIDE} ({kind}), crop {CROP}, batch {BATCH}, {os.cpu_count()} CPUs, "
               f"load average {os.getloadavg()[0]:.1f}")
         ember.manual_seed(0)
-        rows = [("num_workers=0", measure(lambda: DataLoader(dataset, batch_size=BATCH, shuffle=True))),
-                (f"num_workers={workers}", measure(lambda: DataLoader(dataset, batch_size=BATCH, shuffle=True,
-                                                                       num_workers=workers))),
-                (f"num_workers={workers}, persistent", measure(lambda: DataLoader(
-                    dataset, batch_size=BATCH, shuffle=True, num_workers=workers, persistent_workers=True)))]
-    single = rows[0][1][0]
+        results = measure_side_by_side({
+            "num_workers=0": DataLoader(dataset, batch_size=BATCH, shuffle=True),
+            f"num_workers={workers}": DataLoader(dataset, batch_size=BATCH, shuffle=True, num_workers=workers),
+            f"num_workers={workers}, persistent": DataLoader(dataset, batch_size=BATCH, shuffle=True,
+                                                             num_workers=workers, persistent_workers=True)})
+    single = results["num_workers=0"][0]
     print(f"{'loader':<32}{'epoch s':>9}{'images/s':>10}{'speed-up':>10}{'main cpu s':>12}{'worker cpu s':>14}")
-    for name, (seconds, images, main_cpu, workers_cpu) in rows:
-        assert images == count
+    for name, (seconds, main_cpu, workers_cpu) in results.items():
         print(f"{name:<32}{seconds:>9.3f}{count / seconds:>10.0f}{single / seconds:>9.2f}x{main_cpu:>12.3f}"
               f"{workers_cpu:>14.3f}")
-    print("(the speed-up needs idle cores; on a busy machine the CPU columns show where the work went)")
+    print("(the speed-up needs idle cores: on a busy Linux machine with autogroup scheduling a session's\n"
+          " processes share one slice of the CPU together; the CPU columns show where the work went)")
 
 
 if __name__ == "__main__":
