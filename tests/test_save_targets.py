@@ -83,7 +83,7 @@ def test_loading_from_a_fifo(tmp_path):
     os.mkfifo(fifo)
     buffer = io.BytesIO()
     ember.save(_weights(8), buffer)
-    writer = threading.Thread(target=lambda: open(fifo, "wb").write(buffer.getvalue()), daemon=True)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(buffer.getvalue()), daemon=True)
     writer.start()
     assert _loaded_value(fifo) == 8.0
     writer.join(timeout=20)

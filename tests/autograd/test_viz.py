@@ -2,6 +2,8 @@
 import re
 import shutil
 
+import pathlib
+
 import pytest
 
 import ember
@@ -149,10 +151,10 @@ def test_render_svg_and_png(tmp_path):
     x, w, b, z = book_graph()
     dot = viz.make_dot(z, params={"w": w, "x": x, "b": b, "z": z})
     path = dot.render(str(tmp_path / "graph.svg"))
-    svg = open(path, encoding="utf-8").read()
+    svg = pathlib.Path(path).read_text(encoding="utf-8")
     assert path.endswith("graph.svg") and "<svg" in svg and "MulBackward0" in svg and "AccumulateGrad" in svg
     assert dot.render(str(tmp_path / "graph"), format="png").endswith("graph.png")
-    assert open(tmp_path / "graph.png", "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "graph.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_collapse_modules():
