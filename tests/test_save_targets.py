@@ -70,7 +70,7 @@ def test_fifo_with_a_reader_receives_the_whole_checkpoint(tmp_path):
     fifo = tmp_path / "pipe.pt"
     os.mkfifo(fifo)
     received = []
-    reader = threading.Thread(target=lambda: received.append(open(fifo, "rb").read()), daemon=True)
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
     reader.start()
     ember.save(_weights(7), fifo)
     reader.join(timeout=20)
@@ -116,7 +116,12 @@ def test_proc_self_fd_paths(tmp_path):
     assert _loaded_value(tmp_path / "via_fd.pt") == 4.0
     read_end, write_end = os.pipe()
     received = []
-    reader = threading.Thread(target=lambda: received.append(os.fdopen(read_end, "rb").read()), daemon=True)
+
+    def read_all():
+        with os.fdopen(read_end, "rb") as pipe:
+            received.append(pipe.read())
+
+    reader = threading.Thread(target=read_all, daemon=True)
     reader.start()
     try:
         ember.save(_weights(9), f"/proc/self/fd/{write_end}")
@@ -287,7 +292,12 @@ def test_saving_into_a_pipe_file_object():
     """A file object that cannot seek or tell (a pipe): the archive is streamed."""
     read_end, write_end = os.pipe()
     received = []
-    reader = threading.Thread(target=lambda: received.append(os.fdopen(read_end, "rb").read()), daemon=True)
+
+    def read_all():
+        with os.fdopen(read_end, "rb") as pipe:
+            received.append(pipe.read())
+
+    reader = threading.Thread(target=read_all, daemon=True)
     reader.start()
     with os.fdopen(write_end, "wb") as pipe:
         ember.save(_weights(4), pipe)
