@@ -13,8 +13,9 @@ from .adafactor import Adafactor
 from .asgd import ASGD
 from .rprop import Rprop
 from .lbfgs import LBFGS
+from .muon import Muon
 from .sparse_adam import SparseAdam
 from . import lr_scheduler
 
-__all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler", "NAdam", "Optimizer",
-           "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam"]
+__all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler", "Muon",
+           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam"]

@@ -345,14 +345,17 @@ def test_step_hooks_run_around_step_and_can_be_removed():
     assert calls == [("pre", 1.0), ("post", pytest.approx(0.9)), ("post", pytest.approx(0.8))]
 
 
-ALL_OPTIMIZERS = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "NAdam", "RAdam", "RMSprop",
-                  "Rprop", "SGD", "SparseAdam"]
+ALL_OPTIMIZERS = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "Muon", "NAdam",
+                  "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam"]
 
 
-def test_exports_every_torch_optimizer_it_has(torch):
+def test_exports_every_torch_optimizer(torch):
     for name in ALL_OPTIMIZERS:
         assert name in optim.__all__ and name in torch.optim.__all__
         assert issubclass(getattr(optim, name), optim.Optimizer)
+    torch_optimizers = {name for name in torch.optim.__all__
+                        if isinstance(getattr(torch.optim, name), type) and name != "Optimizer"}
+    assert torch_optimizers == set(ALL_OPTIMIZERS)
 
 
 @pytest.mark.parametrize("name", ALL_OPTIMIZERS)
