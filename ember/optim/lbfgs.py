@@ -213,10 +213,9 @@ class LBFGS(Optimizer):
         if np.abs(flat_grad).max() <= tolerance_grad:
             return original_loss  # already optimal
 
-        d, t, H_diag = _unpack(state.get("d")), _unpack(state.get("t")), _unpack(state.get("H_diag"))
-        old_dirs, old_stps, ro = _unpack(state.get("old_dirs")), _unpack(state.get("old_stps")), _unpack(state.get("ro"))
-        prev_flat_grad, prev_loss = _unpack(state.get("prev_flat_grad")), state.get("prev_loss")
-        al = _unpack(state.get("al"))
+        keys = ("d", "t", "H_diag", "old_dirs", "old_stps", "ro", "prev_flat_grad", "al")
+        d, t, H_diag, old_dirs, old_stps, ro, prev_flat_grad, al = (_unpack(state.get(key)) for key in keys)
+        prev_loss = state.get("prev_loss")
         n_iter = 0
         while n_iter < max_iter:
             n_iter += 1

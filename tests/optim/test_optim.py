@@ -409,7 +409,7 @@ def test_sparse_adam_without_gradients_does_nothing(torch):
     param = ember.ones(2, requires_grad=True)
     optimizer = optim.SparseAdam([param])
     assert optimizer.step(lambda: 3.0) == 3.0
-    assert optimizer.state_dict() == {"state": {}, "param_groups": optim.SparseAdam([param]).state_dict()["param_groups"]}
+    assert optimizer.state_dict()["state"] == {}
 
 
 def test_state_dict_hooks_run_in_order_and_may_replace_the_dict():

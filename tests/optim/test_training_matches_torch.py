@@ -30,7 +30,8 @@ def _train_both(torch, name, options, dtype, steps=STEPS):
     sign = -1.0 if options.get("maximize") else 1.0
     ours = [ember.tensor(array.copy(), requires_grad=True) for array in initial]
     theirs = [torch.tensor(array.copy(), requires_grad=True) for array in initial]
-    our_optimizer, their_optimizer = getattr(optim, name)(ours, **options), getattr(torch.optim, name)(theirs, **options)
+    our_optimizer = getattr(optim, name)(ours, **options)
+    their_optimizer = getattr(torch.optim, name)(theirs, **options)
     x, y = ember.tensor(inputs), ember.tensor(targets)
     tx, ty = torch.tensor(inputs), torch.tensor(targets)
     for step in range(steps):
