@@ -11,12 +11,13 @@ from collections import OrderedDict, defaultdict
 from itertools import chain
 
 from .._backend import np
+from .._dtype import get_default_dtype
 from .._tensor import Tensor, new_tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "required", "check_lr", "check_nonnegative", "check_betas", "check_not_differentiable",
-           "zeros_state", "step_state", "scalar", "lerp_", "fused_lerp_", "add_scaled_"]
+           "zeros_state", "scalar_dtype", "step_state", "scalar", "lerp_", "fused_lerp_", "add_scaled_"]
 
 
 class _RequiredParameter:
@@ -103,9 +104,15 @@ def zeros_state(param):
     return new_tensor(np.zeros_like(param._data))
 
 
+def scalar_dtype():
+    """The dtype of the 0-d state PyTorch keeps (step counters, ASGD's eta and mu, NAdam's mu_product):
+    float32, or float64 when that is the default dtype."""
+    return np.float64 if get_default_dtype().numpy_dtype == np.float64 else np.float32
+
+
 def step_state():
-    """The step counter PyTorch keeps per parameter: a float32 0-d tensor."""
-    return new_tensor(np.zeros((), dtype=np.float32))
+    """The step counter PyTorch keeps per parameter: a 0-d tensor of `scalar_dtype()`."""
+    return new_tensor(np.zeros((), dtype=scalar_dtype()))
 
 
 def _type_name(value):

@@ -475,3 +475,20 @@ def test_training_a_linear_fit_converges():
             loss.backward()
             optimizer.step()
         assert loss.item() < 0.05, (name, loss.item())
+
+
+@pytest.mark.parametrize("name", ["Adam", "NAdam", "ASGD", "Rprop", "Adafactor"])
+def test_scalar_state_follows_a_float64_default_dtype_like_torch(torch, name):
+    """With float64 as the default dtype, PyTorch keeps step counters (and eta, mu, mu_product) in float64."""
+    previous, previous_torch = ember.get_default_dtype(), torch.get_default_dtype()
+    ember.set_default_dtype(ember.float64)
+    torch.set_default_dtype(torch.float64)
+    try:
+        ours, theirs = _pair(torch, name, CONFIGS[name][0])
+        _run(torch, ours, theirs, steps=3)
+        for index, buffers in theirs.state_dict()["state"].items():
+            for key, value in buffers.items():
+                assert ours.state_dict()["state"][index][key].dtype.name == str(value.dtype).replace("torch.", ""), key
+    finally:
+        ember.set_default_dtype(previous)
+        torch.set_default_dtype(previous_torch)
