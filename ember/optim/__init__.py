@@ -18,4 +18,12 @@ from .sparse_adam import SparseAdam
 from . import lr_scheduler
 
 __all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler", "Muon",
-           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam"]
+           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "swa_utils"]
+
+
+def __getattr__(name):
+    # swa_utils builds on ember.nn; it loads on first use so that importing ember.optim stays light.
+    if name == "swa_utils":
+        import importlib
+        return importlib.import_module(f"{__name__}.swa_utils")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
