@@ -15,10 +15,12 @@ from .rprop import Rprop
 from .lbfgs import LBFGS
 from .muon import Muon
 from .sparse_adam import SparseAdam
+from .swap_in import swap_in_optimizer_params_and_state
 from . import lr_scheduler
 
 __all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler", "Muon",
-           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "swa_utils"]
+           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "swap_in_optimizer_params_and_state",
+           "swa_utils"]
 
 
 def __getattr__(name):

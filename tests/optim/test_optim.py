@@ -492,3 +492,45 @@ def test_scalar_state_follows_a_float64_default_dtype_like_torch(torch, name):
     finally:
         ember.set_default_dtype(previous)
         torch.set_default_dtype(previous_torch)
+
+
+def test_all_matches_torch(torch):
+    assert sorted(optim.__all__) == sorted(torch.optim.__all__)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "NAdam"])
+def test_swap_in_steps_other_parameters_and_state_like_torch(torch, name):
+    """Inside the block the optimizer steps the swapped-in parameters with the swapped-in state (whose
+    tensors it updates in place); afterwards its own parameters, options and state are untouched."""
+    options = dict(lr=0.1, momentum=0.9) if name == "SGD" else dict(lr=0.1)
+    results = []
+    for lib, module in ((ember, optim), (torch, torch.optim)):
+        live = [lib.ones(2, requires_grad=True), lib.ones(3, requires_grad=True)]
+        optimizer = getattr(module, name)(live, **options)
+        for param in live:
+            param.grad = lib.ones(param.shape)
+        optimizer.step()
+        saved = optimizer.state_dict()
+        snapshot = [param.detach().clone() for param in live]
+        other = {"a": lib.zeros(2, requires_grad=True), "b": lib.zeros(3, requires_grad=True)}
+        for param in other.values():
+            param.grad = lib.full(param.shape, 2.0)
+        swapin_state = {"state": {index: {key: (value.clone() if hasattr(value, "clone") else value)
+                                          for key, value in buffers.items()}
+                                  for index, buffers in saved["state"].items()},
+                        "param_groups": [dict(group, lr=0.5) for group in saved["param_groups"]]}
+        with module.swap_in_optimizer_params_and_state(optimizer, other, swapin_state):
+            optimizer.step()
+        assert optimizer.param_groups[0]["lr"] == 0.1 and optimizer.param_groups[0]["params"][0] is live[0]
+        assert all((param.detach() == before).all() for param, before in zip(live, snapshot))
+        results.append([param.detach().numpy().copy() for param in other.values()]
+                       + [swapin_state["state"][0][key].numpy().copy() for key in sorted(swapin_state["state"][0])])
+        with pytest.raises(RuntimeError, match="different number of parameter groups"):
+            with module.swap_in_optimizer_params_and_state(optimizer, other, {"state": {}, "param_groups": []}):
+                pass
+        with pytest.raises(RuntimeError, match="extra keys"):
+            with module.swap_in_optimizer_params_and_state(
+                    optimizer, other, {"state": {7: {}}, "param_groups": saved["param_groups"]}):
+                pass
+    for mine, other in zip(*results):
+        assert_close(mine, other)
