@@ -67,7 +67,8 @@ class Adafactor(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            lr, beta2_decay, d, weight_decay = scalar(group["lr"]), group["beta2_decay"], group["d"], group["weight_decay"]
+            lr, beta2_decay, d = scalar(group["lr"]), group["beta2_decay"], group["d"]
+            weight_decay = group["weight_decay"]
             eps1, eps2 = group["eps"]
             for param, grad in self._params_with_grad(group):
                 if param.is_complex():

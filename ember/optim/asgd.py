@@ -1,7 +1,9 @@
 """ASGD: stochastic gradient descent with a decaying step and a running (Polyak) average of the iterates."""
 from .._backend import np
 from .._tensor import new_tensor
-from .optimizer import Optimizer, check_lr, check_nonnegative, check_not_differentiable, scalar, step_state
+from .._dtype import get_default_dtype
+from .optimizer import (Optimizer, check_lr, check_nonnegative, check_not_differentiable, scalar, scalar_dtype,
+                        step_state)
 
 __all__ = ["ASGD"]
 
@@ -33,8 +35,8 @@ class ASGD(Optimizer):
         state = self.state[param]
         if len(state) == 0:
             state["step"] = step_state()
-            state["eta"] = new_tensor(np.asarray(scalar(group["lr"]), dtype=np.float32))
-            state["mu"] = new_tensor(np.ones((), dtype=np.float32))
+            state["eta"] = new_tensor(np.asarray(scalar(group["lr"]), dtype=scalar_dtype()))
+            state["mu"] = new_tensor(np.ones((), dtype=scalar_dtype()))
             state["ax"] = new_tensor(np.zeros_like(param._data))
         return state
 
@@ -59,7 +61,9 @@ class ASGD(Optimizer):
                 else:
                     ax[...] = data
                 step = float(step_t)
-                eta[...] = lr / ((1 + lambd * lr * step) ** alpha)
-                mu[...] = 1 / max(1, step - t0)
+                # PyTorch makes the new values tensors of the default dtype before copying them in.
+                default = get_default_dtype().numpy_dtype.type
+                eta[...] = default(lr / ((1 + lambd * lr * step) ** alpha))
+                mu[...] = default(1 / max(1, step - t0))
                 self._updated(param)
         return loss

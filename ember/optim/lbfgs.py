@@ -2,7 +2,7 @@
 optional strong-Wolfe line search (after Mark Schmidt's minFunc, as torch.optim.LBFGS)."""
 from .._backend import np
 from .._tensor import Tensor, new_tensor
-from .optimizer import Optimizer, check_lr, scalar
+from .optimizer import Optimizer, add_scaled_, check_lr, scalar
 
 __all__ = ["LBFGS"]
 
@@ -107,22 +107,6 @@ def _strong_wolfe(evaluate, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1
     return best.f, best.g, best.t, evaluations
 
 
-def _add_scaled(target, scale, vector):
-    """target += scale * vector, rounded once as PyTorch's fused `add_(vector, alpha=scale)` is.
-
-    L-BFGS iterates are sensitive to the last bit; float32 work is done in float64 here (where the
-    product of float32 numbers is exact, and `scale` is first rounded to float32 as PyTorch rounds
-    alpha) so they follow PyTorch's bit for bit. It costs a float64 temporary of the vector's size;
-    other dtypes round twice.
-    """
-    if target.dtype == np.float32:
-        wide = np.multiply(vector, np.float64(np.float32(scale)), dtype=np.float64)
-        wide += target
-        np.copyto(target, wide, casting="same_kind")
-    else:
-        target += scale * vector
-
-
 def _pack(value):
     """A NumPy value of the algorithm as the tensor PyTorch keeps in the state (lists item by item)."""
     if isinstance(value, list):
@@ -190,7 +174,7 @@ class LBFGS(Optimizer):
         offset = 0
         for param in self._params:
             data = param._data
-            _add_scaled(data, t, direction[offset:offset + data.size].reshape(data.shape))
+            add_scaled_(data, t, direction[offset:offset + data.size].reshape(data.shape))
             offset += data.size
             self._updated(param)
 
@@ -229,10 +213,9 @@ class LBFGS(Optimizer):
         if np.abs(flat_grad).max() <= tolerance_grad:
             return original_loss  # already optimal
 
-        d, t, H_diag = _unpack(state.get("d")), _unpack(state.get("t")), _unpack(state.get("H_diag"))
-        old_dirs, old_stps, ro = _unpack(state.get("old_dirs")), _unpack(state.get("old_stps")), _unpack(state.get("ro"))
-        prev_flat_grad, prev_loss = _unpack(state.get("prev_flat_grad")), state.get("prev_loss")
-        al = _unpack(state.get("al"))
+        keys = ("d", "t", "H_diag", "old_dirs", "old_stps", "ro", "prev_flat_grad", "al")
+        d, t, H_diag, old_dirs, old_stps, ro, prev_flat_grad, al = (_unpack(state.get(key)) for key in keys)
+        prev_loss = state.get("prev_loss")
         n_iter = 0
         while n_iter < max_iter:
             n_iter += 1
@@ -301,9 +284,9 @@ class LBFGS(Optimizer):
         q = -flat_grad
         for i in range(len(old_dirs) - 1, -1, -1):
             al[i] = old_stps[i].dot(q) * ro[i]
-            _add_scaled(q, -al[i], old_dirs[i])
+            add_scaled_(q, -al[i], old_dirs[i])
         r = q * H_diag
         for i in range(len(old_dirs)):
             be_i = old_dirs[i].dot(r) * ro[i]
-            _add_scaled(r, al[i] - be_i, old_stps[i])
+            add_scaled_(r, al[i] - be_i, old_stps[i])
         return r

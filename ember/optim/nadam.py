@@ -2,7 +2,7 @@
 from .._backend import np
 from .._tensor import new_tensor
 from .optimizer import (Optimizer, check_betas, check_lr, check_nonnegative, check_not_differentiable, lerp_,
-                        scalar, step_state, zeros_state)
+                        scalar, scalar_dtype, step_state, zeros_state)
 
 __all__ = ["NAdam"]
 
@@ -39,7 +39,7 @@ class NAdam(Optimizer):
         state = self.state[param]
         if len(state) == 0:
             state["step"] = step_state()
-            state["mu_product"] = new_tensor(np.ones((), dtype=np.float32))
+            state["mu_product"] = new_tensor(np.ones((), dtype=scalar_dtype()))
             state["exp_avg"] = zeros_state(param)
             state["exp_avg_sq"] = zeros_state(param)
         return state

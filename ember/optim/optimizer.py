@@ -11,12 +11,13 @@ from collections import OrderedDict, defaultdict
 from itertools import chain
 
 from .._backend import np
+from .._dtype import get_default_dtype
 from .._tensor import Tensor, new_tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "required", "check_lr", "check_nonnegative", "check_betas", "check_not_differentiable",
-           "zeros_state", "step_state", "scalar", "lerp_"]
+           "zeros_state", "scalar_dtype", "step_state", "scalar", "lerp_", "fused_lerp_", "add_scaled_"]
 
 
 class _RequiredParameter:
@@ -63,6 +64,34 @@ def lerp_(buffer, end, weight):
         buffer[...] = end - (end - buffer) * (1 - buffer.dtype.type(weight))
 
 
+def add_scaled_(target, scale, vector):
+    """target += scale * vector, rounded once as PyTorch's fused `add_(vector, alpha=scale)` is.
+
+    For the optimizers whose iterates amplify last-bit differences (LBFGS's line-search-free steps,
+    Muon's bfloat16 rounding): float32 work is done in float64, where the product of float32 numbers is
+    exact (`scale` is first rounded to float32, as PyTorch rounds alpha), so the results follow
+    PyTorch's bit for bit. It costs a float64 temporary of the vector's size; other dtypes round twice.
+    """
+    if target.dtype == np.float32:
+        wide = np.multiply(vector, np.float64(np.float32(scale)), dtype=np.float64)
+        wide += target
+        np.copyto(target, wide, casting="same_kind")
+    else:
+        target += scale * vector
+
+
+def fused_lerp_(buffer, end, weight):
+    """`lerp_` rounded once, as PyTorch's kernel is (see add_scaled_ for where and why)."""
+    if buffer.dtype != np.float32:
+        lerp_(buffer, end, weight)
+    elif weight < 0.5:
+        add_scaled_(buffer, weight, end - buffer)
+    else:
+        difference = end - buffer
+        buffer[...] = end
+        add_scaled_(buffer, -(1 - np.float32(weight)), difference)
+
+
 def check_not_differentiable(differentiable):
     """ember updates parameters outside the graph; `differentiable=True` would need the steps recorded."""
     if differentiable:
@@ -75,9 +104,15 @@ def zeros_state(param):
     return new_tensor(np.zeros_like(param._data))
 
 
+def scalar_dtype():
+    """The dtype of the 0-d state PyTorch keeps (step counters, ASGD's eta and mu, NAdam's mu_product):
+    float32, or float64 when that is the default dtype."""
+    return np.float64 if get_default_dtype().numpy_dtype == np.float64 else np.float32
+
+
 def step_state():
-    """The step counter PyTorch keeps per parameter: a float32 0-d tensor."""
-    return new_tensor(np.zeros((), dtype=np.float32))
+    """The step counter PyTorch keeps per parameter: a 0-d tensor of `scalar_dtype()`."""
+    return new_tensor(np.zeros((), dtype=scalar_dtype()))
 
 
 def _type_name(value):

@@ -345,14 +345,17 @@ def test_step_hooks_run_around_step_and_can_be_removed():
     assert calls == [("pre", 1.0), ("post", pytest.approx(0.9)), ("post", pytest.approx(0.8))]
 
 
-ALL_OPTIMIZERS = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "NAdam", "RAdam", "RMSprop",
-                  "Rprop", "SGD", "SparseAdam"]
+ALL_OPTIMIZERS = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "Muon", "NAdam",
+                  "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam"]
 
 
-def test_exports_every_torch_optimizer_it_has(torch):
+def test_exports_every_torch_optimizer(torch):
     for name in ALL_OPTIMIZERS:
         assert name in optim.__all__ and name in torch.optim.__all__
         assert issubclass(getattr(optim, name), optim.Optimizer)
+    torch_optimizers = {name for name in torch.optim.__all__
+                        if isinstance(getattr(torch.optim, name), type) and name != "Optimizer"}
+    assert torch_optimizers == set(ALL_OPTIMIZERS)
 
 
 @pytest.mark.parametrize("name", ALL_OPTIMIZERS)
@@ -406,7 +409,7 @@ def test_sparse_adam_without_gradients_does_nothing(torch):
     param = ember.ones(2, requires_grad=True)
     optimizer = optim.SparseAdam([param])
     assert optimizer.step(lambda: 3.0) == 3.0
-    assert optimizer.state_dict() == {"state": {}, "param_groups": optim.SparseAdam([param]).state_dict()["param_groups"]}
+    assert optimizer.state_dict()["state"] == {}
 
 
 def test_state_dict_hooks_run_in_order_and_may_replace_the_dict():
@@ -472,3 +475,62 @@ def test_training_a_linear_fit_converges():
             loss.backward()
             optimizer.step()
         assert loss.item() < 0.05, (name, loss.item())
+
+
+@pytest.mark.parametrize("name", ["Adam", "NAdam", "ASGD", "Rprop", "Adafactor"])
+def test_scalar_state_follows_a_float64_default_dtype_like_torch(torch, name):
+    """With float64 as the default dtype, PyTorch keeps step counters (and eta, mu, mu_product) in float64."""
+    previous, previous_torch = ember.get_default_dtype(), torch.get_default_dtype()
+    ember.set_default_dtype(ember.float64)
+    torch.set_default_dtype(torch.float64)
+    try:
+        ours, theirs = _pair(torch, name, CONFIGS[name][0])
+        _run(torch, ours, theirs, steps=3)
+        for index, buffers in theirs.state_dict()["state"].items():
+            for key, value in buffers.items():
+                assert ours.state_dict()["state"][index][key].dtype.name == str(value.dtype).replace("torch.", ""), key
+    finally:
+        ember.set_default_dtype(previous)
+        torch.set_default_dtype(previous_torch)
+
+
+def test_all_matches_torch(torch):
+    assert sorted(optim.__all__) == sorted(torch.optim.__all__)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "NAdam"])
+def test_swap_in_steps_other_parameters_and_state_like_torch(torch, name):
+    """Inside the block the optimizer steps the swapped-in parameters with the swapped-in state (whose
+    tensors it updates in place); afterwards its own parameters, options and state are untouched."""
+    options = dict(lr=0.1, momentum=0.9) if name == "SGD" else dict(lr=0.1)
+    results = []
+    for lib, module in ((ember, optim), (torch, torch.optim)):
+        live = [lib.ones(2, requires_grad=True), lib.ones(3, requires_grad=True)]
+        optimizer = getattr(module, name)(live, **options)
+        for param in live:
+            param.grad = lib.ones(param.shape)
+        optimizer.step()
+        saved = optimizer.state_dict()
+        snapshot = [param.detach().clone() for param in live]
+        other = {"a": lib.zeros(2, requires_grad=True), "b": lib.zeros(3, requires_grad=True)}
+        for param in other.values():
+            param.grad = lib.full(param.shape, 2.0)
+        swapin_state = {"state": {index: {key: (value.clone() if hasattr(value, "clone") else value)
+                                          for key, value in buffers.items()}
+                                  for index, buffers in saved["state"].items()},
+                        "param_groups": [dict(group, lr=0.5) for group in saved["param_groups"]]}
+        with module.swap_in_optimizer_params_and_state(optimizer, other, swapin_state):
+            optimizer.step()
+        assert optimizer.param_groups[0]["lr"] == 0.1 and optimizer.param_groups[0]["params"][0] is live[0]
+        assert all((param.detach() == before).all() for param, before in zip(live, snapshot))
+        results.append([param.detach().numpy().copy() for param in other.values()]
+                       + [swapin_state["state"][0][key].numpy().copy() for key in sorted(swapin_state["state"][0])])
+        with pytest.raises(RuntimeError, match="different number of parameter groups"):
+            with module.swap_in_optimizer_params_and_state(optimizer, other, {"state": {}, "param_groups": []}):
+                pass
+        with pytest.raises(RuntimeError, match="extra keys"):
+            with module.swap_in_optimizer_params_and_state(
+                    optimizer, other, {"state": {7: {}}, "param_groups": saved["param_groups"]}):
+                pass
+    for mine, other in zip(*results):
+        assert_close(mine, other)

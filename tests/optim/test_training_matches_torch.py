@@ -30,7 +30,8 @@ def _train_both(torch, name, options, dtype, steps=STEPS):
     sign = -1.0 if options.get("maximize") else 1.0
     ours = [ember.tensor(array.copy(), requires_grad=True) for array in initial]
     theirs = [torch.tensor(array.copy(), requires_grad=True) for array in initial]
-    our_optimizer, their_optimizer = getattr(optim, name)(ours, **options), getattr(torch.optim, name)(theirs, **options)
+    our_optimizer = getattr(optim, name)(ours, **options)
+    their_optimizer = getattr(torch.optim, name)(theirs, **options)
     x, y = ember.tensor(inputs), ember.tensor(targets)
     tx, ty = torch.tensor(inputs), torch.tensor(targets)
     for step in range(steps):
@@ -78,3 +79,52 @@ def _assert_state_dicts_match(mine, other, rtol, atol):
                 assert_close(ours, value.numpy(), rtol=rtol, atol=atol, what=f"state[{index}][{key!r}]")
             else:
                 assert ours == value, f"state[{index}][{key!r}]"
+
+
+def _convert(value, to_tensor):
+    """A state_dict with every tensor carried over to the other library (through NumPy)."""
+    if isinstance(value, dict):
+        return {key: _convert(item, to_tensor) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_convert(item, to_tensor) for item in value)
+    if hasattr(value, "detach"):
+        return to_tensor(value.detach().numpy().copy())
+    return value
+
+
+@pytest.mark.parametrize("direction", ["torch-to-ember", "ember-to-torch"])
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_state_dicts_load_across_libraries(torch, case, direction):
+    """PyTorch's state_dict, carried over, resumes an ember optimizer (and the other way round) so that
+    both continue in step: the two formats are the same."""
+    name, options = case
+    runs = _train_both(torch, name, options, np.float64, steps=10)
+    for _, ours, theirs, our_optimizer, their_optimizer in runs:
+        pass
+    if direction == "torch-to-ember":
+        source, target_params, target_optimizer = their_optimizer, ours, getattr(optim, name)
+        to_tensor, params_from = ember.tensor, theirs
+    else:
+        source, target_params, target_optimizer = our_optimizer, theirs, getattr(torch.optim, name)
+        to_tensor, params_from = torch.tensor, ours
+    state = _convert(source.state_dict(), to_tensor)
+    fresh = [to_tensor(param.detach().numpy().copy()).requires_grad_() for param in params_from]
+    resumed = target_optimizer(fresh, **options)
+    resumed.load_state_dict(state)
+    inputs, targets, _ = _data(np.float64)
+    lib = ember if direction == "torch-to-ember" else torch
+    reference_lib = torch if lib is ember else ember
+    reference_params = theirs if lib is ember else ours
+    reference_optimizer = their_optimizer if lib is ember else our_optimizer
+    # Loading casts 0-d state such as ASGD's eta to the parameters' dtype, in both libraries: the
+    # reference reloads its own state so that both sides continue from the same precision.
+    reference_optimizer.load_state_dict(reference_optimizer.state_dict())
+    sign = -1.0 if options.get("maximize") else 1.0
+    for step in range(10):
+        for library, params, optimizer in ((lib, fresh, resumed), (reference_lib, reference_params, reference_optimizer)):
+            optimizer.zero_grad()
+            _loss(library, params, library.tensor(inputs), library.tensor(targets), sign).backward()
+            optimizer.step()
+        for index, (mine, other) in enumerate(zip(fresh, reference_params)):
+            assert_close(mine.detach().numpy(), other.detach().numpy(), rtol=1e-9, atol=1e-11,
+                         what=f"{name} resumed parameter {index} after step {step + 1}")
