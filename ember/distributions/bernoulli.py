@@ -7,7 +7,7 @@ from ..autograd import no_grad
 from ..nn.functional import binary_cross_entropy_with_logits, softplus
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import binary_log_likelihood, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryParameters, binary_log_likelihood, broadcast_all
 
 __all__ = ["Bernoulli"]
 
@@ -18,7 +18,7 @@ def one_parametrization(probs, logits):
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryParameters, ExponentialFamily):
     """Bernoulli(probs=None, logits=None): give exactly one. Samples are 0. or 1. in the
     parameter's dtype; `log_prob` is computed from the logits, stably."""
 
@@ -63,18 +63,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

@@ -7,12 +7,12 @@ from . import constraints
 from ._samplers import binomial
 from .bernoulli import one_parametrization
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, log_binomial_coefficient, logits_to_probs, probs_to_logits
+from .utils import BinaryParameters, broadcast_all, log_binomial_coefficient
 
 __all__ = ["Binomial"]
 
 
-class Binomial(Distribution):
+class Binomial(BinaryParameters, Distribution):
     """Binomial(total_count=1, probs=None, logits=None): give exactly one of probs and logits.
     `total_count` may be a tensor (broadcast with the parameter); samples are in its dtype."""
 
@@ -60,18 +60,6 @@ class Binomial(Distribution):
     @property
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

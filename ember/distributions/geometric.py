@@ -8,12 +8,12 @@ from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .bernoulli import one_parametrization
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryParameters, broadcast_all
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(BinaryParameters, Distribution):
     """Geometric(probs=None, logits=None): P(k) = (1 - p)^k p for k = 0, 1, 2, ... (0 < p <= 1)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -58,14 +58,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

@@ -95,3 +95,20 @@ def log_binomial_coefficient(n, k):
 def binary_log_likelihood(logits, value):
     """log p(value) of a Bernoulli with these logits: -BCE-with-logits, stable for large |logits|."""
     return -_ops.binary_cross_entropy_with_logits(logits, value, reduction="none")
+
+
+class BinaryParameters:
+    """`probs` and `logits` of a distribution built on one success probability (Bernoulli,
+    Binomial, Geometric, the relaxed Bernoulli): given either, the other is computed on first use."""
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
