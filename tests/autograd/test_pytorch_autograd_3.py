@@ -963,7 +963,6 @@ class TestAutogradDeviceType(TestCase):
         gradcheck(fn, (vec))
         gradgradcheck(fn, (vec))
 
-    @pytest.mark.xfail(reason='Tensor.real is not implemented', strict=True)
     def test_copy_r_to_c(self, device="cpu"):
         out_c = torch.empty(3, 2, dtype=torch.cdouble, device=device)
         inp_r = torch.randn(3, 2, dtype=torch.double, device=device, requires_grad=True)
@@ -979,7 +978,6 @@ class TestAutogradDeviceType(TestCase):
 
         self.assertNotWarn(do_test)
 
-    @pytest.mark.xfail(reason='Tensor.real is not implemented', strict=True)
     def test_to_r_to_c(self, device="cpu"):
         def do_test():
             inp_r = torch.randn(
