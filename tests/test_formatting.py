@@ -34,7 +34,8 @@ def _cast_for(data, dtype):
         low = 0 if dtype == "uint8" else -100
         return np.clip(np.nan_to_num(array, posinf=99, neginf=-99) * 7, low, 100).astype(np.int64)
     if dtype.startswith("complex"):
-        return array + 1j * np.flip(array).reshape(array.shape) / 3
+        with np.errstate(invalid="ignore"):  # inf * 1j has a nan real part: specials stay special
+            return array + 1j * np.flip(array).reshape(array.shape) / 3
     return array
 
 

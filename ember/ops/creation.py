@@ -4,7 +4,7 @@ import warnings
 
 from .._backend import np, to_device
 from .._tensor import Tensor, new_tensor
-from .. import _dtype
+from .. import _dtype, _float_errors
 from .._validation import int_argument, size_argument, check_python_ints, check_fits, rectangular_shape, allocate
 from ._common import as_tensor as _to_tensor
 from ._declare import op
@@ -146,7 +146,11 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if dtype is not None:
             array = array.astype(_dtype.to_dtype(dtype).numpy_dtype)
     else:
-        array = _array_from_data(data, dtype)
+        token = _float_errors.quiet()  # values beyond float16's range become inf quietly, as in PyTorch
+        try:
+            array = _array_from_data(data, dtype)
+        finally:
+            _float_errors.restore(token)
     return _finish(array, requires_grad, device)
 
 
