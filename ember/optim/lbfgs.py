@@ -161,7 +161,10 @@ class LBFGS(Optimizer):
         super().__init__(params, defaults)
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
-        self._params = self.param_groups[0]["params"]
+
+    @property
+    def _params(self):
+        return self.param_groups[0]["params"]
 
     # ----------------------------------------------------------------- flat views of all parameters
     def _flat_grad(self):

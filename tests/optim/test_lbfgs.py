@@ -195,3 +195,15 @@ def test_step_hooks_run_once_per_step():
     optimizer.register_step_post_hook(lambda opt, args, kwargs: calls.append(1))
     optimizer.step(_closure(optimizer, param, []))
     assert calls == [1]
+
+
+def test_a_pickled_optimizer_keeps_working():
+    import pickle
+    param = ember.tensor(START, dtype=ember.float64, requires_grad=True)
+    optimizer = optim.LBFGS([param], max_iter=3)
+    optimizer.step(_closure(optimizer, param, []))
+    copy = pickle.loads(pickle.dumps(optimizer))
+    copied_param = copy.param_groups[0]["params"][0]
+    copy.step(_closure(copy, copied_param, []))
+    optimizer.step(_closure(optimizer, param, []))
+    np.testing.assert_array_equal(copied_param.detach().numpy(), param.detach().numpy())

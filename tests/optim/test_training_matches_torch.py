@@ -98,33 +98,27 @@ def test_state_dicts_load_across_libraries(torch, case, direction):
     """PyTorch's state_dict, carried over, resumes an ember optimizer (and the other way round) so that
     both continue in step: the two formats are the same."""
     name, options = case
-    runs = _train_both(torch, name, options, np.float64, steps=10)
-    for _, ours, theirs, our_optimizer, their_optimizer in runs:
-        pass
+    *_, ours, theirs, our_optimizer, their_optimizer = list(_train_both(torch, name, options, np.float64, steps=10))[-1]
     if direction == "torch-to-ember":
-        source, target_params, target_optimizer = their_optimizer, ours, getattr(optim, name)
-        to_tensor, params_from = ember.tensor, theirs
+        lib, module, source, reference = ember, optim, (theirs, their_optimizer), (torch, theirs, their_optimizer)
     else:
-        source, target_params, target_optimizer = our_optimizer, theirs, getattr(torch.optim, name)
-        to_tensor, params_from = torch.tensor, ours
-    state = _convert(source.state_dict(), to_tensor)
-    fresh = [to_tensor(param.detach().numpy().copy()).requires_grad_() for param in params_from]
-    resumed = target_optimizer(fresh, **options)
-    resumed.load_state_dict(state)
-    inputs, targets, _ = _data(np.float64)
-    lib = ember if direction == "torch-to-ember" else torch
-    reference_lib = torch if lib is ember else ember
-    reference_params = theirs if lib is ember else ours
-    reference_optimizer = their_optimizer if lib is ember else our_optimizer
+        lib, module, source, reference = torch, torch.optim, (ours, our_optimizer), (ember, ours, our_optimizer)
+    source_params, source_optimizer = source
+    resumed_params = [lib.tensor(param.detach().numpy().copy()).requires_grad_() for param in source_params]
+    resumed = getattr(module, name)(resumed_params, **options)
+    resumed.load_state_dict(_convert(source_optimizer.state_dict(), lib.tensor))
     # Loading casts 0-d state such as ASGD's eta to the parameters' dtype, in both libraries: the
     # reference reloads its own state so that both sides continue from the same precision.
+    reference_lib, reference_params, reference_optimizer = reference
     reference_optimizer.load_state_dict(reference_optimizer.state_dict())
+    inputs, targets, _ = _data(np.float64)
     sign = -1.0 if options.get("maximize") else 1.0
     for step in range(10):
-        for library, params, optimizer in ((lib, fresh, resumed), (reference_lib, reference_params, reference_optimizer)):
+        for library, params, optimizer in ((lib, resumed_params, resumed),
+                                           (reference_lib, reference_params, reference_optimizer)):
             optimizer.zero_grad()
             _loss(library, params, library.tensor(inputs), library.tensor(targets), sign).backward()
             optimizer.step()
-        for index, (mine, other) in enumerate(zip(fresh, reference_params)):
+        for index, (mine, other) in enumerate(zip(resumed_params, reference_params)):
             assert_close(mine.detach().numpy(), other.detach().numpy(), rtol=1e-9, atol=1e-11,
                          what=f"{name} resumed parameter {index} after step {step + 1}")
