@@ -16,6 +16,10 @@ sys.path.insert(0, str(ROOT))            # the ember of this checkout, installed
 sys.path.insert(0, str(DOCS / "_ext"))
 # The notebooks' kernels start in docs/tutorials/; they import the same ember.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+# One BLAS thread in the kernels: the tutorials' arrays are small, and on a busy machine idle BLAS
+# threads spinning for work made training several times slower (measured: 6x on 2 shared cores).
+for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(variable, "1")
 
 import ember  # noqa: E402
 
