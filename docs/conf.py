@@ -44,7 +44,8 @@ exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints", 
 templates_path = []
 
 # ---------------------------------------------------------------- MyST and notebook execution
-myst_enable_extensions = ["colon_fence", "dollarmath", "deflist"]
+myst_enable_extensions = ["colon_fence", "deflist"]
+# No math markup: MathJax would load from a CDN, and the site must read the same offline.
 myst_heading_anchors = 3
 nb_execution_mode = "force"            # every build runs every tutorial: outputs never go stale
 nb_execution_raise_on_error = True     # a cell that raises (unless tagged raises-exception) fails the build

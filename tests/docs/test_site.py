@@ -48,7 +48,7 @@ class PageParser(html.parser.HTMLParser):
 
     def __init__(self):
         super().__init__()
-        self.ids, self.links, self.images = set(), [], []
+        self.ids, self.links, self.images, self.external_resources = set(), [], [], []
         self.h1_text, self.in_h1 = "", False
         self.code_cells = self.outputs = self.error_outputs = 0
 
@@ -69,6 +69,10 @@ class PageParser(html.parser.HTMLParser):
             self.images.append(attrs["src"])
         if tag == "link" and attrs.get("href"):
             self.links.append(attrs["href"])
+        resource = attrs.get("src") if tag in ("img", "script", "source") else \
+            attrs.get("href") if tag == "link" and attrs.get("rel") != "canonical" else None
+        if resource and urllib.parse.urlparse(resource).scheme in ("http", "https"):
+            self.external_resources.append(resource)
         if tag == "h1":
             self.in_h1 = True
 
@@ -154,6 +158,7 @@ def test_tutorial_page_loads_with_its_outputs_and_working_links(tutorial_pages, 
     # Cells that only define things print nothing; most cells show what they computed.
     assert dom.outputs >= dom.code_cells // 2, f"{tutorial}: {dom.outputs} outputs for {dom.code_cells} cells"
     assert dom.error_outputs == 0, f"{tutorial}: a cell's output is an error"
+    assert not dom.external_resources, f"{tutorial}: loads from the network: {dom.external_resources}"
     broken = broken_references(page, dom)
     assert not broken, f"{tutorial}: broken local links or images:\n  " + "\n  ".join(broken)
 
