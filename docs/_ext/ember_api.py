@@ -61,14 +61,17 @@ class EmberApi(SphinxDirective):
     def run(self):
         module_name = self.arguments[0]
         module = importlib.import_module(module_name)
-        documented = self.env.temp_data.setdefault("ember_api_documented", {}).setdefault(module_name, set())
+        on_this_page = self.env.temp_data.setdefault("ember_api_documented", {})
+        first_group = module_name not in on_this_page  # the module's page: links to it land here
+        documented = on_this_page.setdefault(module_name, set())
         names = self._select(module, documented)
         if not names:
             if "remaining" in self.options:
                 return []  # every name has its place above
             raise self.error(f"ember-api {module_name}: no names selected (options {sorted(self.options)})")
         documented.update(names)
-        lines = [f".. currentmodule:: {module_name}", "", ".. autosummary::", "   :nosignatures:", ""]
+        lines = [f".. py:module:: {module_name}" if first_group else f".. currentmodule:: {module_name}", "",
+                 ".. autosummary::", "   :nosignatures:", ""]
         lines += [f"   {name}" for name in names]
         lines.append("")
         for name in names:

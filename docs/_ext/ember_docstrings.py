@@ -17,6 +17,7 @@ import re
 
 import docutils.core
 import docutils.utils
+from docutils.parsers.rst import roles
 
 _ABSOLUTE_VALUE = re.compile(r"(?<![\\`|])\|(?=[^\s|`][^|`]*\|)")
 _CODE_SPAN = re.compile(r"(`[^`]+`)")
@@ -31,7 +32,14 @@ def parses_cleanly(lines):
     reports = []
     settings = {"report_level": 2, "halt_level": 5, "warning_stream": False, "file_insertion_enabled": False,
                 "raw_enabled": False, "_disable_config": True}
-    document = docutils.core.publish_doctree(text, settings_overrides=settings)
+    # docutils' parser forgets the default role when it starts (so that one document's `default-role`
+    # does not leak into the next); the page being read still needs Sphinx's, so it is put back.
+    default_role = roles._roles.get("")
+    try:
+        document = docutils.core.publish_doctree(text, settings_overrides=settings)
+    finally:
+        if default_role is not None:
+            roles._roles[""] = default_role
     for message in document.findall(docutils.nodes.system_message):
         if message["level"] >= docutils.utils.Reporter.WARNING_LEVEL:
             reports.append(message)
