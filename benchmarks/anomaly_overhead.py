@@ -6,6 +6,7 @@ tensor, forward + backward), where bookkeeping dominates and any per-op cost wou
 When off, anomaly detection adds two reads of a thread-local flag per op (one in Function.apply,
 one in the engine). The script times that read on its own and prints it as a share of one op.
 """
+
 import timeit
 
 import ember
@@ -27,6 +28,7 @@ def chain_step():
             y = (y * 1.0001 + 0.5).tanh().sin()
         y.backward()
         x.grad = None
+
     return step
 
 
@@ -52,8 +54,10 @@ def main():
     print(f"  off                          {format_seconds(off):>12}")
     print(f"  on, check_nan=False          {format_seconds(on_no_nan):>12}   ({on_no_nan / off:.1f}x off)")
     print(f"  on, check_nan=True           {format_seconds(on):>12}   ({on / off:.1f}x off)")
-    print(f"  cost of the checks when off  {flag * 1e9:>9.1f} ns   ({100 * flag / off:.2f}% of an op: "
-          f"{FLAG_READS_PER_OP} flag reads)")
+    print(
+        f"  cost of the checks when off  {flag * 1e9:>9.1f} ns   ({100 * flag / off:.2f}% of an op: "
+        f"{FLAG_READS_PER_OP} flag reads)"
+    )
 
 
 if __name__ == "__main__":

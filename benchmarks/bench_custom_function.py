@@ -1,4 +1,5 @@
 """The book's custom Function z = w*x + b on 1000x1000 float32 tensors, forward + backward."""
+
 import numpy as np
 
 from common import measure_side_by_side, report, try_import_torch
@@ -16,11 +17,13 @@ def numpy_step(w, x, b):
         z = w * x + b
         grad = np.ones_like(z)
         return z, grad * x, grad * w, grad
+
     return step
 
 
 def library_step(lib, w, x, b):
     from ember._examples import define_multiply_add
+
     MultiplyAdd = define_multiply_add(lib.autograd.Function)
     tw, tx, tb = (lib.from_numpy(a.copy()).requires_grad_() for a in (w, x, b))
     ones = lib.ones(SIZE, SIZE)
@@ -31,6 +34,7 @@ def library_step(lib, w, x, b):
         grads = tw.grad, tx.grad, tb.grad
         tw.grad = tx.grad = tb.grad = None
         return z, grads
+
     return step
 
 
@@ -41,6 +45,7 @@ def run():
     if torch is not None:
         steps["torch"] = library_step(torch, w, x, b)
     import ember
+
     steps["ember"] = library_step(ember, w, x, b)
     times = measure_side_by_side(steps, 30)
     return report("custom Function z = w*x + b, 1000x1000, fwd+bwd", times, target="<= 1.05x NumPy")

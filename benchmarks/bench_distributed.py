@@ -9,6 +9,7 @@ sample is the step time / (128 x processes), and the efficiency is the speed-up 
 divided by the number of processes (100% is perfect scaling). Measure on an idle machine: with
 other work running, 2 processes on 2 cores compete for the CPU and the figures mean little.
 """
+
 import json
 import os
 import subprocess
@@ -41,8 +42,9 @@ def worker():
     dist.init_process_group("mpi")
     rank, size = dist.get_rank(), dist.get_world_size()
     ember.manual_seed(0)
-    model = DistributedDataParallel(nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
-                                                  nn.Linear(512, 10)))
+    model = DistributedDataParallel(
+        nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+    )
     optimizer = ember.optim.SGD(model.parameters(), lr=0.01)
     x, y = ember.randn(BATCH, 784), ember.randint(0, 10, (BATCH,))
 
@@ -50,6 +52,7 @@ def worker():
         optimizer.zero_grad()
         nn.functional.cross_entropy(model(x), y).backward()
         optimizer.step()
+
     step()
     dist.barrier()
     step_time = median_time(step, 30)
@@ -62,6 +65,7 @@ def worker():
     def backward(with_ddp):
         big.zero_grad()
         (ddp_big if with_ddp else big)(source).sum().backward()
+
     backward(True)
     dist.barrier()
     ddp_backward = median_time(lambda: backward(True), 15)
@@ -72,19 +76,39 @@ def worker():
     raw = median_time(lambda: MPI.COMM_WORLD.Allreduce(MPI.IN_PLACE, buffer), 15)
     ours = median_time(lambda: dist.all_reduce(tensor), 15)
     if rank == 0:
-        print("RESULT " + json.dumps({"size": size, "step": step_time, "raw_allreduce": raw, "all_reduce": ours,
-                                      "ddp_added": max(ddp_backward - local_backward, 0.0)}), flush=True)
+        print(
+            "RESULT "
+            + json.dumps(
+                {
+                    "size": size,
+                    "step": step_time,
+                    "raw_allreduce": raw,
+                    "all_reduce": ours,
+                    "ddp_added": max(ddp_backward - local_backward, 0.0),
+                }
+            ),
+            flush=True,
+        )
     dist.destroy_process_group()
 
 
 def launch(processes):
-    environment = dict(os.environ, OMP_NUM_THREADS="1",
-                       PYTHONPATH=os.path.dirname(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    environment = dict(
+        os.environ,
+        OMP_NUM_THREADS="1",
+        PYTHONPATH=os.path.dirname(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    )
     from ember.distributed._mpi import find_mpiexec
-    output = subprocess.run([find_mpiexec(), "-n", str(processes), sys.executable, __file__, "--worker"],
-                            capture_output=True, text=True, env=environment, stdin=subprocess.DEVNULL,
-                            check=True).stdout
-    return next(json.loads(line[len("RESULT "):]) for line in output.splitlines() if line.startswith("RESULT "))
+
+    output = subprocess.run(
+        [find_mpiexec(), "-n", str(processes), sys.executable, __file__, "--worker"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        check=True,
+    ).stdout
+    return next(json.loads(line[len("RESULT ") :]) for line in output.splitlines() if line.startswith("RESULT "))
 
 
 def main():
@@ -93,14 +117,20 @@ def main():
     per_sample = [result["step"] / (BATCH * result["size"]) for result in (one, two)]
     print(f"MLP 784-512-512-10, batch {BATCH} per process, SGD step (OMP_NUM_THREADS=1):")
     print(f"  1 process : {one['step'] * 1e3:7.2f} ms/step, {per_sample[0] * 1e6:6.1f} µs/sample")
-    print(f"  2 processes: {two['step'] * 1e3:7.2f} ms/step, {per_sample[1] * 1e6:6.1f} µs/sample, "
-          f"speed-up {per_sample[0] / per_sample[1]:.2f}x, efficiency {per_sample[0] / per_sample[1] / 2:.0%}")
+    print(
+        f"  2 processes: {two['step'] * 1e3:7.2f} ms/step, {per_sample[1] * 1e6:6.1f} µs/sample, "
+        f"speed-up {per_sample[0] / per_sample[1]:.2f}x, efficiency {per_sample[0] / per_sample[1] / 2:.0%}"
+    )
     print("10 MB gradient, 2 processes:")
     print(f"  mpi4py Allreduce (floor): {two['raw_allreduce'] * 1e3:7.2f} ms")
-    print(f"  ember.distributed.all_reduce: {two['all_reduce'] * 1e3:7.2f} ms "
-          f"({two['all_reduce'] / two['raw_allreduce']:.2f}x the floor)")
-    print(f"  DDP, time added to backward: {two['ddp_added'] * 1e3:7.2f} ms "
-          f"({two['ddp_added'] / two['raw_allreduce']:.2f}x the floor; target <= 1.2x)")
+    print(
+        f"  ember.distributed.all_reduce: {two['all_reduce'] * 1e3:7.2f} ms "
+        f"({two['all_reduce'] / two['raw_allreduce']:.2f}x the floor)"
+    )
+    print(
+        f"  DDP, time added to backward: {two['ddp_added'] * 1e3:7.2f} ms "
+        f"({two['ddp_added'] / two['raw_allreduce']:.2f}x the floor; target <= 1.2x)"
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 """Hessian-vector product of a 100-100-1 tanh MLP's squared-error loss, via double backward."""
+
 import numpy as np
 
 from common import measure_side_by_side, report, try_import_torch
@@ -34,6 +35,7 @@ def numpy_hvp(params, vector, x, y):
         r_grad_h = r_grad_out @ w2 + grad_out @ v2
         r_grad_z = r_grad_h * (1 - h * h) - grad_h * 2 * h * r_h
         return (r_grad_z.T @ x, r_grad_z.sum(0), r_grad_out.T @ h + grad_out.T @ r_h, r_grad_out.sum(0))
+
     return step
 
 
@@ -49,6 +51,7 @@ def library_hvp(lib, params, vector, x, y):
         grads = lib.autograd.grad(loss, tensors, create_graph=True)
         dot = sum((g * v).sum() for g, v in zip(grads, directions))
         return lib.autograd.grad(dot, tensors)
+
     return step
 
 
@@ -59,6 +62,7 @@ def run():
     if torch is not None:
         steps["torch"] = library_hvp(torch, params, vector, x, y)
     import ember
+
     steps["ember"] = library_hvp(ember, params, vector, x, y)
     reference = steps["numpy"]()
     for name, step in steps.items():
@@ -67,8 +71,7 @@ def run():
             if not np.allclose(got, want, rtol=1e-3, atol=1e-5):
                 raise AssertionError(f"HVP disagrees: {name}")
     times = measure_side_by_side(steps, 200)
-    return report("Hessian-vector product, 100-100-1 tanh MLP (double backward)", times,
-                  target="<= 1.0x PyTorch")
+    return report("Hessian-vector product, 100-100-1 tanh MLP (double backward)", times, target="<= 1.0x PyTorch")
 
 
 if __name__ == "__main__":

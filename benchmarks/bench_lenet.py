@@ -1,5 +1,6 @@
 """One SGD step of LeNet-5 on 1x28x28 inputs, batch 64:
 conv 5x5 pad 2 -> ReLU -> max pool 2 -> conv 5x5 -> ReLU -> max pool 2 -> 120 -> 84 -> 10."""
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -50,7 +51,7 @@ def _conv_backward(grad, columns, weight, input_shape, padding, need_input):
     grad_input = np.zeros((n, c, h + 2 * padding, w + 2 * padding), np.float32)
     for i in range(k):
         for j in range(k):
-            grad_input[:, :, i:i + out_h, j:j + out_w] += grad_columns[:, :, :, :, i, j].transpose(0, 3, 1, 2)
+            grad_input[:, :, i : i + out_h, j : j + out_w] += grad_columns[:, :, :, :, i, j].transpose(0, 3, 1, 2)
     if padding:
         grad_input = grad_input[:, :, padding:-padding, padding:-padding]
     return grad_input, grad_weight, grad_bias
@@ -107,6 +108,7 @@ def numpy_step(params, x, y):
         for param, grad in zip(params, grads):
             param -= LR * grad
         return loss
+
     return step
 
 
@@ -141,6 +143,7 @@ def library_step(lib, params, x, y):
         loss.backward()
         optimizer.step()
         return loss.item()
+
     return step
 
 
@@ -151,6 +154,7 @@ def run():
     if torch is not None:
         makers["torch"] = lambda p, x, y: library_step(torch, p, x, y)
     import ember
+
     makers["ember"] = lambda p, x, y: library_step(ember, p, x, y)
     steps = {name: make(params, x, y) for name, make in makers.items()}
     losses = {name: [step() for _ in range(3)] for name, step in steps.items()}

@@ -1,5 +1,6 @@
 """Peak memory (max RSS) of a process that trains the MLP of bench_mlp for 20 steps, and the cost
 of `import` alone, each measured in a fresh Python process."""
+
 import os
 import subprocess
 import sys
@@ -12,7 +13,8 @@ ROOT = os.path.dirname(HERE)
 # benchmark process would report at least its parent's size.
 _PEAK = "int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1]) * 1024"
 
-_TRAIN = """
+_TRAIN = (
+    """
 import sys
 sys.path[:0] = [{here!r}, {root!r}]
 import bench_mlp
@@ -20,8 +22,11 @@ params, x, y = bench_mlp.make_data()
 {setup}
 for _ in range(20):
     step()
-print(""" + _PEAK + """)
+print("""
+    + _PEAK
+    + """)
 """
+)
 
 _SETUPS = {
     "numpy": "step = bench_mlp.numpy_step(params, x, y)",
@@ -29,8 +34,10 @@ _SETUPS = {
     "ember": "import ember; step = bench_mlp.library_step(ember, params, x, y)",
 }
 
-_IMPORT = "import sys, time; sys.path.insert(0, {root!r}); start = time.perf_counter(); import {module}; " \
-          "print(time.perf_counter() - start, " + _PEAK + ")"
+_IMPORT = (
+    "import sys, time; sys.path.insert(0, {root!r}); start = time.perf_counter(); import {module}; "
+    "print(time.perf_counter() - start, " + _PEAK + ")"
+)
 
 
 def _run(code):
@@ -43,6 +50,7 @@ def _available(name):
         return True
     try:
         import importlib.util
+
         return importlib.util.find_spec("torch") is not None
     except ImportError:
         return False
@@ -57,12 +65,16 @@ def run():
     for name, peak in peaks.items():
         print(f"  {name:<8} {peak / 2**20:8.1f} MB")
     print(f"  ember/numpy: {peaks['ember'] / peaks['numpy']:.2f}x   (target <= 1.3x NumPy)")
-    row = {"workload": "peak memory, MLP training (MB)", **{k: v / 2**20 for k, v in peaks.items()},
-           "ember/numpy": peaks["ember"] / peaks["numpy"]}
+    row = {
+        "workload": "peak memory, MLP training (MB)",
+        **{k: v / 2**20 for k, v in peaks.items()},
+        "ember/numpy": peaks["ember"] / peaks["numpy"],
+    }
 
     # Import ember as an installed package is imported: from bytecode (pip compiles it at install;
     # a source checkout run with PYTHONDONTWRITEBYTECODE=1 would recompile every module each time).
     import compileall
+
     compileall.compile_dir(os.path.join(ROOT, "ember"), quiet=1)
     imports = {}
     for module in ("numpy", "torch", "ember"):
@@ -75,8 +87,10 @@ def run():
     for module, (seconds, memory) in imports.items():
         print(f"  import {module:<6} {seconds * 1e3:8.1f} ms {memory / 2**20:8.1f} MB")
     if "torch" in imports:
-        print(f"  ember/torch: {imports['ember'][0] / imports['torch'][0]:.2f}x time, "
-              f"{imports['ember'][1] / imports['torch'][1]:.2f}x memory   (target <= 0.2x)")
+        print(
+            f"  ember/torch: {imports['ember'][0] / imports['torch'][0]:.2f}x time, "
+            f"{imports['ember'][1] / imports['torch'][1]:.2f}x memory   (target <= 0.2x)"
+        )
     return row
 
 

@@ -1,4 +1,5 @@
 """One SGD step of an MLP 784-512-512-10 with ReLU and cross-entropy, batch 128."""
+
 import numpy as np
 
 from common import measure_side_by_side, report, try_import_torch
@@ -44,11 +45,11 @@ def numpy_step(params, x, y):
         grad_h2 = grad_a2 * (h2 > 0)
         grad_a1 = grad_h2 @ w2
         grad_h1 = grad_a1 * (h1 > 0)
-        grads = (grad_h1.T @ x, grad_h1.sum(0), grad_h2.T @ a1, grad_h2.sum(0),
-                 grad_logits.T @ a2, grad_logits.sum(0))
+        grads = (grad_h1.T @ x, grad_h1.sum(0), grad_h2.T @ a1, grad_h2.sum(0), grad_logits.T @ a2, grad_logits.sum(0))
         for param, grad in zip(params, grads):
             param -= LR * grad
         return loss
+
     return step
 
 
@@ -69,6 +70,7 @@ def library_step(lib, params, x, y):
         loss.backward()
         optimizer.step()
         return loss.item()
+
     return step
 
 
@@ -89,6 +91,7 @@ def implementations():
     if torch is not None:
         result["torch"] = lambda p, x, y: library_step(torch, p, x, y)
     import ember
+
     result["ember"] = lambda p, x, y: library_step(ember, p, x, y)
     return result
 
@@ -98,8 +101,7 @@ def run():
     check_agreement(makers)
     params, x, y = make_data()
     times = measure_side_by_side({name: make(params, x, y) for name, make in makers.items()}, 30)
-    return report("MLP 784-512-512-10, batch 128, SGD step", times,
-                  target="<= 1.05x NumPy and <= 1.0x PyTorch")
+    return report("MLP 784-512-512-10, batch 128, SGD step", times, target="<= 1.05x NumPy and <= 1.0x PyTorch")
 
 
 if __name__ == "__main__":

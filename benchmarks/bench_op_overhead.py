@@ -2,6 +2,7 @@
 
 The NumPy version is the floor: forward and backward derived by hand, no engine.
 """
+
 import numpy as np
 
 from common import measure_side_by_side, report, try_import_torch
@@ -39,6 +40,7 @@ def library_step(lib):
         y.backward()
         x.grad = None
         return y
+
     return step
 
 
@@ -48,10 +50,10 @@ def run():
     if torch is not None:
         steps["torch"] = library_step(torch)
     import ember
+
     steps["ember"] = library_step(ember)
     times = measure_side_by_side(steps, 20)
-    return report("op overhead, per element-wise op (fwd+bwd)", times, unit_divisor=4 * CHAIN,
-                  target="<= 0.6x PyTorch")
+    return report("op overhead, per element-wise op (fwd+bwd)", times, unit_divisor=4 * CHAIN, target="<= 0.6x PyTorch")
 
 
 if __name__ == "__main__":

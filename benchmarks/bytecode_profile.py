@@ -7,6 +7,7 @@ move with the machine's load (timings here drift by 2x), for comparing two versi
 Bytecodes are not equally expensive and NumPy's own work is not counted; use it to see which
 Python function a change made cheaper, and the timed benchmarks for the speed itself.
 """
+
 import collections
 import sys
 
@@ -22,11 +23,13 @@ def op_chain():
             y = (y * 1.0001 + 0.5).tanh().sin()
         y.backward()
         x.grad = None
+
     return work, 1000
 
 
 def hvp_step():
     import bench_hvp
+
     params, vector, x, y = bench_hvp.make_data()
     return bench_hvp.library_hvp(ember, params, vector, x, y), 1
 

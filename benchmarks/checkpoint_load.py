@@ -7,6 +7,7 @@ time is the best of three further loads. Targets (issue 12): peak <= 1.2x the fi
 
     python benchmarks/checkpoint_load.py [megabytes]
 """
+
 import os
 import subprocess
 import sys
@@ -49,6 +50,7 @@ def _measure(module, path, extra=""):
 
 def main(megabytes=400):
     import numpy as np
+
     count = megabytes // 4
     arrays = {f"layer{i}.weight": np.full(1 << 20, i, dtype=np.float32) for i in range(count)}
     rows = []
@@ -56,6 +58,7 @@ def main(megabytes=400):
         ember_path = os.path.join(folder, "ember.pt")
         sys.path.insert(0, ROOT)
         import ember
+
         ember.save({key: ember.from_numpy(value) for key, value in arrays.items()}, ember_path)
         rows.append(("ember", ember_path, *_measure("ember", ember_path)))
         rows.append(("ember mmap=True", ember_path, *_measure("ember", ember_path, ", mmap=True")))

@@ -3,6 +3,7 @@
 Run: PYTHONPATH=. python benchmarks/checkpoint_memory.py [--depth 32 --width 256 --batch 2048]
 NumPy reports its allocations to tracemalloc, so the peak it measures covers every array ember makes.
 """
+
 import argparse
 import time
 import tracemalloc
@@ -49,8 +50,10 @@ def main():
     print(f"  no checkpointing:                  peak {baseline / 2**20:7.1f} MiB  {baseline_seconds:6.2f} s")
     for use_reentrant in (False, True):
         peak, seconds = peak_of_training_step(model, x, options.segments, use_reentrant)
-        print(f"  checkpoint_sequential({options.segments}, use_reentrant={use_reentrant!s:5}): "
-              f"peak {peak / 2**20:7.1f} MiB  {seconds:6.2f} s  -> {baseline / peak:.2f}x less memory")
+        print(
+            f"  checkpoint_sequential({options.segments}, use_reentrant={use_reentrant!s:5}): "
+            f"peak {peak / 2**20:7.1f} MiB  {seconds:6.2f} s  -> {baseline / peak:.2f}x less memory"
+        )
 
 
 if __name__ == "__main__":

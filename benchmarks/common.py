@@ -3,6 +3,7 @@
 The machines are noisy (they drift up to ~1.7x between runs), so every figure that matters is a
 ratio between implementations measured side by side in the same run.
 """
+
 import statistics
 import time
 

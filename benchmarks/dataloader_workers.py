@@ -10,6 +10,7 @@ which keeps them across epochs.
 
     python benchmarks/dataloader_workers.py [images] [workers]
 """
+
 import gc
 import os
 import resource
@@ -65,8 +66,10 @@ def make_images(root, count):
             np.save(os.path.join(folder, f"{index}.npy"), pixels)
     if Image is not None:
         from ember.vision.datasets import ImageFolder
+
         return ImageFolder(root, transform=Augment()), "PNG via ember.vision ImageFolder"
     from ember.vision.datasets import DatasetFolder
+
     return DatasetFolder(root, loader=np.load, extensions=(".npy",), transform=Augment()), ".npy via DatasetFolder"
 
 
@@ -114,21 +117,31 @@ def main():
     workers = int(sys.argv[2]) if len(sys.argv) > 2 else 2
     with tempfile.TemporaryDirectory() as root:
         dataset, kind = make_images(root, count)
-        print(f"{count} images {SIDE}x{SIDE} ({kind}), crop {CROP}, batch {BATCH}, {os.cpu_count()} CPUs, "
-              f"load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"{count} images {SIDE}x{SIDE} ({kind}), crop {CROP}, batch {BATCH}, {os.cpu_count()} CPUs, "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
         ember.manual_seed(0)
-        results = measure_side_by_side({
-            "num_workers=0": DataLoader(dataset, batch_size=BATCH, shuffle=True),
-            f"num_workers={workers}": DataLoader(dataset, batch_size=BATCH, shuffle=True, num_workers=workers),
-            f"num_workers={workers}, persistent": DataLoader(dataset, batch_size=BATCH, shuffle=True,
-                                                             num_workers=workers, persistent_workers=True)})
+        results = measure_side_by_side(
+            {
+                "num_workers=0": DataLoader(dataset, batch_size=BATCH, shuffle=True),
+                f"num_workers={workers}": DataLoader(dataset, batch_size=BATCH, shuffle=True, num_workers=workers),
+                f"num_workers={workers}, persistent": DataLoader(
+                    dataset, batch_size=BATCH, shuffle=True, num_workers=workers, persistent_workers=True
+                ),
+            }
+        )
     single = results["num_workers=0"][0]
     print(f"{'loader':<32}{'epoch s':>9}{'images/s':>10}{'speed-up':>10}{'main cpu s':>12}{'worker cpu s':>14}")
     for name, (seconds, main_cpu, workers_cpu) in results.items():
-        print(f"{name:<32}{seconds:>9.3f}{count / seconds:>10.0f}{single / seconds:>9.2f}x{main_cpu:>12.3f}"
-              f"{workers_cpu:>14.3f}")
-    print("(the speed-up needs idle cores: on a busy Linux machine with autogroup scheduling a session's\n"
-          " processes share one slice of the CPU together; the CPU columns show where the work went)")
+        print(
+            f"{name:<32}{seconds:>9.3f}{count / seconds:>10.0f}{single / seconds:>9.2f}x{main_cpu:>12.3f}"
+            f"{workers_cpu:>14.3f}"
+        )
+    print(
+        "(the speed-up needs idle cores: on a busy Linux machine with autogroup scheduling a session's\n"
+        " processes share one slice of the CPU together; the CPU columns show where the work went)"
+    )
 
 
 if __name__ == "__main__":

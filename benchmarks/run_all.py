@@ -1,4 +1,5 @@
 """Run every benchmark in one process (side by side, so ratios are comparable) and print a table."""
+
 import datetime
 import platform
 
@@ -11,8 +12,10 @@ import bench_op_overhead
 
 
 def main():
-    print(f"ember benchmarks, {datetime.date.today()}, {platform.processor() or platform.machine()}, "
-          f"Python {platform.python_version()}")
+    print(
+        f"ember benchmarks, {datetime.date.today()}, {platform.processor() or platform.machine()}, "
+        f"Python {platform.python_version()}"
+    )
     rows = []
     for module in (bench_op_overhead, bench_mlp, bench_lenet, bench_custom_function, bench_hvp):
         rows.append(module.run())
@@ -23,8 +26,7 @@ def main():
         cells = []
         for key in ("numpy", "torch", "ember"):
             value = row.get(key)
-            cells.append("" if value is None else (f"{value:.1f} MB" if "memory" in row["workload"]
-                                                     else _short(value)))
+            cells.append("" if value is None else (f"{value:.1f} MB" if "memory" in row["workload"] else _short(value)))
         ratios = [f"{row[key]:.2f}x" if key in row else "" for key in ("ember/numpy", "ember/torch")]
         print(f"| {row['workload']} | " + " | ".join(cells + ratios) + " |")
 

@@ -2,9 +2,25 @@
 
 `import ember as torch` runs book code and ordinary PyTorch scripts. This module only re-exports.
 """
+
 from ._allocator import keep_freed_memory as _keep_freed_memory
-from ._dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16, float32, float64,  # noqa: A004
-                     complex64, complex128, get_default_dtype, set_default_dtype, promote_types)
+from ._dtype import (
+    dtype,
+    bool_ as bool,
+    uint8,
+    int8,
+    int16,
+    int32,
+    int64,
+    float16,
+    float32,
+    float64,  # noqa: A004
+    complex64,
+    complex128,
+    get_default_dtype,
+    set_default_dtype,
+    promote_types,
+)
 from ._dtype import result_type as _result_type
 from ._dtype import can_cast, finfo, iinfo
 from ._backend import device, set_default_device, get_default_device
@@ -12,8 +28,7 @@ from ._size import Size
 from ._tensor import Tensor
 from ._formatting import set_printoptions
 from . import autograd
-from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, \
-    is_inference_mode_enabled
+from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, is_inference_mode_enabled
 from .ops import *  # noqa: F401,F403
 from . import ops as _ops
 from ._legacy import *  # noqa: F401,F403
@@ -23,23 +38,43 @@ _keep_freed_memory()
 
 # Submodules (and save/load) load on first use: `ember.nn` works after `import ember`, as `torch.nn`
 # does after `import torch`, while `import ember` itself stays fast.
-_LAZY_SUBMODULES = {"accelerator", "compat", "datasets", "distributed", "distributions", "fft", "func", "linalg",
-                    "multiprocessing", "nn", "optim", "serialization", "special", "testing", "utils", "vision", "viz"}
+_LAZY_SUBMODULES = {
+    "accelerator",
+    "compat",
+    "datasets",
+    "distributed",
+    "distributions",
+    "fft",
+    "func",
+    "linalg",
+    "multiprocessing",
+    "nn",
+    "optim",
+    "serialization",
+    "special",
+    "testing",
+    "utils",
+    "vision",
+    "viz",
+}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func"}
 
 
 def __getattr__(name):
     import importlib
+
     if name in _LAZY_SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY_NAMES:
         return getattr(importlib.import_module(f"{__name__}.{_LAZY_NAMES[name]}"), name)
-    raise AttributeError(f"module 'ember' has no attribute '{name}' (if torch has it, torch.{name} is not "
-                         "implemented in ember)")
+    raise AttributeError(
+        f"module 'ember' has no attribute '{name}' (if torch has it, torch.{name} is not implemented in ember)"
+    )
 
 
 def __dir__():
     return sorted(set(globals()) | _LAZY_SUBMODULES | set(_LAZY_NAMES))
+
 
 from .version import ember as __version__  # noqa: E402  (ember's own release; see ember.version)
 
@@ -47,11 +82,13 @@ from .version import ember as __version__  # noqa: E402  (ember's own release; s
 def get_num_threads():
     """NumPy's BLAS decides its own threads; reported as the machine's cores."""
     import os
+
     return os.cpu_count() or 1
 
 
 def set_num_threads(count):
     """Accepted for compatibility; NumPy's BLAS threads are set by OMP_NUM_THREADS before start."""
+
 
 # PyTorch's dtype aliases.
 half, float, double = float16, float32, float64  # noqa: A001

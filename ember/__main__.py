@@ -1,10 +1,11 @@
 """`python -m ember`: a short demo; `python -m ember run script.py [args]`: run a PyTorch script on ember.
 
-    python -m ember                          # the book's examples: a custom Function, its graph,
-                                             # a gradient check, a second derivative
-    python -m ember run train.py --epochs 3  # train.py's `import torch` resolves to ember
-    python -m ember run -m package.module    # the same for a module, as `python -m`
+python -m ember                          # the book's examples: a custom Function, its graph,
+                                         # a gradient check, a second derivative
+python -m ember run train.py --epochs 3  # train.py's `import torch` resolves to ember
+python -m ember run -m package.module    # the same for a module, as `python -m`
 """
+
 import os
 import runpy
 import sys
@@ -17,6 +18,7 @@ USAGE = """usage: python -m ember                      run a short demo of ember
 def run(target, args, as_module=False):
     """Run a script (or module) written for PyTorch with ember behind `import torch`; sys.argv as given."""
     from . import compat
+
     compat.install()
     run_plain(target, args, as_module)
 
@@ -51,6 +53,7 @@ def demo():
 
     print("\n2. Its graph (what backward walks):")
     from ember.viz import print_graph
+
     print_graph(z, {"w": w, "b": b})
 
     class Sigmoid(Function):
@@ -62,7 +65,7 @@ def demo():
 
         @staticmethod
         def backward(ctx, grad_output):
-            output, = ctx.saved_tensors
+            (output,) = ctx.saved_tensors
             return grad_output * output * (1 - output)
 
     print("\n3. gradcheck of a custom Sigmoid Function (float64, finite differences vs backward):")
@@ -71,9 +74,9 @@ def demo():
 
     print("\n4. Second derivative with create_graph=True: y = x ** 2 at x = 5")
     x = ember.tensor([5.0], requires_grad=True)
-    y = x ** 2
-    dy_dx, = ember.autograd.grad(y, x, create_graph=True)
-    d2y_dx2, = ember.autograd.grad(dy_dx, x)
+    y = x**2
+    (dy_dx,) = ember.autograd.grad(y, x, create_graph=True)
+    (d2y_dx2,) = ember.autograd.grad(dy_dx, x)
     print(f"   dy/dx = {dy_dx}\n   d2y/dx2 = {d2y_dx2}")
     print("\nRun PyTorch scripts on ember with: python -m ember run script.py [args]")
 

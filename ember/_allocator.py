@@ -10,13 +10,14 @@ At most `KEPT_BYTES` of freed memory stays with the process; arrays above 32 MB 
 with mmap. Only glibc is tuned (elsewhere this does nothing), and `EMBER_KEEP_FREED_MEMORY=0` in the
 environment turns it off.
 """
+
 import os
 import sys
 
-_M_TRIM_THRESHOLD = -1   # mallopt parameters, from glibc's malloc.h
+_M_TRIM_THRESHOLD = -1  # mallopt parameters, from glibc's malloc.h
 _M_MMAP_THRESHOLD = -3
-MMAP_THRESHOLD_BYTES = 32 * 2 ** 20  # glibc's largest accepted value on 64-bit systems
-KEPT_BYTES = 256 * 2 ** 20
+MMAP_THRESHOLD_BYTES = 32 * 2**20  # glibc's largest accepted value on 64-bit systems
+KEPT_BYTES = 256 * 2**20
 
 
 def keep_freed_memory():
@@ -24,10 +25,10 @@ def keep_freed_memory():
     if os.environ.get("EMBER_KEEP_FREED_MEMORY", "1") == "0" or not sys.platform.startswith("linux"):
         return False
     import ctypes
+
     try:
         libc = ctypes.CDLL("libc.so.6")
         mallopt = libc.mallopt
     except (OSError, AttributeError):
         return False  # not glibc (musl, ...): nothing to tune
-    return bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)) and \
-        bool(mallopt(_M_TRIM_THRESHOLD, KEPT_BYTES))
+    return bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)) and bool(mallopt(_M_TRIM_THRESHOLD, KEPT_BYTES))

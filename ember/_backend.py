@@ -4,6 +4,7 @@ Ops reach NumPy only through this module (`from .._backend import np`), so that 
 `device="cuda"` means teaching this module about CuPy, not editing every op: NumPy's functions
 dispatch to CuPy arrays through `__array_function__`.
 """
+
 import warnings
 
 import numpy as np
@@ -26,8 +27,9 @@ class device:
         self.index = index
 
     def __repr__(self):
-        return f"device(type='{self.type}')" if self.index is None else \
-            f"device(type='{self.type}', index={self.index})"
+        return (
+            f"device(type='{self.type}')" if self.index is None else f"device(type='{self.type}', index={self.index})"
+        )
 
     def __str__(self):
         return self.type if self.index is None else f"{self.type}:{self.index}"
@@ -62,7 +64,8 @@ def to_device(value):
     if d.type != "cpu":
         raise RuntimeError(
             f"ember has no '{d.type}' device: tensors live on the CPU (NumPy). "
-            "Drop the device argument or use device='cpu'; `ember.cuda.is_available()` is False.")
+            "Drop the device argument or use device='cpu'; `ember.cuda.is_available()` is False."
+        )
     return CPU
 
 
@@ -84,8 +87,10 @@ def broadcast_view(array, shape, writeable=False):
     """`array` broadcast to `shape` as a view with stride 0 on the broadcast dims (np.broadcast_to
     without its Python wrapper; `expand` asks for a writable one, as PyTorch's expand is)."""
     lead = len(shape) - array.ndim
-    strides = (0,) * lead + tuple(0 if size == 1 and target != 1 else stride for size, target, stride in
-                                  zip(array.shape, shape[lead:], array.strides))
+    strides = (0,) * lead + tuple(
+        0 if size == 1 and target != 1 else stride
+        for size, target, stride in zip(array.shape, shape[lead:], array.strides)
+    )
     return as_strided(array, shape, strides, writeable)
 
 

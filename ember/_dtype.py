@@ -3,10 +3,19 @@
 NumPy promotes differently from PyTorch (int64 + float32 gives float64 in NumPy, float32 in
 PyTorch), so every op that mixes dtypes asks `result_type` here rather than trusting NumPy.
 """
+
 import numpy as np
 
-__all__ = ["dtype", "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast", "finfo",
-           "iinfo"]
+__all__ = [
+    "dtype",
+    "get_default_dtype",
+    "set_default_dtype",
+    "promote_types",
+    "result_type",
+    "can_cast",
+    "finfo",
+    "iinfo",
+]
 
 
 class dtype:
@@ -15,8 +24,7 @@ class dtype:
     Its repr is PyTorch's (`torch.float32`) so that scripts print what they print under PyTorch.
     """
 
-    __slots__ = ("name", "numpy_dtype", "is_floating_point", "is_complex", "is_signed", "itemsize",
-                 "_category")
+    __slots__ = ("name", "numpy_dtype", "is_floating_point", "is_complex", "is_signed", "itemsize", "_category")
 
     def __init__(self, name, numpy_dtype, category):
         self.name = name
@@ -56,19 +64,36 @@ ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64
 _BY_NUMPY = {d.numpy_dtype: d for d in ALL_DTYPES}
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 # PyTorch's aliases, usable as `ember.float`, `ember.long`, ... and in `tensor.type("torch.LongTensor")`.
-ALIASES = {"float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
-           "short": int16, "bool": bool_, "cfloat": complex64, "cdouble": complex128}
-LEGACY_TYPE_NAMES = {"torch.FloatTensor": float32, "torch.DoubleTensor": float64,
-                     "torch.HalfTensor": float16, "torch.LongTensor": int64, "torch.IntTensor": int32,
-                     "torch.ShortTensor": int16, "torch.CharTensor": int8, "torch.ByteTensor": uint8,
-                     "torch.BoolTensor": bool_, "torch.ComplexFloatTensor": complex64,
-                     "torch.ComplexDoubleTensor": complex128}
+ALIASES = {
+    "float": float32,
+    "double": float64,
+    "half": float16,
+    "long": int64,
+    "int": int32,
+    "short": int16,
+    "bool": bool_,
+    "cfloat": complex64,
+    "cdouble": complex128,
+}
+LEGACY_TYPE_NAMES = {
+    "torch.FloatTensor": float32,
+    "torch.DoubleTensor": float64,
+    "torch.HalfTensor": float16,
+    "torch.LongTensor": int64,
+    "torch.IntTensor": int32,
+    "torch.ShortTensor": int16,
+    "torch.CharTensor": int8,
+    "torch.ByteTensor": uint8,
+    "torch.BoolTensor": bool_,
+    "torch.ComplexFloatTensor": complex64,
+    "torch.ComplexDoubleTensor": complex128,
+}
 LEGACY_NAME_OF = {d: n for n, d in LEGACY_TYPE_NAMES.items()}
 
 
 def kernel_name(dtype):
     """How PyTorch's "not implemented for" errors name a dtype: 'Long' for int64 (from torch.LongTensor)."""
-    return LEGACY_NAME_OF[dtype][len("torch."):-len("Tensor")]
+    return LEGACY_NAME_OF[dtype][len("torch.") : -len("Tensor")]
 
 
 def _dtype_by_name(name):
@@ -104,7 +129,8 @@ def from_numpy_dtype(numpy_dtype):
             raise TypeError(
                 f"can't convert np.ndarray of type {np.dtype(numpy_dtype)}. The only supported types are: "
                 "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, "
-                "and bool.") from None
+                "and bool."
+            ) from None
         return found
 
 
@@ -124,7 +150,7 @@ def to_dtype(value):
     if isinstance(getattr(value, "dtype", None), dtype):
         return value.dtype
     if isinstance(value, str):
-        name = value[len("torch."):] if value.startswith("torch.") else value
+        name = value[len("torch.") :] if value.startswith("torch.") else value
         found = _BY_NAME.get(name) or ALIASES.get(name) or LEGACY_TYPE_NAMES.get(value)
         if found is not None:
             return found
@@ -200,6 +226,7 @@ def result_type_of_scalar(tensor_dtype, value):
 def result_type(a, b):
     """PyTorch's result dtype for an op between tensors and/or Python numbers."""
     from ._tensor import Tensor
+
     a_is_tensor, b_is_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
     if a_is_tensor and b_is_tensor:
         if a.ndim == 0 and b.ndim > 0:
@@ -232,8 +259,10 @@ class finfo:
         self.resolution = float(info.resolution)
 
     def __repr__(self):
-        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
-                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype.name})")
+        return (
+            f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+            f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype.name})"
+        )
 
 
 class iinfo:

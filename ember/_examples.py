@@ -1,5 +1,6 @@
 """The book's `MultiplyAdd` (z = w * x + b), defined once for the package demo, the tests and the
 benchmarks (which build the same class on PyTorch's Function, to compare the two libraries)."""
+
 from .autograd.function import Function
 
 __all__ = ["MultiplyAdd", "define_multiply_add"]

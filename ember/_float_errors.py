@@ -8,6 +8,7 @@ it back: both are C callables (about 0.3 us together, no Python bytecode); where
 missing (NumPy 1.x) the two fall back to `np.errstate`. The user's own NumPy calls keep their
 settings either way.
 """
+
 import functools
 
 from ._backend import np
@@ -26,6 +27,7 @@ if _state is not None:
     quiet = functools.partial(_state.set, _IGNORE_ALL)
     restore = _state.reset
 else:
+
     def quiet():
         errors = np.errstate(all="ignore")
         errors.__enter__()

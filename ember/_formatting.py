@@ -10,6 +10,7 @@ The rules are PyTorch's `torch/_tensor_str.py`, restated on NumPy arrays:
 * 1-d rows wrap at `linewidth`; suffixes (`dtype=`, `size=`, `grad_fn=`, `requires_grad=True`) go
   on the last line while it fits, else on a new line under the first bracket.
 """
+
 import contextlib
 import math
 
@@ -37,8 +38,7 @@ _PROFILES = {
 }
 
 
-def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
-                     sci_mode=None):
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
     """Set how tensors print, as `torch.set_printoptions`.
 
     `profile` ('default', 'short' or 'full') sets the first four first; explicit arguments override it.
@@ -54,8 +54,12 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     if profile is not None:
         for name, value in _PROFILES[profile].items():
             setattr(options, name, value)
-    for name, value in (("precision", precision), ("threshold", threshold), ("edgeitems", edgeitems),
-                        ("linewidth", linewidth)):
+    for name, value in (
+        ("precision", precision),
+        ("threshold", threshold),
+        ("edgeitems", edgeitems),
+        ("linewidth", linewidth),
+    ):
         if value is not None:
             setattr(options, name, value)
     options.sci_mode = sci_mode
@@ -63,8 +67,7 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
 
 def get_printoptions():
     """The current print options as a dict that `set_printoptions(**options)` accepts."""
-    return {name: getattr(options, name) for name in ("precision", "threshold", "edgeitems", "linewidth",
-                                                      "sci_mode")}
+    return {name: getattr(options, name) for name in ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")}
 
 
 @contextlib.contextmanager
@@ -161,8 +164,9 @@ def _summarized(array):
         return array[(slice(0, 0),) * array.ndim]
     for axis, size in enumerate(array.shape):
         if size > 2 * edge:
-            array = np.concatenate((array.take(range(edge), axis), array.take(range(size - edge, size), axis)),
-                                   axis=axis)
+            array = np.concatenate(
+                (array.take(range(edge), axis), array.take(range(size - edge, size), axis)), axis=axis
+            )
     return array
 
 
@@ -173,11 +177,14 @@ def _vector(array, indent, summarize, formatter):
     if summarize and not edge:
         items = ["..."]
     elif summarize and array.shape[0] > 2 * edge:
-        items = ([formatter.format(value) for value in array[:edge].tolist()] + [" ..."]
-                 + [formatter.format(value) for value in array[-edge:].tolist()])
+        items = (
+            [formatter.format(value) for value in array[:edge].tolist()]
+            + [" ..."]
+            + [formatter.format(value) for value in array[-edge:].tolist()]
+        )
     else:
         items = [formatter.format(value) for value in array.tolist()]
-    lines = [", ".join(items[start:start + per_line]) for start in range(0, len(items), per_line)]
+    lines = [", ".join(items[start : start + per_line]) for start in range(0, len(items), per_line)]
     return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 
 
@@ -189,8 +196,11 @@ def _nested(array, indent, summarize, formatter):
     edge = options.edgeitems
     size = array.shape[0]
     if summarize and size > 2 * edge:
-        rows = ([_nested(array[i], indent + 1, summarize, formatter) for i in range(edge)] + ["..."]
-                + [_nested(array[i], indent + 1, summarize, formatter) for i in range(size - edge, size)])
+        rows = (
+            [_nested(array[i], indent + 1, summarize, formatter) for i in range(edge)]
+            + ["..."]
+            + [_nested(array[i], indent + 1, summarize, formatter) for i in range(size - edge, size)]
+        )
     else:
         rows = [_nested(array[i], indent + 1, summarize, formatter) for i in range(size)]
     return "[" + ("," + "\n" * (array.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
@@ -251,4 +261,5 @@ def tensor_repr(tensor):
 def _forward_tangent(tensor):
     """The tensor's forward-AD tangent at the open dual level (PyTorch prints it as `tangent=`)."""
     from .autograd.forward_ad import tangent_of
+
     return tangent_of(tensor)

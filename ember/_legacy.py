@@ -1,11 +1,23 @@
 """Book-era tensor types: `FloatTensor(2, 3)`, `LongTensor([1, 2])`, `isinstance(x, FloatTensor)`."""
+
 import warnings
 
 from . import _dtype
 from ._tensor import Tensor
 
-__all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
-           "ByteTensor", "BoolTensor", "set_default_tensor_type", "typename"]
+__all__ = [
+    "FloatTensor",
+    "DoubleTensor",
+    "HalfTensor",
+    "LongTensor",
+    "IntTensor",
+    "ShortTensor",
+    "CharTensor",
+    "ByteTensor",
+    "BoolTensor",
+    "set_default_tensor_type",
+    "typename",
+]
 
 
 class tensortype(type):
@@ -35,8 +47,9 @@ BoolTensor = _legacy_type("BoolTensor", _dtype.bool_)
 
 def set_default_tensor_type(kind):
     """Deprecated in PyTorch: `set_default_tensor_type('torch.DoubleTensor')` sets the default dtype."""
-    warnings.warn("set_default_tensor_type() is deprecated; use ember.set_default_dtype() instead.",
-                  UserWarning, stacklevel=2)
+    warnings.warn(
+        "set_default_tensor_type() is deprecated; use ember.set_default_dtype() instead.", UserWarning, stacklevel=2
+    )
     _dtype.set_default_dtype(kind.dtype if isinstance(kind, tensortype) else _dtype.to_dtype(kind))
 
 

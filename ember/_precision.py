@@ -5,6 +5,7 @@ Accumulating in float16 itself is silently wrong: 2048 + 1 rounds back to 2048, 
 3,000 ones ends at 2048 and a variance of values near 100 overflows to inf. Every reduction and scan
 of ember.ops.reduction goes through one of these two helpers.
 """
+
 import numpy as np
 
 __all__ = ["accumulate", "widened"]

@@ -18,6 +18,7 @@ atomicity where it cannot break them:
 Failures raise `CheckpointFileError` (an OSError that is also a RuntimeError, PyTorch's class for save
 failures) naming the path the user gave, never the temporary file.
 """
+
 import errno
 import os
 import shutil
@@ -54,13 +55,21 @@ def write_to_path(path, write):
             raise CheckpointFileError(errno.ENOENT, f"Parent directory {parent} does not exist.{via}", path)
         return _write_atomically(path, real, write, None)
     if stat.S_ISDIR(status.st_mode):
-        raise CheckpointFileError(errno.EISDIR, f"ember.save: {path!r} is a directory; give the name of a file "
-                                                "inside it (e.g. os.path.join(folder, 'model.pt'))", path)
+        raise CheckpointFileError(
+            errno.EISDIR,
+            f"ember.save: {path!r} is a directory; give the name of a file "
+            "inside it (e.g. os.path.join(folder, 'model.pt'))",
+            path,
+        )
     if not stat.S_ISREG(status.st_mode):
         return _write_straight_through(path, real, write)
     if not os.access(real, os.W_OK):  # a rename would overwrite a file its owner made read-only
-        raise CheckpointFileError(errno.EACCES, f"ember.save: cannot write {path!r}: Permission denied (the "
-                                                "file is read-only; ember.save does not replace it)", path)
+        raise CheckpointFileError(
+            errno.EACCES,
+            f"ember.save: cannot write {path!r}: Permission denied (the "
+            "file is read-only; ember.save does not replace it)",
+            path,
+        )
     if status.st_nlink > 1:
         return _write_in_place(path, real, write)
     return _write_atomically(path, real, write, status)
@@ -138,13 +147,11 @@ def _temporary_beside(path, real, status):
     """A new private file next to `real`, or None when the folder is read-only but `real` is writable."""
     directory = os.path.dirname(real)
     try:
-        handle, temporary = tempfile.mkstemp(prefix="." + os.path.basename(real) + ".", suffix=".tmp",
-                                             dir=directory)
+        handle, temporary = tempfile.mkstemp(prefix="." + os.path.basename(real) + ".", suffix=".tmp", dir=directory)
     except OSError as error:
         if error.errno in (errno.EACCES, errno.EPERM) and os.path.exists(real) and os.access(real, os.W_OK):
             return None
-        raise _file_error(error, path, "cannot write", f" (the folder {directory} does not accept new files)") \
-            from None
+        raise _file_error(error, path, "cannot write", f" (the folder {directory} does not accept new files)") from None
     os.close(handle)
     return temporary
 
@@ -156,8 +163,9 @@ def _fill(temporary, write, path):
             file.flush()
             os.fsync(file.fileno())
     except OSError as error:
-        raise _file_error(error, path, "could not write",
-                          "; the file that was at the path (if any) is unchanged") from None
+        raise _file_error(
+            error, path, "could not write", "; the file that was at the path (if any) is unchanged"
+        ) from None
 
 
 def _file_error(error, path, action, detail=""):

@@ -4,6 +4,7 @@ A tensor is a header (shape, strides, offset) over a storage; views share the st
 `a.storage().data_ptr() == a.view(2, 3).storage().data_ptr()`. In ember the storage is the NumPy
 array that owns the memory, seen as one flat array.
 """
+
 import numpy as np
 
 from . import _dtype
@@ -55,8 +56,10 @@ class TypedStorage:
 
     def __getitem__(self, index):
         if not isinstance(index, (int, np.integer)):
-            raise RuntimeError("slices are only supported in UntypedStorage.__getitem__; index a storage "
-                               f"with one integer, got {type(index).__name__}")
+            raise RuntimeError(
+                "slices are only supported in UntypedStorage.__getitem__; index a storage "
+                f"with one integer, got {type(index).__name__}"
+            )
         return self._array[index].item()
 
     def __setitem__(self, index, value):
@@ -110,8 +113,8 @@ def resize_(tensor, sizes):
     offset = tensor.storage_offset()
     if offset + numel > flat.size:
         grown = np.zeros(offset + numel, dtype=data.dtype)
-        grown[:flat.size] = flat
+        grown[: flat.size] = flat
         flat = grown
-    tensor._data = flat[offset:offset + numel].reshape(shape)
+    tensor._data = flat[offset : offset + numel].reshape(shape)
     tensor._bump_version()
     return tensor

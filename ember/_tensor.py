@@ -4,6 +4,7 @@ The class holds data and graph fields; its operators and methods delegate the ma
 which sits above this module and is bound once at the bottom of this file (`_ops`). Methods that are
 ops (`x.exp()`, `a | b`) come from their declarations in `ember.ops`, bound on first use (`_op_method`).
 """
+
 import warnings
 from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
@@ -50,16 +51,41 @@ _new_object = object.__new__
 # Operators that are an op called with the tensor first (`a | b` is `ember.bitwise_or(a, b)`); reflected
 # ones whose operands must swap (`2 - a`) are methods of Tensor. + - * / are ops.elision's wrappers.
 _OPERATORS = {
-    "__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div",
-    "__floordiv__": "floor_divide", "__mod__": "remainder", "__pow__": "pow", "__matmul__": "matmul",
-    "__neg__": "neg", "__abs__": "abs",
-    "__invert__": "bitwise_not", "__and__": "bitwise_and", "__rand__": "bitwise_and", "__or__": "bitwise_or",
-    "__ror__": "bitwise_or", "__xor__": "bitwise_xor", "__rxor__": "bitwise_xor",
-    "__lshift__": "bitwise_left_shift", "__rshift__": "bitwise_right_shift",
-    "__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_", "__itruediv__": "div_",
-    "__ifloordiv__": "floor_divide_", "__imod__": "remainder_", "__ipow__": "pow_", "__iand__": "bitwise_and_",
-    "__ior__": "bitwise_or_", "__ixor__": "bitwise_xor_",
-    "__eq__": "eq", "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
+    "__add__": "add",
+    "__sub__": "sub",
+    "__mul__": "mul",
+    "__truediv__": "div",
+    "__floordiv__": "floor_divide",
+    "__mod__": "remainder",
+    "__pow__": "pow",
+    "__matmul__": "matmul",
+    "__neg__": "neg",
+    "__abs__": "abs",
+    "__invert__": "bitwise_not",
+    "__and__": "bitwise_and",
+    "__rand__": "bitwise_and",
+    "__or__": "bitwise_or",
+    "__ror__": "bitwise_or",
+    "__xor__": "bitwise_xor",
+    "__rxor__": "bitwise_xor",
+    "__lshift__": "bitwise_left_shift",
+    "__rshift__": "bitwise_right_shift",
+    "__iadd__": "add_",
+    "__isub__": "sub_",
+    "__imul__": "mul_",
+    "__itruediv__": "div_",
+    "__ifloordiv__": "floor_divide_",
+    "__imod__": "remainder_",
+    "__ipow__": "pow_",
+    "__iand__": "bitwise_and_",
+    "__ior__": "bitwise_or_",
+    "__ixor__": "bitwise_xor_",
+    "__eq__": "eq",
+    "__ne__": "ne",
+    "__lt__": "lt",
+    "__le__": "le",
+    "__gt__": "gt",
+    "__ge__": "ge",
     "__getitem__": "getitem",
 }
 
@@ -78,16 +104,20 @@ def _op_method(name):
     else:
         function = _ops.TENSOR_METHODS.get(name)
         if function is None:
-            raise AttributeError(f"'Tensor' object has no attribute '{name}' (if PyTorch's Tensor has it, "
-                                 f"torch.Tensor.{name} is not implemented in ember)")
+            raise AttributeError(
+                f"'Tensor' object has no attribute '{name}' (if PyTorch's Tensor has it, "
+                f"torch.Tensor.{name} is not implemented in ember)"
+            )
     setattr(Tensor, name, function)
     return function
 
 
 def _late_operator(name):
     """An operator slot of the class body: its first call binds the op (see `_op_method`)."""
+
     def operator(self, *args):
         return _op_method(name)(self, *args)
+
     operator.__name__ = name
     operator.__qualname__ = "Tensor." + name
     return operator
@@ -117,9 +147,21 @@ class Tensor(metaclass=_TensorType):
     # (`_view_version`: the version its grad_fn was made at; `_view_replay`: how to rebuild the view
     # from the base, see ops.shape.make_view), and the forward-AD tangent of a dual tensor
     # (`_fw_grad`: (level token, tangent), see autograd.forward_ad). `__dict__` holds what users add.
-    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_version_counter",
-                 "_base", "_grad_accumulator", "_view_version", "_view_replay", "_fw_grad",
-                 "__dict__", "__weakref__")
+    __slots__ = (
+        "_data",
+        "_requires_grad",
+        "_grad",
+        "_grad_fn",
+        "_output_nr",
+        "_version_counter",
+        "_base",
+        "_grad_accumulator",
+        "_view_version",
+        "_view_replay",
+        "_fw_grad",
+        "__dict__",
+        "__weakref__",
+    )
 
     __array_priority__ = 1000  # so that `ndarray * tensor` calls Tensor.__rmul__
 
@@ -143,8 +185,10 @@ class Tensor(metaclass=_TensorType):
             elif isinstance(data, np.ndarray) and data.dtype == dtype.numpy_dtype:
                 array = data  # shares memory with the array, as in PyTorch (other dtypes are copied)
             elif isinstance(data, (float, complex, bool, str)) or not hasattr(data, "__len__"):
-                raise TypeError(f"new(): data must be a sequence (got {type(data).__name__}); for a tensor "
-                                "holding one number use ember.tensor(value)")
+                raise TypeError(
+                    f"new(): data must be a sequence (got {type(data).__name__}); for a tensor "
+                    "holding one number use ember.tensor(value)"
+                )
             else:
                 array = _ops.tensor(data, dtype=dtype)._data  # its checks: ragged lists, overflow
         else:
@@ -180,11 +224,13 @@ class Tensor(metaclass=_TensorType):
                 return self
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a computed "
-                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+            )
         if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError(
                 f"only Tensors of floating point dtype can require gradients (this one is {self.dtype}); "
-                "convert it first, e.g. x = x.float().requires_grad_()")
+                "convert it first, e.g. x = x.float().requires_grad_()"
+            )
         self._requires_grad = requires_grad
         return self
 
@@ -192,6 +238,7 @@ class Tensor(metaclass=_TensorType):
     def grad_fn(self):
         if self._base is not None and self._grad_fn is not None:
             from .autograd.function import refresh_view_grad_fn
+
             return refresh_view_grad_fn(self)
         return self._grad_fn
 
@@ -212,7 +259,10 @@ class Tensor(metaclass=_TensorType):
                 "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
                 "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
                 "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
-                "instead.", UserWarning, stacklevel=2)
+                "instead.",
+                UserWarning,
+                stacklevel=2,
+            )
         return self._grad
 
     @grad.setter
@@ -223,8 +273,10 @@ class Tensor(metaclass=_TensorType):
             if value is self:
                 raise RuntimeError("can't assign Variable as its own grad")
             if value.shape != self.shape:
-                raise RuntimeError(f"assigned grad has data of a different size: {list(value.shape)} "
-                                   f"for a tensor of size {list(self.shape)}")
+                raise RuntimeError(
+                    f"assigned grad has data of a different size: {list(value.shape)} "
+                    f"for a tensor of size {list(self.shape)}"
+                )
             if value.dtype is not self.dtype:
                 raise RuntimeError(f"assigned grad has data of type {value.dtype}, expected {self.dtype}")
         self._grad = value
@@ -236,8 +288,12 @@ class Tensor(metaclass=_TensorType):
     @property
     def retains_grad(self):
         node = self._grad_fn
-        return node is not None and node._retained_outputs is not None and \
-            self._output_nr in node._retained_outputs and node._retained_outputs[self._output_nr]() is self
+        return (
+            node is not None
+            and node._retained_outputs is not None
+            and self._output_nr in node._retained_outputs
+            and node._retained_outputs[self._output_nr]() is self
+        )
 
     def retain_grad(self):
         """Keep the gradient of this non-leaf tensor in `.grad` during backward."""
@@ -254,6 +310,7 @@ class Tensor(metaclass=_TensorType):
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         from .autograd.function import _edge_to
+
         edge = _edge_to(self)
         return edge.node._register_tensor_hook(edge.input_nr, hook)
 
@@ -265,15 +322,22 @@ class Tensor(metaclass=_TensorType):
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         from .autograd.function import _edge_to
+
         return _edge_to(self).node._register_post_accumulate_hook(hook)
 
-    def backward(self, gradient: Optional["Tensor"] = None, retain_graph: Optional[bool] = None,
-                 create_graph: bool = False, inputs: Optional[Sequence["Tensor"]] = None) -> None:
+    def backward(
+        self,
+        gradient: Optional["Tensor"] = None,
+        retain_graph: Optional[bool] = None,
+        create_graph: bool = False,
+        inputs: Optional[Sequence["Tensor"]] = None,
+    ) -> None:
         """Compute the gradient of this tensor with respect to the graph's leaves (into `.grad`).
 
         `gradient` is required unless the tensor has one element. See `ember.autograd.backward`.
         """
         from . import autograd
+
         autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> "Tensor":
@@ -300,8 +364,10 @@ class Tensor(metaclass=_TensorType):
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
         if self._requires_grad and value._data.dtype.kind not in "fc":
-            raise RuntimeError(f"data set to a tensor that requires gradients must be floating point or complex "
-                               f"dtype (got {value.dtype}); convert it first, e.g. value.float()")
+            raise RuntimeError(
+                f"data set to a tensor that requires gradients must be floating point or complex "
+                f"dtype (got {value.dtype}); convert it first, e.g. value.float()"
+            )
         self._data = value._data
 
     @data.deleter
@@ -406,14 +472,21 @@ class Tensor(metaclass=_TensorType):
     def is_set_to(self, tensor):
         """Whether both tensors use the same memory with the same shape and strides."""
         mine, theirs = self._data, tensor._data
-        return (mine.__array_interface__["data"][0] == theirs.__array_interface__["data"][0]
-                and mine.shape == theirs.shape and mine.strides == theirs.strides and mine.dtype == theirs.dtype)
+        return (
+            mine.__array_interface__["data"][0] == theirs.__array_interface__["data"][0]
+            and mine.shape == theirs.shape
+            and mine.strides == theirs.strides
+            and mine.dtype == theirs.dtype
+        )
 
     def is_nonzero(self):
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'} "
-                               "is ambiguous")
+            raise RuntimeError(
+                f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'} "
+                "is ambiguous"
+            )
         return bool(self._data.reshape(()))
+
     layout = "torch.strided"
 
     @property
@@ -472,8 +545,7 @@ class Tensor(metaclass=_TensorType):
             base = base.base
         if base is self._data:
             return 0
-        return (self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]) \
-            // self._data.itemsize
+        return (self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // self._data.itemsize
 
     def data_ptr(self):
         return self._data.__array_interface__["data"][0]
@@ -498,8 +570,11 @@ class Tensor(metaclass=_TensorType):
     @property
     def volatile(self):
         """Book-era flag of PyTorch 0.3; always False (use `with ember.no_grad():`)."""
-        warnings.warn("volatile was removed (Variable.volatile is always False); use `with ember.no_grad():`",
-                      UserWarning, stacklevel=2)
+        warnings.warn(
+            "volatile was removed (Variable.volatile is always False); use `with ember.no_grad():`",
+            UserWarning,
+            stacklevel=2,
+        )
         return False
 
     def is_contiguous(self, memory_format=None):
@@ -512,8 +587,7 @@ class Tensor(metaclass=_TensorType):
     def numpy(self, force=False):
         """The NumPy array on this tensor's memory (no copy)."""
         if self._requires_grad and not force and _grad_mode.state.enabled:  # allowed under no_grad, as in PyTorch
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                               "instead.")
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -521,7 +595,8 @@ class Tensor(metaclass=_TensorType):
             raise RuntimeError(
                 "Can't convert a Tensor that requires grad to a NumPy array: the gradient would be lost "
                 "silently. Use tensor.detach().numpy() if that is what you want, or ember ops to stay in "
-                "the graph.")
+                "the graph."
+            )
         return self._data if dtype is None else self._data.astype(dtype, copy=False)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -530,13 +605,20 @@ class Tensor(metaclass=_TensorType):
             # other NumPy functions cannot record, so they raise rather than drop the gradient.
             op_name = _UFUNC_OPS.get(ufunc.__name__)
             if method == "__call__" and not kwargs and op_name is not None:
-                operands = [item.item() if isinstance(item, np.generic) else
-                            new_tensor(item) if isinstance(item, np.ndarray) else item for item in inputs]
+                operands = [
+                    item.item()
+                    if isinstance(item, np.generic)
+                    else new_tensor(item)
+                    if isinstance(item, np.ndarray)
+                    else item
+                    for item in inputs
+                ]
                 return getattr(_ops, op_name)(*operands)
             raise RuntimeError(
                 f"NumPy's {ufunc.__name__} was applied to a Tensor that requires grad; NumPy cannot record "
                 f"it, so the gradient would be lost. Use the ember op (e.g. ember.{ufunc.__name__}) or "
-                "apply it to tensor.detach().numpy().")
+                "apply it to tensor.detach().numpy()."
+            )
         arrays = [item._data if isinstance(item, Tensor) else item for item in inputs]
         return getattr(ufunc, method)(*arrays, **kwargs)
 
@@ -564,8 +646,10 @@ class Tensor(metaclass=_TensorType):
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous "
-                               f"(shape {list(self.shape)}); use .any() or .all()")
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous "
+                f"(shape {list(self.shape)}); use .any() or .all()"
+            )
         return bool(self._data.item())
 
     def __len__(self):
@@ -601,8 +685,10 @@ class Tensor(metaclass=_TensorType):
 
     def __deepcopy__(self, memo):
         if self._grad_fn is not None:
-            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
-                               "deepcopy protocol at the moment.")
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment."
+            )
         result = type(self).__new__(type(self))
         Tensor.__init__(result, ())
         result._data = self._data.copy()
@@ -611,6 +697,7 @@ class Tensor(metaclass=_TensorType):
             result._grad = self._grad.__deepcopy__(memo)
         if hasattr(self, "__dict__"):
             import copy
+
             for key, value in self.__dict__.items():
                 setattr(result, key, copy.deepcopy(value, memo))
         memo[id(self)] = result
@@ -674,12 +761,14 @@ class Tensor(metaclass=_TensorType):
         (queues, spawn arguments), then update the same memory (see ember.multiprocessing).
         """
         from .multiprocessing import reductions  # an outer package: bound on first use
+
         reductions.share(self)
         return self
 
     def is_shared(self):
         """Whether this tensor's memory is shared memory (`share_memory_()`, or a DataLoader worker's batch)."""
         from .multiprocessing import _shared_blocks
+
         return _shared_blocks.mapping_of(self._data) is not None
 
     # ----------------------------------------------------------------- operators
@@ -785,20 +874,46 @@ class Tensor(metaclass=_TensorType):
 
 
 # NumPy ufuncs with an ember op of the same meaning (used when a tensor that requires grad meets one).
-_UFUNC_OPS = {"add": "add", "subtract": "sub", "multiply": "mul", "true_divide": "div", "divide": "div",
-              "power": "pow", "negative": "neg", "exp": "exp", "log": "log", "sin": "sin", "cos": "cos",
-              "tanh": "tanh", "sqrt": "sqrt", "absolute": "abs", "square": "square"}
+_UFUNC_OPS = {
+    "add": "add",
+    "subtract": "sub",
+    "multiply": "mul",
+    "true_divide": "div",
+    "divide": "div",
+    "power": "pow",
+    "negative": "neg",
+    "exp": "exp",
+    "log": "log",
+    "sin": "sin",
+    "cos": "cos",
+    "tanh": "tanh",
+    "sqrt": "sqrt",
+    "absolute": "abs",
+    "square": "square",
+}
 
 
-_FIELDS = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_version_counter", "_base",
-           "_grad_accumulator", "_view_version", "_view_replay")
+_FIELDS = (
+    "_data",
+    "_requires_grad",
+    "_grad",
+    "_grad_fn",
+    "_output_nr",
+    "_version_counter",
+    "_base",
+    "_grad_accumulator",
+    "_view_version",
+    "_view_replay",
+)
 
 
 def _check_legacy_dtype(given, wanted, requested):
     """`FloatTensor(double_tensor)` is refused as in PyTorch: the legacy constructor keeps the memory."""
     if requested is not None and given is not wanted:
-        raise TypeError(f"expected {wanted} (got {given}): the legacy constructor shares memory with its "
-                        f"argument, so the dtypes must match; convert first with .to({wanted})")
+        raise TypeError(
+            f"expected {wanted} (got {given}): the legacy constructor shares memory with its "
+            f"argument, so the dtypes must match; convert first with .to({wanted})"
+        )
 
 
 def _rebuild_tensor(data, requires_grad):

@@ -10,12 +10,21 @@ op and argument:
 - an allocation that cannot succeed raises RuntimeError naming the bytes requested (a user's
   `except RuntimeError` catches it, as with PyTorch), not NumPy's MemoryError or ValueError.
 """
+
 import operator
 
 import numpy as np
 
-__all__ = ["int_argument", "check_int_arguments", "size_argument", "check_python_ints", "check_fits", "rectangular_shape",
-           "allocate", "allocation_error"]
+__all__ = [
+    "int_argument",
+    "check_int_arguments",
+    "size_argument",
+    "check_python_ints",
+    "check_fits",
+    "rectangular_shape",
+    "allocate",
+    "allocation_error",
+]
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _MAX_BYTES = np.iinfo(np.intp).max
@@ -41,11 +50,13 @@ def check_int_arguments(owner, **arguments):
     of ints: `nn.Linear(2.5, 2)` must not build a layer whose sizes were silently truncated. Strings
     (padding='same') and None pass: their meaning is the owner's to check."""
     for argument, value in arguments.items():
-        for item in (value if isinstance(value, (tuple, list)) else (value,)):
+        for item in value if isinstance(value, (tuple, list)) else (value,):
             if item is not None and not isinstance(item, str) and not _is_int_like(item):
-                raise TypeError(f"{owner}: argument '{argument}' must be int" +
-                                (" or a tuple of ints" if isinstance(value, (tuple, list)) else "") +
-                                f", not {type(item).__name__} ({value!r})")
+                raise TypeError(
+                    f"{owner}: argument '{argument}' must be int"
+                    + (" or a tuple of ints" if isinstance(value, (tuple, list)) else "")
+                    + f", not {type(item).__name__} ({value!r})"
+                )
 
 
 def size_argument(size, op_name, argument="size"):
@@ -58,15 +69,18 @@ def size_argument(size, op_name, argument="size"):
     if len(size) == 1 and not _is_int_like(size[0]):
         sequence = size[0]
         if not isinstance(sequence, (tuple, list)):
-            raise TypeError(f"{op_name}(): argument '{argument}' (position 1) must be tuple of ints, not "
-                            f"{type(sequence).__name__}")
+            raise TypeError(
+                f"{op_name}(): argument '{argument}' (position 1) must be tuple of ints, not {type(sequence).__name__}"
+            )
         size = sequence
     result = []
     for position, item in enumerate(size):
         if type(item) is not int:
             if not _is_int_like(item):
-                raise TypeError(f"{op_name}(): argument '{argument}' must be tuple of ints, but found element of "
-                                f"type {type(item).__name__} at pos {position}")
+                raise TypeError(
+                    f"{op_name}(): argument '{argument}' must be tuple of ints, but found element of "
+                    f"type {type(item).__name__} at pos {position}"
+                )
             item = operator.index(item)
         result.append(item)
     return tuple(result)
@@ -103,8 +117,10 @@ def check_python_ints(data, limit=_INT64_MAX):
         elif too_big is None and isinstance(item, int) and not _INT64_MIN <= item <= limit:
             too_big = item
     if too_big is not None:
-        raise ValueError(f"Overflow when unpacking long long: {too_big} does not fit in int64, the type "
-                         "Python ints are stored in (a floating dtype, e.g. dtype=ember.float64, takes it)")
+        raise ValueError(
+            f"Overflow when unpacking long long: {too_big} does not fit in int64, the type "
+            "Python ints are stored in (a floating dtype, e.g. dtype=ember.float64, takes it)"
+        )
     return False
 
 
@@ -130,14 +146,22 @@ def check_fits(values, numpy_dtype, op_name):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             continue
         # Exact for Python ints; floats compare with the bounds as floats (2**63 is exact, 2**63-1 is not).
-        if isinstance(value, float) and not (float(low) <= value < float(high + 1)) or \
-                isinstance(value, int) and not low <= value <= high:
+        if (
+            isinstance(value, float)
+            and not (float(low) <= value < float(high + 1))
+            or isinstance(value, int)
+            and not low <= value <= high
+        ):
             _raise_overflow(value, numpy_dtype, low, high, op_name)
 
 
 def _check_array_fits(array, numpy_dtype, low, high, op_name):
-    if array.size == 0 or array.dtype.kind not in "iufcO" or \
-            array.dtype.kind in "iu" and np.can_cast(array.dtype, numpy_dtype):
+    if (
+        array.size == 0
+        or array.dtype.kind not in "iufcO"
+        or array.dtype.kind in "iu"
+        and np.can_cast(array.dtype, numpy_dtype)
+    ):
         return
     if array.dtype.kind == "c":
         array = array.real
@@ -154,8 +178,10 @@ def _check_array_fits(array, numpy_dtype, low, high, op_name):
 
 
 def _raise_overflow(value, numpy_dtype, low, high, op_name):
-    raise RuntimeError(f"value cannot be converted to type {numpy_dtype.name} without overflow "
-                       f"({op_name}: {_number(value)} is outside [{low}, {high}])")
+    raise RuntimeError(
+        f"value cannot be converted to type {numpy_dtype.name} without overflow "
+        f"({op_name}: {_number(value)} is outside [{low}, {high}])"
+    )
 
 
 def _number(value):
@@ -182,12 +208,16 @@ def rectangular_shape(data):
 def _check_level(sequence, dim, expected):
     if dim >= len(expected):
         if _is_sequence(sequence):
-            raise TypeError(f"expected a number at dim {dim} (got a {type(sequence).__name__} of length "
-                            f"{len(sequence)}): the nested lists are deeper here than in their first element")
+            raise TypeError(
+                f"expected a number at dim {dim} (got a {type(sequence).__name__} of length "
+                f"{len(sequence)}): the nested lists are deeper here than in their first element"
+            )
         return
     if not _is_sequence(sequence):
-        raise TypeError(f"not a sequence: expected a sequence of length {expected[dim]} at dim {dim} (got "
-                        f"{type(sequence).__name__})")
+        raise TypeError(
+            f"not a sequence: expected a sequence of length {expected[dim]} at dim {dim} (got "
+            f"{type(sequence).__name__})"
+        )
     if len(sequence) != expected[dim]:
         raise ValueError(f"expected sequence of length {expected[dim]} at dim {dim} (got {len(sequence)})")
     for item in sequence:
@@ -216,7 +246,7 @@ def _too_big(shape, numpy_dtype):
 
 def _nbytes(shape, numpy_dtype):
     count = 1
-    for size in (shape if isinstance(shape, (tuple, list)) else (shape,)):
+    for size in shape if isinstance(shape, (tuple, list)) else (shape,):
         count *= int(size)
     return count * np.dtype(numpy_dtype).itemsize
 
@@ -227,11 +257,15 @@ def allocation_error(shape, numpy_dtype):
     nbytes = _nbytes(shape, numpy_dtype)
     what = f"a tensor of shape {shape} and dtype {np.dtype(numpy_dtype).name}"
     if nbytes > _MAX_BYTES:
-        return RuntimeError(f"Storage size calculation overflowed with sizes={shape}: {what} would need "
-                            f"{nbytes} bytes, more than any machine can address")
-    return RuntimeError(f"[enforce fail at alloc_cpu.cpp] err == 0. DefaultCPUAllocator: can't allocate memory: "
-                        f"you tried to allocate {nbytes} bytes ({_human(nbytes)} for {what}). Error code 12 "
-                        "(Cannot allocate memory)")
+        return RuntimeError(
+            f"Storage size calculation overflowed with sizes={shape}: {what} would need "
+            f"{nbytes} bytes, more than any machine can address"
+        )
+    return RuntimeError(
+        f"[enforce fail at alloc_cpu.cpp] err == 0. DefaultCPUAllocator: can't allocate memory: "
+        f"you tried to allocate {nbytes} bytes ({_human(nbytes)} for {what}). Error code 12 "
+        "(Cannot allocate memory)"
+    )
 
 
 def _human(nbytes):
@@ -239,4 +273,3 @@ def _human(nbytes):
         if nbytes < 1024 or unit == "PiB":
             return f"{nbytes:.1f} {unit}" if unit != "bytes" else f"{nbytes} bytes"
         nbytes /= 1024
-

@@ -3,8 +3,14 @@ PyTorch does not count as an accelerator, so scripts written as
 `device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else "cpu"`
 choose the CPU."""
 
-__all__ = ["is_available", "current_accelerator", "device_count", "current_device_index",
-           "set_device_index", "synchronize"]
+__all__ = [
+    "is_available",
+    "current_accelerator",
+    "device_count",
+    "current_device_index",
+    "set_device_index",
+    "synchronize",
+]
 
 
 def is_available():
@@ -25,8 +31,10 @@ def current_device_index():
 
 
 def set_device_index(device):
-    raise RuntimeError("ember.accelerator.set_device_index: ember has no accelerator (it computes on the CPU "
-                       "with NumPy); keep tensors on 'cpu'")
+    raise RuntimeError(
+        "ember.accelerator.set_device_index: ember has no accelerator (it computes on the CPU "
+        "with NumPy); keep tensors on 'cpu'"
+    )
 
 
 def synchronize(device=None):

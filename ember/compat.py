@@ -15,6 +15,7 @@ AttributeError, so `hasattr(torch, "compile")` and `getattr(torch, name, default
 `uninstall()` removes the hook and restores whatever `torch` modules were imported before.
 `torchvision[.x]` resolves the same way to `ember.vision[.x]`.
 """
+
 import importlib
 import importlib.abc
 import importlib.util
@@ -37,11 +38,52 @@ class ModuleNotImplementedInEmber(ModuleNotFoundError, NotImplementedError):
 # PyTorch submodules reachable as attributes: when ember has no counterpart, `torch.sparse` is a stand-in
 # module and the error names the function used (`torch.sparse.mm`), not just the module.
 _TORCH_SUBMODULES = {
-    "torch": {"accelerator", "amp", "ao", "autograd", "backends", "compiler", "cpu", "cuda", "distributed",
-              "distributions", "export", "fft", "func", "functional", "futures", "fx", "hub", "jit", "library",
-              "linalg", "masked", "monitor", "mps", "multiprocessing", "nested", "nn", "onnx", "optim",
-              "overrides", "package", "profiler", "quantization", "quasirandom", "random", "return_types",
-              "serialization", "signal", "sparse", "special", "storage", "testing", "types", "utils", "xpu"},
+    "torch": {
+        "accelerator",
+        "amp",
+        "ao",
+        "autograd",
+        "backends",
+        "compiler",
+        "cpu",
+        "cuda",
+        "distributed",
+        "distributions",
+        "export",
+        "fft",
+        "func",
+        "functional",
+        "futures",
+        "fx",
+        "hub",
+        "jit",
+        "library",
+        "linalg",
+        "masked",
+        "monitor",
+        "mps",
+        "multiprocessing",
+        "nested",
+        "nn",
+        "onnx",
+        "optim",
+        "overrides",
+        "package",
+        "profiler",
+        "quantization",
+        "quasirandom",
+        "random",
+        "return_types",
+        "serialization",
+        "signal",
+        "sparse",
+        "special",
+        "storage",
+        "testing",
+        "types",
+        "utils",
+        "xpu",
+    },
     "torch.nn": {"attention", "functional", "init", "modules", "parallel", "parameter", "utils"},
     "torch.utils": {"benchmark", "checkpoint", "data", "dlpack", "hooks", "tensorboard", "cpp_extension"},
     "torch.cuda": {"amp", "memory", "random", "graphs", "streams"},
@@ -49,8 +91,7 @@ _TORCH_SUBMODULES = {
     "torchvision": {"datasets", "io", "models", "ops", "transforms", "tv_tensors", "utils"},
     "torchvision.transforms": {"functional", "v2"},
     "torchvision.transforms.v2": {"functional"},
-    "torchvision.models": {"detection", "feature_extraction", "optical_flow", "quantization", "segmentation",
-                           "video"},
+    "torchvision.models": {"detection", "feature_extraction", "optical_flow", "quantization", "segmentation", "video"},
 }
 
 
@@ -60,8 +101,8 @@ def _not_implemented(path, error=NotImplementedInEmber):
 
 def _ember_name(torch_name):
     if torch_name == "torchvision" or torch_name.startswith("torchvision."):
-        return "ember.vision" + torch_name[len("torchvision"):]
-    return "ember" + torch_name[len("torch"):]
+        return "ember.vision" + torch_name[len("torchvision") :]
+    return "ember" + torch_name[len("torch") :]
 
 
 class _TorchModule(types.ModuleType):
@@ -129,8 +170,13 @@ def _module_for(torch_name):
     module = _MissingModule(torch_name) if target is None else _TorchModule(torch_name, target)
     if target is not None and torch_name.partition(".")[0] == "torchvision":
         # scripts list models through `torchvision.models.__dict__` (pytorch/examples' imagenet): fill it in
-        module.__dict__.update({key: value for key, value in vars(target).items()
-                                if not key.startswith("_") and not isinstance(value, types.ModuleType)})
+        module.__dict__.update(
+            {
+                key: value
+                for key, value in vars(target).items()
+                if not key.startswith("_") and not isinstance(value, types.ModuleType)
+            }
+        )
     module.__spec__ = importlib.util.spec_from_loader(torch_name, _FINDER, is_package=True)
     module.__loader__ = _FINDER
     sys.modules[torch_name] = module

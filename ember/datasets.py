@@ -7,6 +7,7 @@ No PIL and no torchvision: a sample is `(image, target)` where `image` is what t
 
 Downloading happens only with `download=True`; each file's MD5 is checked before it is used.
 """
+
 import gzip
 import hashlib
 import os
@@ -41,8 +42,10 @@ def read_idx(path):
     shape = tuple(int(size) for size in np.frombuffer(raw, dtype=">i4", count=ndim, offset=4))
     expected = header + dtype.itemsize * int(np.prod(shape, dtype=np.int64))
     if len(raw) != expected:
-        raise RuntimeError(f"{path} has {len(raw)} bytes but its header (shape {list(shape)}) needs {expected}: "
-                           "the file is truncated or damaged; delete it and download it again")
+        raise RuntimeError(
+            f"{path} has {len(raw)} bytes but its header (shape {list(shape)}) needs {expected}: "
+            "the file is truncated or damaged; delete it and download it again"
+        )
     return np.frombuffer(raw, dtype=dtype, offset=header).reshape(shape).astype(dtype.newbyteorder("="))
 
 
@@ -67,14 +70,29 @@ class MNIST(Dataset):
     Example: `test_set = ember.datasets.MNIST("data", train=False)`; `image, label = test_set[0]`.
     """
 
-    mirrors = ["https://ossci-datasets.s3.amazonaws.com/mnist/", "https://storage.googleapis.com/cvdf-datasets/mnist/",
-               "http://yann.lecun.com/exdb/mnist/"]
-    resources = [("train-images-idx3-ubyte.gz", "f68b3c2dcbeaaa9fbdd348bbdeb94873"),
-                 ("train-labels-idx1-ubyte.gz", "d53e105ee54ea40749a09fcbcd1e9432"),
-                 ("t10k-images-idx3-ubyte.gz", "9fb629c4189551a2d022fa330f9573f3"),
-                 ("t10k-labels-idx1-ubyte.gz", "ec29112dd5afa0611ce80d1b7f02629c")]
-    classes = ["0 - zero", "1 - one", "2 - two", "3 - three", "4 - four", "5 - five", "6 - six", "7 - seven",
-               "8 - eight", "9 - nine"]
+    mirrors = [
+        "https://ossci-datasets.s3.amazonaws.com/mnist/",
+        "https://storage.googleapis.com/cvdf-datasets/mnist/",
+        "http://yann.lecun.com/exdb/mnist/",
+    ]
+    resources = [
+        ("train-images-idx3-ubyte.gz", "f68b3c2dcbeaaa9fbdd348bbdeb94873"),
+        ("train-labels-idx1-ubyte.gz", "d53e105ee54ea40749a09fcbcd1e9432"),
+        ("t10k-images-idx3-ubyte.gz", "9fb629c4189551a2d022fa330f9573f3"),
+        ("t10k-labels-idx1-ubyte.gz", "ec29112dd5afa0611ce80d1b7f02629c"),
+    ]
+    classes = [
+        "0 - zero",
+        "1 - one",
+        "2 - two",
+        "3 - three",
+        "4 - four",
+        "5 - five",
+        "6 - six",
+        "7 - seven",
+        "8 - eight",
+        "9 - nine",
+    ]
 
     def __init__(self, root, train=True, transform=None, target_transform=None, download=False):
         self.root = os.path.expanduser(os.fspath(root))
@@ -87,8 +105,10 @@ class MNIST(Dataset):
         self.data = new_tensor(read_idx(images).astype(np.uint8, copy=False))
         self.targets = new_tensor(read_idx(labels).astype(np.int64))
         if len(self.data) != len(self.targets):
-            raise RuntimeError(f"{images} holds {len(self.data)} images but {labels} holds {len(self.targets)} "
-                               "labels; one of the files is from another split or damaged")
+            raise RuntimeError(
+                f"{images} holds {len(self.data)} images but {labels} holds {len(self.targets)} "
+                "labels; one of the files is from another split or damaged"
+            )
 
     @property
     def raw_folder(self):
@@ -104,7 +124,7 @@ class MNIST(Dataset):
 
     def _candidates(self, filename):
         """Where a file may lie: torchvision's raw folder or root itself, compressed or not."""
-        plain = filename[:-len(".gz")]
+        plain = filename[: -len(".gz")]
         return [os.path.join(folder, name) for folder in (self.raw_folder, self.root) for name in (filename, plain)]
 
     def _find(self, filename):
@@ -114,9 +134,11 @@ class MNIST(Dataset):
                 return path
         split = "training" if self.train else "test"
         raise RuntimeError(
-            f"{type(self).__name__} {split} file {filename} not found. Looked for:\n  " + "\n  ".join(candidates) +
-            f"\nPass download=True to fetch it (from {self.mirrors[0]}, MD5-checked), or download it yourself "
-            f"from {self.mirrors[0]}{filename} into {self.raw_folder} (or straight into {self.root}).")
+            f"{type(self).__name__} {split} file {filename} not found. Looked for:\n  "
+            + "\n  ".join(candidates)
+            + f"\nPass download=True to fetch it (from {self.mirrors[0]}, MD5-checked), or download it yourself "
+            f"from {self.mirrors[0]}{filename} into {self.raw_folder} (or straight into {self.root})."
+        )
 
     def _check_exists(self):
         return all(any(os.path.isfile(path) for path in self._candidates(name)) for name in self._split_files())
@@ -125,8 +147,11 @@ class MNIST(Dataset):
         """Fetch the files of this split that are missing, verifying each against its MD5."""
         if self._check_exists():
             return
-        created = [folder for folder in (self.root, os.path.dirname(self.raw_folder), self.raw_folder)
-                   if not os.path.isdir(folder)]
+        created = [
+            folder
+            for folder in (self.root, os.path.dirname(self.raw_folder), self.raw_folder)
+            if not os.path.isdir(folder)
+        ]
         os.makedirs(self.raw_folder, exist_ok=True)
         checksums = dict(self.resources)
         try:
@@ -158,8 +183,11 @@ class MNIST(Dataset):
             finally:
                 if os.path.exists(temporary):
                     os.remove(temporary)
-        raise RuntimeError(f"could not download {filename}:\n  " + "\n  ".join(failures) +
-                           f"\nCopy the file into {self.raw_folder} by hand if this machine has no network.")
+        raise RuntimeError(
+            f"could not download {filename}:\n  "
+            + "\n  ".join(failures)
+            + f"\nCopy the file into {self.raw_folder} by hand if this machine has no network."
+        )
 
     def __getitem__(self, index):
         image = new_tensor((self.data._data[index] / np.float32(255))[None])
@@ -175,17 +203,20 @@ class MNIST(Dataset):
 
     def __repr__(self):
         split = "Train" if self.train else "Test"
-        return (f"Dataset {type(self).__name__}\n    Number of datapoints: {len(self)}\n"
-                f"    Root location: {self.root}\n    Split: {split}")
+        return (
+            f"Dataset {type(self).__name__}\n    Number of datapoints: {len(self)}\n"
+            f"    Root location: {self.root}\n    Split: {split}"
+        )
 
 
 class FashionMNIST(MNIST):
     """Zalando's Fashion-MNIST: the MNIST layout with ten kinds of clothing instead of digits."""
 
     mirrors = ["http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/"]
-    resources = [("train-images-idx3-ubyte.gz", "8d4fb7e6c68d591d4c3dfef9ec88bf0d"),
-                 ("train-labels-idx1-ubyte.gz", "25c81989df183df01b3e8a0aad5dffbe"),
-                 ("t10k-images-idx3-ubyte.gz", "bef4ecab320f06d8554ea6380940ec79"),
-                 ("t10k-labels-idx1-ubyte.gz", "bb300cfdad3c16e7a12a480ee83cd310")]
-    classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
-               "Ankle boot"]
+    resources = [
+        ("train-images-idx3-ubyte.gz", "8d4fb7e6c68d591d4c3dfef9ec88bf0d"),
+        ("train-labels-idx1-ubyte.gz", "25c81989df183df01b3e8a0aad5dffbe"),
+        ("t10k-images-idx3-ubyte.gz", "bef4ecab320f06d8554ea6380940ec79"),
+        ("t10k-labels-idx1-ubyte.gz", "bb300cfdad3c16e7a12a480ee83cd310"),
+    ]
+    classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"]

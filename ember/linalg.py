@@ -5,14 +5,52 @@ The implementations (and their gradients) are in `ember.ops.linalg`; this module
 `linalg.svd` returns Vh (`ember.svd` returns V) and is full_matrices=True by default,
 `linalg.qr` takes `mode=` (`ember.qr` takes `some=`), `linalg.cross` defaults to dim=-1.
 """
-from .ops.linalg import (LinAlgError, matmul, multi_dot, matrix_power, vector_norm, matrix_norm, solve, det,
-                         slogdet, cholesky, eigh, eigvalsh, svdvals, pinv, matrix_rank, lstsq)
-from .ops.linalg import linalg_norm as norm, linalg_qr as qr, linalg_svd as svd, inverse as _inverse, \
-    _cross, _write_out
 
-__all__ = ["LinAlgError", "matmul", "multi_dot", "matrix_power", "vector_norm", "matrix_norm", "norm", "inv",
-           "det", "slogdet", "solve", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_rank",
-           "lstsq", "cross", "vecdot", "diagonal"]
+from .ops.linalg import (
+    LinAlgError,
+    matmul,
+    multi_dot,
+    matrix_power,
+    vector_norm,
+    matrix_norm,
+    solve,
+    det,
+    slogdet,
+    cholesky,
+    eigh,
+    eigvalsh,
+    svdvals,
+    pinv,
+    matrix_rank,
+    lstsq,
+)
+from .ops.linalg import linalg_norm as norm, linalg_qr as qr, linalg_svd as svd, inverse as _inverse, _cross, _write_out
+
+__all__ = [
+    "LinAlgError",
+    "matmul",
+    "multi_dot",
+    "matrix_power",
+    "vector_norm",
+    "matrix_norm",
+    "norm",
+    "inv",
+    "det",
+    "slogdet",
+    "solve",
+    "cholesky",
+    "qr",
+    "svd",
+    "svdvals",
+    "eigh",
+    "eigvalsh",
+    "pinv",
+    "matrix_rank",
+    "lstsq",
+    "cross",
+    "vecdot",
+    "diagonal",
+]
 
 
 def inv(A, *, out=None):
@@ -33,4 +71,5 @@ def vecdot(x, y, *, dim=-1, out=None):
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """The diagonal of each matrix in A (an alias of `ember.diagonal` with matrix-last defaults)."""
     from . import diagonal as _diagonal
+
     return _diagonal(A, offset=offset, dim1=dim1, dim2=dim2)

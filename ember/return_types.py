@@ -7,10 +7,10 @@ is PyTorch's, so printed output matches a script run under PyTorch::
     values=tensor([3., 5.]),
     indices=tensor([1, 0]))
 """
+
 import collections
 
-__all__ = ["max", "min", "median", "nanmedian", "mode", "kthvalue", "topk", "sort", "aminmax", "cummax",
-           "cummin"]
+__all__ = ["max", "min", "median", "nanmedian", "mode", "kthvalue", "topk", "sort", "aminmax", "cummax", "cummin"]
 
 
 def _structseq(name, fields):
@@ -21,8 +21,15 @@ def _structseq(name, fields):
         items = ",\n".join(f"{field}={value!r}" for field, value in zip(self._fields, self))
         return f"torch.return_types.{name}(\n{items})"
 
-    namespace = {"__slots__": (), "__repr__": __repr__, "__str__": __repr__, "__module__": __name__,
-                 "n_fields": len(fields), "n_sequence_fields": len(fields), "n_unnamed_fields": 0}
+    namespace = {
+        "__slots__": (),
+        "__repr__": __repr__,
+        "__str__": __repr__,
+        "__module__": __name__,
+        "n_fields": len(fields),
+        "n_sequence_fields": len(fields),
+        "n_unnamed_fields": 0,
+    }
     return type(name, (base,), namespace)
 
 

@@ -12,6 +12,7 @@ file is reported as an error instead of loading wrong weights. Where the bytes g
 path (atomically for regular files, through symlinks, hard links, pipes and devices) is
 `ember._save_target`'s job.
 """
+
 import io
 import json
 import os
@@ -73,14 +74,18 @@ class _Writer:
             f"ember.save cannot store an object of type {type(value).__module__}.{type(value).__qualname__}: "
             "checkpoints hold tensors, NumPy arrays, numbers, strings, None, dtypes and "
             "dicts/lists/tuples of them (no pickle, so that loading can never run code). "
-            "Save the object's state_dict() or convert it to one of these types.")
+            "Save the object's state_dict() or convert it to one of these types."
+        )
 
     def _dict(self, value):
         class_name = type(value).__name__
         if _DICT_CLASSES.get(class_name) is not type(value):
             class_name = "OrderedDict" if isinstance(value, OrderedDict) else "dict"
-        node = {"type": "dict", "class": class_name,
-                "items": [[self.encode(key), self.encode(item)] for key, item in value.items()]}
+        node = {
+            "type": "dict",
+            "class": class_name,
+            "items": [[self.encode(key), self.encode(item)] for key, item in value.items()],
+        }
         metadata = getattr(value, "_metadata", None)  # what Module.state_dict() attaches
         if isinstance(metadata, dict):
             node["metadata"] = self.encode(metadata)
@@ -89,18 +94,27 @@ class _Writer:
     def _tensor(self, tensor):
         node = self.key_of_tensor.get(id(tensor))
         if node is None:
-            node = {"type": "tensor", **self._array(tensor._data), "requires_grad": tensor._requires_grad,
-                    "parameter": type(tensor).__name__ == "Parameter"}
+            node = {
+                "type": "tensor",
+                **self._array(tensor._data),
+                "requires_grad": tensor._requires_grad,
+                "parameter": type(tensor).__name__ == "Parameter",
+            }
             self.key_of_tensor[id(tensor)] = node
         return node
 
     def _array(self, array):
         if array.dtype.kind not in _ALLOWED_KINDS:
-            raise TypeError(f"ember.save cannot store a NumPy array of dtype {array.dtype}: only bool, integer, "
-                            "floating and complex arrays can be stored without pickle")
+            raise TypeError(
+                f"ember.save cannot store a NumPy array of dtype {array.dtype}: only bool, integer, "
+                "floating and complex arrays can be stored without pickle"
+            )
         self.arrays.append(np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")))
-        return {"key": str(len(self.arrays) - 1), "dtype": array.dtype.newbyteorder("<").str,
-                "shape": list(array.shape)}
+        return {
+            "key": str(len(self.arrays) - 1),
+            "dtype": array.dtype.newbyteorder("<").str,
+            "shape": list(array.shape),
+        }
 
 
 class _Encoded:
@@ -144,8 +158,9 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
         write_to_path(os.fsdecode(os.fspath(f)), lambda file: _write_archive(file, encoded))
         return
     if not callable(getattr(f, "write", None)):
-        raise AttributeError(f"ember.save: f must be a path or a file object with a write() method, got "
-                             f"{type(f).__name__}")
+        raise AttributeError(
+            f"ember.save: f must be a path or a file object with a write() method, got {type(f).__name__}"
+        )
     _write_archive(f, encoded)
 
 
@@ -155,15 +170,33 @@ class _CheckpointError(RuntimeError):
 
 
 # The dtypes ember.save writes, little-endian: a checkpoint naming any other is refused.
-_ARRAY_DTYPES = frozenset(np.dtype(name).newbyteorder("<").str for name in (
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "complex64", "complex128"))
+_ARRAY_DTYPES = frozenset(
+    np.dtype(name).newbyteorder("<").str
+    for name in (
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    )
+)
 _TENSOR_DTYPES = frozenset(d.numpy_dtype.newbyteorder("<").str for d in _dtype.ALL_DTYPES)
 _NODE_FIELDS = {
     "tensor": ({"type", "key", "dtype", "shape", "requires_grad", "parameter"}, set()),
     "ndarray": ({"type", "key", "dtype", "shape"}, set()),
     "bytes": ({"type", "key", "dtype", "shape"}, set()),
-    "list": ({"type", "items"}, set()), "tuple": ({"type", "items"}, set()), "size": ({"type", "items"}, set()),
+    "list": ({"type", "items"}, set()),
+    "tuple": ({"type", "items"}, set()),
+    "size": ({"type", "items"}, set()),
     "dict": ({"type", "class", "items"}, {"metadata"}),
     "dtype": ({"type", "name"}, set()),
 }
@@ -205,8 +238,10 @@ class _Reader:
         required, optional = _NODE_FIELDS[kind]
         missing, unexpected = required - node.keys(), node.keys() - required - optional
         if missing or unexpected:
-            raise self.corrupt(f"the {kind} node at {where} has " + (
-                f"no field {min(missing)!r}" if missing else f"an unexpected field {min(unexpected)!r}"))
+            raise self.corrupt(
+                f"the {kind} node at {where} has "
+                + (f"no field {min(missing)!r}" if missing else f"an unexpected field {min(unexpected)!r}")
+            )
         if kind == "tensor":
             return self._tensor(node, where)
         if kind in ("list", "tuple", "size"):
@@ -232,8 +267,9 @@ class _Reader:
     def _dict(self, node, where):
         class_name = node["class"]
         if not isinstance(class_name, str) or class_name not in _DICT_CLASSES:
-            raise self.corrupt(f"field 'class' of the dict at {where} must be one of {sorted(_DICT_CLASSES)}, "
-                               f"got {class_name!r}")
+            raise self.corrupt(
+                f"field 'class' of the dict at {where} must be one of {sorted(_DICT_CLASSES)}, got {class_name!r}"
+            )
         result = _DICT_CLASSES[class_name]()
         for index, pair in enumerate(self._list_field(node, "items", where)):
             if not isinstance(pair, list) or len(pair) != 2:
@@ -242,8 +278,7 @@ class _Reader:
             try:
                 duplicate = key in result
             except TypeError:
-                raise self.corrupt(f"key {index} of the dict at {where} is unhashable ({type(key).__name__})") \
-                    from None
+                raise self.corrupt(f"key {index} of the dict at {where} is unhashable ({type(key).__name__})") from None
             if duplicate:
                 raise self.corrupt(f"the dict at {where} holds the key {key!r} twice")
             result[key] = self.decode(pair[1], f"{where}[{key!r}]")
@@ -254,8 +289,9 @@ class _Reader:
     def _list_field(self, node, field, where):
         value = node[field]
         if not isinstance(value, list):
-            raise self.corrupt(f"field {field!r} of the {node['type']} node at {where} must be a list, "
-                               f"got {type(value).__name__}")
+            raise self.corrupt(
+                f"field {field!r} of the {node['type']} node at {where} must be a list, got {type(value).__name__}"
+            )
         return value
 
     def _ints(self, values, where, what):
@@ -313,11 +349,14 @@ class _Reader:
         if info is None:
             raise self.corrupt(f"the data of array {key} is missing")
         if info.compress_type != zipfile.ZIP_STORED:
-            raise self.corrupt(f"array {key} is compressed (zip method {info.compress_type}); ember.save never "
-                               "compresses, so it was not written by ember.save (refused before inflating)")
+            raise self.corrupt(
+                f"array {key} is compressed (zip method {info.compress_type}); ember.save never "
+                "compresses, so it was not written by ember.save (refused before inflating)"
+            )
         if info.file_size != expected or info.compress_size != expected:
-            raise self.corrupt(f"array {key} has {info.file_size} bytes, expected {expected} for shape "
-                               f"{list(shape)} and dtype {dtype}")
+            raise self.corrupt(
+                f"array {key} has {info.file_size} bytes, expected {expected} for shape {list(shape)} and dtype {dtype}"
+            )
         offset = self._data_offset(info)
         if offset + expected > self.file_size:
             raise self.corrupt(f"array {key} runs past the end of the file (truncated)")
@@ -344,8 +383,10 @@ class _Reader:
         return array if dtype.isnative else array.astype(dtype.newbyteorder("="))
 
     def corrupt(self, what):
-        return _CheckpointError(f"ember.load: {self.source} is corrupt ({what}); it was not written by a "
-                                "completed ember.save. Re-create the checkpoint or use a backup copy.")
+        return _CheckpointError(
+            f"ember.load: {self.source} is corrupt ({what}); it was not written by a "
+            "completed ember.save. Re-create the checkpoint or use a backup copy."
+        )
 
 
 class _Checksums:
@@ -366,6 +407,7 @@ class _Checksums:
             return
         if self.pool is None:
             from concurrent.futures import ThreadPoolExecutor
+
             self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ember.load-crc")
         self.pending.append((self.pool.submit(zlib.crc32, buffer), expected, name))
 
@@ -404,7 +446,7 @@ def _read_exactly(file, buffer):
         else:
             chunk = file.read(min(len(view) - filled, 1 << 24))
             count = len(chunk)
-            view[filled:filled + count] = chunk
+            view[filled : filled + count] = chunk
         if not count:
             raise EOFError("the file ended early")
         filled += count
@@ -454,8 +496,9 @@ def _open_for_reading(f):
         with file:
             return io.BytesIO(file.read()), True
     if not callable(getattr(f, "read", None)):
-        raise AttributeError(f"ember.load: f must be a path or a file object with a read() method, got "
-                             f"{type(f).__name__}")
+        raise AttributeError(
+            f"ember.load: f must be a path or a file object with a read() method, got {type(f).__name__}"
+        )
     seekable = getattr(f, "seekable", None)
     if seekable is not None and seekable() and callable(getattr(f, "seek", None)):
         return f, False
@@ -463,10 +506,12 @@ def _open_for_reading(f):
 
 
 def _not_ember_message(source, what):
-    return (f"ember.load: {source} is {what}, not an ember checkpoint. ember never unpickles (that could run "
-            "code), so it cannot read torch.save files. To bring PyTorch weights over, in PyTorch run "
-            "`numpy.savez('weights.npz', **{k: v.numpy() for k, v in state_dict.items()})` and load that "
-            "file with ember.load (it gives a dict of tensors).")
+    return (
+        f"ember.load: {source} is {what}, not an ember checkpoint. ember never unpickles (that could run "
+        "code), so it cannot read torch.save files. To bring PyTorch weights over, in PyTorch run "
+        "`numpy.savez('weights.npz', **{k: v.numpy() for k, v in state_dict.items()})` and load that "
+        "file with ember.load (it gives a dict of tensors)."
+    )
 
 
 def _is_pytorch_zip(names):
@@ -520,14 +565,18 @@ def _load_from(file, source, relocate, use_mmap):
             raise RuntimeError(_not_ember_message(source, "a pickle file (the legacy torch.save format)"))
         if not head:
             raise RuntimeError(f"ember.load: {source} is empty: it was not written by a completed ember.save")
-        raise RuntimeError(f"ember.load: {source} is not an ember checkpoint (it does not start like one); "
-                           "it may be another kind of file or damaged")
+        raise RuntimeError(
+            f"ember.load: {source} is not an ember checkpoint (it does not start like one); "
+            "it may be another kind of file or damaged"
+        )
     try:
         archive = zipfile.ZipFile(file)
     except Exception as error:  # noqa: BLE001  (whatever zipfile makes of damaged bytes)
-        raise RuntimeError(f"ember.load: {source} is truncated or corrupt ({error}): the end of the archive is "
-                           "missing or damaged, so it was not written completely. Re-create the checkpoint "
-                           "or use a backup copy.") from None
+        raise RuntimeError(
+            f"ember.load: {source} is truncated or corrupt ({error}): the end of the archive is "
+            "missing or damaged, so it was not written completely. Re-create the checkpoint "
+            "or use a backup copy."
+        ) from None
     names = archive.namelist()
     if _STRUCTURE not in names:
         if _is_pytorch_zip(names):
@@ -535,8 +584,9 @@ def _load_from(file, source, relocate, use_mmap):
         if names and all(name.endswith(".npy") for name in names):
             file.seek(start)
             return _load_npz(file, source)
-        raise RuntimeError(f"ember.load: {source} is a zip archive but not an ember checkpoint "
-                           f"(no {_STRUCTURE} inside)")
+        raise RuntimeError(
+            f"ember.load: {source} is a zip archive but not an ember checkpoint (no {_STRUCTURE} inside)"
+        )
     mapped = _map(file) if use_mmap else None
     reader = _Reader(archive, file, source, relocate, mapped)
     try:
@@ -569,13 +619,16 @@ def _read_structure(archive, reader):
     if type(version) is not int or version < 1:
         raise reader.corrupt(f"field 'version' must be a positive int, got {version!r}")
     if version > _VERSION:
-        raise _CheckpointError(f"ember.load: {reader.source} was written by a newer ember (format version "
-                               f"{version}); upgrade ember to read it")
+        raise _CheckpointError(
+            f"ember.load: {reader.source} was written by a newer ember (format version "
+            f"{version}); upgrade ember to read it"
+        )
     return structure
 
 
 def _map(file):
     import mmap
+
     return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_COPY)
 
 

@@ -6,6 +6,7 @@ Scripts compare `torch.__version__` to decide which API to call (`if torch.__ver
 ember's own release is `ember.__version__` (also `torch.version.ember`), which is what to report
 in bug reports.
 """
+
 import re
 
 __all__ = ["__version__", "cuda", "hip", "debug", "git_version", "ember", "TorchVersion"]
@@ -42,8 +43,9 @@ class TorchVersion(str):
         return self._compare(other) >= 0
 
     def __eq__(self, other):
-        return str.__eq__(self, other) if isinstance(other, str) and not other[:1].isdigit() else \
-            self._compare(other) == 0
+        return (
+            str.__eq__(self, other) if isinstance(other, str) and not other[:1].isdigit() else self._compare(other) == 0
+        )
 
     __hash__ = str.__hash__
 

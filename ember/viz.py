@@ -21,6 +21,7 @@ large models, record which module call made each node and collapse each call int
 
 Only the `dot` binary is used (through subprocess), not the `graphviz` Python package.
 """
+
 import contextlib
 import os
 import shutil
@@ -101,9 +102,11 @@ class Digraph:
             raise GraphvizNotFoundError(
                 "rendering needs the Graphviz 'dot' program, which is not installed (on Debian/Ubuntu: "
                 "`apt-get install graphviz`; elsewhere see https://graphviz.org/download/). Without it, save the "
-                "source with .save('graph.dot'), or print the graph as text with ember.viz.print_graph(tensor).")
-        completed = subprocess.run([dot, f"-T{format}"], input=self.source.encode("utf-8"), capture_output=True,
-                                   check=False)
+                "source with .save('graph.dot'), or print the graph as text with ember.viz.print_graph(tensor)."
+            )
+        completed = subprocess.run(
+            [dot, f"-T{format}"], input=self.source.encode("utf-8"), capture_output=True, check=False
+        )
         if completed.returncode != 0:
             raise RuntimeError(f"dot -T{format} failed: {completed.stderr.decode(errors='replace').strip()}")
         return completed.stdout
@@ -173,8 +176,8 @@ class _Graph:
     """Nodes and edges before they become Graphviz source (so module calls can be collapsed)."""
 
     def __init__(self):
-        self.nodes = {}     # key -> (label, style, module call or None)
-        self.edges = []     # (tail key, head key, attrs)
+        self.nodes = {}  # key -> (label, style, module call or None)
+        self.edges = []  # (tail key, head key, attrs)
 
     def add_node(self, key, label, style, module=None):
         self.nodes.setdefault(key, (label, style, module))
@@ -219,7 +222,7 @@ def _attribute_text(node, max_chars):
         if name.startswith("_") or name in ("needs_input_grad", "metadata_dict"):
             continue
         text = repr(value) if not isinstance(value, Tensor) else _tensor_label(value, {}).replace("\n", " ")
-        lines.append(f"{name}: {text if len(text) <= max_chars else text[:max_chars - 3] + '...'}")
+        lines.append(f"{name}: {text if len(text) <= max_chars else text[: max_chars - 3] + '...'}")
     return "\n" + "\n".join(lines) if lines else ""
 
 
@@ -294,8 +297,10 @@ def make_dot(output, params=None, show_attrs=False, show_saved=False, max_attr_c
     graph = _build(roots, _names_of(params), show_attrs, show_saved, max_attr_chars)
     if collapse_modules:
         graph = _collapse(graph)
-    dot = Digraph(graph_attr={"size": "12,12", "rankdir": "TB"},
-                  node_attr={"fontsize": "10", "fontname": "monospace", "height": "0.2", "ranksep": "0.1"})
+    dot = Digraph(
+        graph_attr={"size": "12,12", "rankdir": "TB"},
+        node_attr={"fontsize": "10", "fontname": "monospace", "height": "0.2", "ranksep": "0.1"},
+    )
     keys = {}
     for key, (label, style, _) in graph.nodes.items():
         keys[key] = f"n{len(keys)}"
@@ -357,12 +362,12 @@ def format_graph(output, params=None):
 def print_graph(output, params=None, file=None):
     """Print the backward graph of `output` as a text tree; no Graphviz needed.
 
-        >>> ember.viz.print_graph(w * x + b, params={"w": w, "b": b})
-        (1,) float32
-        └── AddBackward0
-            ├── MulBackward0
-            │   └── AccumulateGrad ── w  (1,) float32
-            └── AccumulateGrad ── b  (1,) float32
+    >>> ember.viz.print_graph(w * x + b, params={"w": w, "b": b})
+    (1,) float32
+    └── AddBackward0
+        ├── MulBackward0
+        │   └── AccumulateGrad ── w  (1,) float32
+        └── AccumulateGrad ── b  (1,) float32
     """
     print(format_graph(output, params), file=file if file is not None else sys.stdout)
 
@@ -422,8 +427,9 @@ def _tagger(name, calls):
                 continue
             seen.add(id(node))
             metadata = node.metadata
-            if "module" not in metadata:   # an inner call already claimed it
+            if "module" not in metadata:  # an inner call already claimed it
                 metadata["module"] = name
                 metadata["module_call"] = call
             stack.extend(edge.node for edge in node._edges if edge.node is not None)
+
     return tag_nodes

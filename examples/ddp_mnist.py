@@ -11,6 +11,7 @@ checkpoint, while the others wait at a barrier. The data is MNIST's test set rea
 (--data DIR holding t10k-images-idx3-ubyte[.gz] and t10k-labels-idx1-ubyte[.gz]); without them, a
 synthetic stand-in of the same shape is used so the example still runs on a fresh machine.
 """
+
 import argparse
 import gzip
 import os
@@ -46,7 +47,7 @@ def find(directory, name):
 
 
 def load_data(directory, rank):
-    for folder in ([directory] if directory else SEARCHED):
+    for folder in [directory] if directory else SEARCHED:
         images, labels = find(folder, "t10k-images-idx3-ubyte"), find(folder, "t10k-labels-idx1-ubyte")
         if images and labels:
             x = read_idx(images).reshape(-1, 784).astype(np.float32) / 255.0
@@ -93,9 +94,11 @@ def main():
         summary = torch.tensor([total, correct, seen], dtype=torch.float64)
         dist.all_reduce(summary)
         if rank == 0:
-            print(f"epoch {epoch + 1}: loss {summary[0].item() / summary[2].item():.4f}, train accuracy "
-                  f"{summary[1].item() / summary[2].item():.3f} on {source} ({world_size} processes, "
-                  f"{time.perf_counter() - started:.1f} s)")
+            print(
+                f"epoch {epoch + 1}: loss {summary[0].item() / summary[2].item():.4f}, train accuracy "
+                f"{summary[1].item() / summary[2].item():.3f} on {source} ({world_size} processes, "
+                f"{time.perf_counter() - started:.1f} s)"
+            )
     if rank == 0:  # one writer; the others wait until the file is complete
         torch.save(model.module.state_dict(), arguments.checkpoint)
         print(f"saved {arguments.checkpoint}")

@@ -12,6 +12,7 @@ else, offline or without torchvision, the 1,000-image sample shipped in examples
 of all threads, which stays meaningful on a busy machine); shows a tqdm progress bar
 when tqdm is installed, and with `--plot curves.png` draws the curves (needs matplotlib).
 """
+
 import argparse
 import gzip
 import os
@@ -30,8 +31,8 @@ except ImportError:  # the progress bar is optional
     tqdm = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA_ROOT = os.path.join(HERE, "data")                     # torchvision's root: DATA_ROOT/MNIST/raw/...
-SAMPLE = os.path.join(DATA_ROOT, "mnist-sample")           # 1,000 test images, shipped with the repository
+DATA_ROOT = os.path.join(HERE, "data")  # torchvision's root: DATA_ROOT/MNIST/raw/...
+SAMPLE = os.path.join(DATA_ROOT, "mnist-sample")  # 1,000 test images, shipped with the repository
 
 
 def read_idx(path):
@@ -63,6 +64,7 @@ def find_mnist(requested=None):
         return raw
     try:
         import torchvision
+
         torchvision.datasets.MNIST(DATA_ROOT, train=False, download=True)
         return raw
     except ImportError:
@@ -80,8 +82,10 @@ def load_mnist(directory, train_size, seed):
     train_size = min(train_size, int(0.8 * len(images)))  # the shipped sample has 1,000 images
     order = np.random.default_rng(seed).permutation(len(images))
     train, held_out = order[:train_size], order[train_size:]
-    as_dataset = lambda index: TensorDataset(torch.from_numpy(images[index]),  # noqa: E731
-                                             torch.from_numpy(labels[index].astype(np.int64)))
+
+    def as_dataset(index):
+        return TensorDataset(torch.from_numpy(images[index]), torch.from_numpy(labels[index].astype(np.int64)))
+
     return as_dataset(train), as_dataset(held_out)
 
 
@@ -90,8 +94,8 @@ class LeNet5(nn.Module):
 
     def __init__(self):
         super().__init__()
-        self.conv1 = nn.Conv2d(1, 6, kernel_size=5, padding=2)   # 28x28 -> 28x28, pooled to 14x14
-        self.conv2 = nn.Conv2d(6, 16, kernel_size=5)             # 14x14 -> 10x10, pooled to 5x5
+        self.conv1 = nn.Conv2d(1, 6, kernel_size=5, padding=2)  # 28x28 -> 28x28, pooled to 14x14
+        self.conv2 = nn.Conv2d(6, 16, kernel_size=5)  # 14x14 -> 10x10, pooled to 5x5
         self.fc1 = nn.Linear(16 * 5 * 5, 120)
         self.fc2 = nn.Linear(120, 84)
         self.fc3 = nn.Linear(84, 10)
@@ -136,6 +140,7 @@ def evaluate(model, loader):
 def plot(history, path):
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
@@ -160,9 +165,12 @@ def main():
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--train-size", type=int, default=8000)
-    parser.add_argument("--data", default=os.environ.get("MNIST_DIR"),
-                        help="directory with t10k-images-idx3-ubyte[.gz] and t10k-labels-idx1-ubyte[.gz] "
-                             "(default: found or fetched by itself, see above)")
+    parser.add_argument(
+        "--data",
+        default=os.environ.get("MNIST_DIR"),
+        help="directory with t10k-images-idx3-ubyte[.gz] and t10k-labels-idx1-ubyte[.gz] "
+        "(default: found or fetched by itself, see above)",
+    )
     parser.add_argument("--plot", metavar="PATH", help="save loss/accuracy curves (needs matplotlib)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -172,8 +180,9 @@ def main():
     torch.manual_seed(args.seed)
 
     train_set, held_out_set = load_mnist(find_mnist(args.data), args.train_size, args.seed)
-    train_loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True,
-                              generator=torch.Generator().manual_seed(args.seed))
+    train_loader = DataLoader(
+        train_set, batch_size=args.batch_size, shuffle=True, generator=torch.Generator().manual_seed(args.seed)
+    )
     held_out_loader = DataLoader(held_out_set, batch_size=500)
     model = LeNet5()
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
@@ -190,8 +199,10 @@ def main():
         held_out_loss, accuracy = evaluate(model, held_out_loader)
         for key, value in zip(history, (train_loss, held_out_loss, accuracy)):
             history[key].append(value)
-        print(f"epoch {epoch}: train loss {train_loss:.4f}  held-out loss {held_out_loss:.4f}  "
-              f"accuracy {100 * accuracy:.2f}%  {seconds:.1f} s/epoch (CPU time {cpu_seconds:.1f} s)")
+        print(
+            f"epoch {epoch}: train loss {train_loss:.4f}  held-out loss {held_out_loss:.4f}  "
+            f"accuracy {100 * accuracy:.2f}%  {seconds:.1f} s/epoch (CPU time {cpu_seconds:.1f} s)"
+        )
     if args.plot:
         plot(history, args.plot)
 

@@ -1,4 +1,5 @@
 """Shared fixtures. `torch` is the oracle of the differential tests: they skip when it is missing."""
+
 import numpy as np
 import pytest
 
@@ -25,6 +26,8 @@ def assert_close(actual, expected, rtol=1e-5, atol=1e-6, what="values"):
     if not np.allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True):
         difference = np.abs(actual.astype(np.float64) - expected.astype(np.float64))
         worst = np.argsort(difference, axis=None)[::-1][:5]
-        rows = [f"  at {np.unravel_index(i, difference.shape)}: {actual.flat[i]!r} vs expected {expected.flat[i]!r}"
-                for i in worst]
+        rows = [
+            f"  at {np.unravel_index(i, difference.shape)}: {actual.flat[i]!r} vs expected {expected.flat[i]!r}"
+            for i in worst
+        ]
         raise AssertionError(f"{what} differ (rtol={rtol}, atol={atol}):\n" + "\n".join(rows))

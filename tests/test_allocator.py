@@ -1,4 +1,5 @@
 """ember keeps freed array memory for reuse (glibc's malloc tuned at import), unless told not to."""
+
 import subprocess
 import sys
 
@@ -26,5 +27,6 @@ def test_environment_variable_turns_it_off(monkeypatch):
 
 def test_import_works_with_tuning_off():
     import os
+
     env = dict(os.environ, EMBER_KEEP_FREED_MEMORY="0")
     assert _run(env) == "False"

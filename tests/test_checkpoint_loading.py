@@ -1,5 +1,6 @@
 """ember.load checks before it allocates: crafted sizes, compression and every field of the format;
 and it reads arrays straight into their final memory."""
+
 import copy
 import io
 import json
@@ -25,8 +26,15 @@ def _archive(structure, members, compression=zipfile.ZIP_STORED):
 
 def _valid_structure():
     buffer = io.BytesIO()
-    ember.save({"w": ember.arange(6.0).reshape(2, 3), "a": np.arange(3, dtype=np.int16), "d": ember.float64,
-                "s": ember.Size([2, 3])}, buffer)
+    ember.save(
+        {
+            "w": ember.arange(6.0).reshape(2, 3),
+            "a": np.arange(3, dtype=np.int16),
+            "d": ember.float64,
+            "s": ember.Size([2, 3]),
+        },
+        buffer,
+    )
     with zipfile.ZipFile(buffer) as archive:
         structure = json.loads(archive.read("ember/structure.json"))
         members = {name: archive.read(name) for name in archive.namelist() if name.startswith("ember/data/")}
@@ -46,8 +54,9 @@ def test_the_valid_structure_loads():
 def test_a_member_that_inflates_far_beyond_its_shape_fails_fast_and_small():
     """A crafted 70 KB checkpoint whose member inflates to 64 MB: refused before inflating."""
     structure, _ = _valid_structure()
-    bomb = _archive(structure, {"ember/data/0": b"\0" * (64 << 20), "ember/data/1": b"\0" * 6},
-                    compression=zipfile.ZIP_DEFLATED)
+    bomb = _archive(
+        structure, {"ember/data/0": b"\0" * (64 << 20), "ember/data/1": b"\0" * 6}, compression=zipfile.ZIP_DEFLATED
+    )
     assert len(bomb.getvalue()) < 100_000
     tracemalloc.start()
     start = time.perf_counter()
@@ -87,24 +96,37 @@ def _set(field, value):
     return lambda structure: _tensor_node(structure).__setitem__(field, value)
 
 
-@pytest.mark.parametrize("change, field", [
-    (_set("dtype", "<f3"), "dtype"), (_set("dtype", "|O"), "dtype"), (_set("dtype", ">f4"), "dtype"),
-    (_set("dtype", "<u2"), "dtype"),  # uint16 is no tensor dtype of ember's
-    (_set("dtype", 7), "dtype"),
-    (_set("shape", [2.0, 3]), "shape"), (_set("shape", ["2", 3]), "shape"), (_set("shape", [True, 6]), "shape"),
-    (_set("shape", [-2, -3]), "shape"), (_set("shape", "6"), "shape"), (_set("shape", None), "shape"),
-    (_set("requires_grad", 1), "requires_grad"), (_set("requires_grad", "yes"), "requires_grad"),
-    (_set("parameter", None), "parameter"), (_set("key", 0), "key"), (_set("key", "../0"), "key"),
-    (_set("extra", 1), "extra"),
-    (lambda s: _tensor_node(s).pop("requires_grad"), "requires_grad"),
-    (lambda s: s.__setitem__("version", "1"), "version"), (lambda s: s.__setitem__("version", True), "version"),
-    (lambda s: s.__setitem__("comment", "x"), "comment"),
-    (lambda s: s["root"].__setitem__("class", "defaultdict"), "class"),
-    (lambda s: s["root"]["items"].append(["w", 1]), "twice"),
-    (lambda s: s["root"]["items"][3][1].__setitem__("items", [2.5, 3]), "size"),
-    (lambda s: s["root"]["items"][2][1].__setitem__("name", "float128"), "name"),
-    (lambda s: s["root"]["items"][1][1].__setitem__("dtype", "|O"), "dtype"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        (_set("dtype", "<f3"), "dtype"),
+        (_set("dtype", "|O"), "dtype"),
+        (_set("dtype", ">f4"), "dtype"),
+        (_set("dtype", "<u2"), "dtype"),  # uint16 is no tensor dtype of ember's
+        (_set("dtype", 7), "dtype"),
+        (_set("shape", [2.0, 3]), "shape"),
+        (_set("shape", ["2", 3]), "shape"),
+        (_set("shape", [True, 6]), "shape"),
+        (_set("shape", [-2, -3]), "shape"),
+        (_set("shape", "6"), "shape"),
+        (_set("shape", None), "shape"),
+        (_set("requires_grad", 1), "requires_grad"),
+        (_set("requires_grad", "yes"), "requires_grad"),
+        (_set("parameter", None), "parameter"),
+        (_set("key", 0), "key"),
+        (_set("key", "../0"), "key"),
+        (_set("extra", 1), "extra"),
+        (lambda s: _tensor_node(s).pop("requires_grad"), "requires_grad"),
+        (lambda s: s.__setitem__("version", "1"), "version"),
+        (lambda s: s.__setitem__("version", True), "version"),
+        (lambda s: s.__setitem__("comment", "x"), "comment"),
+        (lambda s: s["root"].__setitem__("class", "defaultdict"), "class"),
+        (lambda s: s["root"]["items"].append(["w", 1]), "twice"),
+        (lambda s: s["root"]["items"][3][1].__setitem__("items", [2.5, 3]), "size"),
+        (lambda s: s["root"]["items"][2][1].__setitem__("name", "float128"), "name"),
+        (lambda s: s["root"]["items"][1][1].__setitem__("dtype", "|O"), "dtype"),
+    ],
+)
 def test_every_field_is_validated_and_named(change, field):
     with pytest.raises(RuntimeError, match="corrupt") as error:
         ember.load(_mutated(change))
@@ -113,8 +135,7 @@ def test_every_field_is_validated_and_named(change, field):
 
 def test_duplicate_json_fields_are_refused():
     structure, members = _valid_structure()
-    text = json.dumps(structure).replace('"requires_grad": false', '"requires_grad": false, "requires_grad": true',
-                                         1)
+    text = json.dumps(structure).replace('"requires_grad": false', '"requires_grad": false, "requires_grad": true', 1)
     with pytest.raises(RuntimeError, match="'requires_grad' appears twice"):
         ember.load(_archive(text, members))
 

@@ -1,4 +1,5 @@
 """Running PyTorch code unchanged: `python -m ember run script.py` and `ember.compat.install()`."""
+
 import os
 import subprocess
 import sys
@@ -58,8 +59,9 @@ except NotImplementedError as error:
 
 def _run_ember(*args, cwd=None):
     environment = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-m", "ember", *args], capture_output=True, text=True, timeout=120,
-                          env=environment, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "ember", *args], capture_output=True, text=True, timeout=120, env=environment, cwd=cwd
+    )
 
 
 def test_a_pytorch_script_runs_unchanged_through_python_m_ember_run(tmp_path):
@@ -76,8 +78,7 @@ def test_a_pytorch_script_runs_unchanged_through_python_m_ember_run(tmp_path):
 def test_the_same_script_runs_on_real_torch(tmp_path, torch):
     """The script really is PyTorch code: plain python with torch installed gives the same fit."""
     (tmp_path / "train.py").write_text(SCRIPT)
-    result = subprocess.run([sys.executable, str(tmp_path / "train.py")], capture_output=True, text=True,
-                            timeout=300)
+    result = subprocess.run([sys.executable, str(tmp_path / "train.py")], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "fit 3.0 0.5" in result.stdout and "is ember False" in result.stdout
 
@@ -134,23 +135,28 @@ def test_install_maps_torch_modules_to_ember(fake_torch):
     assert torch.nn.functional.__name__ == "torch.nn.functional"
 
 
-@pytest.mark.parametrize("statement, name", [
-    ("torch.sparse.mm", "torch.sparse.mm"),
-    ("torch.compile", "torch.compile"),
-    ("torch.nn.NotALayer", "torch.nn.NotALayer"),
-    ("from torch.sparse import mm", "torch.sparse.mm"),
-    ("from torch import not_a_function", "torch.not_a_function"),
-    ("import torch.no_such_module", "torch.no_such_module"),
-    ("import torch.distributions.gumbel", "torch.distributions.gumbel"),
-])
+@pytest.mark.parametrize(
+    "statement, name",
+    [
+        ("torch.sparse.mm", "torch.sparse.mm"),
+        ("torch.compile", "torch.compile"),
+        ("torch.nn.NotALayer", "torch.nn.NotALayer"),
+        ("from torch.sparse import mm", "torch.sparse.mm"),
+        ("from torch import not_a_function", "torch.not_a_function"),
+        ("import torch.no_such_module", "torch.no_such_module"),
+        ("import torch.distributions.gumbel", "torch.distributions.gumbel"),
+    ],
+)
 def test_missing_apis_raise_not_implemented_naming_them(fake_torch, statement, name):
     import torch  # noqa: F401
+
     with pytest.raises(NotImplementedError, match=f"^{name} is not implemented in ember$"):
         exec(statement)
 
 
 def test_missing_apis_still_behave_for_hasattr_and_import_error(fake_torch):
     import torch
+
     assert not hasattr(torch, "compile") and getattr(torch, "compile", "fallback") == "fallback"
     assert hasattr(torch, "sparse")  # a PyTorch module ember lacks: present, its functions are not
     with pytest.raises(ImportError):
@@ -163,9 +169,11 @@ def test_uninstall_restores_real_torch(torch):
     real = sys.modules["torch"]
     compat.install()
     import torch as fake
+
     assert fake is not real and compat.is_installed()
     compat.uninstall()
     import torch as again
+
     assert again is real and not compat.is_installed()
 
 
@@ -190,6 +198,7 @@ def test_torch_version_compares_as_real_torch_does():
 
 def test_reprs_print_the_module_path_the_user_imported():
     """A custom Function's node and set_grad_enabled print with PyTorch's module path under `import torch`."""
+
     class MultiplyAdd(ember.autograd.Function):
         @staticmethod
         def forward(ctx, w, x):

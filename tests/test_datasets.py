@@ -1,4 +1,5 @@
 """ember.datasets: the MNIST IDX reader on the real test-set files, and download's checksum check."""
+
 import gzip
 import hashlib
 import os
@@ -13,8 +14,9 @@ from ember.datasets import MNIST, FashionMNIST, read_idx
 from ember.utils.data import DataLoader
 
 MNIST_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mnist"
-needs_mnist = pytest.mark.skipif(not (MNIST_DIR / "t10k-images-idx3-ubyte.gz").exists(),
-                                 reason=f"MNIST test files not found in {MNIST_DIR}")
+needs_mnist = pytest.mark.skipif(
+    not (MNIST_DIR / "t10k-images-idx3-ubyte.gz").exists(), reason=f"MNIST test files not found in {MNIST_DIR}"
+)
 
 
 @needs_mnist
@@ -40,8 +42,12 @@ def test_mnist_sample_is_what_to_tensor_gives():
 
 @needs_mnist
 def test_mnist_transforms_and_loader():
-    dataset = MNIST(MNIST_DIR, train=False, transform=lambda image: (image - 0.1307) / 0.3081,
-                    target_transform=lambda label: label + 100)
+    dataset = MNIST(
+        MNIST_DIR,
+        train=False,
+        transform=lambda image: (image - 0.1307) / 0.3081,
+        target_transform=lambda label: label + 100,
+    )
     images, labels = next(iter(DataLoader(dataset, batch_size=16)))
     assert images.shape == (16, 1, 28, 28) and images.dtype is ember.float32
     assert labels.dtype is ember.int64 and labels[:3].tolist() == [107, 102, 101]
@@ -104,15 +110,18 @@ def _local_mirror(tmp_path, files):
 def _fake_split(count=5):
     images = np.random.default_rng(0).integers(0, 256, (count, 28, 28)).astype(np.uint8)
     labels = np.arange(count, dtype=np.uint8) % 10
-    return {"t10k-images-idx3-ubyte.gz": gzip.compress(_idx_bytes(images, 0x08)),
-            "t10k-labels-idx1-ubyte.gz": gzip.compress(_idx_bytes(labels, 0x08))}
+    return {
+        "t10k-images-idx3-ubyte.gz": gzip.compress(_idx_bytes(images, 0x08)),
+        "t10k-labels-idx1-ubyte.gz": gzip.compress(_idx_bytes(labels, 0x08)),
+    }
 
 
 def test_download_fetches_and_checks_md5(tmp_path, monkeypatch):
     files = _fake_split()
     monkeypatch.setattr(FashionMNIST, "mirrors", [_local_mirror(tmp_path, files)])
-    monkeypatch.setattr(FashionMNIST, "resources", [(name, hashlib.md5(payload).hexdigest())
-                                                    for name, payload in files.items()])
+    monkeypatch.setattr(
+        FashionMNIST, "resources", [(name, hashlib.md5(payload).hexdigest()) for name, payload in files.items()]
+    )
     dataset = FashionMNIST(tmp_path / "root", train=False, download=True)
     assert len(dataset) == 5 and dataset.targets.tolist() == [0, 1, 2, 3, 4]
     assert sorted(os.listdir(tmp_path / "root" / "FashionMNIST" / "raw")) == sorted(files)

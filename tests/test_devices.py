@@ -1,5 +1,6 @@
 """The device side of PyTorch's API on ember's one device, the CPU: predicates, the default device,
 `ember.accelerator`, and clear errors for devices ember does not have."""
+
 import pytest
 
 import ember
@@ -7,9 +8,24 @@ import ember
 
 def test_device_predicates_match_torch():
     torch = pytest.importorskip("torch")
-    names = [name for name in dir(torch.zeros(1)) if name.startswith("is_") and name not in
-             ("is_coalesced", "is_leaf", "is_shared", "is_floating_point", "is_complex", "is_signed",
-              "is_contiguous", "is_nonzero", "is_same_size", "is_set_to")]
+    names = [
+        name
+        for name in dir(torch.zeros(1))
+        if name.startswith("is_")
+        and name
+        not in (
+            "is_coalesced",
+            "is_leaf",
+            "is_shared",
+            "is_floating_point",
+            "is_complex",
+            "is_signed",
+            "is_contiguous",
+            "is_nonzero",
+            "is_same_size",
+            "is_set_to",
+        )
+    ]
     for name in names:
         expected, actual = getattr(torch.zeros(1), name), getattr(ember.zeros(1), name)
         if callable(expected):

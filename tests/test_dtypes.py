@@ -1,6 +1,7 @@
 """dtype semantics against PyTorch: promotion of every dtype pair, tensor-number arithmetic, 0-d
 tensors against dimensioned ones, conversions (`type`, `to`, `float()`...), the default dtype,
 dtype inference in `ember.tensor`, and gradients that keep their input's dtype."""
+
 import itertools
 import operator
 
@@ -11,8 +12,19 @@ import ember
 
 from .conftest import assert_close
 
-DTYPE_NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "complex64",
-               "complex128"]
+DTYPE_NAMES = [
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 REAL_NAMES = DTYPE_NAMES[:-2]
 
 
@@ -54,8 +66,9 @@ def _compare(label, ours, theirs, mismatches):
 def test_promote_types_of_every_pair_matches_torch(first, torch):
     for second in DTYPE_NAMES:
         ours = ember.promote_types(getattr(ember, first), getattr(ember, second))
-        assert _name(ours) == _name(torch.promote_types(getattr(torch, first), getattr(torch, second))), \
+        assert _name(ours) == _name(torch.promote_types(getattr(torch, first), getattr(torch, second))), (
             f"promote_types({first}, {second})"
+        )
 
 
 def _make(module, dtype_name, ndim):
@@ -95,10 +108,23 @@ def test_result_type_of_two_numbers():
 
 
 # ---------------------------------------------------------------- operators, dtype and values
-ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "**": operator.pow,
-              "//": operator.floordiv, "%": operator.mod}
-COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
-               "!=": operator.ne}
+ARITHMETIC = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "**": operator.pow,
+    "//": operator.floordiv,
+    "%": operator.mod,
+}
+COMPARISONS = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
 OPERATORS = {**ARITHMETIC, **COMPARISONS}
 
 # A known difference outside this file's modules: PyTorch refuses `**`, `//` and `%` between two
@@ -132,16 +158,19 @@ def test_tensor_number_operators_match_torch(symbol, torch):
         if _is_bool_gap(symbol, dtype_name, scalar):
             continue
         for reflected in (False, True):
+
             def run(module):
                 tensor = _make(module, dtype_name, ndim)
                 return function(scalar, tensor) if reflected else function(tensor, scalar)
+
             label = f"{scalar!r} {symbol} {dtype_name}" if reflected else f"{dtype_name} {symbol} {scalar!r}"
             _compare(f"{label} ({ndim}-d)", _outcome(lambda: run(ember)), _outcome(lambda: run(torch)), mismatches)
     assert not mismatches, f"{len(mismatches)} differences:\n" + "\n".join(mismatches[:30])
 
 
-@pytest.mark.xfail(strict=True, reason="bool ** // % bool: torch raises, ember gives int8 (ops/pointwise.py, "
-                                        "ops/elementwise.py)")
+@pytest.mark.xfail(
+    strict=True, reason="bool ** // % bool: torch raises, ember gives int8 (ops/pointwise.py, ops/elementwise.py)"
+)
 @pytest.mark.parametrize("symbol", sorted(_BOOL_ONLY_GAPS))
 def test_bool_only_arithmetic_gap(symbol, torch):
     function = OPERATORS[symbol]
@@ -161,13 +190,13 @@ def test_complex_numbers_keep_the_precision_of_floating_tensors(torch):
 
 def test_the_promotion_rules_spelled_out():
     f32 = ember.ones(3)
-    assert (f32 + 2.5).dtype == ember.float32            # a Python float never widens float32
+    assert (f32 + 2.5).dtype == ember.float32  # a Python float never widens float32
     assert (f32 * ember.tensor(2.5, dtype=ember.float64)).dtype == ember.float32  # nor does a 0-d float64
-    assert (f32 * ember.ones(3, dtype=ember.float64)).dtype == ember.float64      # a dimensioned one does
+    assert (f32 * ember.ones(3, dtype=ember.float64)).dtype == ember.float64  # a dimensioned one does
     ints = ember.tensor([1, 2, 3])
-    assert (ints / 2).dtype == ember.float32             # true division of integers: default float
+    assert (ints / 2).dtype == ember.float32  # true division of integers: default float
     assert (ints // 2).dtype == ember.int64
-    assert (ints * 2.5).dtype == ember.float32           # int tensor * float: default float, not float64
+    assert (ints * 2.5).dtype == ember.float32  # int tensor * float: default float, not float64
     assert (ints + ember.tensor(2.5, dtype=ember.float64)).dtype == ember.float64  # category wins, even 0-d
     assert (ember.tensor([True]) + ember.tensor([True])).dtype == ember.bool
     assert (ember.tensor([True]) + 1).dtype == ember.int64
@@ -178,9 +207,13 @@ def test_the_promotion_rules_spelled_out():
 
 
 def test_bool_subtraction_is_refused_like_torch(torch):
-    for build in (lambda m: m.tensor([True]) - m.tensor([False]), lambda m: m.ones(2) - True,
-                  lambda m: m.tensor([True]) - 1, lambda m: 1 - m.tensor([True]),
-                  lambda m: m.sub(m.ones(2), m.tensor([True, False]))):
+    for build in (
+        lambda m: m.tensor([True]) - m.tensor([False]),
+        lambda m: m.ones(2) - True,
+        lambda m: m.tensor([True]) - 1,
+        lambda m: 1 - m.tensor([True]),
+        lambda m: m.sub(m.ones(2), m.tensor([True, False])),
+    ):
         with pytest.raises(RuntimeError) as theirs:
             build(torch)
         with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with") as ours:
@@ -199,8 +232,10 @@ def test_integer_to_negative_power_is_refused(torch):
 # ---------------------------------------------------------------- conversions
 def test_type_names_and_conversions(torch):
     for dtype_name in DTYPE_NAMES:
-        assert ember.ones(2, dtype=getattr(ember, dtype_name)).type() == \
-            torch.ones(2, dtype=getattr(torch, dtype_name)).type()
+        assert (
+            ember.ones(2, dtype=getattr(ember, dtype_name)).type()
+            == torch.ones(2, dtype=getattr(torch, dtype_name)).type()
+        )
     x = ember.ones(2)
     assert x.type(ember.float64).dtype == ember.float64
     assert x.type("torch.DoubleTensor").dtype == ember.float64
@@ -211,14 +246,30 @@ def test_type_names_and_conversions(torch):
 
 def test_to_forms_match_torch(torch):
     forms = [
-        lambda m, x: x.to(m.float64), lambda m, x: x.to(m.ones(1, dtype=m.int32)), lambda m, x: x.to("cpu"),
-        lambda m, x: x.to("cpu", m.float16), lambda m, x: x.to(m.device("cpu"), m.float16),
-        lambda m, x: x.to(device="cpu", dtype=m.int16), lambda m, x: x.to("cpu", dtype=m.int16),
-        lambda m, x: x.to(dtype=m.int16), lambda m, x: x.to(float), lambda m, x: x.to(int), lambda m, x: x.to(bool),
-        lambda m, x: x.to(complex), lambda m, x: x.to(m.float64, False, True), lambda m, x: x.to(m.float32, False, True),
-        lambda m, x: x.float(), lambda m, x: x.double(), lambda m, x: x.half(), lambda m, x: x.int(),
-        lambda m, x: x.long(), lambda m, x: x.bool(), lambda m, x: x.short(), lambda m, x: x.char(),
-        lambda m, x: x.byte(), lambda m, x: x.type_as(m.ones(1, dtype=m.float64)),
+        lambda m, x: x.to(m.float64),
+        lambda m, x: x.to(m.ones(1, dtype=m.int32)),
+        lambda m, x: x.to("cpu"),
+        lambda m, x: x.to("cpu", m.float16),
+        lambda m, x: x.to(m.device("cpu"), m.float16),
+        lambda m, x: x.to(device="cpu", dtype=m.int16),
+        lambda m, x: x.to("cpu", dtype=m.int16),
+        lambda m, x: x.to(dtype=m.int16),
+        lambda m, x: x.to(float),
+        lambda m, x: x.to(int),
+        lambda m, x: x.to(bool),
+        lambda m, x: x.to(complex),
+        lambda m, x: x.to(m.float64, False, True),
+        lambda m, x: x.to(m.float32, False, True),
+        lambda m, x: x.float(),
+        lambda m, x: x.double(),
+        lambda m, x: x.half(),
+        lambda m, x: x.int(),
+        lambda m, x: x.long(),
+        lambda m, x: x.bool(),
+        lambda m, x: x.short(),
+        lambda m, x: x.char(),
+        lambda m, x: x.byte(),
+        lambda m, x: x.type_as(m.ones(1, dtype=m.float64)),
     ]
     for form in forms:
         x, reference = ember.tensor([0.0, 1.5, -2.0]), torch.tensor([0.0, 1.5, -2.0])
@@ -277,10 +328,32 @@ def test_requires_grad_only_for_floating_and_complex(dtype_name, torch):
 
 
 INFERENCE_DATA = [
-    [1, 2], [1.0, 2], [1, 2.5], [True, False], [True, 2], 3, 3.0, True, 1 + 2j, [1, 2j], [], [[]], range(3), (1, 2.0),
-    np.array([1, 2]), np.array([1.0, 2.0]), np.array([1, 2], dtype=np.int32), np.array([1.0], dtype=np.float16),
-    np.array([True]), np.array(2.0), np.float64(2.0), np.float32(2.0), np.int32(2), np.array([1, 2], dtype=np.uint8),
-    np.array([1.0], dtype=np.complex64), 2 ** 40,
+    [1, 2],
+    [1.0, 2],
+    [1, 2.5],
+    [True, False],
+    [True, 2],
+    3,
+    3.0,
+    True,
+    1 + 2j,
+    [1, 2j],
+    [],
+    [[]],
+    range(3),
+    (1, 2.0),
+    np.array([1, 2]),
+    np.array([1.0, 2.0]),
+    np.array([1, 2], dtype=np.int32),
+    np.array([1.0], dtype=np.float16),
+    np.array([True]),
+    np.array(2.0),
+    np.float64(2.0),
+    np.float32(2.0),
+    np.int32(2),
+    np.array([1, 2], dtype=np.uint8),
+    np.array([1.0], dtype=np.complex64),
+    2**40,
 ]
 
 
@@ -299,9 +372,17 @@ def test_creation_follows_the_default_dtype(default_dtype_restored, torch):
     torch_previous = torch.get_default_dtype()
     torch.set_default_dtype(torch.float64)
     try:
-        for build in (lambda m: m.tensor([1.5]), lambda m: m.ones(2), lambda m: m.tensor([1, 2]) / 2,
-                      lambda m: m.tensor([1, 2]) * 2.5, lambda m: m.arange(0.0, 1.0, 0.5), lambda m: m.zeros(2) + 1,
-                      lambda m: m.tensor([1, 2]).float(), lambda m: m.tensor(1j), lambda m: m.ones(2) * 1j):
+        for build in (
+            lambda m: m.tensor([1.5]),
+            lambda m: m.ones(2),
+            lambda m: m.tensor([1, 2]) / 2,
+            lambda m: m.tensor([1, 2]) * 2.5,
+            lambda m: m.arange(0.0, 1.0, 0.5),
+            lambda m: m.zeros(2) + 1,
+            lambda m: m.tensor([1, 2]).float(),
+            lambda m: m.tensor(1j),
+            lambda m: m.ones(2) * 1j,
+        ):
             assert _name(build(ember).dtype) == _name(build(torch).dtype)
         assert ember.get_default_dtype() == ember.float64
     finally:
@@ -330,8 +411,9 @@ def test_dtype_objects(torch):
     assert ember.finfo().dtype == ember.float32
     assert ember.iinfo(ember.int8).min == -128 and ember.iinfo(ember.uint8).max == 255
     for first, second in itertools.product(DTYPE_NAMES, repeat=2):
-        assert ember.can_cast(getattr(ember, first), getattr(ember, second)) == \
-            torch.can_cast(getattr(torch, first), getattr(torch, second)), f"can_cast({first}, {second})"
+        assert ember.can_cast(getattr(ember, first), getattr(ember, second)) == torch.can_cast(
+            getattr(torch, first), getattr(torch, second)
+        ), f"can_cast({first}, {second})"
 
 
 def test_complex_to_real_keeps_the_real_part_and_warns_as_torch(torch):

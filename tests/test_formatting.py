@@ -1,12 +1,24 @@
 """`repr(tensor)` must be PyTorch's, character for character: differential tests that build the same
 tensor in ember and torch and compare the strings, plus a few expected strings written out."""
+
 import numpy as np
 import pytest
 
 import ember
 
-DTYPES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool", "complex64",
-          "complex128"]
+DTYPES = [
+    "float16",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "bool",
+    "complex64",
+    "complex128",
+]
 NAN, INF = float("nan"), float("inf")
 
 
@@ -16,6 +28,7 @@ def _default_print_options():
     ember.set_printoptions(profile="default")
     try:
         import torch
+
         torch.set_printoptions(profile="default")
     except ImportError:
         torch = None
@@ -110,17 +123,36 @@ def test_random_tensors_match_torch(torch, seed):
     _assert_same_repr(torch, _cast_for(data, dtype), dtype, requires_grad=dtype.startswith("float"))
 
 
-@pytest.mark.parametrize("transform", [
-    lambda lib, x: x * 2, lambda lib, x: x.sum(), lambda lib, x: x.exp().mean(0), lambda lib, x: x[0],
-    lambda lib, x: x.t(), lambda lib, x: x.reshape(-1), lambda lib, x: x.max(1).values,
-    lambda lib, x: x.to(lib.float64) * 1.5, lambda lib, x: x.detach(), lambda lib, x: x.to(lib.float16) + 1,
-])
+@pytest.mark.parametrize(
+    "transform",
+    [
+        lambda lib, x: x * 2,
+        lambda lib, x: x.sum(),
+        lambda lib, x: x.exp().mean(0),
+        lambda lib, x: x[0],
+        lambda lib, x: x.t(),
+        lambda lib, x: x.reshape(-1),
+        lambda lib, x: x.max(1).values,
+        lambda lib, x: x.to(lib.float64) * 1.5,
+        lambda lib, x: x.detach(),
+        lambda lib, x: x.to(lib.float16) + 1,
+    ],
+)
 def test_requires_grad_and_grad_fn_suffixes_match_torch(torch, transform):
     _assert_same_repr(torch, [[1.0, 2.5, 3.0], [4.0, -5.0, 6.25]], requires_grad=True, transform=transform)
 
 
-@pytest.mark.parametrize("data", [np.linspace(0, 1, 17), np.linspace(0, 1, 19).reshape(1, 19),
-                                  np.arange(12.0).reshape(3, 4) / 3, 1.5, [], np.zeros((0, 4))])
+@pytest.mark.parametrize(
+    "data",
+    [
+        np.linspace(0, 1, 17),
+        np.linspace(0, 1, 19).reshape(1, 19),
+        np.arange(12.0).reshape(3, 4) / 3,
+        1.5,
+        [],
+        np.zeros((0, 4)),
+    ],
+)
 @pytest.mark.parametrize("dtype", ["float64", "float16", "int32", "uint8", "complex128"])
 def test_suffixes_wrap_onto_a_new_line_as_torch(torch, data, dtype):
     """A dtype (and grad) suffix that would pass the line width goes on its own line."""
@@ -128,18 +160,42 @@ def test_suffixes_wrap_onto_a_new_line_as_torch(torch, data, dtype):
     _assert_same_repr(torch, _cast_for(data, dtype), dtype, requires_grad=requires_grad)
 
 
-@pytest.mark.parametrize("options", [
-    dict(precision=2), dict(precision=8), dict(precision=0), dict(threshold=5), dict(threshold=20, edgeitems=1),
-    dict(edgeitems=0, threshold=3), dict(edgeitems=0), dict(linewidth=40), dict(linewidth=10), dict(linewidth=200),
-    dict(profile="short"), dict(profile="full"), dict(profile="short", precision=5), dict(sci_mode=True),
-    dict(sci_mode=False), dict(sci_mode=True, precision=2), dict(threshold=10, linewidth=30, edgeitems=2),
-])
-@pytest.mark.parametrize("data,dtype", [
-    (np.linspace(-3, 3, 25), "float32"), (np.arange(2000, dtype=np.float64) / 3, "float64"),
-    (np.arange(60).reshape(3, 4, 5), "int64"), ([1e-6, 1.0, 12345.0], "float32"), (2.5, "float32"),
-    (np.arange(30).reshape(5, 6) * 1.0, "float32"), ([[True, False]] * 4, "bool"),
-    (np.linspace(0, 2, 12).reshape(3, 4) * (1 + 1j), "complex64"), ([NAN, 1.0, INF], "float64"),
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(precision=2),
+        dict(precision=8),
+        dict(precision=0),
+        dict(threshold=5),
+        dict(threshold=20, edgeitems=1),
+        dict(edgeitems=0, threshold=3),
+        dict(edgeitems=0),
+        dict(linewidth=40),
+        dict(linewidth=10),
+        dict(linewidth=200),
+        dict(profile="short"),
+        dict(profile="full"),
+        dict(profile="short", precision=5),
+        dict(sci_mode=True),
+        dict(sci_mode=False),
+        dict(sci_mode=True, precision=2),
+        dict(threshold=10, linewidth=30, edgeitems=2),
+    ],
+)
+@pytest.mark.parametrize(
+    "data,dtype",
+    [
+        (np.linspace(-3, 3, 25), "float32"),
+        (np.arange(2000, dtype=np.float64) / 3, "float64"),
+        (np.arange(60).reshape(3, 4, 5), "int64"),
+        ([1e-6, 1.0, 12345.0], "float32"),
+        (2.5, "float32"),
+        (np.arange(30).reshape(5, 6) * 1.0, "float32"),
+        ([[True, False]] * 4, "bool"),
+        (np.linspace(0, 2, 12).reshape(3, 4) * (1 + 1j), "complex64"),
+        ([NAN, 1.0, INF], "float64"),
+    ],
+)
 def test_print_options_match_torch(torch, options, data, dtype):
     ember.set_printoptions(**options)
     torch.set_printoptions(**options)
@@ -179,13 +235,15 @@ def test_expected_strings():
 
 
 def test_summarized_matrix_expected_string():
-    expected = ("tensor([[   0,    1,    2,  ...,   47,   48,   49],\n"
-                "        [  50,   51,   52,  ...,   97,   98,   99],\n"
-                "        [ 100,  101,  102,  ...,  147,  148,  149],\n"
-                "        ...,\n"
-                "        [1850, 1851, 1852,  ..., 1897, 1898, 1899],\n"
-                "        [1900, 1901, 1902,  ..., 1947, 1948, 1949],\n"
-                "        [1950, 1951, 1952,  ..., 1997, 1998, 1999]])")
+    expected = (
+        "tensor([[   0,    1,    2,  ...,   47,   48,   49],\n"
+        "        [  50,   51,   52,  ...,   97,   98,   99],\n"
+        "        [ 100,  101,  102,  ...,  147,  148,  149],\n"
+        "        ...,\n"
+        "        [1850, 1851, 1852,  ..., 1897, 1898, 1899],\n"
+        "        [1900, 1901, 1902,  ..., 1947, 1948, 1949],\n"
+        "        [1950, 1951, 1952,  ..., 1997, 1998, 1999]])"
+    )
     assert repr(ember.arange(2000).reshape(40, 50)) == expected
 
 

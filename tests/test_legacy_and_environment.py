@@ -1,12 +1,21 @@
 """Book-era type constructors and the environment queries scripts make (cuda, backends, threads)."""
+
 import pytest
 
 import ember as t
 
 
-@pytest.mark.parametrize("name,dtype", [("FloatTensor", t.float32), ("DoubleTensor", t.float64),
-                                        ("LongTensor", t.int64), ("IntTensor", t.int32), ("ByteTensor", t.uint8),
-                                        ("BoolTensor", t.bool)])
+@pytest.mark.parametrize(
+    "name,dtype",
+    [
+        ("FloatTensor", t.float32),
+        ("DoubleTensor", t.float64),
+        ("LongTensor", t.int64),
+        ("IntTensor", t.int32),
+        ("ByteTensor", t.uint8),
+        ("BoolTensor", t.bool),
+    ],
+)
 def test_legacy_types_construct_and_check(name, dtype):
     kind = getattr(t, name)
     sized = kind(2, 3)
@@ -38,8 +47,11 @@ def test_floating_point_results_are_silent_like_pytorch():
     """In a plain script (pytest installs its own warning filters, so a subprocess shows it)."""
     import subprocess
     import sys
-    code = ("import ember, numpy as np\n"
-            "assert ember.log(ember.tensor([-1.0])).isnan().all() and ember.isinf(ember.ones(1) / 0).all()\n"
-            "np.log(np.array([-1.0]))  # the user's own NumPy calls keep their warnings\n")
+
+    code = (
+        "import ember, numpy as np\n"
+        "assert ember.log(ember.tensor([-1.0])).isnan().all() and ember.isinf(ember.ones(1) / 0).all()\n"
+        "np.log(np.array([-1.0]))  # the user's own NumPy calls keep their warnings\n"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stderr.count("RuntimeWarning") == 1 and "invalid value encountered in log" in result.stderr

@@ -1,4 +1,5 @@
 """The MNIST LeNet-5 example, run on ember through the torch compatibility layer, on a small budget."""
+
 import runpy
 import time
 from pathlib import Path
@@ -9,8 +10,14 @@ import ember.compat as compat
 
 REPO = Path(__file__).resolve().parents[1]
 # The full test set where this machine has it, else the 1,000-image sample shipped with the example.
-MNIST_DIR = next((path for path in (REPO.parent / "shared" / "data" / "mnist", Path("/work/shared/data/mnist"))
-                  if (path / "t10k-images-idx3-ubyte.gz").exists()), REPO / "examples" / "data" / "mnist-sample")
+MNIST_DIR = next(
+    (
+        path
+        for path in (REPO.parent / "shared" / "data" / "mnist", Path("/work/shared/data/mnist"))
+        if (path / "t10k-images-idx3-ubyte.gz").exists()
+    ),
+    REPO / "examples" / "data" / "mnist-sample",
+)
 
 TRAIN_IMAGES = 320
 EPOCHS = 4
@@ -35,8 +42,9 @@ def test_lenet_learns_from_a_few_hundred_images(example):
     torch.manual_seed(0)
     train_set, held_out_set = module["load_mnist"](str(MNIST_DIR), TRAIN_IMAGES, 0)
     held_out_set = torch.utils.data.Subset(held_out_set, range(500))
-    train_loader = torch.utils.data.DataLoader(train_set, batch_size=32, shuffle=True,
-                                               generator=torch.Generator().manual_seed(0))
+    train_loader = torch.utils.data.DataLoader(
+        train_set, batch_size=32, shuffle=True, generator=torch.Generator().manual_seed(0)
+    )
     held_out_loader = torch.utils.data.DataLoader(held_out_set, batch_size=500)
     model = module["LeNet5"]()
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
@@ -49,12 +57,14 @@ def test_lenet_learns_from_a_few_hundred_images(example):
     assert initial_loss > 2.0, initial_loss
     assert loss < LOSS_BOUND and accuracy > ACCURACY_BOUND, (
         f"after {EPOCHS} epochs on {TRAIN_IMAGES} images: held-out loss {loss:.3f} (bound {LOSS_BOUND}), "
-        f"accuracy {accuracy:.3f} (bound {ACCURACY_BOUND}); {seconds:.1f} s of CPU")
+        f"accuracy {accuracy:.3f} (bound {ACCURACY_BOUND}); {seconds:.1f} s of CPU"
+    )
 
 
 def test_example_falls_back_to_the_shipped_sample_when_offline(example, tmp_path, monkeypatch, capsys):
     def offline(*args, **kwargs):
         raise OSError("no network (test)")
+
     monkeypatch.setattr("urllib.request.urlretrieve", offline)
     monkeypatch.setattr("urllib.request.urlopen", offline)
     _, module = example

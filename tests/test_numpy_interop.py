@@ -1,5 +1,6 @@
 """NumPy interop: from_numpy/.numpy() share memory, np.asarray works, and NumPy never silently drops
 a gradient (it raises, or the ember op keeps the tensor in the graph)."""
+
 import numpy as np
 import pytest
 
@@ -68,39 +69,46 @@ def test_asarray_shares_memory_and_dtype():
     assert np.array(ember.tensor(2.5)).item() == 2.5
 
 
-@pytest.mark.parametrize("numpy_call", [
-    lambda t: np.asarray(t),
-    lambda t: np.array(t),
-    lambda t: np.concatenate([t, t]),
-    lambda t: np.dot(t, t),
-    lambda t: np.linalg.norm(t),
-    lambda t: np.where(t > 0, t, 0),
-    lambda t: np.sort(t),
-    lambda t: np.cumsum(t),
-    lambda t: np.clip(t, 0, 1),
-    lambda t: np.add.reduce(t),
-    lambda t: np.exp(t, out=np.empty(3, dtype=np.float32)),
-    lambda t: np.arctan2(t, t),
-    lambda t: np.maximum(t, 0.0),
-])
+@pytest.mark.parametrize(
+    "numpy_call",
+    [
+        lambda t: np.asarray(t),
+        lambda t: np.array(t),
+        lambda t: np.concatenate([t, t]),
+        lambda t: np.dot(t, t),
+        lambda t: np.linalg.norm(t),
+        lambda t: np.where(t > 0, t, 0),
+        lambda t: np.sort(t),
+        lambda t: np.cumsum(t),
+        lambda t: np.clip(t, 0, 1),
+        lambda t: np.add.reduce(t),
+        lambda t: np.exp(t, out=np.empty(3, dtype=np.float32)),
+        lambda t: np.arctan2(t, t),
+        lambda t: np.maximum(t, 0.0),
+    ],
+)
 def test_numpy_functions_never_silently_drop_the_gradient(numpy_call):
     tensor = ember.tensor([0.5, -1.0, 2.0], requires_grad=True)
     try:
         result = numpy_call(tensor)
     except (RuntimeError, TypeError):
         return
-    assert isinstance(result, ember.Tensor) and result.requires_grad, \
+    assert isinstance(result, ember.Tensor) and result.requires_grad, (
         f"NumPy returned {type(result).__name__} and lost the gradient"
+    )
 
 
-@pytest.mark.parametrize("numpy_expression,torch_expression", [
-    (lambda t: np.float32(2.0) * t, lambda t, torch: 2.0 * t),
-    (lambda t: t * np.float64(3.0), lambda t, torch: t * 3.0),
-    (lambda t: np.exp(t) + np.sin(t), lambda t, torch: t.exp() + t.sin()),
-    (lambda t: np.ones(3, dtype=np.float32) - t, lambda t, torch: torch.ones(3) - t),
-    (lambda t: np.square(t) / np.float32(2), lambda t, torch: t.square() / 2),
-    (lambda t: np.sqrt(np.abs(t)) ** 2, lambda t, torch: t.abs().sqrt() ** 2),
-])
+@pytest.mark.parametrize(
+    "numpy_expression,torch_expression",
+    [
+        (lambda t: np.float32(2.0) * t, lambda t, torch: 2.0 * t),
+        (lambda t: t * np.float64(3.0), lambda t, torch: t * 3.0),
+        (lambda t: np.exp(t) + np.sin(t), lambda t, torch: t.exp() + t.sin()),
+        (lambda t: np.ones(3, dtype=np.float32) - t, lambda t, torch: torch.ones(3) - t),
+        (lambda t: np.square(t) / np.float32(2), lambda t, torch: t.square() / 2),
+        (lambda t: np.sqrt(np.abs(t)) ** 2, lambda t, torch: t.abs().sqrt() ** 2),
+    ],
+)
 def test_numpy_arithmetic_on_tensors_that_require_grad_stays_in_the_graph(numpy_expression, torch_expression, torch):
     data = np.array([0.5, -1.0, 2.0], dtype=np.float32)
     ours = ember.tensor(data, requires_grad=True)

@@ -1,4 +1,5 @@
 """The README's Python examples run as written (a newcomer's first code must work)."""
+
 import pathlib
 import re
 

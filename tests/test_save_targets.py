@@ -3,6 +3,7 @@
 Each case is done for real (a FIFO with a reader thread, a device node made with os.mknod, a full
 tmpfs); those that need root skip otherwise. PyTorch writes through all of these; so must ember.
 """
+
 import io
 import os
 import stat
@@ -265,6 +266,7 @@ def test_descriptor_links_redirected_to_a_file_and_to_a_pipe(tmp_path):
     temporary folder (like /dev/stdout, it points at /proc/self/fd/1), so that a regression replaces
     that link, never the machine's /dev/stdout."""
     import sys
+
     link = tmp_path / "stdout"
     os.symlink("/proc/self/fd/1", link)
     script = f"import ember; ember.save({{'w': ember.full((3,), 6.0)}}, {str(link)!r})"

@@ -1,4 +1,5 @@
 """ember.save / ember.load: round trips, atomic writes, corruption detection, and no code execution."""
+
 import io
 import os
 import pickle
@@ -34,8 +35,10 @@ def _assert_same(loaded, original):
         assert loaded == original or (loaded != loaded and original != original)  # NaN
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8",
-                                   "bool", "complex64", "complex128"])
+@pytest.mark.parametrize(
+    "dtype",
+    ["float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool", "complex64", "complex128"],
+)
 def test_tensor_round_trip_every_dtype(tmp_path, dtype):
     array = (np.arange(24).reshape(2, 3, 4) % 7 - 3).astype(dtype)
     tensor = ember.tensor(array)
@@ -47,11 +50,20 @@ def test_nested_structures_round_trip(tmp_path):
     original = {
         "weights": OrderedDict([("fc.weight", ember.randn(3, 4)), ("fc.bias", ember.zeros(3))]),
         "grad_leaf": ember.ones(2, requires_grad=True),
-        "scalar": ember.tensor(3.5), "empty": ember.zeros(0, 5), "non_contiguous": ember.arange(12.).reshape(3, 4).t(),
+        "scalar": ember.tensor(3.5),
+        "empty": ember.zeros(0, 5),
+        "non_contiguous": ember.arange(12.0).reshape(3, 4).t(),
         "numbers": [1, -2, 3.25, float("inf"), float("nan"), True, False, None, "text", "ünïcode"],
-        "tuple": (1, (2.0, "three")), 5: "int key", (1, 2): "tuple key", 2.5: [],
-        "counter": Counter({3: 2, 7: 1}), "dtype": ember.float64, "size": ember.Size([2, 3]),
-        "array": np.arange(6, dtype=np.int16).reshape(2, 3), "bytes": b"\x00\xffabc", "np_scalar": np.float32(1.5),
+        "tuple": (1, (2.0, "three")),
+        5: "int key",
+        (1, 2): "tuple key",
+        2.5: [],
+        "counter": Counter({3: 2, 7: 1}),
+        "dtype": ember.float64,
+        "size": ember.Size([2, 3]),
+        "array": np.arange(6, dtype=np.int16).reshape(2, 3),
+        "bytes": b"\x00\xffabc",
+        "np_scalar": np.float32(1.5),
     }
     ember.save(original, tmp_path / "nested.pt")
     loaded = ember.load(tmp_path / "nested.pt")
@@ -150,7 +162,7 @@ def _checkpoint_bytes():
 @pytest.mark.parametrize("keep", [0.05, 0.5, 0.9, 0.999])
 def test_truncated_file_is_a_clear_error(tmp_path, keep):
     data = _checkpoint_bytes()
-    (tmp_path / "cut.pt").write_bytes(data[:int(len(data) * keep)])
+    (tmp_path / "cut.pt").write_bytes(data[: int(len(data) * keep)])
     with pytest.raises(RuntimeError, match="cut.pt.* (truncated|corrupt)"):
         ember.load(tmp_path / "cut.pt")
 
@@ -225,12 +237,15 @@ def test_npz_files_load_as_dicts_of_tensors(tmp_path, torch):
 
 def test_crafted_structure_cannot_reach_arbitrary_objects(tmp_path):
     """A hand-written structure naming an unknown node type or an object dtype is refused."""
-    for root in ({"type": "object", "module": "os", "name": "system"},
-                 {"type": "ndarray", "key": "0", "dtype": "|O", "shape": [1]}):
+    for root in (
+        {"type": "object", "module": "os", "name": "system"},
+        {"type": "ndarray", "key": "0", "dtype": "|O", "shape": [1]},
+    ):
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w") as archive:
-            archive.writestr("ember/structure.json",
-                             __import__("json").dumps({"format": "ember.save", "version": 1, "root": root}))
+            archive.writestr(
+                "ember/structure.json", __import__("json").dumps({"format": "ember.save", "version": 1, "root": root})
+            )
             archive.writestr("ember/data/0", b"\x00" * 8)
         buffer.seek(0)
         with pytest.raises(RuntimeError, match="corrupt"):

@@ -1,4 +1,5 @@
 """Tensor basics the autograd chapter uses: creation, legacy constructor, dtypes, metadata, repr."""
+
 import numpy as np
 import pytest
 
@@ -101,9 +102,22 @@ def test_numpy_on_tensor_that_requires_grad_raises():
 def test_basic_ops_match_torch(torch):
     values = np.array([[1.0, -2.0, 3.5], [0.25, 4.0, -1.5]], np.float32)
     ours, theirs = t.tensor(values), torch.tensor(values)
-    for expression in ("x + 1", "2 - x", "x * x", "x / 3", "x ** 2", "-x", "x @ x.t()", "x.sum(0)",
-                       "x.mean(1, keepdim=True)", "x.view(3, 2)", "x.t().reshape(-1)", "x[1, 1:]",
-                       "x.unsqueeze(0).expand(2, 2, 3)", "x.transpose(0, 1)"):
+    for expression in (
+        "x + 1",
+        "2 - x",
+        "x * x",
+        "x / 3",
+        "x ** 2",
+        "-x",
+        "x @ x.t()",
+        "x.sum(0)",
+        "x.mean(1, keepdim=True)",
+        "x.view(3, 2)",
+        "x.t().reshape(-1)",
+        "x[1, 1:]",
+        "x.unsqueeze(0).expand(2, 2, 3)",
+        "x.transpose(0, 1)",
+    ):
         got = eval(expression, {"x": ours})
         expected = eval(expression, {"x": theirs})
         assert_close(got, expected.numpy(), what=expression)

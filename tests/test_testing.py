@@ -1,4 +1,5 @@
 """ember.testing against torch.testing: the same verdicts and the same messages, and make_tensor."""
+
 import numpy as np
 import pytest
 
@@ -7,45 +8,53 @@ from ember.testing import assert_close, make_tensor
 
 # Each case builds its inputs with `lib` (ember or torch) and calls lib.testing.assert_close.
 CASES = {
-    "one mismatch": lambda lib: lib.testing.assert_close(lib.tensor([1., 2., 3.]), lib.tensor([1., 2.5, 3.])),
-    "two mismatches": lambda lib: lib.testing.assert_close(lib.tensor([1., 2., 3.]), lib.tensor([1., 2.5, 3.5])),
-    "2-d index": lambda lib: lib.testing.assert_close(lib.arange(12.).reshape(3, 4),
-                                                      lib.arange(12.).reshape(3, 4) + lib.eye(3, 4) * 1e-3),
-    "msg string": lambda lib: lib.testing.assert_close(lib.tensor([1.]), lib.tensor([2.]), msg="custom"),
-    "msg callable": lambda lib: lib.testing.assert_close(lib.tensor([1.]), lib.tensor([2.]), msg=lambda m: m.upper()),
+    "one mismatch": lambda lib: lib.testing.assert_close(lib.tensor([1.0, 2.0, 3.0]), lib.tensor([1.0, 2.5, 3.0])),
+    "two mismatches": lambda lib: lib.testing.assert_close(lib.tensor([1.0, 2.0, 3.0]), lib.tensor([1.0, 2.5, 3.5])),
+    "2-d index": lambda lib: lib.testing.assert_close(
+        lib.arange(12.0).reshape(3, 4), lib.arange(12.0).reshape(3, 4) + lib.eye(3, 4) * 1e-3
+    ),
+    "msg string": lambda lib: lib.testing.assert_close(lib.tensor([1.0]), lib.tensor([2.0]), msg="custom"),
+    "msg callable": lambda lib: lib.testing.assert_close(lib.tensor([1.0]), lib.tensor([2.0]), msg=lambda m: m.upper()),
     "integers exact": lambda lib: lib.testing.assert_close(lib.tensor([1, 2, 3]), lib.tensor([1, 2, 6])),
-    "uint8": lambda lib: lib.testing.assert_close(lib.tensor([1, 2], dtype=lib.uint8), lib.tensor([1, 3], dtype=lib.uint8)),
+    "uint8": lambda lib: lib.testing.assert_close(
+        lib.tensor([1, 2], dtype=lib.uint8), lib.tensor([1, 3], dtype=lib.uint8)
+    ),
     "bool": lambda lib: lib.testing.assert_close(lib.tensor([True]), lib.tensor([False])),
-    "dtype differs": lambda lib: lib.testing.assert_close(lib.tensor([1, 2]), lib.tensor([1., 2.])),
+    "dtype differs": lambda lib: lib.testing.assert_close(lib.tensor([1, 2]), lib.tensor([1.0, 2.0])),
     "shape differs": lambda lib: lib.testing.assert_close(lib.tensor([1, 2, 3]), lib.tensor([1, 2])),
-    "check_dtype=False": lambda lib: lib.testing.assert_close(lib.tensor([1.], dtype=lib.float64),
-                                                              lib.tensor([1.000001]), check_dtype=False),
-    "0-d tensors": lambda lib: lib.testing.assert_close(lib.tensor(1.), lib.tensor(2.)),
-    "0-d against zero": lambda lib: lib.testing.assert_close(lib.tensor(1.), lib.tensor(0.)),
+    "check_dtype=False": lambda lib: lib.testing.assert_close(
+        lib.tensor([1.0], dtype=lib.float64), lib.tensor([1.000001]), check_dtype=False
+    ),
+    "0-d tensors": lambda lib: lib.testing.assert_close(lib.tensor(1.0), lib.tensor(2.0)),
+    "0-d against zero": lambda lib: lib.testing.assert_close(lib.tensor(1.0), lib.tensor(0.0)),
     "floats": lambda lib: lib.testing.assert_close(1.0, 1.1),
     "ints": lambda lib: lib.testing.assert_close(1, 2),
     "int and float": lambda lib: lib.testing.assert_close(1, 1.0),
-    "sequence item": lambda lib: lib.testing.assert_close([lib.tensor(1.)], [lib.tensor(2.)]),
-    "nested item": lambda lib: lib.testing.assert_close({"a": [lib.tensor(1.)]}, {"a": [lib.tensor(2.)]}),
-    "mapping keys": lambda lib: lib.testing.assert_close({"a": lib.tensor(1.)}, {"b": lib.tensor(1.)}),
+    "sequence item": lambda lib: lib.testing.assert_close([lib.tensor(1.0)], [lib.tensor(2.0)]),
+    "nested item": lambda lib: lib.testing.assert_close({"a": [lib.tensor(1.0)]}, {"a": [lib.tensor(2.0)]}),
+    "mapping keys": lambda lib: lib.testing.assert_close({"a": lib.tensor(1.0)}, {"b": lib.tensor(1.0)}),
     "sequence length": lambda lib: lib.testing.assert_close([1, 2], [1]),
     "nan": lambda lib: lib.testing.assert_close(lib.tensor([float("nan")]), lib.tensor([float("nan")])),
-    "equal_nan": lambda lib: lib.testing.assert_close(lib.tensor([float("nan"), 1.]), lib.tensor([float("nan"), 1.]),
-                                                      equal_nan=True),
-    "inf": lambda lib: lib.testing.assert_close(lib.tensor([1., float("inf")]), lib.tensor([1., 2.])),
-    "relative to zero": lambda lib: lib.testing.assert_close(lib.tensor([0., 1.]), lib.tensor([0., 0.])),
-    "zero tolerance": lambda lib: lib.testing.assert_close(lib.tensor([1e-8, 1.]), lib.tensor([0., 1.]), atol=0, rtol=0),
-    "float16 within": lambda lib: lib.testing.assert_close(lib.tensor([1.]).half(), lib.tensor([1.001]).half()),
-    "float16 beyond": lambda lib: lib.testing.assert_close(lib.tensor([1.]).half(), lib.tensor([1.01]).half()),
-    "complex": lambda lib: lib.testing.assert_close(lib.tensor([1. + 1j]), lib.tensor([1. + 2j])),
-    "only rtol": lambda lib: lib.testing.assert_close(lib.tensor([1.]), lib.tensor([1.]), rtol=1e-3),
-    "None": lambda lib: lib.testing.assert_close(lib.tensor([1.]), None),
-    "numpy arrays": lambda lib: lib.testing.assert_close(np.array([1.]), np.array([1.1])),
-    "subclass allowed": lambda lib: lib.testing.assert_close(lib.nn.Parameter(lib.tensor([1.])), lib.tensor([1.])),
+    "equal_nan": lambda lib: lib.testing.assert_close(
+        lib.tensor([float("nan"), 1.0]), lib.tensor([float("nan"), 1.0]), equal_nan=True
+    ),
+    "inf": lambda lib: lib.testing.assert_close(lib.tensor([1.0, float("inf")]), lib.tensor([1.0, 2.0])),
+    "relative to zero": lambda lib: lib.testing.assert_close(lib.tensor([0.0, 1.0]), lib.tensor([0.0, 0.0])),
+    "zero tolerance": lambda lib: lib.testing.assert_close(
+        lib.tensor([1e-8, 1.0]), lib.tensor([0.0, 1.0]), atol=0, rtol=0
+    ),
+    "float16 within": lambda lib: lib.testing.assert_close(lib.tensor([1.0]).half(), lib.tensor([1.001]).half()),
+    "float16 beyond": lambda lib: lib.testing.assert_close(lib.tensor([1.0]).half(), lib.tensor([1.01]).half()),
+    "complex": lambda lib: lib.testing.assert_close(lib.tensor([1.0 + 1j]), lib.tensor([1.0 + 2j])),
+    "only rtol": lambda lib: lib.testing.assert_close(lib.tensor([1.0]), lib.tensor([1.0]), rtol=1e-3),
+    "None": lambda lib: lib.testing.assert_close(lib.tensor([1.0]), None),
+    "numpy arrays": lambda lib: lib.testing.assert_close(np.array([1.0]), np.array([1.1])),
+    "subclass allowed": lambda lib: lib.testing.assert_close(lib.nn.Parameter(lib.tensor([1.0])), lib.tensor([1.0])),
     "strings": lambda lib: lib.testing.assert_close("a", "a"),
-    "tensor and list": lambda lib: lib.testing.assert_close(lib.tensor([1.]), [1.]),
-    "subclass refused": lambda lib: lib.testing.assert_close(lib.nn.Parameter(lib.tensor([1.])), lib.tensor([1.]),
-                                                             allow_subclasses=False),
+    "tensor and list": lambda lib: lib.testing.assert_close(lib.tensor([1.0]), [1.0]),
+    "subclass refused": lambda lib: lib.testing.assert_close(
+        lib.nn.Parameter(lib.tensor([1.0])), lib.tensor([1.0]), allow_subclasses=False
+    ),
 }
 
 
@@ -54,7 +63,8 @@ def _outcome(call, lib):
         call(lib)
     except Exception as error:  # noqa: BLE001 - the class is part of what is compared
         return type(error).__name__, str(error).replace("ember._tensor.Tensor", "torch.Tensor").replace(
-            "ember.nn.parameter", "torch.nn.parameter")
+            "ember.nn.parameter", "torch.nn.parameter"
+        )
     return "passed", ""
 
 
@@ -103,6 +113,7 @@ def test_assert_allclose_is_deprecated():
 
 def test_reachable_under_torch_names():
     import ember.compat
+
     was_installed = ember.compat.is_installed()
     torch = ember.compat.install()
     try:
@@ -110,6 +121,7 @@ def test_reachable_under_torch_names():
         from torch.autograd.graph import saved_tensors_hooks as compat_hooks
         from torch.func import vmap as compat_vmap
         from torch.testing import assert_close as through_compat
+
         assert through_compat is assert_close and compat_vmap is ember.func.vmap
         assert torch.utils.checkpoint.checkpoint is ember.utils.checkpoint.checkpoint
         assert compat_hooks is ember.autograd.graph.saved_tensors_hooks

@@ -1,19 +1,43 @@
 """ember.autograd: recording operations and computing gradients, as `torch.autograd`."""
+
 import warnings
 from typing import Optional, Sequence, Tuple, Union
 
 from .._backend import np
 from .._tensor import Tensor, new_tensor
-from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
-                        is_inference_mode_enabled)
+from .grad_mode import (
+    no_grad,
+    enable_grad,
+    set_grad_enabled,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+)
 from .function import Function, FunctionCtx, once_differentiable, InplaceFunction, NestedIOFunction
 from .anomaly import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
 from .variable import Variable
 from . import engine
 
-__all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "Variable", "no_grad",
-           "enable_grad", "set_grad_enabled", "inference_mode", "detect_anomaly", "set_detect_anomaly",
-           "gradcheck", "gradgradcheck", "check_function", "trace", "functional", "forward_ad"]
+__all__ = [
+    "backward",
+    "grad",
+    "Function",
+    "FunctionCtx",
+    "once_differentiable",
+    "Variable",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+    "detect_anomaly",
+    "set_detect_anomaly",
+    "gradcheck",
+    "gradgradcheck",
+    "check_function",
+    "trace",
+    "functional",
+    "forward_ad",
+]
 
 
 def _as_tuple(value):
@@ -29,8 +53,10 @@ def _root_gradients(outputs, grad_outputs, api_name):
     if len(grad_outputs) == 0:
         grad_outputs = (None,) * len(outputs)
     if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"{api_name}: got {len(grad_outputs)} gradients for {len(outputs)} outputs; "
-                           "give one per output (None for scalar outputs)")
+        raise RuntimeError(
+            f"{api_name}: got {len(grad_outputs)} gradients for {len(outputs)} outputs; "
+            "give one per output (None for scalar outputs)"
+        )
     grads = []
     for index, (output, grad) in enumerate(zip(outputs, grad_outputs)):
         if not isinstance(output, Tensor):
@@ -39,22 +65,27 @@ def _root_gradients(outputs, grad_outputs, api_name):
             raise RuntimeError(_no_graph_message(index, output))
         if grad is None:
             if output._data.dtype.kind == "c":
-                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs (output {index} is "
-                                   f"{output.dtype}); pass gradient= explicitly")
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs (output {index} is "
+                    f"{output.dtype}); pass gradient= explicitly"
+                )
             if output._data.size != 1:
                 raise RuntimeError(
                     f"grad can be implicitly created only for scalar outputs: output {index} has shape "
                     f"{list(output.shape)}. Reduce it first (e.g. loss.sum().backward() or .mean()), or pass "
-                    "the gradient explicitly: output.backward(gradient=ember.ones_like(output)).")
+                    "the gradient explicitly: output.backward(gradient=ember.ones_like(output))."
+                )
             grad = new_tensor(np.ones(output._data.shape, dtype=output._data.dtype))
         else:
             if not isinstance(grad, Tensor):
                 from ..ops import tensor as _tensor
+
                 grad = _tensor(grad, dtype=output.dtype)
             if grad._data.shape != output._data.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and output[{index}] "
-                    f"has a shape of {output.shape}.")
+                    f"has a shape of {output.shape}."
+                )
             if type(grad._data) is not np.ndarray:  # a NumPy scalar: backward formulas expect arrays
                 grad = new_tensor(np.asarray(grad._data), grad._requires_grad, grad._grad_fn, grad._output_nr)
         grads.append(grad)
@@ -67,29 +98,36 @@ def _no_graph_message(index, output):
         "to differentiate. Either no input had requires_grad=True when this value was computed, or the graph "
         "was cut: by .detach(), by .data, inside `with no_grad()`, or by a round trip through NumPy "
         "(.numpy()/.item() and back). Set requires_grad=True on the *inputs* (e.g. the weights) before "
-        "computing; setting requires_grad=True on the result itself would only give a useless gradient of 1.")
+        "computing; setting requires_grad=True on the result itself would only give a useless gradient of 1."
+    )
 
 
 _Tensors = Union[Tensor, Sequence[Tensor]]
 _OptionalTensors = Union[None, Tensor, Sequence[Optional[Tensor]]]
 
 
-def backward(tensors: _Tensors, grad_tensors: _OptionalTensors = None, retain_graph: Optional[bool] = None,
-             create_graph: bool = False, grad_variables: _OptionalTensors = None,
-             inputs: Optional[_Tensors] = None) -> None:
+def backward(
+    tensors: _Tensors,
+    grad_tensors: _OptionalTensors = None,
+    retain_graph: Optional[bool] = None,
+    create_graph: bool = False,
+    grad_variables: _OptionalTensors = None,
+    inputs: Optional[_Tensors] = None,
+) -> None:
     """Accumulate into `.grad` of the leaves the gradients of `tensors` (weighted by `grad_tensors`).
 
     `retain_graph` keeps saved tensors for another backward; `create_graph` records this backward
     so that it can be differentiated again; `inputs` limits which tensors receive `.grad`.
     """
     if grad_variables is not None:
-        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", DeprecationWarning,
-                      stacklevel=2)
+        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", DeprecationWarning, stacklevel=2)
         if grad_tensors is None:
             grad_tensors = grad_variables
         else:
-            raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to "
-                               "backward(). Please only use 'grad_tensors'.")
+            raise RuntimeError(
+                "'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to "
+                "backward(). Please only use 'grad_tensors'."
+            )
     outputs = _as_tuple(tensors)
     grads = _root_gradients(outputs, _as_tuple(grad_tensors), "backward")
     if retain_graph is None:
@@ -99,8 +137,10 @@ def backward(tensors: _Tensors, grad_tensors: _OptionalTensors = None, retain_gr
             "Using backward() with create_graph=True will create a reference cycle between the parameter and "
             "its gradient which can cause a memory leak. We recommend using autograd.grad when creating the "
             "graph to avoid this. If you have to use this function, make sure to reset the .grad fields of "
-            "your parameters to None after use to break the cycle and avoid the leak.", UserWarning,
-            stacklevel=3)
+            "your parameters to None after use to break the cycle and avoid the leak.",
+            UserWarning,
+            stacklevel=3,
+        )
     input_list = None
     if inputs is not None:
         input_list = list(_as_tuple(inputs))
@@ -112,10 +152,17 @@ def backward(tensors: _Tensors, grad_tensors: _OptionalTensors = None, retain_gr
     engine.run_backward(outputs, grads, retain_graph, create_graph, inputs=input_list, accumulate=True)
 
 
-def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs: _OptionalTensors = None,
-         retain_graph: Optional[bool] = None, create_graph: bool = False, only_inputs: bool = True,
-         allow_unused: Optional[bool] = None, is_grads_batched: bool = False,
-         materialize_grads: bool = False) -> Tuple[Optional[Tensor], ...]:
+def grad(
+    outputs: _Tensors,
+    inputs: _Tensors,
+    grad_outputs: _OptionalTensors = None,
+    retain_graph: Optional[bool] = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: Optional[bool] = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> Tuple[Optional[Tensor], ...]:
     """Return the gradients of `outputs` with respect to `inputs` (`.grad` is left untouched).
 
     Example::
@@ -125,13 +172,13 @@ def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs: _OptionalTensors = N
         ddx, = ember.autograd.grad(dx, x)                          # 2
     """
     if is_grads_batched:
-        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
-                             materialize_grads)
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads)
     if allow_unused is None:
         allow_unused = materialize_grads
     elif materialize_grads and not allow_unused:
-        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but "
-                         "got: allow_unused=False.")
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False."
+        )
     output_tuple = _as_tuple(outputs)
     input_list = list(_as_tuple(inputs))
     if not input_list:
@@ -144,20 +191,21 @@ def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs: _OptionalTensors = N
     grads = _root_gradients(output_tuple, _as_tuple(grad_outputs), "grad")
     if retain_graph is None:
         retain_graph = create_graph
-    captured = engine.run_backward(output_tuple, grads, retain_graph, create_graph, inputs=input_list,
-                                   accumulate=False)
+    captured = engine.run_backward(output_tuple, grads, retain_graph, create_graph, inputs=input_list, accumulate=False)
     result = []
     for index, (tensor, gradient) in enumerate(zip(input_list, captured)):
         if gradient is None:
             if materialize_grads:
                 from ..ops import zeros_like
+
                 gradient = zeros_like(tensor, requires_grad=create_graph)
             elif not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {index} appears to not have been used in the graph "
                     f"(inputs[{index}], shape {list(tensor.shape)}: no path leads from it to the outputs). Set "
                     "allow_unused=True if this is the desired behavior (its gradient is then None), or "
-                    "materialize_grads=True for zeros.")
+                    "materialize_grads=True for zeros."
+                )
         elif not create_graph and gradient._requires_grad:
             gradient = gradient.detach()
         result.append(gradient)
@@ -176,13 +224,23 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                 "dimension. The sizes of the remaining dimensions are expected to match the shape of "
                 f"corresponding output, but a mismatch was detected: grad_output[{index}] has a shape of "
                 f"{batched_grad.shape} and output[{index}] has a shape of {output.shape}. If you only want some "
-                "tensors in `grad_output` to be considered batched, consider using vmap.")
+                "tensors in `grad_output` to be considered batched, consider using vmap."
+            )
     batch_size = next(g.shape[0] for g in batched if g is not None)
-    rows = [grad(output_tuple, inputs, [None if g is None else g[row] for g in batched],
-                 retain_graph=True if row < batch_size - 1 else retain_graph, create_graph=create_graph,
-                 allow_unused=allow_unused, materialize_grads=materialize_grads)
-            for row in range(batch_size)]
+    rows = [
+        grad(
+            output_tuple,
+            inputs,
+            [None if g is None else g[row] for g in batched],
+            retain_graph=True if row < batch_size - 1 else retain_graph,
+            create_graph=create_graph,
+            allow_unused=allow_unused,
+            materialize_grads=materialize_grads,
+        )
+        for row in range(batch_size)
+    ]
     from ..ops import stack
+
     return tuple(None if column[0] is None else stack(column) for column in zip(*rows))
 
 
@@ -196,5 +254,6 @@ def __getattr__(name):
     # `ember.autograd.functional` and `.graph` load on first use (rarely needed).
     if name in ("functional", "graph"):
         import importlib
+
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")

@@ -4,6 +4,7 @@ A hook that returns a string, a gradient of another dtype or another shape is th
 these checks it surfaced later as `'str' object has no attribute '_data'`, as an error blaming the
 next node (`MulBackward`), or not at all (the dtype was silently cast back).
 """
+
 from .._tensor import Tensor
 
 __all__ = ["checked_hook_result", "checked_hook_results"]
@@ -13,18 +14,24 @@ def checked_hook_result(hook, value, original):
     """`value`, returned by `hook` in place of the gradient `original` (a Tensor or None), if it is a
     tensor of the same dtype and shape; TypeError / RuntimeError naming the hook otherwise."""
     if not isinstance(value, Tensor):
-        raise TypeError(f"expected Tensor, but hook '{_name(hook)}'{_where(hook)} returned "
-                        f"'{type(value).__name__}'; a gradient hook must return a tensor like its argument, or "
-                        "None to keep it")
+        raise TypeError(
+            f"expected Tensor, but hook '{_name(hook)}'{_where(hook)} returned "
+            f"'{type(value).__name__}'; a gradient hook must return a tensor like its argument, or "
+            "None to keep it"
+        )
     if original is None:
         return value
     if value._data.dtype != original._data.dtype:
-        raise RuntimeError(f"hook '{_name(hook)}' has changed the type of value (was {original.type()} got "
-                           f"{value.type()}){_where(hook)}; convert back with .to(grad.dtype)")
+        raise RuntimeError(
+            f"hook '{_name(hook)}' has changed the type of value (was {original.type()} got "
+            f"{value.type()}){_where(hook)}; convert back with .to(grad.dtype)"
+        )
     if value._data.shape != original._data.shape:
-        raise RuntimeError(f"hook '{_name(hook)}' has changed the size of value (was {list(original.shape)} got "
-                           f"{list(value.shape)}){_where(hook)}; a hook must return a gradient of the "
-                           "shape it was given")
+        raise RuntimeError(
+            f"hook '{_name(hook)}' has changed the size of value (was {list(original.shape)} got "
+            f"{list(value.shape)}){_where(hook)}; a hook must return a gradient of the "
+            "shape it was given"
+        )
     return value
 
 
@@ -34,10 +41,14 @@ def checked_hook_results(hook, values, originals):
     if isinstance(values, Tensor) or not isinstance(values, (tuple, list)):
         values = (values,)
     if len(values) != len(originals):
-        raise RuntimeError(f"hook '{_name(hook)}' has returned an incorrect number of values (got {len(values)}, "
-                           f"but expected {len(originals)}){_where(hook)}")
-    return tuple(value if value is None else checked_hook_result(hook, value, original)
-                 for value, original in zip(values, originals))
+        raise RuntimeError(
+            f"hook '{_name(hook)}' has returned an incorrect number of values (got {len(values)}, "
+            f"but expected {len(originals)}){_where(hook)}"
+        )
+    return tuple(
+        value if value is None else checked_hook_result(hook, value, original)
+        for value, original in zip(values, originals)
+    )
 
 
 def _name(hook):

@@ -12,6 +12,7 @@ by a backward, raises at once, naming the op and that line.
 When off, the cost is one thread-local attribute read per op in `Function.apply` and per node in
 the engine (`benchmarks/anomaly_overhead.py` measures it).
 """
+
 import functools
 import linecache
 import os
@@ -69,8 +70,12 @@ class detect_anomaly:
 
     def __init__(self, check_nan=True):
         self.check_nan = check_nan
-        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
-                      "enabled for debugging.", UserWarning, stacklevel=2)
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+            "enabled for debugging.",
+            UserWarning,
+            stacklevel=2,
+        )
 
     def __enter__(self):
         self._previous = (state.enabled, state.check_nan)
@@ -86,6 +91,7 @@ class detect_anomaly:
         def run_with_anomaly_detection(*args, **kwargs):
             with self:
                 return function(*args, **kwargs)
+
         return run_with_anomaly_detection
 
 
@@ -111,12 +117,15 @@ def record_forward(node, outputs):
         for index, output in enumerate(outputs if isinstance(outputs, (tuple, list)) else (outputs,)):
             kind = _non_finite_kind(output)
             if kind:
-                raise RuntimeError(f"Function '{node._forward_cls.__name__}' ({node.name()}) produced {kind} values in "
-                                   f"its forward output {index}." + where_created(node))
+                raise RuntimeError(
+                    f"Function '{node._forward_cls.__name__}' ({node.name()}) produced {kind} values in "
+                    f"its forward output {index}." + where_created(node)
+                )
 
 
 def _non_finite_kind(tensor):
     import numpy as np
+
     data = getattr(tensor, "_data", None)
     if data is None or data.dtype.kind not in "fc" or np.isfinite(data).all():
         return None
@@ -130,8 +139,9 @@ def check_backward_outputs(node, grads):
     for index, grad in enumerate(grads):
         kind = _non_finite_kind(grad) if grad is not None else None
         if kind:
-            raise RuntimeError(f"Function '{node.name()}' returned {kind} values in its {index}th output."
-                               + where_created(node))
+            raise RuntimeError(
+                f"Function '{node.name()}' returned {kind} values in its {index}th output." + where_created(node)
+            )
 
 
 def where_created(node):
@@ -145,5 +155,7 @@ def where_created(node):
         source = linecache.getline(filename, line_number).strip()
         if source:
             lines.append(f"    {source}")
-    return (f"\n\nError detected in {node.name()}. Traceback of forward call that caused the error "
-            "(most recent call last):\n" + "\n".join(lines))
+    return (
+        f"\n\nError detected in {node.name()}. Traceback of forward call that caused the error "
+        "(most recent call last):\n" + "\n".join(lines)
+    )

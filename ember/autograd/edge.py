@@ -10,14 +10,15 @@ Python number an arithmetic op wrapped, and for arguments that were not tensors 
 lists those in `_non_tensor_inputs`: a gradient returned there is an error, and `next_functions`
 omits them, as PyTorch does).
 """
+
 from typing import NamedTuple, Optional, Tuple
 
 __all__ = ["Edge", "NO_EDGE", "make_edge"]
 
 
 class Edge(NamedTuple):
-    node: Optional[object]   # the next node (a Node or AccumulateGrad); None: no gradient flows
-    input_nr: int            # which output of `node` the input was (its gradient's slot there)
+    node: Optional[object]  # the next node (a Node or AccumulateGrad); None: no gradient flows
+    input_nr: int  # which output of `node` the input was (its gradient's slot there)
     shape: Optional[Tuple[int, ...]]
     dtype: Optional[object]  # a NumPy dtype
 

@@ -24,6 +24,7 @@ Ownership of gradient buffers is decided by what the engine knows, never by refe
   `.grad` may take it without a copy, once: an array already taken, a view or a read-only array
   is copied.
 """
+
 import warnings
 
 from numpy import ndarray as _ndarray, asarray as _as_array
@@ -73,19 +74,30 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
 class GraphTask:
     """The state of one backward pass: dependency counts, gradient buffers, the ready nodes."""
 
-    __slots__ = ("retain_graph", "create_graph", "fills_grad", "dependencies", "buffers", "owned",
-                 "shared", "ready", "targets", "runnable", "captured")
+    __slots__ = (
+        "retain_graph",
+        "create_graph",
+        "fills_grad",
+        "dependencies",
+        "buffers",
+        "owned",
+        "shared",
+        "ready",
+        "targets",
+        "runnable",
+        "captured",
+    )
 
     def __init__(self, retain_graph, create_graph, accumulate):
         self.retain_graph = retain_graph
         self.create_graph = create_graph
         self.fills_grad = accumulate  # leaves (or the `inputs`) get .grad
-        self.buffers = {}     # node -> one gradient (or None) per output of the node, summed so far
-        self.owned = set()    # (node, output_nr) of buffered gradients the engine made (may add into)
+        self.buffers = {}  # node -> one gradient (or None) per output of the node, summed so far
+        self.owned = set()  # (node, output_nr) of buffered gradients the engine made (may add into)
         # ids of gradient arrays no leaf's .grad may take uncopied. Only ids, to keep no gradient
         # alive: should a freed array's id be reused, the new array is merely copied once.
         self.shared = set()
-        self.targets = None   # with `inputs`: node -> [(output_nr, index in inputs)]
+        self.targets = None  # with `inputs`: node -> [(output_nr, index in inputs)]
         self.runnable = None  # with `inputs`: the nodes whose backward leads to one (None: all)
         self.captured = None  # with `inputs`: the gradient of each, as it arrives
 
@@ -206,8 +218,7 @@ class GraphTask:
         if (node, 0) in self.owned:
             return True
         data = grad._data
-        if data.base is not None or not data.flags.writeable or not data.flags.c_contiguous \
-                or id(data) in self.shared:
+        if data.base is not None or not data.flags.writeable or not data.flags.c_contiguous or id(data) in self.shared:
             return False
         self.shared.add(id(data))  # taken: no other leaf gets the same memory
         return True
@@ -298,8 +309,9 @@ def run_node(task, node, grads):
     elif all(grad is None for grad in grads):
         return _nothing_to_run(task, node)
     elif node._materialize_grads and node._output_meta is not None:
-        grads = [_zeros(meta) if grad is None and meta is not None else grad
-                 for grad, meta in zip(grads, node._output_meta)]
+        grads = [
+            _zeros(meta) if grad is None and meta is not None else grad for grad, meta in zip(grads, node._output_meta)
+        ]
     if node._pre_hooks is not None:
         task._share(grads)  # a hook may keep what it sees, or return its own
         for hook in list(node._pre_hooks.values()):
@@ -317,8 +329,9 @@ def run_node(task, node, grads):
         else:
             grad_inputs = forward_cls.backward(node, *grads)
             if not forward_cls._array_forward:
-                task.share_results_of_user_backward(grads, grad_inputs if type(grad_inputs) in (tuple, list)
-                                                    else (grad_inputs,))
+                task.share_results_of_user_backward(
+                    grads, grad_inputs if type(grad_inputs) in (tuple, list) else (grad_inputs,)
+                )
     except Exception as error:
         _explain_backward_error(node, error)
         raise
@@ -369,17 +382,23 @@ def _backward_on_arrays(node, grads):
         _float_errors.restore(token)
     if type(results) is not tuple:  # one input: no loop on the path of every unary op
         return (new_tensor(results if type(results) is _ndarray else _as_array(results)),)
-    return tuple([None if result is None else new_tensor(result if type(result) is _ndarray else
-                                                           _as_array(result)) for result in results])
+    return tuple(
+        [
+            None if result is None else new_tensor(result if type(result) is _ndarray else _as_array(result))
+            for result in results
+        ]
+    )
 
 
 def _explain_backward_error(node, error):
     """Add what ember knows to an error raised inside a backward (the exception class is kept)."""
-    if isinstance(error, ValueError) and "unpack" in str(error) and node._saved is None \
-            and not node._saved_was_freed:
-        _append_to_message(error, f": ctx.saved_tensors is empty because {node._forward_cls.__name__}.forward "
-                                  "saved nothing; call ctx.save_for_backward(...) in forward with the "
-                                  "tensors backward needs")
+    if isinstance(error, ValueError) and "unpack" in str(error) and node._saved is None and not node._saved_was_freed:
+        _append_to_message(
+            error,
+            f": ctx.saved_tensors is empty because {node._forward_cls.__name__}.forward "
+            "saved nothing; call ctx.save_for_backward(...) in forward with the "
+            "tensors backward needs",
+        )
     if anomaly.state.enabled and node._trace:
         _append_to_message(error, anomaly.where_created(node))
 
@@ -393,18 +412,21 @@ def _append_to_message(error, text):
 
 def _zeros(meta):
     import numpy as np
+
     shape, dtype = meta
     return new_tensor(np.zeros(shape, dtype), False, None, 0)
 
 
 def _check_count(node, grad_inputs):
     edges = node._edges
-    if len(grad_inputs) > len(edges) and all(grad is None for grad in grad_inputs[len(edges):]):
-        return grad_inputs[:len(edges)]  # PyTorch allows extra trailing Nones
+    if len(grad_inputs) > len(edges) and all(grad is None for grad in grad_inputs[len(edges) :]):
+        return grad_inputs[: len(edges)]  # PyTorch allows extra trailing Nones
     raise _boundary_error(
-        node, f"{node._forward_cls.__name__}.backward returned {len(grad_inputs)} gradient"
-              f"{'' if len(grad_inputs) == 1 else 's'}, but forward took {len(edges)} input"
-              f"{'' if len(edges) == 1 else 's'}; return None for inputs that need no gradient")
+        node,
+        f"{node._forward_cls.__name__}.backward returned {len(grad_inputs)} gradient"
+        f"{'' if len(grad_inputs) == 1 else 's'}, but forward took {len(edges)} input"
+        f"{'' if len(edges) == 1 else 's'}; return None for inputs that need no gradient",
+    )
 
 
 def _boundary_error(node, message):
@@ -419,8 +441,10 @@ def _check_type(node, grad_inputs, grad):
         return grad
     index = next(i for i, item in enumerate(grad_inputs) if item is grad)
     raise _boundary_error(
-        node, f"expected Variable or None (got {type(grad).__name__}): {node._forward_cls.__name__}.backward "
-              f"returned it as gradient {index}; return a tensor (or None for an input that needs no gradient)")
+        node,
+        f"expected Variable or None (got {type(grad).__name__}): {node._forward_cls.__name__}.backward "
+        f"returned it as gradient {index}; return a tensor (or None for an input that needs no gradient)",
+    )
 
 
 def _conform(node, grad_inputs, grad, edge):
@@ -451,9 +475,11 @@ def _check_gradients(node, grad_inputs):
         if edge.node is None:
             if index in node._non_tensor_inputs:
                 raise _boundary_error(
-                    node, f"{node._forward_cls.__name__}.backward returned a gradient different than None at "
-                          f"position {index}, but the corresponding forward input was not a tensor; return "
-                          "None there")
+                    node,
+                    f"{node._forward_cls.__name__}.backward returned a gradient different than None at "
+                    f"position {index}, but the corresponding forward input was not a tensor; return "
+                    "None there",
+                )
             checked[index] = None
             continue
         grad = _check_type(node, grad_inputs, grad)
@@ -465,15 +491,18 @@ def _check_gradients(node, grad_inputs):
 
 def _dtype_of(numpy_dtype):
     from .._dtype import from_numpy_dtype
+
     return from_numpy_dtype(numpy_dtype)
 
 
 def _reduce_to_shape(function_name, index, grad, shape):
     from ..ops.broadcast import sum_to_shape, is_expandable_to
+
     if not is_expandable_to(shape, grad._data.shape):
         raise RuntimeError(
             f"Function {function_name}Backward returned an invalid gradient at index {index} - "
-            f"got {list(grad._data.shape)} but expected shape compatible with {list(shape)}")
+            f"got {list(grad._data.shape)} but expected shape compatible with {list(shape)}"
+        )
     return sum_to_shape(grad, shape)
 
 
@@ -534,5 +563,8 @@ def _warn_tensor_attributes(node):
         f"{node._forward_cls.__name__}.backward is being differentiated (create_graph=True) and uses "
         f"{names}, a tensor kept as a ctx attribute instead of through ctx.save_for_backward(): its use "
         "in backward is not recorded, so second derivatives through it are silently wrong. Save it "
-        "with ctx.save_for_backward() and read it from ctx.saved_tensors.", UserWarning, stacklevel=4)
+        "with ctx.save_for_backward() and read it from ctx.saved_tensors.",
+        UserWarning,
+        stacklevel=4,
+    )
     node._tensor_attributes = None

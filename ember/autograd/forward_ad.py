@@ -18,13 +18,13 @@ token of the level that made them: once the level exits they are ignored, as PyT
 Differences from PyTorch: one level at a time (PyTorch eager has the same limit), and the tangent
 computation itself is not seen by forward AD (no forward-over-forward).
 """
+
 import threading
 from typing import NamedTuple, Optional
 
 from .._tensor import Tensor
 
-__all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",
-           "dual_level"]
+__all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "dual_level"]
 
 
 class _ForwardADState:
@@ -32,7 +32,7 @@ class _ForwardADState:
     only thing `Function.apply` reads."""
 
     level = None
-    token = None   # identifies the open level; tangents of other (exited) levels are ignored
+    token = None  # identifies the open level; tangents of other (exited) levels are ignored
     lock = threading.Lock()
 
 
@@ -70,8 +70,9 @@ def exit_dual_level(*, level=None):
     if level is None:
         level = current
     if level != current or current < 0:
-        raise RuntimeError("Trying to exit a forward AD level that was not the last one that was created. "
-                           "This is not supported.")
+        raise RuntimeError(
+            "Trying to exit a forward AD level that was not the last one that was created. This is not supported."
+        )
     state.level = None
     state.token = None
 
@@ -93,6 +94,7 @@ class dual_level:
         def run_in_dual_level(*args, **kwargs):
             with dual_level():
                 return function(*args, **kwargs)
+
         return run_in_dual_level
 
 
@@ -101,8 +103,10 @@ def make_dual(tensor, tangent, *, level=None):
     if level is None:
         level = -1 if state.level is None else state.level
     if level < 0 or state.level is None or level != state.level:
-        raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
-                           "enter_dual_level() first (or use `with ember.autograd.forward_ad.dual_level():`).")
+        raise RuntimeError(
+            "Trying to create a dual Tensor for forward AD but no level exists, make sure to "
+            "enter_dual_level() first (or use `with ember.autograd.forward_ad.dual_level():`)."
+        )
     for what, value in (("primal", tensor), ("tangent", tangent)):
         if not isinstance(value, Tensor):
             raise TypeError(f"make_dual: the {what} must be a Tensor, got {type(value).__name__}")
@@ -112,10 +116,12 @@ def make_dual(tensor, tangent, *, level=None):
         raise RuntimeError(
             "Trying to set a forward gradient that has a different size than that of the original Tensor, "
             f"this is not supported. Tensor is of size {list(tensor.shape)} while the given forward gradient "
-            f"is of size {list(tangent.shape)}.")
+            f"is of size {list(tangent.shape)}."
+        )
     if tangent_of(tangent) is not None:
-        raise RuntimeError(f"Setting a forward grad that itself has a forward gradient at the same level "
-                           f"{level} is not supported.")
+        raise RuntimeError(
+            f"Setting a forward grad that itself has a forward gradient at the same level {level} is not supported."
+        )
     with _forward_ad_off():
         dual = tensor.view_as(tensor)
     _set_tangent(dual, tangent)
@@ -173,11 +179,14 @@ def propagate_tangents(cls, node, args, outputs):
             output_tangents = _user_jvp(cls, node, args, tangents)
         single = not isinstance(outputs, tuple)
         output_tuple = (outputs,) if single else outputs
-        tangent_tuple = (output_tangents,) if single or not isinstance(output_tangents, (tuple, list)) \
-            else tuple(output_tangents)
+        tangent_tuple = (
+            (output_tangents,) if single or not isinstance(output_tangents, (tuple, list)) else tuple(output_tangents)
+        )
         if len(tangent_tuple) != len(output_tuple):
-            raise RuntimeError(f"{cls.__name__}.jvp returned {len(tangent_tuple)} tangents for "
-                               f"{len(output_tuple)} outputs; return one tangent per output")
+            raise RuntimeError(
+                f"{cls.__name__}.jvp returned {len(tangent_tuple)} tangents for "
+                f"{len(output_tuple)} outputs; return one tangent per output"
+            )
         for output, tangent in zip(output_tuple, tangent_tuple):
             if isinstance(output, Tensor) and tangent is not None and output._data.dtype.kind in "fc":
                 _set_tangent(output, _fit_to(tangent, output, cls))
@@ -218,9 +227,11 @@ class _JvpContext:
 
 def _user_jvp(cls, node, args, tangents):
     from ..ops import zeros_like
-    materialized = [None if not isinstance(arg, Tensor) else
-                    tangent if tangent is not None else zeros_like(arg)
-                    for arg, tangent in zip(args, tangents)]
+
+    materialized = [
+        None if not isinstance(arg, Tensor) else tangent if tangent is not None else zeros_like(arg)
+        for arg, tangent in zip(args, tangents)
+    ]
     return cls.jvp(_JvpContext(node), *materialized)
 
 
@@ -228,8 +239,10 @@ def _primitive_jvp(cls, node, args, outputs, tangents):
     """A primitive's jvp gets None for inputs without a tangent (no zeros made), as its backward
     gets needs_input_grad."""
     from .function import Function
+
     if cls.jvp is Function.jvp:
         raise NotImplementedError(
             f"Trying to use forward AD with {cls.__name__} ({cls._backward_cls.__name__}) that does not support "
-            f"it because it has not been implemented yet: add a jvp to its declaration ({cls.__module__}).")
+            f"it because it has not been implemented yet: add a jvp to its declaration ({cls.__module__})."
+        )
     return cls.jvp(_JvpContext(node, args, outputs), *tangents)

@@ -14,6 +14,7 @@ Two kinds of forward share this machinery:
 `Primitive` documents the one way a built-in op is declared; the speed paths it enables (array
 forward here, array first-order backward in the engine) are explained there.
 """
+
 import functools
 import inspect
 import warnings
@@ -30,8 +31,15 @@ from . import forward_ad
 from .edge import Edge, NO_EDGE
 from .saved_hooks import PackedSaved as _PackedSaved, state as _saved_hooks_state
 
-__all__ = ["Function", "Primitive", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
-           "NestedIOFunction"]
+__all__ = [
+    "Function",
+    "Primitive",
+    "FunctionCtx",
+    "BackwardCFunction",
+    "once_differentiable",
+    "InplaceFunction",
+    "NestedIOFunction",
+]
 
 _grad_state = grad_mode.state
 _forward_ad_state = forward_ad.state
@@ -43,10 +51,10 @@ class FunctionCtx:
     """What forward and backward may do with `ctx` (the node of the graph, see `Node`)."""
 
     # Defaults for every node: instances only store what differs, which keeps node creation cheap.
-    _saved = None            # list of saved entries, None once freed (or when nothing was saved)
-    _saved_versions = None   # version of each saved tensor when it was saved
+    _saved = None  # list of saved entries, None once freed (or when nothing was saved)
+    _saved_versions = None  # version of each saved tensor when it was saved
     _saved_was_freed = False
-    _to_save = None          # what forward passed to save_for_backward, resolved after forward
+    _to_save = None  # what forward passed to save_for_backward, resolved after forward
     _dirty = None
     _non_differentiable = None
     _materialize_grads = True
@@ -79,8 +87,7 @@ class FunctionCtx:
 
     @property
     def saved_variables(self):
-        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
-                      stacklevel=2)
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
         return _unpack_saved(self)
 
 
@@ -91,15 +98,15 @@ class Node(FunctionCtx):
     (`AccumulateGrad` for leaves, None for inputs that need no gradient).
     """
 
-    _edges = ()              # one Edge per forward argument (NO_EDGE where no gradient flows)
+    _edges = ()  # one Edge per forward argument (NO_EDGE where no gradient flows)
     _non_tensor_inputs = ()  # positions of arguments that were not tensors (nor wrapped numbers)
-    _output_meta = None      # (shape, numpy dtype) per output, to materialize missing gradients
+    _output_meta = None  # (shape, numpy dtype) per output, to materialize missing gradients
     _pre_hooks = None
     _post_hooks = None
     _tensor_pre_hooks = None  # hooks registered on output tensors: {output_nr: {id: hook}}
     _retained_outputs = None  # {output_nr: weakref to a tensor that called retain_grad()}
     _forward_cls = None
-    _trace = None            # where forward ran, recorded by anomaly mode
+    _trace = None  # where forward ran, recorded by anomaly mode
     _tensor_attributes = None  # names of tensors forward kept as ctx attributes
     metadata_dict = None
 
@@ -109,8 +116,9 @@ class Node(FunctionCtx):
     @property
     def next_functions(self):
         non_tensors = self._non_tensor_inputs
-        return tuple((edge.node, edge.input_nr) for position, edge in enumerate(self._edges)
-                     if position not in non_tensors)
+        return tuple(
+            (edge.node, edge.input_nr) for position, edge in enumerate(self._edges) if position not in non_tensors
+        )
 
     @property
     def metadata(self):
@@ -126,8 +134,10 @@ class Node(FunctionCtx):
         """`z.grad_fn(grad)`: as `apply`, with one gradient per output of the node checked."""
         expected = 1 if self._output_meta is None else len(self._output_meta)
         if len(grad_outputs) != expected:
-            raise TypeError(f"{self.name()}: expected {expected} arguments, got {len(grad_outputs)} instead "
-                            "(one gradient per output of the node)")
+            raise TypeError(
+                f"{self.name()}: expected {expected} arguments, got {len(grad_outputs)} instead "
+                "(one gradient per output of the node)"
+            )
         return self.apply(*grad_outputs)
 
     def register_hook(self, hook):
@@ -207,8 +217,7 @@ class _SavedOutput:
         self.version_counter = tensor._version_counter
 
     def unpack(self, node):
-        tensor = new_tensor(self.data, self.requires_grad, node if self.requires_grad else None,
-                            self.output_nr)
+        tensor = new_tensor(self.data, self.requires_grad, node if self.requires_grad else None, self.output_nr)
         tensor._version_counter = self.version_counter
         return tensor
 
@@ -222,7 +231,8 @@ def _unpack_saved(node):
                 "after they have already been freed). Saved intermediate values of the graph are freed "
                 "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
                 "backward through the graph a second time or if you need to access saved tensors after "
-                "calling backward.")
+                "calling backward."
+            )
         return ()
     as_arrays = node._unpack_as_arrays
     result = list(saved)
@@ -251,7 +261,8 @@ def _modified_error(node, tensor, version, expected):
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [{tensor.type()} {list(tensor.shape)}], which is {kind}, is at version {version}; "
         f"expected version {expected} instead. Hint: enable anomaly detection to find the operation "
-        "that failed to compute its gradient, with ember.autograd.set_detect_anomaly(True).")
+        "that failed to compute its gradient, with ember.autograd.set_detect_anomaly(True)."
+    )
 
 
 def _resolve_saved(node, inputs, outputs, raw_outputs=()):
@@ -276,7 +287,8 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
                 raise TypeError(
                     f"{node._forward_cls.__name__}.forward: save_for_backward can only save tensors or None, "
                     f"but argument {index} is of type {type(item).__name__}. Keep other values as ctx "
-                    "attributes (ctx.name = value).")
+                    "attributes (ctx.name = value)."
+                )
             for tensor in inputs:
                 if isinstance(tensor, Tensor) and tensor._data is item:
                     item = tensor
@@ -366,8 +378,11 @@ def _apply_array_forward(cls, node, args, recording):
             result = cls.forward(node, only._data if isinstance(only, Tensor) else only)
         elif count == 2:  # unrolled, as binary ops are the most common
             first, second = args
-            result = cls.forward(node, first._data if isinstance(first, Tensor) else first,
-                                 second._data if isinstance(second, Tensor) else second)
+            result = cls.forward(
+                node,
+                first._data if isinstance(first, Tensor) else first,
+                second._data if isinstance(second, Tensor) else second,
+            )
         else:
             result = cls.forward(node, *[arg._data if isinstance(arg, Tensor) else arg for arg in args])
     finally:
@@ -432,8 +447,7 @@ def _apply_tensor_forward(cls, node, args, recording):
     is_tuple = isinstance(result, tuple)
     outputs = list(result) if is_tuple else [result]
     dirty = {id(tensor) for tensor in node._dirty} if node._dirty else ()
-    non_differentiable = {id(tensor) for tensor in node._non_differentiable} \
-        if node._non_differentiable else ()
+    non_differentiable = {id(tensor) for tensor in node._non_differentiable} if node._non_differentiable else ()
     input_ids = {id(arg) for arg in args if isinstance(arg, Tensor)}
     for index, output in enumerate(outputs):
         if not isinstance(output, Tensor):
@@ -448,8 +462,9 @@ def _apply_tensor_forward(cls, node, args, recording):
         output._requires_grad = differentiable
         output._grad_fn = node if differentiable else None
         output._output_nr = index
-    node._output_meta = tuple((output._data.shape, output._data.dtype) if isinstance(output, Tensor)
-                              else None for output in outputs)
+    node._output_meta = tuple(
+        (output._data.shape, output._data.dtype) if isinstance(output, Tensor) else None for output in outputs
+    )
     if node._to_save is not None:
         _resolve_saved(node, args, [output for output in outputs if isinstance(output, Tensor)])
     if anomaly_mode.state.enabled:
@@ -462,7 +477,8 @@ def _check_dirty_input(cls, tensor):
     if tensor._grad_fn is None and tensor._requires_grad:
         raise RuntimeError(
             f"{cls.__name__}: a leaf Variable that requires grad is being used in an in-place operation "
-            "(mark_dirty). Clone it first, or modify it under ember.no_grad().")
+            "(mark_dirty). Clone it first, or modify it under ember.no_grad()."
+        )
 
 
 def _warn_about_tensor_attributes(cls, node):
@@ -470,8 +486,11 @@ def _warn_about_tensor_attributes(cls, node):
     attributes = getattr(node, "__dict__", None)
     if not attributes:
         return
-    names = [name for name, value in attributes.items()
-             if isinstance(value, Tensor) and value._requires_grad and not name.startswith("_")]
+    names = [
+        name
+        for name, value in attributes.items()
+        if isinstance(value, Tensor) and value._requires_grad and not name.startswith("_")
+    ]
     if names:
         node._tensor_attributes = tuple(names)
 
@@ -489,8 +508,9 @@ class _FunctionMeta(type):
 
     def __init__(cls, name, bases, namespace, node=None, **declaration):
         super().__init__(name, bases, namespace)
-        cls._backward_cls = type(node or name + "Backward", (BackwardCFunction,),
-                                 {"_forward_cls": cls, "__module__": cls.__module__})
+        cls._backward_cls = type(
+            node or name + "Backward", (BackwardCFunction,), {"_forward_cls": cls, "__module__": cls.__module__}
+        )
         if declaration:
             if not cls._array_forward:
                 raise TypeError(f"{name}: {sorted(declaration)} can only be declared by a Primitive")
@@ -502,8 +522,9 @@ class _FunctionMeta(type):
             if "backward_on_arrays" in declaration:
                 cls._array_backward = bool(declaration["backward_on_arrays"])
         forward = namespace.get("forward")
-        cls._is_legacy = forward is not None and not isinstance(forward, staticmethod) and \
-            not isinstance(forward, classmethod)
+        cls._is_legacy = (
+            forward is not None and not isinstance(forward, staticmethod) and not isinstance(forward, classmethod)
+        )
         # Chosen once per class, so apply does not ask on every call.
         if cls._is_legacy:
             cls._run_forward = staticmethod(_raise_legacy)
@@ -521,8 +542,10 @@ class _FunctionMeta(type):
 
 
 def _both_backward_and_vjp(ctx, *grad_outputs):
-    raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should "
-                       f"only implement one of them ({ctx._forward_cls.__name__} defines both).")
+    raise RuntimeError(
+        "Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should "
+        f"only implement one of them ({ctx._forward_cls.__name__} defines both)."
+    )
 
 
 class Function(FunctionCtx, metaclass=_FunctionMeta):
@@ -556,7 +579,10 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         warnings.warn(
             f"{type(self)} should not be instantiated. Methods on autograd functions are all static, so you "
             "should invoke them on the class itself. Instantiating an autograd function will raise an error in "
-            "a future version of PyTorch.", DeprecationWarning, stacklevel=2)
+            "a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(_LEGACY_MESSAGE.format(name=type(self).__name__))
@@ -575,15 +601,16 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
     def backward(ctx, *grad_outputs):
         raise NotImplementedError(
             "You must implement either the backward or vjp method for your custom autograd.Function "
-            "to use it with backward mode AD.")
+            "to use it with backward mode AD."
+        )
 
     vjp = backward
 
     @staticmethod
     def jvp(ctx, *grad_inputs):
         raise NotImplementedError(
-            "You must implement the jvp function for custom autograd.Function to use it with forward "
-            "mode AD.")
+            "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
+        )
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -644,7 +671,8 @@ _LEGACY_MESSAGE = (
     "        def backward(ctx, grad_output):\n"
     "            x, = ctx.saved_tensors\n"
     "            return ...\n\n"
-    "    y = {name}.apply(x)")
+    "    y = {name}.apply(x)"
+)
 
 
 def _bind_arguments(cls, args, kwargs):
@@ -653,7 +681,7 @@ def _bind_arguments(cls, args, kwargs):
     if not cls._uses_setup_context:
         parameters = parameters[1:]  # ctx
     bound = list(args)
-    for name in parameters[len(args):]:
+    for name in parameters[len(args) :]:
         if name in kwargs:
             bound.append(kwargs.pop(name))
         else:
@@ -680,8 +708,10 @@ def once_differentiable(backward):
         if not anchors:
             return grads
         single = not isinstance(grads, tuple)
-        wrapped = tuple(_DelayedError.apply(g, ctx.name(), *anchors) if isinstance(g, Tensor) else g
-                        for g in ((grads,) if single else grads))
+        wrapped = tuple(
+            _DelayedError.apply(g, ctx.name(), *anchors) if isinstance(g, Tensor) else g
+            for g in ((grads,) if single else grads)
+        )
         return wrapped[0] if single else wrapped
 
     return wrapper
@@ -707,7 +737,8 @@ class _DelayedError(Function, node="DelayedError"):
         raise RuntimeError(
             f"trying to differentiate twice a function that was marked with @once_differentiable "
             f"({ctx.function_name}): its backward ran outside the graph, so it has no second derivative. "
-            "Write its backward with ember ops (and drop @once_differentiable) to get one.")
+            "Write its backward with ember ops (and drop @once_differentiable) to get one."
+        )
 
 
 class Primitive(Function):

@@ -13,6 +13,7 @@ raises when an output does not depend on an input instead of returning zeros.
 uses `ember.autograd.forward_ad`. Differences from PyTorch: `vectorize=True` gives the same result
 by looping (ember has no vmap).
 """
+
 from .._tensor import Tensor
 from . import grad_mode, forward_ad
 
@@ -27,8 +28,10 @@ def _as_tuple(inp, arg_name, fn_name):
     for index, element in enumerate(inp):
         if not isinstance(element, Tensor):
             where = f"the value at index {index} has type" if is_inp_tuple else f"the given {arg_name} has type"
-            raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but "
-                            f"{where} {type(element)}.")
+            raise TypeError(
+                f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but "
+                f"{where} {type(element)}."
+            )
     return is_inp_tuple, inp
 
 
@@ -47,8 +50,10 @@ def _tuple_postprocess(res, to_unpack):
 def _grad_preprocess(inputs, create_graph, need_graph):
     """Fresh tensors to differentiate with respect to: views that keep the user's graph with
     create_graph, detached copies of the user's tensors otherwise."""
-    return tuple(inp.view_as(inp) if create_graph and inp.requires_grad else inp.detach().requires_grad_(need_graph)
-                 for inp in inputs)
+    return tuple(
+        inp.view_as(inp) if create_graph and inp.requires_grad else inp.detach().requires_grad_(need_graph)
+        for inp in inputs
+    )
 
 
 def _grad_postprocess(inputs, create_graph):
@@ -69,17 +74,25 @@ def _validate_v(v, other, is_other_tuple):
 
 
 _STRICT_MESSAGES = {
-    "hessian": ("The hessian of the user-provided function with respect to input {i} is independent of the "
-                "input. This is not allowed in strict mode. You should ensure that your function is thrice "
-                "differentiable and that the hessian depends on the inputs."),
-    "jacobian": ("While computing the hessian, found that the jacobian of the user-provided function with respect "
-                 "to input {i} is independent of the input. This is not allowed in strict mode. You should ensure "
-                 "that your function is twice differentiable and that the jacobian depends on the inputs (this "
-                 "would be violated by a linear function for example)."),
-    "grad_inputs": ("The gradient with respect to input {i} is independent of the inputs of the user-provided "
-                    "function. This is not allowed in strict mode."),
-    "outputs": ("Output {i} of the user-provided function does not require gradients. The outputs must be computed "
-                "in a differentiable manner from the input when running in strict mode."),
+    "hessian": (
+        "The hessian of the user-provided function with respect to input {i} is independent of the "
+        "input. This is not allowed in strict mode. You should ensure that your function is thrice "
+        "differentiable and that the hessian depends on the inputs."
+    ),
+    "jacobian": (
+        "While computing the hessian, found that the jacobian of the user-provided function with respect "
+        "to input {i} is independent of the input. This is not allowed in strict mode. You should ensure "
+        "that your function is twice differentiable and that the jacobian depends on the inputs (this "
+        "would be violated by a linear function for example)."
+    ),
+    "grad_inputs": (
+        "The gradient with respect to input {i} is independent of the inputs of the user-provided "
+        "function. This is not allowed in strict mode."
+    ),
+    "outputs": (
+        "Output {i} of the user-provided function does not require gradients. The outputs must be computed "
+        "in a differentiable manner from the input when running in strict mode."
+    ),
 }
 
 
@@ -88,8 +101,10 @@ def _check_requires_grad(inputs, input_type, strict):
         return
     for index, inp in enumerate(inputs):
         if inp is None:
-            raise RuntimeError(f"The output of the user-provided function is independent of input {index}. This is "
-                               "not allowed in strict mode.")
+            raise RuntimeError(
+                f"The output of the user-provided function is independent of input {index}. This is "
+                "not allowed in strict mode."
+            )
         if not inp.requires_grad:
             raise RuntimeError(_STRICT_MESSAGES[input_type].format(i=index))
 
@@ -97,31 +112,43 @@ def _check_requires_grad(inputs, input_type, strict):
 def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
     """autograd.grad over the outputs that require grad; None for inputs nothing reaches."""
     from . import grad
+
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
-    kept = [(out, grad_out) for out, grad_out in zip(outputs, grad_outputs)
-            if out is not None and out.requires_grad]
+    kept = [(out, grad_out) for out, grad_out in zip(outputs, grad_outputs) if out is not None and out.requires_grad]
     if not kept:
         return (None,) * len(inputs)
-    return grad([out for out, _ in kept], inputs, [grad_out for _, grad_out in kept], allow_unused=True,
-                create_graph=create_graph, retain_graph=retain_graph)
+    return grad(
+        [out for out, _ in kept],
+        inputs,
+        [grad_out for _, grad_out in kept],
+        allow_unused=True,
+        create_graph=create_graph,
+        retain_graph=retain_graph,
+    )
 
 
 _FILL_MESSAGES = {
     "back": "The output of the user-provided function is independent of input {i}. This is not allowed in strict mode.",
-    "back_trick": ("The gradient with respect to the input is independent of entry {i} in the grad_outputs when "
-                   "using the double backward trick to compute forward mode gradients. This is not allowed in "
-                   "strict mode."),
-    "double_back": ("The jacobian of the user-provided function is independent of input {i}. This is not allowed in "
-                    "strict mode."),
-    "double_back_trick": ("The hessian of the user-provided function is independent of entry {i} in the "
-                          "grad_jacobian. This is not allowed in strict mode as it prevents from using the double "
-                          "backward trick to replace forward mode AD."),
+    "back_trick": (
+        "The gradient with respect to the input is independent of entry {i} in the grad_outputs when "
+        "using the double backward trick to compute forward mode gradients. This is not allowed in "
+        "strict mode."
+    ),
+    "double_back": (
+        "The jacobian of the user-provided function is independent of input {i}. This is not allowed in strict mode."
+    ),
+    "double_back_trick": (
+        "The hessian of the user-provided function is independent of entry {i} in the "
+        "grad_jacobian. This is not allowed in strict mode as it prevents from using the double "
+        "backward trick to replace forward mode AD."
+    ),
 }
 
 
 def _fill_in_zeros(grads, refs, strict, create_graph, stage):
     from ..ops import zeros_like
+
     result = []
     for index, grad in enumerate(grads):
         if grad is None:
@@ -130,8 +157,10 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
             grad = zeros_like(refs[index])
         elif strict and create_graph and not grad.requires_grad:
             what = "hessian" if "double" in stage else "jacobian"
-            raise RuntimeError(f"The {what} of the user-provided function is independent of input {index}. This is "
-                               "not allowed in strict mode when create_graph=True.")
+            raise RuntimeError(
+                f"The {what} of the user-provided function is independent of input {index}. This is "
+                "not allowed in strict mode when create_graph=True."
+            )
         result.append(grad)
     return tuple(result)
 
@@ -154,8 +183,9 @@ def _prepare_v(v, like, is_like_tuple, create_graph, fn_name):
     return v
 
 
-_V_NONE_INPUT = ("The vector v can only be None if the input to the user-provided function is a single Tensor "
-                 "with a single element.")
+_V_NONE_INPUT = (
+    "The vector v can only be None if the input to the user-provided function is a single Tensor with a single element."
+)
 
 
 # ---------------------------------------------------------------- the six functions
@@ -172,8 +202,10 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         is_outputs_tuple, outputs = _call(func, inputs, "vjp")
         _check_requires_grad(outputs, "outputs", strict=strict)
         if v is None and (len(outputs) != 1 or outputs[0].nelement() != 1):
-            raise RuntimeError("The vector v can only be None if the user-provided function returns a single "
-                               "Tensor with a single element.")
+            raise RuntimeError(
+                "The vector v can only be None if the user-provided function returns a single "
+                "Tensor with a single element."
+            )
         v = _prepare_v(v, outputs, is_outputs_tuple, create_graph, "vjp")
     with grad_mode.set_grad_enabled(True if create_graph else grad_mode.is_grad_enabled()):
         grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
@@ -190,6 +222,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     `func` is linear in its grad_output `u`, so differentiating `u -> J^T u` again gives `J v`.
     """
     from ..ops import zeros_like
+
     with grad_mode.enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
@@ -216,15 +249,20 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     ("forward-mode", which PyTorch allows only with vectorize=True).
     """
     if strategy not in ("forward-mode", "reverse-mode"):
-        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
-                             'function has more outputs than inputs, "forward-mode" tends to be more performant. '
-                             'Otherwise, prefer to use "reverse-mode".')
+        raise AssertionError(
+            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+            'function has more outputs than inputs, "forward-mode" tends to be more performant. '
+            'Otherwise, prefer to use "reverse-mode".'
+        )
     from ..ops import zeros_like
+
     if strategy == "forward-mode":
         if create_graph:
-            raise NotImplementedError('torch.autograd.functional.jacobian: `create_graph=True` and '
-                                      '`strategy="forward-mode"` are not supported together (yet). Please either '
-                                      'set `create_graph=False` or `strategy="reverse-mode"`.')
+            raise NotImplementedError(
+                'torch.autograd.functional.jacobian: `create_graph=True` and '
+                '`strategy="forward-mode"` are not supported together (yet). Please either '
+                'set `create_graph=False` or `strategy="reverse-mode"`.'
+            )
         return _jacobian_forward_mode(func, inputs, strict, vectorize)
 
     with grad_mode.enable_grad():
@@ -233,8 +271,10 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         is_outputs_tuple, outputs = _call(func, inputs, "jacobian")
         _check_requires_grad(outputs, "outputs", strict=strict)
         if vectorize and strict:
-            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
-                               "supported together. Please either set `strict=False` or `vectorize=False`.")
+            raise RuntimeError(
+                "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+                "supported together. Please either set `strict=False` or `vectorize=False`."
+            )
         jacobians = []
         for output_index, out in enumerate(outputs):
             rows = tuple([] for _ in inputs)
@@ -244,17 +284,20 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                 for input_index, (row_list, vj_el, inp) in enumerate(zip(rows, vj, inputs)):
                     if vj_el is not None:
                         if strict and create_graph and not vj_el.requires_grad:
-                            raise RuntimeError("The jacobian of the user-provided function is independent of "
-                                               f"input {output_index}. This is not allowed in strict mode when "
-                                               "create_graph=True.")
+                            raise RuntimeError(
+                                "The jacobian of the user-provided function is independent of "
+                                f"input {output_index}. This is not allowed in strict mode when "
+                                "create_graph=True."
+                            )
                         row_list.append(vj_el)
                     else:
                         if strict:
-                            raise RuntimeError(f"Output {output_index} of the user-provided function is independent "
-                                               f"of input {input_index}. This is not allowed in strict mode.")
+                            raise RuntimeError(
+                                f"Output {output_index} of the user-provided function is independent "
+                                f"of input {input_index}. This is not allowed in strict mode."
+                            )
                         row_list.append(zeros_like(inp))
-            jacobians.append(tuple(_stack(row_list, out.shape + inp.shape, inp)
-                                   for row_list, inp in zip(rows, inputs)))
+            jacobians.append(tuple(_stack(row_list, out.shape + inp.shape, inp) for row_list, inp in zip(rows, inputs)))
         jacobians = _grad_postprocess(tuple(jacobians), create_graph)
         return _tuple_postprocess(jacobians, (is_outputs_tuple, is_inputs_tuple))
 
@@ -264,27 +307,35 @@ def _stack(rows, shape, like):
     usual case) NumPy stacks them; a single row (hessian's inner Jacobian) is a reshape."""
     from .._tensor import new_tensor
     import numpy as np
+
     if not rows:
         from ..ops import zeros
+
         return zeros(shape, dtype=like.dtype)
     if len(rows) == 1:
         return rows[0].reshape(shape)
     if not any(row.requires_grad for row in rows):
         return new_tensor(np.stack([row._data for row in rows]).reshape(shape))
     from ..ops import stack
+
     return stack(rows).reshape(shape)
 
 
 def _jacobian_forward_mode(func, inputs, strict, vectorize):
     from .._tensor import new_tensor
     import numpy as np
+
     if strict:
-        raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not '
-                           'supported together (yet). Please either set `strict=False` or '
-                           '`strategy="reverse-mode"`.')
+        raise RuntimeError(
+            'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not '
+            'supported together (yet). Please either set `strict=False` or '
+            '`strategy="reverse-mode"`.'
+        )
     if not vectorize:
-        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
-                                  "implemented for `vectorize=True`.")
+        raise NotImplementedError(
+            "Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
+            "implemented for `vectorize=True`."
+        )
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     columns = None  # columns[i][j]: list of tangents of output i, one per element of input j
     is_outputs_tuple = False
@@ -294,9 +345,12 @@ def _jacobian_forward_mode(func, inputs, strict, vectorize):
             basis = np.zeros(inp._data.shape, dtype=inp._data.dtype)
             basis.reshape(-1)[element] = 1
             with forward_ad.dual_level():
-                duals = tuple(forward_ad.make_dual(other, new_tensor(basis) if k == input_index
-                                                   else new_tensor(np.zeros_like(other._data)))
-                              for k, other in enumerate(inputs))
+                duals = tuple(
+                    forward_ad.make_dual(
+                        other, new_tensor(basis) if k == input_index else new_tensor(np.zeros_like(other._data))
+                    )
+                    for k, other in enumerate(inputs)
+                )
                 is_outputs_tuple, dual_outputs = _as_tuple(func(*duals), "outputs", "jacobian")
                 unpacked = [forward_ad.unpack_dual(out) for out in dual_outputs]
             outputs = tuple(pair.primal for pair in unpacked)
@@ -308,10 +362,16 @@ def _jacobian_forward_mode(func, inputs, strict, vectorize):
                 columns[output_index][input_index].append(data)
     # Lists, not tuples: PyTorch's forward-mode jacobian returns lists of lists.
     jacobians = [
-        [new_tensor(np.moveaxis(np.stack(cols), 0, -1).reshape(out.shape + inp.shape)
-                    if cols else np.zeros(out.shape + inp.shape, dtype=out._data.dtype))
-         for cols, inp in zip(per_output, inputs)]
-        for per_output, out in zip(columns, outputs)]
+        [
+            new_tensor(
+                np.moveaxis(np.stack(cols), 0, -1).reshape(out.shape + inp.shape)
+                if cols
+                else np.zeros(out.shape + inp.shape, dtype=out._data.dtype)
+            )
+            for cols, inp in zip(per_output, inputs)
+        ]
+        for per_output, out in zip(columns, outputs)
+    ]
     return _tuple_postprocess(jacobians, (is_outputs_tuple, is_inputs_tuple))
 
 
@@ -321,8 +381,10 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
     if outer_jacobian_strategy == "forward-mode":
-        raise NotImplementedError('hessian(outer_jacobian_strategy="forward-mode") needs forward-over-reverse AD, '
-                                  'which ember does not have; use the default "reverse-mode".')
+        raise NotImplementedError(
+            'hessian(outer_jacobian_strategy="forward-mode") needs forward-over-reverse AD, '
+            'which ember does not have; use the default "reverse-mode".'
+        )
 
     def ensure_single_output_function(*inp):
         out = func(*inp)
@@ -364,7 +426,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """`(func(inputs), v^T H)` for a scalar function: one backward through the gradient."""
     with grad_mode.enable_grad():
         is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _scalar_function_gradient(
-            func, inputs, v, create_graph, strict, "vhp")
+            func, inputs, v, create_graph, strict, "vhp"
+        )
     with grad_mode.set_grad_enabled(True if create_graph else grad_mode.is_grad_enabled()):
         grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
         result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
@@ -377,9 +440,11 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """`(func(inputs), H v)` for a scalar function, by the double-backward trick (H is symmetric for
     twice continuously differentiable functions, so this equals vhp; PyTorch keeps both)."""
     from ..ops import zeros_like
+
     with grad_mode.enable_grad():
         is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _scalar_function_gradient(
-            func, inputs, v, create_graph, strict, "hvp")
+            func, inputs, v, create_graph, strict, "hvp"
+        )
         grad_jac = tuple(zeros_like(inp).requires_grad_(True) for inp in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict=strict)

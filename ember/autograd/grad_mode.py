@@ -3,6 +3,7 @@
 Each switch (`no_grad`, `enable_grad`, `set_grad_enabled`, `inference_mode`) works both as a
 context manager and as a decorator.
 """
+
 import functools
 import inspect
 import sys
@@ -11,8 +12,14 @@ import warnings
 
 from .. import _naming
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "is_inference_mode_enabled"]
+__all__ = [
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+]
 
 
 class _GradModeState(threading.local):
@@ -51,10 +58,14 @@ class _GradModeSwitch:
 
     def __call__(self, function):
         if inspect.isclass(function):
-            warnings.warn("Decorating classes is deprecated and will be disabled in future versions. You "
-                          "should only decorate functions or methods. To preserve the current behavior of "
-                          "class decoration, you can directly decorate the `__init__` method and nothing "
-                          "else.", FutureWarning, stacklevel=2)
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. You "
+                "should only decorate functions or methods. To preserve the current behavior of "
+                "class decoration, you can directly decorate the `__init__` method and nothing "
+                "else.",
+                FutureWarning,
+                stacklevel=2,
+            )
             return self._decorate_function(function)
         if inspect.isgeneratorfunction(function):
             return self._decorate_generator(function)
@@ -65,11 +76,13 @@ class _GradModeSwitch:
         def run_in_mode(*args, **kwargs):
             with self.clone():
                 return function(*args, **kwargs)
+
         return run_in_mode
 
     def _decorate_generator(self, function):
         """The mode holds while the generator's own code runs, not while its caller runs between
         `yield`s (as PyTorch): every resume re-enters the mode."""
+
         @functools.wraps(function)
         def run_generator_in_mode(*args, **kwargs):
             generator = function(*args, **kwargs)
@@ -91,6 +104,7 @@ class _GradModeSwitch:
                             response = generator.send(request)
             except StopIteration as stop:
                 return stop.value
+
         return run_generator_in_mode
 
     def clone(self):

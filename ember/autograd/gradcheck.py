@@ -8,6 +8,7 @@ when they disagree say where (which input, which output, the worst elements) and
   callable twice), gradcheck, gradgradcheck (or the clear error of `@once_differentiable`) and,
   when it defines `jvp`, forward AD — in one report.
 """
+
 import warnings
 
 import numpy as np
@@ -15,8 +16,15 @@ import numpy as np
 from .._tensor import Tensor, new_tensor
 from . import grad_mode
 
-__all__ = ["gradcheck", "gradgradcheck", "check_function", "GradcheckError", "FunctionCheckReport",
-           "numerical_jacobian", "analytical_jacobian"]
+__all__ = [
+    "gradcheck",
+    "gradgradcheck",
+    "check_function",
+    "GradcheckError",
+    "FunctionCheckReport",
+    "numerical_jacobian",
+    "analytical_jacobian",
+]
 
 
 class GradcheckError(RuntimeError):
@@ -70,6 +78,7 @@ def analytical_jacobian(function, inputs, output_index, input_index):
 def _analytical_jacobians(output, inputs, input_indices):
     """d output / d each input, from backward with one-hot grad_outputs (one forward, many backwards)."""
     from . import grad as autograd_grad
+
     wanted = [inputs[index] for index in input_indices]
     jacobians = [np.zeros((tensor._data.size, output._data.size), dtype=np.float64) for tensor in wanted]
     for element in range(output._data.size):
@@ -85,6 +94,7 @@ def _analytical_jacobians(output, inputs, input_indices):
 def _forward_jacobians(function, inputs, input_index):
     """d outputs / d one input from forward AD, one basis tangent at a time."""
     from . import forward_ad
+
     tensor = inputs[input_index]
     columns = None
     for element in range(tensor._data.size):
@@ -114,9 +124,11 @@ def _worst_elements(analytical, numerical, input_shape, output_shape, count=5):
     rows = [f"    {'input element':<18}{'output element':<18}{'analytical':>14}{'numerical':>14}{'|difference|':>14}"]
     for flat_index in order:
         input_element, output_element = np.unravel_index(flat_index, difference.shape)
-        rows.append(f"    {str(_element(input_element, input_shape)):<18}{str(_element(output_element, output_shape)):<18}"
-                    f"{analytical[input_element, output_element]:>14.6g}{numerical[input_element, output_element]:>14.6g}"
-                    f"{difference[input_element, output_element]:>14.3g}")
+        rows.append(
+            f"    {str(_element(input_element, input_shape)):<18}{str(_element(output_element, output_shape)):<18}"
+            f"{analytical[input_element, output_element]:>14.6g}{numerical[input_element, output_element]:>14.6g}"
+            f"{difference[input_element, output_element]:>14.3g}"
+        )
     return "\n".join(rows)
 
 
@@ -129,29 +141,49 @@ def _likely_cause(analytical, numerical, input_label, others, rtol, atol):
     inputs with the same output, to spot gradients returned in the wrong position."""
     tiny = 1e-12
     if np.allclose(analytical, 0) and not np.allclose(numerical, 0):
-        return (f"backward returned None or zeros for {input_label}, but the output does depend on it: "
-                "compute and return its gradient (check ctx.needs_input_grad and the position in the returned tuple)")
+        return (
+            f"backward returned None or zeros for {input_label}, but the output does depend on it: "
+            "compute and return its gradient (check ctx.needs_input_grad and the position in the returned tuple)"
+        )
     for label, other in others.items():
         if _close(analytical, other, rtol, atol):
-            return (f"wrong gradient returned for {input_label}: it equals the gradient of {label}. backward returns "
-                    "its gradients in the wrong order; return one per forward input, in forward's order")
-    if analytical.shape[1] > 1 and np.allclose(analytical, analytical[:, :1], rtol=rtol, atol=atol) and \
-            not np.allclose(numerical, numerical[:, :1], rtol=rtol, atol=atol):
-        return ("backward forgot to multiply by grad_output: its result is the same whichever output element the "
-                "gradient comes from (return grad_output * local_derivative)")
+            return (
+                f"wrong gradient returned for {input_label}: it equals the gradient of {label}. backward returns "
+                "its gradients in the wrong order; return one per forward input, in forward's order"
+            )
+    if (
+        analytical.shape[1] > 1
+        and np.allclose(analytical, analytical[:, :1], rtol=rtol, atol=atol)
+        and not np.allclose(numerical, numerical[:, :1], rtol=rtol, atol=atol)
+    ):
+        return (
+            "backward forgot to multiply by grad_output: its result is the same whichever output element the "
+            "gradient comes from (return grad_output * local_derivative)"
+        )
     if np.allclose(analytical, -numerical, rtol=rtol, atol=atol):
         return "the gradient has the wrong sign"
     mask = np.abs(analytical) > tiny
     ratio = numerical[mask] / analytical[mask]
-    if ratio.size and np.allclose(ratio, ratio.flat[0], rtol=1e-3) and not np.isclose(ratio.flat[0], 1) and \
-            np.allclose(numerical[~mask], 0, atol=atol):
-        return (f"the gradient is off by a constant factor (numerical / analytical = {ratio.flat[0]:.4g}): check the "
-                "constants in backward's formula")
-    if analytical.shape == numerical.shape and analytical.shape[0] == analytical.shape[1] and \
-            np.allclose(np.diag(np.diag(numerical)), numerical, atol=atol) and \
-            not np.allclose(np.diag(np.diag(analytical)), analytical, atol=atol):
-        return ("the function is element-wise but backward mixes elements (a matrix product or a sum where an "
-                "element-wise product belongs?)")
+    if (
+        ratio.size
+        and np.allclose(ratio, ratio.flat[0], rtol=1e-3)
+        and not np.isclose(ratio.flat[0], 1)
+        and np.allclose(numerical[~mask], 0, atol=atol)
+    ):
+        return (
+            f"the gradient is off by a constant factor (numerical / analytical = {ratio.flat[0]:.4g}): check the "
+            "constants in backward's formula"
+        )
+    if (
+        analytical.shape == numerical.shape
+        and analytical.shape[0] == analytical.shape[1]
+        and np.allclose(np.diag(np.diag(numerical)), numerical, atol=atol)
+        and not np.allclose(np.diag(np.diag(analytical)), analytical, atol=atol)
+    ):
+        return (
+            "the function is element-wise but backward mixes elements (a matrix product or a sum where an "
+            "element-wise product belongs?)"
+        )
     return "backward's formula disagrees with the function's derivative"
 
 
@@ -168,10 +200,25 @@ def _fail(message, raise_exception):
 
 
 # ---------------------------------------------------------------- gradcheck
-def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
-              check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
-              check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
-              fast_mode=False, masked=None, _input_names=None):
+def gradcheck(
+    func,
+    inputs,
+    *,
+    eps=1e-6,
+    atol=1e-5,
+    rtol=1e-3,
+    raise_exception=True,
+    nondet_tol=0.0,
+    check_undefined_grad=True,
+    check_grad_dtypes=False,
+    check_batched_grad=False,
+    check_batched_forward_grad=False,
+    check_forward_ad=False,
+    check_backward_ad=True,
+    fast_mode=False,
+    masked=None,
+    _input_names=None,
+):
     """Check backward (and optionally forward AD) against finite differences.
 
     Every differentiable output is checked against every input that requires grad. Use float64
@@ -190,13 +237,17 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     inputs = _as_tuple(inputs)
     differentiable = [i for i, value in enumerate(inputs) if isinstance(value, Tensor) and value._requires_grad]
     if not differentiable:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them have "
-                         "requires_grad=True.")
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, but none of them have requires_grad=True."
+        )
     for index in differentiable:
         if inputs[index]._data.dtype not in (np.float64, np.complex128):
-            warnings.warn(f"Input #{index} requires gradient and is not a double precision floating point. The "
-                          "finite differences of gradcheck are only reliable in float64: use tensor.double().",
-                          UserWarning, stacklevel=2)
+            warnings.warn(
+                f"Input #{index} requires gradient and is not a double precision floating point. The "
+                "finite differences of gradcheck are only reliable in float64: use tensor.double().",
+                UserWarning,
+                stacklevel=2,
+            )
     numerical = {index: _numerical_jacobians(func, inputs, index, eps) for index in differentiable}
     outputs = _differentiable_outputs(func, inputs)
 
@@ -206,16 +257,32 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             for index in differentiable:
                 expected, got = numerical[index][output_index], analytical[index]
                 if not _close(got, expected, rtol, atol):
-                    others = {_label(j, inputs, _input_names): numerical[j][output_index]
-                              for j in differentiable if j != index}
-                    message = _mismatch_message("Jacobian mismatch", output_index, output, index, inputs,
-                                                got, expected, others, rtol, atol, _input_names)
+                    others = {
+                        _label(j, inputs, _input_names): numerical[j][output_index]
+                        for j in differentiable
+                        if j != index
+                    }
+                    message = _mismatch_message(
+                        "Jacobian mismatch",
+                        output_index,
+                        output,
+                        index,
+                        inputs,
+                        got,
+                        expected,
+                        others,
+                        rtol,
+                        atol,
+                        _input_names,
+                    )
                     return _fail(message, raise_exception)
-            problem = _grad_output_linearity_problem(output, inputs, differentiable, analytical, rtol, atol,
-                                                     _input_names)
+            problem = _grad_output_linearity_problem(
+                output, inputs, differentiable, analytical, rtol, atol, _input_names
+            )
             if problem:
-                return _fail(f"Backward of output {output_index} is not linear in grad_output:\n{problem}",
-                             raise_exception)
+                return _fail(
+                    f"Backward of output {output_index} is not linear in grad_output:\n{problem}", raise_exception
+                )
             if check_grad_dtypes:
                 problem = _grad_dtype_problem(output, inputs, differentiable, _input_names)
                 if problem:
@@ -226,27 +293,53 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             forward = _forward_jacobians(func, inputs, index)
             for output_index, (got, expected) in enumerate(zip(forward, numerical[index])):
                 if not _close(got, expected, rtol, atol):
-                    message = _mismatch_message("Jacobian computed with forward mode mismatch", output_index,
-                                                outputs[output_index], index, inputs, got, expected, {}, rtol, atol,
-                                                _input_names, "the jvp (tangent rule)")
+                    message = _mismatch_message(
+                        "Jacobian computed with forward mode mismatch",
+                        output_index,
+                        outputs[output_index],
+                        index,
+                        inputs,
+                        got,
+                        expected,
+                        {},
+                        rtol,
+                        atol,
+                        _input_names,
+                        "the jvp (tangent rule)",
+                    )
                     return _fail(message, raise_exception)
     return True
 
 
-def _mismatch_message(title, output_index, output, input_index, inputs, analytical, numerical, others, rtol, atol,
-                      names, source="backward"):
+def _mismatch_message(
+    title,
+    output_index,
+    output,
+    input_index,
+    inputs,
+    analytical,
+    numerical,
+    others,
+    rtol,
+    atol,
+    names,
+    source="backward",
+):
     label = _label(input_index, inputs, names)
-    return (f"{title} for output {output_index} with respect to input {input_index},\n"
-            f"  output {output_index} has shape {list(output.shape)}; {label}\n"
-            f"  worst elements (of {analytical.size}; analytical from {source}, numerical from central differences):\n"
-            f"{_worst_elements(analytical, numerical, inputs[input_index]._data.shape, output._data.shape)}\n"
-            f"  likely cause: {_likely_cause(analytical, numerical, label, others, rtol, atol)}")
+    return (
+        f"{title} for output {output_index} with respect to input {input_index},\n"
+        f"  output {output_index} has shape {list(output.shape)}; {label}\n"
+        f"  worst elements (of {analytical.size}; analytical from {source}, numerical from central differences):\n"
+        f"{_worst_elements(analytical, numerical, inputs[input_index]._data.shape, output._data.shape)}\n"
+        f"  likely cause: {_likely_cause(analytical, numerical, label, others, rtol, atol)}"
+    )
 
 
 def _grad_output_linearity_problem(output, inputs, differentiable, analytical, rtol, atol, names):
     """Backward must compute grad_output^T J. One-hot grad_outputs cannot tell `grad * f'(x)` from
     `f'(x)` on a one-element output, so probe with a random grad_output too."""
     from . import grad as autograd_grad
+
     rng = np.random.default_rng(0)
     probe = rng.uniform(0.5, 2.0, size=output._data.shape).astype(output._data.dtype) * 3
     wanted = [inputs[index] for index in differentiable]
@@ -257,34 +350,59 @@ def _grad_output_linearity_problem(output, inputs, differentiable, analytical, r
         if not np.allclose(got, expected, rtol=rtol, atol=atol):
             # Ignoring grad_output, backward returns the same for any grad_output (e.g. the first one-hot).
             ignores_grad_output = np.allclose(got, analytical[index][:, 0], rtol=rtol, atol=atol)
-            cause = "backward forgot to multiply by grad_output" if ignores_grad_output else \
-                "backward uses grad_output non-linearly (squares it, adds a constant, or keeps state between calls)"
-            return (f"  with grad_output = random values (not ones) the gradient of {_label(index, inputs, names)} "
-                    f"is {got[:4]} but grad_output^T J is {expected[:4]}\n  likely cause: {cause}")
+            cause = (
+                "backward forgot to multiply by grad_output"
+                if ignores_grad_output
+                else "backward uses grad_output non-linearly (squares it, adds a constant, or keeps state between calls)"
+            )
+            return (
+                f"  with grad_output = random values (not ones) the gradient of {_label(index, inputs, names)} "
+                f"is {got[:4]} but grad_output^T J is {expected[:4]}\n  likely cause: {cause}"
+            )
     return None
 
 
 def _grad_dtype_problem(output, inputs, differentiable, names):
     from . import grad as autograd_grad
+
     ones = new_tensor(np.ones(output._data.shape, dtype=output._data.dtype))
     wanted = [inputs[index] for index in differentiable]
-    for index, grad in zip(differentiable, autograd_grad([output], wanted, [ones], retain_graph=True,
-                                                          allow_unused=True)):
+    for index, grad in zip(
+        differentiable, autograd_grad([output], wanted, [ones], retain_graph=True, allow_unused=True)
+    ):
         if grad is not None and grad.dtype is not inputs[index].dtype:
-            return (f"Gradient has dtype mismatch: the gradient of {_label(index, inputs, names)} is {grad.dtype}, "
-                    f"but the input is {inputs[index].dtype}")
+            return (
+                f"Gradient has dtype mismatch: the gradient of {_label(index, inputs, names)} is {grad.dtype}, "
+                f"but the input is {inputs[index].dtype}"
+            )
     return None
 
 
-def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, gen_non_contig_grad_outputs=False,
-                  raise_exception=True, nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
-                  check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
-                  masked=False):
+def gradgradcheck(
+    func,
+    inputs,
+    grad_outputs=None,
+    *,
+    eps=1e-6,
+    atol=1e-5,
+    rtol=1e-3,
+    gen_non_contig_grad_outputs=False,
+    raise_exception=True,
+    nondet_tol=0.0,
+    check_undefined_grad=True,
+    check_grad_dtypes=False,
+    check_batched_grad=False,
+    check_fwd_over_rev=False,
+    check_rev_over_rev=True,
+    fast_mode=False,
+    masked=False,
+):
     """Check second derivatives: gradcheck of `(inputs, grad_outputs) -> grad(func(inputs), inputs, grad_outputs)`.
 
     Failures name the input of that function: `input k` of func, or `grad_output j`.
     """
     from . import grad as autograd_grad
+
     inputs = _as_tuple(inputs)
     if not any(isinstance(value, Tensor) and value._requires_grad for value in inputs):
         return True
@@ -304,11 +422,21 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
 
     names = [f"input {i}" for i in range(count)] + [f"grad_output {j}" for j in range(len(grad_outputs))]
     try:
-        return gradcheck(first_derivatives, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
-                         raise_exception=raise_exception, check_grad_dtypes=check_grad_dtypes, _input_names=names)
+        return gradcheck(
+            first_derivatives,
+            tuple(inputs) + tuple(grad_outputs),
+            eps=eps,
+            atol=atol,
+            rtol=rtol,
+            raise_exception=raise_exception,
+            check_grad_dtypes=check_grad_dtypes,
+            _input_names=names,
+        )
     except GradcheckError as error:
-        raise GradcheckError("gradgradcheck (second derivatives, i.e. the backward of backward): " + str(error)
-                             .replace("Jacobian mismatch for output", "mismatch for first derivative")) from None
+        raise GradcheckError(
+            "gradgradcheck (second derivatives, i.e. the backward of backward): "
+            + str(error).replace("Jacobian mismatch for output", "mismatch for first derivative")
+        ) from None
 
 
 # ---------------------------------------------------------------- check_function
@@ -317,7 +445,7 @@ class FunctionCheckReport:
 
     def __init__(self, function_name):
         self.function_name = function_name
-        self.results = []   # (check, status, detail); status is "ok", "FAIL", "note" or "skipped"
+        self.results = []  # (check, status, detail); status is "ok", "FAIL", "note" or "skipped"
 
     def add(self, check, status, detail=""):
         self.results.append((check, status, detail))
@@ -368,13 +496,18 @@ def _check_contract(fn_class, inputs, report):
         outputs = _as_tuple(fn_class.apply(*inputs))
     differentiable = [out for out in outputs if isinstance(out, Tensor) and out._requires_grad]
     if not differentiable:
-        report.add("forward", "FAIL", "no output requires grad: give at least one input requires_grad=True "
-                                      "(and return floating-point tensors)")
+        report.add(
+            "forward",
+            "FAIL",
+            "no output requires grad: give at least one input requires_grad=True (and return floating-point tensors)",
+        )
         return
     node = differentiable[0].grad_fn
     rng = np.random.default_rng(1)
-    grads = [new_tensor(rng.standard_normal(out._data.shape).astype(out._data.dtype))
-             if isinstance(out, Tensor) else None for out in outputs]
+    grads = [
+        new_tensor(rng.standard_normal(out._data.shape).astype(out._data.dtype)) if isinstance(out, Tensor) else None
+        for out in outputs
+    ]
     originals = [g._data.copy() if g is not None else None for g in grads]
     try:
         with grad_mode.no_grad():
@@ -382,14 +515,18 @@ def _check_contract(fn_class, inputs, report):
     except Exception as error:  # the report shows any error backward raises
         report.add("backward runs", "FAIL", f"{type(error).__name__}: {error}")
         return
-    returned = returned if isinstance(returned, tuple) else tuple(returned) if isinstance(returned, list) \
-        else (returned,)
+    returned = (
+        returned if isinstance(returned, tuple) else tuple(returned) if isinstance(returned, list) else (returned,)
+    )
     report.add("backward runs", "ok")
     _check_count(returned, inputs, report)
     _check_each_gradient(returned, inputs, node, report)
     modified = [i for i, (g, o) in enumerate(zip(grads, originals)) if g is not None and not np.array_equal(g._data, o)]
-    report.add("grad_output untouched", "FAIL" if modified else "ok",
-               f"backward modified grad_output {modified} in place; compute a new tensor instead" if modified else "")
+    report.add(
+        "grad_output untouched",
+        "FAIL" if modified else "ok",
+        f"backward modified grad_output {modified} in place; compute a new tensor instead" if modified else "",
+    )
     _check_called_twice(node, grads, returned, report)
 
 
@@ -399,10 +536,13 @@ def _check_count(returned, inputs, report):
     if count == expected or extra_nones:
         report.add("number of gradients", "ok", f"{expected} (one per forward input)")
     else:
-        report.add("number of gradients", "FAIL",
-                   f"backward returned {count} value{'s' if count != 1 else ''}, but forward took {expected} "
-                   f"input{'s' if expected != 1 else ''}: return one per forward input, in order, None for "
-                   "non-tensor inputs and inputs that need no gradient")
+        report.add(
+            "number of gradients",
+            "FAIL",
+            f"backward returned {count} value{'s' if count != 1 else ''}, but forward took {expected} "
+            f"input{'s' if expected != 1 else ''}: return one per forward input, in order, None for "
+            "non-tensor inputs and inputs that need no gradient",
+        )
 
 
 def _check_each_gradient(returned, inputs, node, report):
@@ -413,29 +553,47 @@ def _check_each_gradient(returned, inputs, node, report):
             if grad is None:
                 report.add(check, "ok", f"None for a non-tensor input ({type(value).__name__})")
             else:
-                report.add(check, "FAIL", f"input {index} is a {type(value).__name__}, not a tensor: its gradient "
-                                          "must be None")
+                report.add(
+                    check, "FAIL", f"input {index} is a {type(value).__name__}, not a tensor: its gradient must be None"
+                )
             continue
         if grad is None:
             status = "note" if value._requires_grad else "ok"
-            report.add(check, status, "None" + (" although the input requires grad (fine only if the output does "
-                                                "not depend on it)" if value._requires_grad else ""))
+            report.add(
+                check,
+                status,
+                "None"
+                + (
+                    " although the input requires grad (fine only if the output does not depend on it)"
+                    if value._requires_grad
+                    else ""
+                ),
+            )
             continue
         if not isinstance(grad, Tensor):
             report.add(check, "FAIL", f"is a {type(grad).__name__}; a gradient must be a Tensor or None")
             continue
         if not value._requires_grad:
-            report.add(check, "note", "computed although ctx.needs_input_grad"
-                                      f"[{index}] is False (wasted work; the engine drops it)")
+            report.add(
+                check,
+                "note",
+                f"computed although ctx.needs_input_grad[{index}] is False (wasted work; the engine drops it)",
+            )
             continue
         if grad._data.shape != value._data.shape:
             from ..ops.broadcast import is_expandable_to
+
             if is_expandable_to(value._data.shape, grad._data.shape):
-                report.add(check, "note", f"shape {list(grad.shape)} is broadcast; the engine sums it to the "
-                                          f"input's shape {list(value.shape)}")
+                report.add(
+                    check,
+                    "note",
+                    f"shape {list(grad.shape)} is broadcast; the engine sums it to the "
+                    f"input's shape {list(value.shape)}",
+                )
             else:
-                report.add(check, "FAIL", f"shape {list(grad.shape)} does not match input {index}'s shape "
-                                          f"{list(value.shape)}")
+                report.add(
+                    check, "FAIL", f"shape {list(grad.shape)} does not match input {index}'s shape {list(value.shape)}"
+                )
             continue
         if grad.dtype is not value.dtype:
             report.add(check, "note", f"dtype {grad.dtype} differs from the input's {value.dtype}; the engine casts it")
@@ -449,17 +607,26 @@ def _check_called_twice(node, grads, first, report):
         with grad_mode.no_grad():
             second = node.apply(*grads)
     except Exception as error:  # shown in the report
-        report.add("backward called twice", "FAIL", f"the second call raised {type(error).__name__}: {error}\n"
-                                                    "backward must not consume ctx state (e.g. del ctx.x)")
+        report.add(
+            "backward called twice",
+            "FAIL",
+            f"the second call raised {type(error).__name__}: {error}\n"
+            "backward must not consume ctx state (e.g. del ctx.x)",
+        )
         return
     second = second if isinstance(second, tuple) else tuple(second) if isinstance(second, list) else (second,)
     same = len(first) == len(second) and all(
-        (a is None and b is None) or (isinstance(a, Tensor) and isinstance(b, Tensor) and
-                                      np.array_equal(a._data, b._data, equal_nan=True))
-        for a, b in zip(first, second))
-    report.add("backward called twice", "ok" if same else "FAIL",
-               "same gradients" if same else "the second call returned different gradients: backward must not "
-                                             "change ctx or saved tensors")
+        (a is None and b is None)
+        or (isinstance(a, Tensor) and isinstance(b, Tensor) and np.array_equal(a._data, b._data, equal_nan=True))
+        for a, b in zip(first, second)
+    )
+    report.add(
+        "backward called twice",
+        "ok" if same else "FAIL",
+        "same gradients"
+        if same
+        else "the second call returned different gradients: backward must not change ctx or saved tensors",
+    )
 
 
 def _check_numerically(fn_class, inputs, report, eps, atol, rtol):
@@ -474,9 +641,15 @@ def _check_numerically(fn_class, inputs, report, eps, atol, rtol):
     else:
         _run_check(report, "gradgradcheck", lambda: gradgradcheck(apply, inputs, eps=eps, atol=atol, rtol=rtol))
     from .function import Function
+
     if fn_class.jvp is not Function.jvp:
-        _run_check(report, "forward AD (jvp)", lambda: gradcheck(apply, inputs, eps=eps, atol=atol, rtol=rtol,
-                                                                 check_forward_ad=True, check_backward_ad=False))
+        _run_check(
+            report,
+            "forward AD (jvp)",
+            lambda: gradcheck(
+                apply, inputs, eps=eps, atol=atol, rtol=rtol, check_forward_ad=True, check_backward_ad=False
+            ),
+        )
     else:
         report.add("forward AD (jvp)", "skipped", "no jvp staticmethod")
 
@@ -495,6 +668,7 @@ def _run_check(report, name, check):
 
 def _backward_is_once_differentiable(fn_class):
     from .function import once_differentiable
+
     marker = once_differentiable(lambda ctx: None).__code__
     return getattr(fn_class.backward, "__code__", None) is marker
 
@@ -502,12 +676,16 @@ def _backward_is_once_differentiable(fn_class):
 def _check_once_differentiable_error(apply, inputs, report):
     """A @once_differentiable backward has no second derivative: differentiating it must say so."""
     from . import grad as autograd_grad
+
     with grad_mode.enable_grad():
         outputs = _differentiable_outputs(apply, inputs)
         wanted = [t for t in inputs if isinstance(t, Tensor) and t._requires_grad]
         ones = [new_tensor(np.ones(o._data.shape, dtype=o._data.dtype), True) for o in outputs]
-        firsts = [g for g in autograd_grad(outputs, wanted, ones, create_graph=True, allow_unused=True)
-                  if g is not None and g._requires_grad]
+        firsts = [
+            g
+            for g in autograd_grad(outputs, wanted, ones, create_graph=True, allow_unused=True)
+            if g is not None and g._requires_grad
+        ]
     if not firsts:
         report.add("gradgradcheck", "skipped", "@once_differentiable backward: no second derivative")
         return
@@ -519,5 +697,6 @@ def _check_once_differentiable_error(apply, inputs, report):
             return
         report.add("gradgradcheck", "FAIL", f"double backward raised an unexpected error: {error}")
         return
-    report.add("gradgradcheck", "FAIL", "backward is marked @once_differentiable, yet differentiating it twice "
-                                        "did not raise")
+    report.add(
+        "gradgradcheck", "FAIL", "backward is marked @once_differentiable, yet differentiating it twice did not raise"
+    )

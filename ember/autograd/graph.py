@@ -1,9 +1,10 @@
 """`torch.autograd.graph`: hooks on saved tensors, the `Node` type of graph nodes, version bumps.
 
-    with ember.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
-        y = model(x)        # every tensor saved for backward goes through pack_hook
-    y.sum().backward()      # ... and comes back through unpack_hook when backward reads it
+with ember.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+    y = model(x)        # every tensor saved for backward goes through pack_hook
+y.sum().backward()      # ... and comes back through unpack_hook when backward reads it
 """
+
 from .._tensor import Tensor
 from .function import Node
 from . import saved_hooks as _saved_hooks

@@ -6,6 +6,7 @@ node keeps only what `pack_hook` returned. Each read of `ctx.saved_tensors` call
 it; the result is re-attached to the saved tensor's place in the graph, so double backward works.
 As in PyTorch, a tensor saved this way is not checked for later in-place changes (the hooks own it).
 """
+
 import threading
 
 from .._tensor import Tensor, new_tensor
@@ -13,7 +14,7 @@ from .._tensor import Tensor, new_tensor
 
 class _HooksState(threading.local):
     def __init__(self):
-        self.stack = []              # (pack_hook, unpack_hook) pairs, innermost last
+        self.stack = []  # (pack_hook, unpack_hook) pairs, innermost last
         self.disabled_message = None  # set by disable_saved_tensors_hooks
 
 
@@ -23,12 +24,11 @@ state = _HooksState()
 class PackedSaved:
     """One saved tensor as a pack hook left it, with what is needed to rebuild its graph links."""
 
-    __slots__ = ("packed", "unpack_hook", "requires_grad", "grad_fn", "output_nr", "grad_accumulator",
-                 "is_output")
+    __slots__ = ("packed", "unpack_hook", "requires_grad", "grad_fn", "output_nr", "grad_accumulator", "is_output")
 
     def __init__(self, tensor, is_output, hooks):
         pack_hook, self.unpack_hook = hooks
-        self.is_output = is_output   # its grad_fn is the saving node: not stored, so no cycle
+        self.is_output = is_output  # its grad_fn is the saving node: not stored, so no cycle
         self.requires_grad = tensor._requires_grad
         self.grad_fn = None if is_output else tensor._grad_fn
         self.output_nr = tensor._output_nr
@@ -40,8 +40,10 @@ class PackedSaved:
     def unpack(self, node, as_arrays):
         value = self.unpack_hook(self.packed)
         if not isinstance(value, Tensor):
-            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of "
-                            f"type {type(value).__name__}")
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                f"type {type(value).__name__}"
+            )
         if as_arrays:
             return value._data
         if not self.requires_grad:
@@ -57,5 +59,6 @@ def _accumulator_of(leaf):
     """The AccumulateGrad node of a leaf that requires grad (made now if forward did not make it)."""
     if leaf._grad_accumulator is None:
         from .function import AccumulateGrad
+
         leaf._grad_accumulator = AccumulateGrad(leaf)
     return leaf._grad_accumulator

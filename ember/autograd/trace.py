@@ -21,6 +21,7 @@ or a leaf's `.grad`:
 The trace listens through the engine's observer hook (`ember.autograd.engine.observers`), so it
 costs nothing when no trace is active.
 """
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -99,7 +100,7 @@ class trace:
 
     def _destination(self, node):
         if node is None:
-            return None                      # an input that needs no gradient, or not a tensor
+            return None  # an input that needs no gradient, or not a tensor
         if type(node) is AccumulateGrad:
             return self.leaf_name(node)
         return node.name()
@@ -109,8 +110,7 @@ class trace:
         if grad is None:
             return "None"
         data = grad._data
-        values = np.array2string(data.reshape(-1)[:self.max_values], precision=4, separator=", ",
-                                 suppress_small=True)
+        values = np.array2string(data.reshape(-1)[: self.max_values], precision=4, separator=", ", suppress_small=True)
         if data.size > self.max_values:
             values = values[:-1] + ", ...]"
         return f"{list(data.shape)} {values}"
@@ -122,19 +122,24 @@ class trace:
             if step.is_leaf:
                 leaving = [f"{step.name}.grad += {self._describe(step.grad_outputs[0])}"]
             else:
-                leaving = [f"-> {destination}  {self._describe(grad)}"
-                           for grad, destination in zip(step.grad_inputs, step.destinations)
-                           if destination is not None]
+                leaving = [
+                    f"-> {destination}  {self._describe(grad)}"
+                    for grad, destination in zip(step.grad_inputs, step.destinations)
+                    if destination is not None
+                ]
             display = "AccumulateGrad" if step.is_leaf else step.name
             rows.append((str(step.index), display, arriving, leaving[0] if leaving else "(nothing)"))
             rows.extend(("", "", "", line) for line in leaving[1:])
         widths = [max(len(row[column]) for row in rows) for column in range(3)]
-        lines = [f"Backward trace: {len(self.steps)} steps, in the order the engine ran them. Each node "
-                 "multiplies the gradient arriving at its output by its local derivatives (chain rule) and "
-                 "sends the results to its inputs."]
+        lines = [
+            f"Backward trace: {len(self.steps)} steps, in the order the engine ran them. Each node "
+            "multiplies the gradient arriving at its output by its local derivatives (chain rule) and "
+            "sends the results to its inputs."
+        ]
         for row in rows:
-            lines.append(f"{row[0]:>{max(widths[0], 4)}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}"
-                         .rstrip())
+            lines.append(
+                f"{row[0]:>{max(widths[0], 4)}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}".rstrip()
+            )
         if self.leaf_grads:
             lines.append("Leaf gradients received:")
             width = max(len(name) for name in self.leaf_grads)

@@ -1,4 +1,5 @@
 """`Variable`: the book-era wrapper. Since PyTorch 0.4 a tensor is its own Variable."""
+
 import warnings
 
 from .._tensor import Tensor
@@ -19,20 +20,28 @@ class Variable(metaclass=_VariableMeta):
     """
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
-        warnings.warn("Variable is deprecated: tensors record operations themselves. Use the tensor directly, "
-                      "with `tensor.requires_grad_()` or `ember.tensor(data, requires_grad=True)`.",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "Variable is deprecated: tensors record operations themselves. Use the tensor directly, "
+            "with `tensor.requires_grad_()` or `ember.tensor(data, requires_grad=True)`.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         from ..ops import tensor as make_tensor
+
         if data is None:
             from ..ops import empty
+
             data = empty(0)
         # A new tensor on the same memory, as PyTorch's Variable(t): t's own flags are untouched.
         data = data.detach() if isinstance(data, Tensor) else make_tensor(data)
         if volatile and requires_grad:
             raise ValueError("Variable can't be volatile and require_grad at the same time!")
         if volatile:
-            warnings.warn("volatile was removed and now has no effect. Use `with ember.no_grad():` instead.",
-                          UserWarning, stacklevel=2)
+            warnings.warn(
+                "volatile was removed and now has no effect. Use `with ember.no_grad():` instead.",
+                UserWarning,
+                stacklevel=2,
+            )
             requires_grad = False
         if requires_grad:
             data.requires_grad_(True)

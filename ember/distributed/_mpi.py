@@ -4,6 +4,7 @@ started this process, and waiting on MPI requests with a deadline.
 MPI is the transport (`pip install "ember-autograd[distributed]"` brings mpi4py and the MPICH wheel);
 ember grows no networking of its own.
 """
+
 import os
 import shutil
 import sys
@@ -13,8 +14,15 @@ INSTALL_HINT = 'pip install "ember-autograd[distributed]"  (or: pip install mpi4
 
 # Variables that MPI launchers (MPICH's hydra, Open MPI, PMIx, MVAPICH, Slurm's PMI) put in the
 # environment of the processes they start.
-_LAUNCHER_VARIABLES = ("PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALRANKID",
-                       "MV2_COMM_WORLD_SIZE", "PMI_FD")
+_LAUNCHER_VARIABLES = (
+    "PMI_RANK",
+    "PMI_SIZE",
+    "PMIX_RANK",
+    "OMPI_COMM_WORLD_SIZE",
+    "MPI_LOCALRANKID",
+    "MV2_COMM_WORLD_SIZE",
+    "PMI_FD",
+)
 
 
 def find_mpiexec():
@@ -31,8 +39,10 @@ def load():
     try:
         from mpi4py import MPI
     except ImportError as error:
-        raise RuntimeError(f"ember.distributed runs on MPI through mpi4py, which is not installed "
-                           f"({error}). Install it with: {INSTALL_HINT}") from None
+        raise RuntimeError(
+            f"ember.distributed runs on MPI through mpi4py, which is not installed "
+            f"({error}). Install it with: {INSTALL_HINT}"
+        ) from None
     return MPI
 
 
@@ -51,9 +61,11 @@ def launched_by_mpi():
 
 def local_rank_and_size():
     """This process's index among the processes of its machine, and their count (launcher variables)."""
-    for rank_name, size_name in (("MPI_LOCALRANKID", "MPI_LOCALNRANKS"),
-                                 ("OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"),
-                                 ("MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE")):
+    for rank_name, size_name in (
+        ("MPI_LOCALRANKID", "MPI_LOCALNRANKS"),
+        ("OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"),
+        ("MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE"),
+    ):
         if rank_name in os.environ:
             return int(os.environ[rank_name]), int(os.environ.get(size_name, 0)) or None
     return None, None

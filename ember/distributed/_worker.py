@@ -1,5 +1,6 @@
 """One process of a job started by `python -m ember.distributed.run`: set torchrun's variables from
 what MPI's launcher says, then run the script (with `import torch` resolving to ember by default)."""
+
 import os
 import sys
 
@@ -13,9 +14,15 @@ def torchrun_environment(environ):
     local_rank, local_size = local_rank_and_size()
     per_node = int(environ.get("EMBER_NPROC_PER_NODE", local_size or size))
     local_rank = rank % per_node if local_rank is None else local_rank
-    return {"RANK": str(rank), "WORLD_SIZE": str(size), "LOCAL_RANK": str(local_rank),
-            "LOCAL_WORLD_SIZE": str(local_size or per_node), "GROUP_RANK": str(rank // per_node),
-            "MASTER_ADDR": environ.get("MASTER_ADDR", "127.0.0.1"), "MASTER_PORT": environ.get("MASTER_PORT", "29500")}
+    return {
+        "RANK": str(rank),
+        "WORLD_SIZE": str(size),
+        "LOCAL_RANK": str(local_rank),
+        "LOCAL_WORLD_SIZE": str(local_size or per_node),
+        "GROUP_RANK": str(rank // per_node),
+        "MASTER_ADDR": environ.get("MASTER_ADDR", "127.0.0.1"),
+        "MASTER_PORT": environ.get("MASTER_PORT", "29500"),
+    }
 
 
 def main(argv):
@@ -27,6 +34,7 @@ def main(argv):
     if as_module:
         argv = argv[1:]
     from ..__main__ import run, run_plain
+
     (run if compat else run_plain)(argv[0], argv[1:], as_module=as_module)
 
 

@@ -5,6 +5,7 @@ for non-contiguous tensors) and returns a `Work` handle when `async_op=True`; ot
 Waiting polls with the group's timeout, so a dead peer ends the job with an error, never a hang.
 Tensors written by a collective have their version bumped, as any in-place change.
 """
+
 import enum
 import time
 
@@ -14,10 +15,30 @@ from .._tensor import Tensor
 from . import _mpi
 from .process_group import resolve
 
-__all__ = ["ReduceOp", "reduce_op", "Work", "all_reduce", "broadcast", "all_gather", "all_gather_into_tensor",
-           "gather", "scatter", "reduce", "reduce_scatter", "reduce_scatter_tensor", "all_to_all",
-           "all_to_all_single", "send", "recv", "isend", "irecv", "barrier", "monitored_barrier", "P2POp",
-           "batch_isend_irecv"]
+__all__ = [
+    "ReduceOp",
+    "reduce_op",
+    "Work",
+    "all_reduce",
+    "broadcast",
+    "all_gather",
+    "all_gather_into_tensor",
+    "gather",
+    "scatter",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "all_to_all",
+    "all_to_all_single",
+    "send",
+    "recv",
+    "isend",
+    "irecv",
+    "barrier",
+    "monitored_barrier",
+    "P2POp",
+    "batch_isend_irecv",
+]
 
 
 class ReduceOp:
@@ -117,9 +138,11 @@ def _start(group, name, requests, finish, async_op, peer=None, result=None):
 
     def describe():
         waiting_for = f"rank {peer}" if peer is not None else f"its peers (ranks {group.global_ranks})"
-        return (f"ember.distributed: {name} on rank {rank} timed out after {seconds:g} s waiting for "
-                f"{waiting_for}: a peer process has died or is not calling {name}. See the other ranks' "
-                "output for the first error.")
+        return (
+            f"ember.distributed: {name} on rank {rank} timed out after {seconds:g} s waiting for "
+            f"{waiting_for}: a peer process has died or is not calling {name}. See the other ranks' "
+            "output for the first error."
+        )
 
     work = Work(requests, finish, time.monotonic() + seconds, describe, result)
     if async_op:
@@ -133,20 +156,34 @@ def _mpi_op(op, dtype, operation):
     MPI = _mpi.load()
     op = ReduceOp.RedOpType(op)
     if dtype == np.bool_:
-        table = {ReduceOp.SUM: MPI.LOR, ReduceOp.MAX: MPI.LOR, ReduceOp.BOR: MPI.LOR,
-                 ReduceOp.PRODUCT: MPI.LAND, ReduceOp.MIN: MPI.LAND, ReduceOp.BAND: MPI.LAND,
-                 ReduceOp.BXOR: MPI.LXOR}
+        table = {
+            ReduceOp.SUM: MPI.LOR,
+            ReduceOp.MAX: MPI.LOR,
+            ReduceOp.BOR: MPI.LOR,
+            ReduceOp.PRODUCT: MPI.LAND,
+            ReduceOp.MIN: MPI.LAND,
+            ReduceOp.BAND: MPI.LAND,
+            ReduceOp.BXOR: MPI.LXOR,
+        }
     else:
-        table = {ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM, ReduceOp.PRODUCT: MPI.PROD,
-                 ReduceOp.MIN: MPI.MIN, ReduceOp.MAX: MPI.MAX, ReduceOp.BAND: MPI.BAND,
-                 ReduceOp.BOR: MPI.BOR, ReduceOp.BXOR: MPI.BXOR}
+        table = {
+            ReduceOp.SUM: MPI.SUM,
+            ReduceOp.AVG: MPI.SUM,
+            ReduceOp.PRODUCT: MPI.PROD,
+            ReduceOp.MIN: MPI.MIN,
+            ReduceOp.MAX: MPI.MAX,
+            ReduceOp.BAND: MPI.BAND,
+            ReduceOp.BOR: MPI.BOR,
+            ReduceOp.BXOR: MPI.BXOR,
+        }
     if op not in table:
         raise ValueError(f"{operation}: ReduceOp.{op.name} is not supported for {dtype} tensors")
     if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and dtype.kind not in "biu":
         raise ValueError(f"{operation}: ReduceOp.{op.name} needs an integer or bool tensor, got {dtype}")
     if op == ReduceOp.AVG and dtype.kind not in "fc":
-        raise ValueError(f"{operation}: ReduceOp.AVG needs a floating-point tensor, got {dtype}; "
-                         "use ReduceOp.SUM and divide")
+        raise ValueError(
+            f"{operation}: ReduceOp.AVG needs a floating-point tensor, got {dtype}; use ReduceOp.SUM and divide"
+        )
     return table[op], op == ReduceOp.AVG
 
 
@@ -163,6 +200,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
         if average:
             buffer.array /= group.size()
         buffer.written()
+
     return _start(group, "all_reduce", [request], finish, async_op)
 
 
@@ -193,9 +231,11 @@ def _check_list(tensors, count, shape, dtype, operation, argument):
     for index, tensor in enumerate(tensors):
         array = _array(tensor, operation, f"{argument}[{index}]")
         if array.shape != shape or array.dtype != dtype:
-            raise RuntimeError(f"{operation}: {argument}[{index}] has shape {tuple(array.shape)} and dtype "
-                               f"{array.dtype}; every tensor must match the input's shape {tuple(shape)} and "
-                               f"dtype {dtype}")
+            raise RuntimeError(
+                f"{operation}: {argument}[{index}] has shape {tuple(array.shape)} and dtype "
+                f"{array.dtype}; every tensor must match the input's shape {tuple(shape)} and "
+                f"dtype {dtype}"
+            )
 
 
 def _write_rows(rows, tensors):
@@ -223,16 +263,17 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         return None
     source = np.ascontiguousarray(_array(input_tensor, "all_gather_into_tensor", "input_tensor"))
     buffer = _Buffer(output_tensor, "all_gather_into_tensor", "output_tensor")
-    _check_numel(buffer.array, source.size * group.size(), source.dtype, "all_gather_into_tensor",
-                 "output_tensor")
+    _check_numel(buffer.array, source.size * group.size(), source.dtype, "all_gather_into_tensor", "output_tensor")
     request = group.comm.Iallgather(source, buffer.array)
     return _start(group, "all_gather_into_tensor", [request], buffer.written, async_op)
 
 
 def _check_numel(array, numel, dtype, operation, argument):
     if array.size != numel or array.dtype != dtype:
-        raise ValueError(f"{operation}: {argument} must have {numel} elements of dtype {dtype} "
-                         f"(world size x input), got shape {tuple(array.shape)} and dtype {array.dtype}")
+        raise ValueError(
+            f"{operation}: {argument} must have {numel} elements of dtype {dtype} "
+            f"(world size x input), got shape {tuple(array.shape)} and dtype {array.dtype}"
+        )
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -302,6 +343,7 @@ def _reduce_scatter(output, stacked, op, group, async_op, operation):
         if average:
             buffer.array /= group.size()
         buffer.written()
+
     return _start(group, operation, [request], finish, async_op)
 
 
@@ -330,8 +372,11 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
 def _alltoallv(group, send, send_counts, receive, receive_counts):
     def displacements(counts):
         return np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    return group.comm.Ialltoallv([send, (list(send_counts), list(displacements(send_counts)))],
-                                 [receive, (list(receive_counts), list(displacements(receive_counts)))])
+
+    return group.comm.Ialltoallv(
+        [send, (list(send_counts), list(displacements(send_counts)))],
+        [receive, (list(receive_counts), list(displacements(receive_counts)))],
+    )
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
@@ -352,14 +397,14 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     def finish():
         offset = 0
         for tensor, array in zip(output_tensor_list, outputs):
-            tensor._data[...] = receive[offset:offset + array.size].reshape(array.shape)
+            tensor._data[...] = receive[offset : offset + array.size].reshape(array.shape)
             tensor._bump_version()
             offset += array.size
+
     return _start(group, "all_to_all", [request], finish, async_op)
 
 
-def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
-                      async_op=False):
+def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False):
     """`all_to_all` on one tensor split along dim 0 (evenly, or by the given split sizes)."""
     group = resolve(group)
     if group is None:
@@ -372,15 +417,25 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     def counts(split_sizes, rows, argument):
         if split_sizes is None:
             if rows % size:
-                raise ValueError(f"all_to_all_single: {argument}'s first dimension ({rows}) must divide by "
-                                 f"the world size ({size}) when no split sizes are given")
+                raise ValueError(
+                    f"all_to_all_single: {argument}'s first dimension ({rows}) must divide by "
+                    f"the world size ({size}) when no split sizes are given"
+                )
             return [rows // size * row] * size
         if len(split_sizes) != size or sum(split_sizes) != rows:
-            raise ValueError(f"all_to_all_single: {argument}_split_sizes {list(split_sizes)} must have {size} "
-                             f"entries summing to {rows}")
+            raise ValueError(
+                f"all_to_all_single: {argument}_split_sizes {list(split_sizes)} must have {size} "
+                f"entries summing to {rows}"
+            )
         return [int(split) * row for split in split_sizes]
-    request = _alltoallv(group, source.ravel(), counts(input_split_sizes, source.shape[0], "input"),
-                         buffer.array.reshape(-1), counts(output_split_sizes, buffer.array.shape[0], "output"))
+
+    request = _alltoallv(
+        group,
+        source.ravel(),
+        counts(input_split_sizes, source.shape[0], "input"),
+        buffer.array.reshape(-1),
+        counts(output_split_sizes, buffer.array.shape[0], "output"),
+    )
     return _start(group, "all_to_all_single", [request], buffer.written, async_op)
 
 
@@ -411,6 +466,7 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
         request.Get_status(status)
         sender.append(group.global_ranks[status.Get_source()])
         buffer.written()
+
     named_peer = None if peer == MPI.ANY_SOURCE else group.global_ranks[peer]
     work = _start(group, "recv", [request], finish, True, peer=named_peer, result=sender)
     work.source_rank = lambda: (work.wait(), sender[0])[1]
@@ -437,10 +493,18 @@ class P2POp:
 
     def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
         if op not in (isend, irecv):
-            raise ValueError("Invalid ``op``. Expected ``op`` to be of type ``ember.distributed.isend`` or "
-                             "``ember.distributed.irecv``.")
-        self.op, self.tensor, self.peer, self.group, self.tag, self.group_peer = \
-            op, tensor, peer, group, tag, group_peer
+            raise ValueError(
+                "Invalid ``op``. Expected ``op`` to be of type ``ember.distributed.isend`` or "
+                "``ember.distributed.irecv``."
+            )
+        self.op, self.tensor, self.peer, self.group, self.tag, self.group_peer = (
+            op,
+            tensor,
+            peer,
+            group,
+            tag,
+            group_peer,
+        )
 
 
 def batch_isend_irecv(p2p_op_list):

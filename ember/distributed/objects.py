@@ -5,6 +5,7 @@ An object travels as bytes. A tensor travels as its dtype, shape and raw memory,
 anything else is pickled, with the tensors inside it (a state dict, say) still sent as raw memory
 beside the pickle. As in PyTorch, only use these with peers you trust: other objects are unpickled.
 """
+
 import io
 import json
 import pickle
@@ -22,8 +23,9 @@ _TENSOR, _PICKLE = b"T", b"P"
 
 def _tensor_header(tensor):
     array = np.ascontiguousarray(tensor._data)
-    header = json.dumps({"dtype": array.dtype.str, "shape": list(array.shape),
-                         "requires_grad": bool(tensor.requires_grad)}).encode()
+    header = json.dumps(
+        {"dtype": array.dtype.str, "shape": list(array.shape), "requires_grad": bool(tensor.requires_grad)}
+    ).encode()
     return header, array
 
 
@@ -41,6 +43,7 @@ def _encode(obj):
                 tensors.append(value)
                 return len(tensors) - 1
             return None
+
     stream = io.BytesIO()
     Pickler(stream, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
     parts = [_PICKLE, len(stream.getvalue()).to_bytes(8, "little"), stream.getvalue()]
@@ -51,8 +54,8 @@ def _encode(obj):
 
 
 def _read_tensor(data, offset):
-    size = int.from_bytes(data[offset:offset + 8], "little")
-    header = json.loads(bytes(data[offset + 8:offset + 8 + size]))
+    size = int.from_bytes(data[offset : offset + 8], "little")
+    header = json.loads(bytes(data[offset + 8 : offset + 8 + size]))
     offset += 8 + size
     dtype = np.dtype(header["dtype"])
     count = int(np.prod(header["shape"], dtype=np.int64))
@@ -66,7 +69,7 @@ def _decode(data):
     if kind == _TENSOR:
         return _read_tensor(data, 1)[0]
     size = int.from_bytes(data[1:9], "little")
-    pickled = bytes(data[9:9 + size])
+    pickled = bytes(data[9 : 9 + size])
     offset = 9 + size
     tensors = []
     while offset < len(data):
@@ -76,6 +79,7 @@ def _decode(data):
     class Unpickler(pickle.Unpickler):
         def persistent_load(self, index):
             return tensors[index]
+
     return Unpickler(io.BytesIO(pickled)).load()
 
 
@@ -99,7 +103,7 @@ def _gather_payloads(group, payload, root=None):
     else:
         request = comm.Igatherv(_as_bytes(payload), target, root=root)
     _start(group, "all_gather_object", [request], None, False)
-    return [received[start:start + size].tobytes() for start, size in zip(displacements, sizes)]
+    return [received[start : start + size].tobytes() for start, size in zip(displacements, sizes)]
 
 
 def all_gather_object(object_list, obj, group=None):
@@ -135,27 +139,31 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     payloads = [_encode(obj) for obj in object_list] if group.rank() == root else None
     sizes = group.comm.bcast([len(p) for p in payloads] if payloads is not None else None, root=root)
     if len(sizes) != len(object_list):
-        raise ValueError(f"broadcast_object_list: object_list has {len(object_list)} items here but "
-                         f"{len(sizes)} on the source rank {src}; give every rank a list of the same length")
+        raise ValueError(
+            f"broadcast_object_list: object_list has {len(object_list)} items here but "
+            f"{len(sizes)} on the source rank {src}; give every rank a list of the same length"
+        )
     buffer = _as_bytes(b"".join(payloads)).copy() if payloads is not None else np.empty(sum(sizes), np.uint8)
     _start(group, "broadcast_object_list", [group.comm.Ibcast(buffer, root=root)], None, False)
     if group.rank() != root:
         offset = 0
         for index, size in enumerate(sizes):
-            object_list[index] = _decode(buffer[offset:offset + size].tobytes())
+            object_list[index] = _decode(buffer[offset : offset + size].tobytes())
             offset += size
 
 
-def scatter_object_list(scatter_object_output_list, scatter_object_input_list=None, src=None, group=None,
-                        group_src=None):
+def scatter_object_list(
+    scatter_object_output_list, scatter_object_input_list=None, src=None, group=None, group_src=None
+):
     """`scatter_object_input_list[rank]` of rank `src` into `scatter_object_output_list[0]` on each rank."""
     group = resolve(group)
     if group is None:
         return
     root = _root(group, src, group_src, "src")
     if not isinstance(scatter_object_output_list, list) or len(scatter_object_output_list) < 1:
-        raise ValueError("scatter_object_list: Expected argument scatter_object_output_list to be a list "
-                         "of size at least 1.")
+        raise ValueError(
+            "scatter_object_list: Expected argument scatter_object_output_list to be a list of size at least 1."
+        )
     payloads = None
     if group.rank() == root:
         _check_length(scatter_object_input_list, group.size(), "scatter_object_list", "scatter_object_input_list")
@@ -174,4 +182,3 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
 def _check_length(items, count, operation, argument):
     if not isinstance(items, list) or len(items) != count:
         raise ValueError(f"{operation}: {argument} must be a list of {count} items (one per rank)")
-

@@ -3,6 +3,7 @@
 A `ProcessGroup` wraps one MPI communicator. Ranks given to collectives (`src`, `dst`) are global
 ranks, as in PyTorch; the group translates them to its own numbering.
 """
+
 import datetime
 import os
 import sys
@@ -11,10 +12,28 @@ import traceback
 
 from . import _mpi
 
-__all__ = ["Backend", "ProcessGroup", "GroupMember", "group", "init_process_group", "destroy_process_group",
-           "is_available", "is_initialized", "is_mpi_available", "is_gloo_available", "is_nccl_available",
-           "is_torchelastic_launched", "get_rank", "get_world_size", "get_backend", "new_group",
-           "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_default_timeout"]
+__all__ = [
+    "Backend",
+    "ProcessGroup",
+    "GroupMember",
+    "group",
+    "init_process_group",
+    "destroy_process_group",
+    "is_available",
+    "is_initialized",
+    "is_mpi_available",
+    "is_gloo_available",
+    "is_nccl_available",
+    "is_torchelastic_launched",
+    "get_rank",
+    "get_world_size",
+    "get_backend",
+    "new_group",
+    "get_global_rank",
+    "get_group_rank",
+    "get_process_group_ranks",
+    "get_default_timeout",
+]
 
 default_pg_timeout = datetime.timedelta(minutes=30)  # PyTorch's default for CPU backends
 
@@ -58,8 +77,9 @@ class ProcessGroup:
         try:
             return self._group_rank_of[global_rank]
         except (KeyError, TypeError):
-            raise ValueError(f"{argument}={global_rank!r} is not a rank of this process group "
-                             f"(global ranks {self.global_ranks})") from None
+            raise ValueError(
+                f"{argument}={global_rank!r} is not a rank of this process group (global ranks {self.global_ranks})"
+            ) from None
 
     def name(self):
         return self.backend.upper()
@@ -110,10 +130,12 @@ def is_initialized():
 def _normalise_backend(backend):
     name = "mpi" if backend is None else str(backend).lower()
     if name.startswith("cpu:"):
-        name = name[len("cpu:"):].split(",")[0]
+        name = name[len("cpu:") :].split(",")[0]
     if name in ("nccl", "cuda:nccl", "ucc", "xccl"):
-        raise RuntimeError(f"ember.distributed has no {name!r} backend: ember runs on the CPU. "
-                           "Use backend='gloo' or backend='mpi' (both run on MPI).")
+        raise RuntimeError(
+            f"ember.distributed has no {name!r} backend: ember runs on the CPU. "
+            "Use backend='gloo' or backend='mpi' (both run on MPI)."
+        )
     if name not in ("mpi", "gloo"):
         raise ValueError(f"Invalid backend {backend!r}: ember.distributed supports 'mpi' and 'gloo' (on MPI)")
     return name
@@ -133,11 +155,21 @@ def _launcher_error(world_size):
         f"ember.distributed: init_process_group was asked for {world_size} processes, but no MPI launcher "
         "started this one. Start the job with ember's launcher (as torchrun):\n"
         f"    python -m ember.distributed.run --nproc-per-node {world_size} script.py [args]\n"
-        f"or with MPI directly:\n    mpiexec -n {world_size} python script.py [args]")
+        f"or with MPI directly:\n    mpiexec -n {world_size} python script.py [args]"
+    )
 
 
-def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1, store=None,
-                       group_name="", pg_options=None, device_id=None):
+def init_process_group(
+    backend=None,
+    init_method=None,
+    timeout=None,
+    world_size=-1,
+    rank=-1,
+    store=None,
+    group_name="",
+    pg_options=None,
+    device_id=None,
+):
     """Join the job's default process group (all processes the MPI launcher started).
 
     `backend` "mpi" or "gloo" (PyTorch's CPU backend, served here by MPI with a one-line notice);
@@ -158,15 +190,19 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
                 "Error initializing ember.distributed using env:// rendezvous: environment variable RANK "
                 "expected, but not set. Start the script with `python -m ember.distributed.run "
                 "--nproc-per-node N script.py` (or `mpiexec -n N python script.py`), or pass rank=0, "
-                "world_size=1 for a single process.")
+                "world_size=1 for a single process."
+            )
     MPI = _mpi.load()
     world_comm = MPI.COMM_WORLD
     if expected_size not in (-1, world_comm.Get_size()):
-        raise ValueError(f"init_process_group: world_size={expected_size} but the MPI launcher started "
-                         f"{world_comm.Get_size()} processes")
+        raise ValueError(
+            f"init_process_group: world_size={expected_size} but the MPI launcher started "
+            f"{world_comm.Get_size()} processes"
+        )
     if expected_rank not in (-1, world_comm.Get_rank()):
-        raise ValueError(f"init_process_group: rank={expected_rank} but MPI gave this process rank "
-                         f"{world_comm.Get_rank()}")
+        raise ValueError(
+            f"init_process_group: rank={expected_rank} but MPI gave this process rank {world_comm.Get_rank()}"
+        )
     if backend_name == "gloo" and world_comm.Get_rank() == 0:
         print("ember.distributed: backend 'gloo' runs on MPI (mpi4py) in ember", file=sys.stderr, flush=True)
     timeout = default_pg_timeout if timeout is None else timeout
@@ -197,8 +233,7 @@ def _abort_job_on_uncaught_exception():
 
 def _world():
     if _state.world is None:
-        raise ValueError("Default process group has not been initialized, please make sure to call "
-                         "init_process_group.")
+        raise ValueError("Default process group has not been initialized, please make sure to call init_process_group.")
     return _state.world
 
 
@@ -257,8 +292,16 @@ def get_process_group_ranks(group):
     return list(resolve(group).global_ranks)
 
 
-def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False,
-              group_desc=None, device_id=None, sort_ranks=True):
+def new_group(
+    ranks=None,
+    timeout=None,
+    backend=None,
+    pg_options=None,
+    use_local_synchronization=False,
+    group_desc=None,
+    device_id=None,
+    sort_ranks=True,
+):
     """A subgroup of the given global ranks. As in PyTorch, every process of the job must call it (in
     the same order); processes outside `ranks` get `GroupMember.NON_GROUP_MEMBER`."""
     world = _world()
@@ -266,8 +309,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     if sort_ranks:
         members.sort()
     if len(set(members)) != len(members) or any(not 0 <= rank < world.size() for rank in members):
-        raise ValueError(f"new_group: ranks must be distinct ranks of the world (0..{world.size() - 1}), "
-                         f"got {ranks}")
+        raise ValueError(f"new_group: ranks must be distinct ranks of the world (0..{world.size() - 1}), got {ranks}")
     mpi_group = world.comm.Get_group().Incl(members)
     comm = world.comm.Create(mpi_group)
     mpi_group.Free()

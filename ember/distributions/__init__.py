@@ -14,6 +14,7 @@ Differences from PyTorch:
     LowRankMultivariateNormal, Multinomial, MixtureSameFamily, ...), CatTransform, StackTransform,
     CorrCholeskyTransform.
 """
+
 from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .beta import Beta
@@ -43,8 +44,37 @@ from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F401,F403
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ConstraintRegistry", "Dirichlet",
-           "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "HalfNormal", "Independent",
-           "Laplace", "LogNormal", "LogitRelaxedBernoulli", "MultivariateNormal", "Normal", "OneHotCategorical",
-           "Poisson", "RelaxedBernoulli", "StudentT", "TransformedDistribution", "Uniform", "biject_to",
-           "constraints", "kl_divergence", "register_kl", "transform_to", "transforms"] + transforms.__all__
+__all__ = [
+    "Bernoulli",
+    "Beta",
+    "Binomial",
+    "Categorical",
+    "Cauchy",
+    "Chi2",
+    "ConstraintRegistry",
+    "Dirichlet",
+    "Distribution",
+    "Exponential",
+    "ExponentialFamily",
+    "Gamma",
+    "Geometric",
+    "HalfNormal",
+    "Independent",
+    "Laplace",
+    "LogNormal",
+    "LogitRelaxedBernoulli",
+    "MultivariateNormal",
+    "Normal",
+    "OneHotCategorical",
+    "Poisson",
+    "RelaxedBernoulli",
+    "StudentT",
+    "TransformedDistribution",
+    "Uniform",
+    "biject_to",
+    "constraints",
+    "kl_divergence",
+    "register_kl",
+    "transform_to",
+    "transforms",
+] + transforms.__all__

@@ -9,6 +9,7 @@ gamma function (exact to ~1e-12 where samples fall; PyTorch's approximation is g
 for alpha >= 1000, where the series needs thousands of terms, from the Wilson-Hilferty cube-root
 normal approximation (relative error below 1e-5 there).
 """
+
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from ..autograd.function import Primitive

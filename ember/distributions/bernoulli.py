@@ -1,4 +1,5 @@
 """`Bernoulli`: a 0/1 variable that is 1 with probability `probs` (or sigmoid(`logits`))."""
+
 import numbers
 
 from .. import ops as _ops
@@ -31,9 +32,9 @@ class Bernoulli(BinaryParameters, ExponentialFamily):
         one_parametrization(probs, logits)
         given = probs if probs is not None else logits
         if probs is not None:
-            self.probs, = broadcast_all(probs)
+            (self.probs,) = broadcast_all(probs)
         else:
-            self.logits, = broadcast_all(logits)
+            (self.logits,) = broadcast_all(logits)
         self._param = self.probs if probs is not None else self.logits
         batch_shape = Size() if isinstance(given, numbers.Number) else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)

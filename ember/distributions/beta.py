@@ -1,4 +1,5 @@
 """`Beta`: distributions on [0, 1], a two-category Dirichlet."""
+
 import numbers
 
 from .. import ops as _ops

@@ -1,4 +1,5 @@
 """`Binomial`: the number of successes in `total_count` independent Bernoulli trials."""
+
 from .. import ops as _ops
 from .._size import Size
 from ..autograd import no_grad
@@ -16,8 +17,11 @@ class Binomial(BinaryParameters, Distribution):
     """Binomial(total_count=1, probs=None, logits=None): give exactly one of probs and logits.
     `total_count` may be a tensor (broadcast with the parameter); samples are in its dtype."""
 
-    arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
-                       "logits": constraints.real}
+    arg_constraints = {
+        "total_count": constraints.nonnegative_integer,
+        "probs": constraints.unit_interval,
+        "logits": constraints.real,
+    }
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
@@ -70,8 +74,11 @@ class Binomial(BinaryParameters, Distribution):
         if self._validate_args:
             self._validate_sample(value)
         # log C(n, k) + k logit - n log(1 + e^logit), with the softplus stable for large |logit|
-        return (log_binomial_coefficient(self.total_count, value) + value * self.logits
-                - self.total_count * softplus(self.logits))
+        return (
+            log_binomial_coefficient(self.total_count, value)
+            + value * self.logits
+            - self.total_count * softplus(self.logits)
+        )
 
     def _homogeneous_count(self, what):
         total_count = int(self.total_count.max())

@@ -1,4 +1,5 @@
 """`Categorical`: one of K categories, drawn with probabilities `probs` (or softmax(`logits`))."""
+
 from .. import _dtype, ops as _ops
 from .._size import Size
 from ..autograd import no_grad

@@ -1,4 +1,5 @@
 """`Chi2`: the sum of squares of `df` independent standard normals, a Gamma(df / 2, 1 / 2)."""
+
 from .._size import Size
 from . import constraints
 from .gamma import Gamma

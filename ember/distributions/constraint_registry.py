@@ -10,6 +10,7 @@ a constraint object or class::
     def my_factory(constraint):
         return MyTransform(constraint.param)
 """
+
 import numbers
 
 from . import constraints, transforms
@@ -32,8 +33,7 @@ class ConstraintRegistry:
         if isinstance(constraint, constraints.Constraint):
             constraint = type(constraint)
         if not isinstance(constraint, type) or not issubclass(constraint, constraints.Constraint):
-            raise TypeError(f"Expected constraint to be either a Constraint subclass or instance, but got "
-                            f"{constraint}")
+            raise TypeError(f"Expected constraint to be either a Constraint subclass or instance, but got {constraint}")
         self._registry[constraint] = factory
         return factory
 
@@ -52,10 +52,12 @@ transform_to = ConstraintRegistry()
 
 def _both(constraint):
     """Register one factory in both registries."""
+
     def register(factory):
         biject_to.register(constraint, factory)
         transform_to.register(constraint, factory)
         return factory
+
     return register
 
 
@@ -80,26 +82,28 @@ def _transform_to_independent(constraint):
 @_both(constraints.greater_than)
 @_both(constraints.greater_than_eq)
 def _transform_to_greater_than(constraint):
-    return transforms.ComposeTransform([transforms.ExpTransform(),
-                                        transforms.AffineTransform(constraint.lower_bound, 1)])
+    return transforms.ComposeTransform(
+        [transforms.ExpTransform(), transforms.AffineTransform(constraint.lower_bound, 1)]
+    )
 
 
 @_both(constraints.less_than)
 def _transform_to_less_than(constraint):
-    return transforms.ComposeTransform([transforms.ExpTransform(),
-                                        transforms.AffineTransform(constraint.upper_bound, -1)])
+    return transforms.ComposeTransform(
+        [transforms.ExpTransform(), transforms.AffineTransform(constraint.upper_bound, -1)]
+    )
 
 
 @_both(constraints.interval)
 @_both(constraints.half_open_interval)
 def _transform_to_interval(constraint):
     lower, upper = constraint.lower_bound, constraint.upper_bound
-    is_unit = (isinstance(lower, numbers.Number) and lower == 0
-               and isinstance(upper, numbers.Number) and upper == 1)
+    is_unit = isinstance(lower, numbers.Number) and lower == 0 and isinstance(upper, numbers.Number) and upper == 1
     if is_unit:
         return transforms.SigmoidTransform()
-    return transforms.ComposeTransform([transforms.SigmoidTransform(),
-                                        transforms.AffineTransform(lower, upper - lower)])
+    return transforms.ComposeTransform(
+        [transforms.SigmoidTransform(), transforms.AffineTransform(lower, upper - lower)]
+    )
 
 
 @biject_to.register(constraints.simplex)

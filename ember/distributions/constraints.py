@@ -5,15 +5,43 @@ tensor with the value's shape less the constraint's `event_dim` rightmost dimens
 use them to validate their arguments and the values given to `log_prob`, and
 `ember.distributions.biject_to` / `transform_to` map unconstrained reals onto them.
 """
+
 from .. import _dtype, linalg as _linalg, ops as _ops
 from .._tensor import Tensor
 
-__all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
-           "greater_than", "greater_than_eq", "half_open_interval", "independent", "integer_interval",
-           "interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "multinomial",
-           "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite",
-           "positive_integer", "positive_semidefinite", "real", "real_vector", "simplex", "square", "stack",
-           "symmetric", "unit_interval"]
+__all__ = [
+    "Constraint",
+    "boolean",
+    "cat",
+    "corr_cholesky",
+    "dependent",
+    "dependent_property",
+    "greater_than",
+    "greater_than_eq",
+    "half_open_interval",
+    "independent",
+    "integer_interval",
+    "interval",
+    "is_dependent",
+    "less_than",
+    "lower_cholesky",
+    "lower_triangular",
+    "multinomial",
+    "nonnegative",
+    "nonnegative_integer",
+    "one_hot",
+    "positive",
+    "positive_definite",
+    "positive_integer",
+    "positive_semidefinite",
+    "real",
+    "real_vector",
+    "simplex",
+    "square",
+    "stack",
+    "symmetric",
+    "unit_interval",
+]
 
 
 class Constraint:
@@ -54,8 +82,10 @@ class _Dependent(Constraint):
 
     def __call__(self, *, is_discrete=NotImplemented, event_dim=NotImplemented):
         """The same kind of constraint with `is_discrete` / `event_dim` stated."""
-        return _Dependent(is_discrete=self._is_discrete if is_discrete is NotImplemented else is_discrete,
-                          event_dim=self._event_dim if event_dim is NotImplemented else event_dim)
+        return _Dependent(
+            is_discrete=self._is_discrete if is_discrete is NotImplemented else is_discrete,
+            event_dim=self._event_dim if event_dim is NotImplemented else event_dim,
+        )
 
     def check(self, value):
         raise ValueError("Cannot determine validity of dependent constraint")
@@ -89,11 +119,14 @@ class _IndependentConstraint(Constraint):
 
     def __init__(self, base_constraint, reinterpreted_batch_ndims):
         if not isinstance(base_constraint, Constraint):
-            raise TypeError(f"independent(): base_constraint must be a Constraint, not "
-                            f"{type(base_constraint).__name__}")
+            raise TypeError(
+                f"independent(): base_constraint must be a Constraint, not {type(base_constraint).__name__}"
+            )
         if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
-            raise ValueError(f"independent(): reinterpreted_batch_ndims must be a non-negative int, got "
-                             f"{reinterpreted_batch_ndims!r}")
+            raise ValueError(
+                f"independent(): reinterpreted_batch_ndims must be a non-negative int, got "
+                f"{reinterpreted_batch_ndims!r}"
+            )
         self.base_constraint = base_constraint
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__()
@@ -125,7 +158,7 @@ def _bound(value):
 def _all_rightmost(result, dims):
     if dims == 0:
         return result
-    return result.reshape(tuple(result.shape[:result.dim() - dims]) + (-1,)).all(-1)
+    return result.reshape(tuple(result.shape[: result.dim() - dims]) + (-1,)).all(-1)
 
 
 def _is_integer(value):
@@ -391,8 +424,7 @@ class _Stack(Constraint):
 
     def check(self, value):
         slices = [value.select(self.dim, index) for index in range(value.shape[self.dim])]
-        return _ops.stack([constraint.check(piece) for constraint, piece in zip(self.constraints, slices)],
-                          self.dim)
+        return _ops.stack([constraint.check(piece) for constraint, piece in zip(self.constraints, slices)], self.dim)
 
 
 dependent = _Dependent()

@@ -1,4 +1,5 @@
 """`Dirichlet`: distributions over the probability simplex."""
+
 from .. import _dtype, ops as _ops
 from ..nn.functional import one_hot
 from .._size import Size
@@ -52,8 +53,11 @@ class Dirichlet(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         concentration = self.concentration
-        return (_ops.xlogy(concentration - 1, value).sum(-1) + concentration.sum(-1).lgamma()
-                - concentration.lgamma().sum(-1))
+        return (
+            _ops.xlogy(concentration - 1, value).sum(-1)
+            + concentration.sum(-1).lgamma()
+            - concentration.lgamma().sum(-1)
+        )
 
     @property
     def mean(self):
@@ -77,8 +81,12 @@ class Dirichlet(ExponentialFamily):
         k = self.concentration.size(-1)
         concentration = self.concentration
         total = concentration.sum(-1)
-        return (concentration.lgamma().sum(-1) - total.lgamma() - (k - total) * total.digamma()
-                - ((concentration - 1.0) * concentration.digamma()).sum(-1))
+        return (
+            concentration.lgamma().sum(-1)
+            - total.lgamma()
+            - (k - total) * total.digamma()
+            - ((concentration - 1.0) * concentration.digamma()).sum(-1)
+        )
 
     @property
     def _natural_params(self):

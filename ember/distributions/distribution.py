@@ -1,5 +1,6 @@
 """`Distribution`: the interface every distribution shares (shapes, sampling, densities, moments,
 argument and sample validation)."""
+
 import warnings
 
 from .._size import Size
@@ -46,8 +47,10 @@ class Distribution:
             arg_constraints = self.arg_constraints
         except NotImplementedError:
             arg_constraints = {}
-            warnings.warn(f"{type(self)} does not define `arg_constraints`. Please set `arg_constraints = {{}}` "
-                          "or initialize the distribution with `validate_args=False` to turn off validation.")
+            warnings.warn(
+                f"{type(self)} does not define `arg_constraints`. Please set `arg_constraints = {{}}` "
+                "or initialize the distribution with `validate_args=False` to turn off validation."
+            )
         for name, constraint in arg_constraints.items():
             if constraints.is_dependent(constraint):
                 continue
@@ -55,9 +58,11 @@ class Distribution:
                 continue  # the other parametrization (logits for probs) was given; nothing to check
             value = getattr(self, name)
             if not bool(constraint.check(value).all()):
-                raise ValueError(f"Expected parameter {name} ({type(value).__name__} of shape {tuple(value.shape)}) "
-                                 f"of distribution {self!r} to satisfy the constraint {constraint!r}, but found "
-                                 f"invalid values:\n{value}")
+                raise ValueError(
+                    f"Expected parameter {name} ({type(value).__name__} of shape {tuple(value.shape)}) "
+                    f"of distribution {self!r} to satisfy the constraint {constraint!r}, but found "
+                    f"invalid values:\n{value}"
+                )
 
     def expand(self, batch_shape, _instance=None):
         """The same distribution with its parameters expanded (not copied) to `batch_shape`."""
@@ -104,8 +109,10 @@ class Distribution:
 
     def rsample(self, sample_shape=Size()):
         """Reparameterized draws: differentiable with respect to the parameters."""
-        raise NotImplementedError(f"{type(self).__name__} does not implement rsample (has_rsample is False); "
-                                  "use sample(), or a score-function estimator with log_prob()")
+        raise NotImplementedError(
+            f"{type(self).__name__} does not implement rsample (has_rsample is False); "
+            "use sample(), or a score-function estimator with log_prob()"
+        )
 
     def sample_n(self, n):
         warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning)
@@ -142,31 +149,39 @@ class Distribution:
             raise ValueError("The value argument to log_prob must be a Tensor")
         event_dim_start = value.dim() - len(self._event_shape)
         if value.shape[event_dim_start:] != self._event_shape:
-            raise ValueError(f"The right-most size of value must match event_shape: {value.shape} vs "
-                             f"{self._event_shape}.")
+            raise ValueError(
+                f"The right-most size of value must match event_shape: {value.shape} vs {self._event_shape}."
+            )
         actual_shape = value.shape
         expected_shape = self._batch_shape + self._event_shape
         for actual, expected in zip(reversed(actual_shape), reversed(expected_shape)):
             if actual != 1 and expected != 1 and actual != expected:
-                raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {actual_shape} vs "
-                                 f"{expected_shape}.")
+                raise ValueError(
+                    f"Value is not broadcastable with batch_shape+event_shape: {actual_shape} vs {expected_shape}."
+                )
         try:
             support = self.support
         except NotImplementedError:
-            warnings.warn(f"{type(self)} does not define `support` to enable sample validation. Please initialize "
-                          "the distribution with `validate_args=False` to turn off validation.")
+            warnings.warn(
+                f"{type(self)} does not define `support` to enable sample validation. Please initialize "
+                "the distribution with `validate_args=False` to turn off validation."
+            )
             return
         if not bool(support.check(value).all()):
-            raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be "
-                             f"within the support ({support!r}) of the distribution {self!r}, but found invalid "
-                             f"values:\n{value}")
+            raise ValueError(
+                f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be "
+                f"within the support ({support!r}) of the distribution {self!r}, but found invalid "
+                f"values:\n{value}"
+            )
 
     def _get_checked_instance(self, cls, _instance=None):
         """A bare instance for `expand` to fill in; a subclass with its own __init__ must say how
         it expands."""
         if _instance is None and type(self).__init__ != cls.__init__:
-            raise NotImplementedError(f"Subclass {type(self).__name__} of {cls.__name__} that defines a custom "
-                                      "__init__ method must also define a custom .expand() method.")
+            raise NotImplementedError(
+                f"Subclass {type(self).__name__} of {cls.__name__} that defines a custom "
+                "__init__ method must also define a custom .expand() method."
+            )
         return self.__new__(type(self)) if _instance is None else _instance
 
     def __repr__(self):
@@ -180,4 +195,3 @@ class Distribution:
         if value.numel() != 1:
             return value.size()
         return value.item() if value.dim() == 0 else value
-

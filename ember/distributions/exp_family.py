@@ -1,6 +1,7 @@
 """`ExponentialFamily`: distributions whose density is h(x) exp(<theta, t(x)> - A(theta)); their
 entropy (and the KL divergence between two of one kind) follow from the log normalizer A by
 automatic differentiation."""
+
 from ..autograd import grad
 from .distribution import Distribution
 

@@ -1,4 +1,5 @@
 """`Gamma`: the gamma distribution with shape `concentration` and inverse scale `rate`."""
+
 import numbers
 
 from .. import _dtype, ops as _ops, special as _special
@@ -26,8 +27,11 @@ class Gamma(ExponentialFamily):
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
-        batch_shape = Size() if isinstance(concentration, numbers.Number) and isinstance(rate, numbers.Number) \
+        batch_shape = (
+            Size()
+            if isinstance(concentration, numbers.Number) and isinstance(rate, numbers.Number)
             else self.concentration.size()
+        )
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -60,8 +64,12 @@ class Gamma(ExponentialFamily):
         value = _ops.as_tensor(value, dtype=self.rate.dtype)
         if self._validate_args:
             self._validate_sample(value)
-        return (_ops.xlogy(self.concentration, self.rate) + _ops.xlogy(self.concentration - 1, value)
-                - self.rate * value - self.concentration.lgamma())
+        return (
+            _ops.xlogy(self.concentration, self.rate)
+            + _ops.xlogy(self.concentration - 1, value)
+            - self.rate * value
+            - self.concentration.lgamma()
+        )
 
     def cdf(self, value):
         if self._validate_args:
@@ -70,8 +78,9 @@ class Gamma(ExponentialFamily):
 
     def entropy(self):
         concentration = self.concentration
-        return (concentration - self.rate.log() + concentration.lgamma()
-                + (1.0 - concentration) * concentration.digamma())
+        return (
+            concentration - self.rate.log() + concentration.lgamma() + (1.0 - concentration) * concentration.digamma()
+        )
 
     @property
     def _natural_params(self):

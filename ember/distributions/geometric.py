@@ -1,4 +1,5 @@
 """`Geometric`: the number of failures before the first success in Bernoulli(probs) trials."""
+
 import numbers
 
 from .. import _dtype, ops as _ops, special as _special
@@ -23,18 +24,20 @@ class Geometric(BinaryParameters, Distribution):
         one_parametrization(probs, logits)
         given = probs if probs is not None else logits
         if probs is not None:
-            self.probs, = broadcast_all(probs)
+            (self.probs,) = broadcast_all(probs)
         else:
-            self.logits, = broadcast_all(logits)
+            (self.logits,) = broadcast_all(logits)
         param = self.probs if probs is not None else self.logits
         batch_shape = Size() if isinstance(given, numbers.Number) else param.size()
         super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
             positive = self.probs > 0
             if not bool(positive.all()):
-                raise ValueError(f"Expected parameter probs ({type(self.probs).__name__} of shape "
-                                 f"{tuple(self.probs.shape)}) of distribution {self!r} to be positive but found "
-                                 f"invalid values:\n{self.probs.detach()[~positive]}")
+                raise ValueError(
+                    f"Expected parameter probs ({type(self.probs).__name__} of shape "
+                    f"{tuple(self.probs.shape)}) of distribution {self!r} to be positive but found "
+                    f"invalid values:\n{self.probs.detach()[~positive]}"
+                )
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Geometric, _instance)

@@ -1,4 +1,5 @@
 """`HalfNormal`: |X| for X ~ Normal(0, scale)."""
+
 import math
 
 from .. import ops as _ops

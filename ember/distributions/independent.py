@@ -1,4 +1,5 @@
 """`Independent`: batch dimensions of a distribution read as event dimensions."""
+
 from .._size import Size
 from . import constraints
 from .distribution import Distribution
@@ -17,8 +18,10 @@ class Independent(Distribution):
 
     def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None):
         if reinterpreted_batch_ndims > len(base_distribution.batch_shape):
-            raise ValueError("Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), actual "
-                             f"{reinterpreted_batch_ndims} vs {len(base_distribution.batch_shape)}")
+            raise ValueError(
+                "Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), actual "
+                f"{reinterpreted_batch_ndims} vs {len(base_distribution.batch_shape)}"
+            )
         shape = base_distribution.batch_shape + base_distribution.event_shape
         event_dim = reinterpreted_batch_ndims + len(base_distribution.event_shape)
         cut = len(shape) - event_dim
@@ -29,7 +32,7 @@ class Independent(Distribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Independent, _instance)
         batch_shape = Size(batch_shape)
-        new.base_dist = self.base_dist.expand(batch_shape + self.event_shape[:self.reinterpreted_batch_ndims])
+        new.base_dist = self.base_dist.expand(batch_shape + self.event_shape[: self.reinterpreted_batch_ndims])
         new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
         super(Independent, new).__init__(batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args

@@ -6,6 +6,7 @@ for the classes of p and q (through their base classes) and raises NotImplemente
 fits. Two exponential families of one kind fall back on the Bregman divergence of their log
 normalizer, computed by autograd.
 """
+
 import math
 import warnings
 
@@ -37,8 +38,8 @@ from .utils import sum_rightmost
 
 __all__ = ["register_kl", "kl_divergence"]
 
-_KL_REGISTRY = {}   # (type_p, type_q) -> function(p, q)
-_KL_MEMOIZE = {}    # (type(p), type(q)) -> the function chosen for them
+_KL_REGISTRY = {}  # (type_p, type_q) -> function(p, q)
+_KL_MEMOIZE = {}  # (type(p), type(q)) -> the function chosen for them
 _EULER_GAMMA = 0.57721566490153286060
 _HALF_LOG_TWO_PI = 0.5 * math.log(2 * math.pi)
 
@@ -59,22 +60,29 @@ def register_kl(type_p, type_q):
         _KL_REGISTRY[type_p, type_q] = function
         _KL_MEMOIZE.clear()
         return function
+
     return decorator
 
 
 def _dispatch_kl(type_p, type_q):
     """The rule of the most specific registered pair, comparing p's class first (and, to detect
     ambiguity, q's class first)."""
-    matches = [(super_p, super_q) for super_p, super_q in _KL_REGISTRY
-               if issubclass(type_p, super_p) and issubclass(type_q, super_q)]
+    matches = [
+        (super_p, super_q)
+        for super_p, super_q in _KL_REGISTRY
+        if issubclass(type_p, super_p) and issubclass(type_q, super_q)
+    ]
     if not matches:
         return NotImplemented
     mro_p, mro_q = type_p.__mro__, type_q.__mro__
     left = min(matches, key=lambda pair: (mro_p.index(pair[0]), mro_q.index(pair[1])))
     right = min(matches, key=lambda pair: (mro_q.index(pair[1]), mro_p.index(pair[0])))
     if _KL_REGISTRY[left] is not _KL_REGISTRY[right]:
-        warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please "
-                      f"register_kl({left[0].__name__}, {right[1].__name__})", RuntimeWarning)
+        warnings.warn(
+            f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please "
+            f"register_kl({left[0].__name__}, {right[1].__name__})",
+            RuntimeWarning,
+        )
     return _KL_REGISTRY[left]
 
 
@@ -89,8 +97,9 @@ def kl_divergence(p, q):
     except KeyError:
         function = _KL_MEMOIZE[key] = _dispatch_kl(*key)
     if function is NotImplemented:
-        raise NotImplementedError(f"No KL(p || q) is implemented for p type {type(p).__name__} and q type "
-                                  f"{type(q).__name__}")
+        raise NotImplementedError(
+            f"No KL(p || q) is implemented for p type {type(p).__name__} and q type {type(q).__name__}"
+        )
     return function(p, q)
 
 
@@ -119,10 +128,13 @@ def _kl_beta_beta(p, q):
     total_q = q.concentration1 + q.concentration0
     log_beta_q = q.concentration1.lgamma() + q.concentration0.lgamma() - total_q.lgamma()
     log_beta_p = p.concentration1.lgamma() + p.concentration0.lgamma() - total_p.lgamma()
-    return (log_beta_q - log_beta_p
-            + (p.concentration1 - q.concentration1) * p.concentration1.digamma()
-            + (p.concentration0 - q.concentration0) * p.concentration0.digamma()
-            + (total_q - total_p) * total_p.digamma())
+    return (
+        log_beta_q
+        - log_beta_p
+        + (p.concentration1 - q.concentration1) * p.concentration1.digamma()
+        + (p.concentration0 - q.concentration0) * p.concentration0.digamma()
+        + (total_q - total_p) * total_p.digamma()
+    )
 
 
 @register_kl(Binomial, Binomial)
@@ -156,8 +168,9 @@ def _kl_cauchy_cauchy(p, q):
 def _kl_dirichlet_dirichlet(p, q):
     total_p = p.concentration.sum(-1)
     total_q = q.concentration.sum(-1)
-    log_normalizers = total_p.lgamma() - total_q.lgamma() - (p.concentration.lgamma()
-                                                             - q.concentration.lgamma()).sum(-1)
+    log_normalizers = (
+        total_p.lgamma() - total_q.lgamma() - (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    )
     expected_log = p.concentration.digamma() - total_p.digamma().unsqueeze(-1)
     return log_normalizers + ((p.concentration - q.concentration) * expected_log).sum(-1)
 
@@ -173,8 +186,10 @@ def _kl_expfamily_expfamily(p, q):
     """The Bregman divergence of the log normalizer A: A(theta_q) - A(theta_p) -
     <theta_q - theta_p, grad A(theta_p)>."""
     if type(p) is not type(q):
-        raise NotImplementedError("The cross KL-divergence between different exponential families cannot be "
-                                  "computed using Bregman divergences")
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential families cannot be "
+            "computed using Bregman divergences"
+        )
     natural_p = [param.detach().requires_grad_() for param in p._natural_params]
     natural_q = q._natural_params
     log_normalizer_p = p._log_normalizer(*natural_p)
@@ -187,9 +202,13 @@ def _kl_expfamily_expfamily(p, q):
 
 @register_kl(Gamma, Gamma)
 def _kl_gamma_gamma(p, q):
-    return (q.concentration * (p.rate / q.rate).log() + q.concentration.lgamma() - p.concentration.lgamma()
-            + (p.concentration - q.concentration) * p.concentration.digamma()
-            + (q.rate - p.rate) * (p.concentration / p.rate))
+    return (
+        q.concentration * (p.rate / q.rate).log()
+        + q.concentration.lgamma()
+        - p.concentration.lgamma()
+        + (p.concentration - q.concentration) * p.concentration.digamma()
+        + (q.rate - p.rate) * (p.concentration / p.rate)
+    )
 
 
 @register_kl(Geometric, Geometric)
@@ -206,8 +225,9 @@ def _kl_halfnormal_halfnormal(p, q):
 @register_kl(Independent, Independent)
 def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
-        raise NotImplementedError("KL between Independent distributions with different reinterpreted_batch_ndims "
-                                  "is not implemented")
+        raise NotImplementedError(
+            "KL between Independent distributions with different reinterpreted_batch_ndims is not implemented"
+        )
     return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
 
 
@@ -221,8 +241,9 @@ def _kl_laplace_laplace(p, q):
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_multivariatenormal_multivariatenormal(p, q):
     if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot be "
-                         "computed")
+        raise ValueError(
+            "KL-divergence between two Multivariate Normals with different event shapes cannot be computed"
+        )
     half_log_det_ratio = q._half_log_det() - p._half_log_det()
     # trace(Sigma_q^-1 Sigma_p) = |L_q^-1 L_p|_F^2
     scale_p, scale_q = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
@@ -248,11 +269,9 @@ def _kl_poisson_poisson(p, q):
 @register_kl(TransformedDistribution, TransformedDistribution)
 def _kl_transformed_transformed(p, q):
     if p.transforms != q.transforms:
-        raise NotImplementedError("KL between TransformedDistributions with different transforms is not "
-                                  "implemented")
+        raise NotImplementedError("KL between TransformedDistributions with different transforms is not implemented")
     if p.event_shape != q.event_shape:
-        raise NotImplementedError("KL between TransformedDistributions with different event shapes is not "
-                                  "implemented")
+        raise NotImplementedError("KL between TransformedDistributions with different event shapes is not implemented")
     # the same bijection leaves KL unchanged; sum over event dims the transforms added
     extra_event_dims = len(p.event_shape) - len(p.base_dist.event_shape)
     return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), extra_event_dims)
@@ -266,6 +285,7 @@ def _kl_uniform_uniform(p, q):
 
 # ---------------------------------------------------------------- pairs of different families
 # KL(p || q) = -H(p) - E_p[log q(x)]; each rule below states E_p[log q] through p's moments.
+
 
 def _normal_cross_entropy(mean, variance, q):
     """-E[log q(x)] for a Normal q and any p with this mean and variance."""
@@ -285,8 +305,13 @@ def _kl_beta_exponential(p, q):
 @register_kl(Beta, Gamma)
 def _kl_beta_gamma(p, q):
     expected_log = p.concentration1.digamma() - (p.concentration1 + p.concentration0).digamma()
-    return (-p.entropy() - q.concentration * q.rate.log() + q.concentration.lgamma()
-            - (q.concentration - 1) * expected_log + q.rate * p.mean)
+    return (
+        -p.entropy()
+        - q.concentration * q.rate.log()
+        + q.concentration.lgamma()
+        - (q.concentration - 1) * expected_log
+        + q.rate * p.mean
+    )
 
 
 @register_kl(Beta, Normal)
@@ -303,8 +328,13 @@ def _kl_beta_uniform(p, q):
 @register_kl(Exponential, Gamma)
 def _kl_exponential_gamma(p, q):
     expected_log = -p.rate.log() - _EULER_GAMMA
-    return (-p.entropy() - q.concentration * q.rate.log() + q.concentration.lgamma()
-            - (q.concentration - 1) * expected_log + q.rate / p.rate)
+    return (
+        -p.entropy()
+        - q.concentration * q.rate.log()
+        + q.concentration.lgamma()
+        - (q.concentration - 1) * expected_log
+        + q.rate / p.rate
+    )
 
 
 @register_kl(Exponential, Normal)
@@ -331,8 +361,9 @@ def _kl_laplace_normal(p, q):
 def _kl_normal_laplace(p, q):
     # E|x - m| for x ~ Normal(mu, s), d = mu - m: s sqrt(2 / pi) exp(-d^2 / (2 s^2)) + d erf(d / (s sqrt 2))
     distance = p.loc - q.loc
-    expected_distance = (p.scale * math.sqrt(2 / math.pi) * (-distance.pow(2) / (2 * p.scale.pow(2))).exp()
-                         + distance * _ops.erf(distance / (p.scale * math.sqrt(2))))
+    expected_distance = p.scale * math.sqrt(2 / math.pi) * (
+        -distance.pow(2) / (2 * p.scale.pow(2))
+    ).exp() + distance * _ops.erf(distance / (p.scale * math.sqrt(2)))
     return -p.entropy() + (2 * q.scale).log() + expected_distance / q.scale
 
 
@@ -342,11 +373,16 @@ def _kl_uniform_beta(p, q):
     # E[log x] and E[log(1 - x)] for x uniform on [low, high]
     expected_log = (_ops.xlogy(p.high, p.high) - _ops.xlogy(p.low, p.low)) / width - 1
     one_minus_low, one_minus_high = 1 - p.low, 1 - p.high
-    expected_log_complement = (_ops.xlogy(one_minus_low, one_minus_low)
-                               - _ops.xlogy(one_minus_high, one_minus_high)) / width - 1
+    expected_log_complement = (
+        _ops.xlogy(one_minus_low, one_minus_low) - _ops.xlogy(one_minus_high, one_minus_high)
+    ) / width - 1
     log_beta = q.concentration1.lgamma() + q.concentration0.lgamma() - (q.concentration1 + q.concentration0).lgamma()
-    result = (-width.log() + log_beta - (q.concentration1 - 1) * expected_log
-              - (q.concentration0 - 1) * expected_log_complement)
+    result = (
+        -width.log()
+        + log_beta
+        - (q.concentration1 - 1) * expected_log
+        - (q.concentration0 - 1) * expected_log_complement
+    )
     return _where_infinite((p.high > 1) | (p.low < 0), result)
 
 
@@ -360,8 +396,13 @@ def _kl_uniform_exponential(p, q):
 def _kl_uniform_gamma(p, q):
     width = p.high - p.low
     expected_log = (_ops.xlogy(p.high, p.high) - _ops.xlogy(p.low, p.low)) / width - 1
-    result = (-width.log() - q.concentration * q.rate.log() + q.concentration.lgamma()
-              - (q.concentration - 1) * expected_log + q.rate * (p.high + p.low) / 2)
+    result = (
+        -width.log()
+        - q.concentration * q.rate.log()
+        + q.concentration.lgamma()
+        - (q.concentration - 1) * expected_log
+        + q.rate * (p.high + p.low) / 2
+    )
     return _where_infinite(p.low < 0, result)
 
 
@@ -374,13 +415,16 @@ def _kl_uniform_normal(p, q):
 def _infinite_kl(parameter_name):
     def kl(p, q):
         return _infinite_like(getattr(p, parameter_name))
+
     return kl
 
 
-for _type_p, _parameter, _types_q in ((Exponential, "rate", (Beta, Uniform)),
-                                      (Gamma, "concentration", (Beta, Uniform)),
-                                      (Laplace, "loc", (Beta, Exponential, Gamma, Uniform)),
-                                      (Normal, "loc", (Beta, Exponential, Gamma, Uniform)),
-                                      (Poisson, "rate", (Bernoulli, Binomial))):
+for _type_p, _parameter, _types_q in (
+    (Exponential, "rate", (Beta, Uniform)),
+    (Gamma, "concentration", (Beta, Uniform)),
+    (Laplace, "loc", (Beta, Exponential, Gamma, Uniform)),
+    (Normal, "loc", (Beta, Exponential, Gamma, Uniform)),
+    (Poisson, "rate", (Bernoulli, Binomial)),
+):
     for _type_q in _types_q:
         register_kl(_type_p, _type_q)(_infinite_kl(_parameter))

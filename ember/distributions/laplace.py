@@ -1,4 +1,5 @@
 """`Laplace`: the double-exponential distribution around `loc`."""
+
 import math
 import numbers
 
@@ -20,8 +21,9 @@ class Laplace(Distribution):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number) \
-            else self.loc.size()
+        batch_shape = (
+            Size() if isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number) else self.loc.size()
+        )
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

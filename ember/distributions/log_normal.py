@@ -1,4 +1,5 @@
 """`LogNormal`: exp of a Normal."""
+
 from .._size import Size
 from . import constraints
 from .normal import Normal

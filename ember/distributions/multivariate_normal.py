@@ -1,4 +1,5 @@
 """`MultivariateNormal`: the Gaussian over vectors, by covariance, precision or Cholesky factor."""
+
 import math
 
 from .. import ops as _ops
@@ -38,8 +39,12 @@ class MultivariateNormal(Distribution):
     give exactly one of the three matrix parametrizations. `loc` is (..., k) and the matrix
     (..., k, k); batch dims of the two broadcast. Computations use the Cholesky factor L."""
 
-    arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
-                       "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
+    arg_constraints = {
+        "loc": constraints.real_vector,
+        "covariance_matrix": constraints.positive_definite,
+        "precision_matrix": constraints.positive_definite,
+        "scale_tril": constraints.lower_cholesky,
+    }
     support = constraints.real_vector
     has_rsample = True
 
@@ -49,9 +54,15 @@ class MultivariateNormal(Distribution):
         given = [matrix is not None for matrix in (covariance_matrix, precision_matrix, scale_tril)]
         if sum(given) != 1:
             raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
-        name, matrix = next((name, matrix) for name, matrix in (("covariance_matrix", covariance_matrix),
-                                                                 ("precision_matrix", precision_matrix),
-                                                                 ("scale_tril", scale_tril)) if matrix is not None)
+        name, matrix = next(
+            (name, matrix)
+            for name, matrix in (
+                ("covariance_matrix", covariance_matrix),
+                ("precision_matrix", precision_matrix),
+                ("scale_tril", scale_tril),
+            )
+            if matrix is not None
+        )
         if matrix.dim() < 2:
             raise ValueError(f"{name} must be at least two-dimensional, with optional leading batch dimensions")
         batch_shape = Size(_ops.broadcast_shapes(matrix.shape[:-2], loc.shape[:-1]))

@@ -1,4 +1,5 @@
 """`OneHotCategorical`: a Categorical whose draws are one-hot vectors."""
+
 from .. import ops as _ops
 from .._size import Size
 from ..nn.functional import one_hot

@@ -1,4 +1,5 @@
 """`Poisson`: counts of events that occur at `rate` per unit."""
+
 import numbers
 
 from .. import ops as _ops
@@ -19,7 +20,7 @@ class Poisson(ExponentialFamily):
     support = constraints.nonnegative_integer
 
     def __init__(self, rate, validate_args=None):
-        self.rate, = broadcast_all(rate)
+        (self.rate,) = broadcast_all(rate)
         batch_shape = Size() if isinstance(rate, numbers.Number) else self.rate.size()
         super().__init__(batch_shape, validate_args=validate_args)
 

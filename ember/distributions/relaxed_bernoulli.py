@@ -1,4 +1,5 @@
 """`RelaxedBernoulli` (the binary Concrete / Gumbel-softmax distribution) and its logit form."""
+
 import numbers
 
 from .. import ops as _ops
@@ -26,9 +27,9 @@ class LogitRelaxedBernoulli(BinaryParameters, Distribution):
         self.temperature = temperature
         given = probs if probs is not None else logits
         if probs is not None:
-            self.probs, = broadcast_all(probs)
+            (self.probs,) = broadcast_all(probs)
         else:
-            self.logits, = broadcast_all(logits)
+            (self.logits,) = broadcast_all(logits)
         self._param = self.probs if probs is not None else self.logits
         batch_shape = Size() if isinstance(given, numbers.Number) else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)

@@ -1,4 +1,5 @@
 """`StudentT`: heavy-tailed location-scale distributions with `df` degrees of freedom."""
+
 import math
 
 from .. import ops as _ops
@@ -60,13 +61,22 @@ class StudentT(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         standardized = (value - self.loc) / self.scale
-        log_normalizer = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi)
-                          + (0.5 * self.df).lgamma() - (0.5 * (self.df + 1.0)).lgamma())
+        log_normalizer = (
+            self.scale.log()
+            + 0.5 * self.df.log()
+            + 0.5 * math.log(math.pi)
+            + (0.5 * self.df).lgamma()
+            - (0.5 * (self.df + 1.0)).lgamma()
+        )
         return -0.5 * (self.df + 1.0) * (standardized.pow(2) / self.df).log1p() - log_normalizer
 
     def entropy(self):
         half_df = 0.5 * self.df
         half_df_plus_half = 0.5 * (self.df + 1)
         log_beta = half_df.lgamma() + math.lgamma(0.5) - half_df_plus_half.lgamma()
-        return (self.scale.log() + half_df_plus_half * (half_df_plus_half.digamma() - half_df.digamma())
-                + 0.5 * self.df.log() + log_beta)
+        return (
+            self.scale.log()
+            + half_df_plus_half * (half_df_plus_half.digamma() - half_df.digamma())
+            + 0.5 * self.df.log()
+            + log_beta
+        )

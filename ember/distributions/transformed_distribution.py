@@ -1,4 +1,5 @@
 """`TransformedDistribution`: a base distribution pushed through a chain of transforms."""
+
 from .._size import Size
 from . import constraints
 from .distribution import Distribution
@@ -31,19 +32,20 @@ class TransformedDistribution(Distribution):
         base_shape = base_distribution.batch_shape + base_distribution.event_shape
         base_event_dim = len(base_distribution.event_shape)
         if len(base_shape) < chain.domain.event_dim:
-            raise ValueError(f"base_distribution needs to have shape with size at least {chain.domain.event_dim}, "
-                             f"but got {base_shape}.")
+            raise ValueError(
+                f"base_distribution needs to have shape with size at least {chain.domain.event_dim}, "
+                f"but got {base_shape}."
+            )
         forward_shape = chain.forward_shape(base_shape)
         expanded_base_shape = chain.inverse_shape(forward_shape)
         if base_shape != expanded_base_shape:  # a transform's parameters broadcast the base
-            base_batch_shape = expanded_base_shape[:len(expanded_base_shape) - base_event_dim]
+            base_batch_shape = expanded_base_shape[: len(expanded_base_shape) - base_event_dim]
             base_distribution = base_distribution.expand(base_batch_shape)
         reinterpreted_batch_ndims = chain.domain.event_dim - base_event_dim
         if reinterpreted_batch_ndims > 0:
             base_distribution = Independent(base_distribution, reinterpreted_batch_ndims)
         self.base_dist = base_distribution
-        event_dim = max(chain.codomain.event_dim,
-                        base_event_dim + chain.codomain.event_dim - chain.domain.event_dim)
+        event_dim = max(chain.codomain.event_dim, base_event_dim + chain.codomain.event_dim - chain.domain.event_dim)
         cut = len(forward_shape) - event_dim
         super().__init__(forward_shape[:cut], forward_shape[cut:], validate_args=validate_args)
 
@@ -53,7 +55,7 @@ class TransformedDistribution(Distribution):
         base_shape = batch_shape + self.event_shape
         for transform in reversed(self.transforms):
             base_shape = transform.inverse_shape(base_shape)
-        base_batch_shape = base_shape[:len(base_shape) - len(self.base_dist.event_shape)]
+        base_batch_shape = base_shape[: len(base_shape) - len(self.base_dist.event_shape)]
         new.base_dist = self.base_dist.expand(base_batch_shape)
         new.transforms = self.transforms
         super(TransformedDistribution, new).__init__(batch_shape, self.event_shape, validate_args=False)
@@ -94,8 +96,9 @@ class TransformedDistribution(Distribution):
         for transform in reversed(self.transforms):
             x = transform.inv(y)
             event_dim += transform.domain.event_dim - transform.codomain.event_dim
-            log_prob = log_prob - sum_rightmost(transform.log_abs_det_jacobian(x, y),
-                                                event_dim - transform.domain.event_dim)
+            log_prob = log_prob - sum_rightmost(
+                transform.log_abs_det_jacobian(x, y), event_dim - transform.domain.event_dim
+            )
             y = x
         return log_prob + sum_rightmost(self.base_dist.log_prob(y), event_dim - len(self.base_dist.event_shape))
 

@@ -9,6 +9,7 @@ the inverse is not computable (SoftmaxTransform) or not stable.
 
 Not implemented: CatTransform, StackTransform, CorrCholeskyTransform.
 """
+
 import functools
 import math
 import numbers
@@ -23,10 +24,25 @@ from ..nn.functional import logsigmoid, pad, softplus
 from . import constraints
 from .utils import broadcast_all, sum_rightmost
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDistributionTransform",
-           "ExpTransform", "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
-           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform",
-           "SoftmaxTransform", "StickBreakingTransform", "Transform", "identity_transform"]
+__all__ = [
+    "AbsTransform",
+    "AffineTransform",
+    "ComposeTransform",
+    "CumulativeDistributionTransform",
+    "ExpTransform",
+    "IndependentTransform",
+    "LowerCholeskyTransform",
+    "PositiveDefiniteTransform",
+    "PowerTransform",
+    "ReshapeTransform",
+    "SigmoidTransform",
+    "SoftplusTransform",
+    "TanhTransform",
+    "SoftmaxTransform",
+    "StickBreakingTransform",
+    "Transform",
+    "identity_transform",
+]
 
 
 class Transform:
@@ -252,8 +268,7 @@ class ComposeTransform(Transform):
         terms = []
         event_dim = self.domain.event_dim
         for part, part_x, part_y in zip(self.parts, inputs[:-1], inputs[1:]):
-            terms.append(sum_rightmost(part.log_abs_det_jacobian(part_x, part_y),
-                                       event_dim - part.domain.event_dim))
+            terms.append(sum_rightmost(part.log_abs_det_jacobian(part_x, part_y), event_dim - part.domain.event_dim))
             event_dim += part.codomain.event_dim - part.domain.event_dim
         return functools.reduce(operator.add, terms)
 
@@ -342,8 +357,9 @@ class ReshapeTransform(Transform):
         self.in_shape = Size(in_shape)
         self.out_shape = Size(out_shape)
         if self.in_shape.numel() != self.out_shape.numel():
-            raise ValueError(f"in_shape {self.in_shape} and out_shape {self.out_shape} have different numbers "
-                             "of elements")
+            raise ValueError(
+                f"in_shape {self.in_shape} and out_shape {self.out_shape} have different numbers of elements"
+            )
         super().__init__(cache_size=cache_size)
 
     @constraints.dependent_property
@@ -360,15 +376,15 @@ class ReshapeTransform(Transform):
         return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
 
     def _call(self, x):
-        batch_shape = x.shape[:x.dim() - len(self.in_shape)]
+        batch_shape = x.shape[: x.dim() - len(self.in_shape)]
         return x.reshape(batch_shape + self.out_shape)
 
     def _inverse(self, y):
-        batch_shape = y.shape[:y.dim() - len(self.out_shape)]
+        batch_shape = y.shape[: y.dim() - len(self.out_shape)]
         return y.reshape(batch_shape + self.in_shape)
 
     def log_abs_det_jacobian(self, x, y):
-        batch_shape = x.shape[:x.dim() - len(self.in_shape)]
+        batch_shape = x.shape[: x.dim() - len(self.in_shape)]
         return _ops.zeros(batch_shape, dtype=x.dtype)
 
     def forward_shape(self, shape):
@@ -419,7 +435,7 @@ class PowerTransform(Transform):
 
     def __init__(self, exponent, cache_size=0):
         super().__init__(cache_size=cache_size)
-        self.exponent, = broadcast_all(exponent)
+        (self.exponent,) = broadcast_all(exponent)
 
     def with_cache(self, cache_size=1):
         if self._cache_size == cache_size:
@@ -605,7 +621,7 @@ class AffineTransform(Transform):
             result = self.scale.abs().log()
         if self.event_dim:
             result = sum_rightmost(result, self.event_dim)
-            shape = shape[:len(shape) - self.event_dim]
+            shape = shape[: len(shape) - self.event_dim]
         return result.expand(shape)
 
     def forward_shape(self, shape):

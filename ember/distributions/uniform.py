@@ -1,4 +1,5 @@
 """`Uniform`: constant density on the half-open interval [low, high)."""
+
 import numbers
 
 from .. import ops as _ops
@@ -17,8 +18,9 @@ class Uniform(Distribution):
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
-        batch_shape = Size() if isinstance(low, numbers.Number) and isinstance(high, numbers.Number) \
-            else self.low.size()
+        batch_shape = (
+            Size() if isinstance(low, numbers.Number) and isinstance(high, numbers.Number) else self.low.size()
+        )
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -49,7 +51,7 @@ class Uniform(Distribution):
 
     @property
     def stddev(self):
-        return (self.high - self.low) / 12 ** 0.5
+        return (self.high - self.low) / 12**0.5
 
     @property
     def variance(self):

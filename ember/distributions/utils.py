@@ -1,5 +1,6 @@
 """Helpers shared by the distributions: broadcasting parameters, probabilities <-> logits, and a
 property computed once per instance (so `probs` and `logits` can be given either way round)."""
+
 import numbers
 from functools import update_wrapper
 
@@ -17,8 +18,9 @@ def broadcast_all(*values):
     tensors = [value for value in values if isinstance(value, Tensor)]
     for value in values:
         if not isinstance(value, (Tensor, numbers.Number)):
-            raise ValueError(f"Input arguments must all be instances of numbers.Number or Tensor, "
-                             f"not {type(value).__name__}.")
+            raise ValueError(
+                f"Input arguments must all be instances of numbers.Number or Tensor, not {type(value).__name__}."
+            )
     dtype = tensors[0].dtype if tensors else _dtype.get_default_dtype()
     values = [value if isinstance(value, Tensor) else _ops.tensor(float(value), dtype=dtype) for value in values]
     shape = Size(_ops.broadcast_shapes(*(value.shape for value in values)))
@@ -33,7 +35,7 @@ def sum_rightmost(value, dims):
     """Sum over the `dims` rightmost dimensions (none when dims is 0)."""
     if dims == 0:
         return value
-    return value.reshape(tuple(value.shape[:value.dim() - dims]) + (-1,)).sum(-1)
+    return value.reshape(tuple(value.shape[: value.dim() - dims]) + (-1,)).sum(-1)
 
 
 def clamp_probs(probs):

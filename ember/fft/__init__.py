@@ -12,9 +12,50 @@ FftC2C, FftR2C and FftC2R (`_primitives.py`). Differences from PyTorch: none kno
 dtypes or signatures; the graph of `ifft` and `ihfft` of real input has one FftR2CBackward0 node
 where PyTorch adds a ConjBackward0.
 """
-from ._transforms import (fft, ifft, fft2, ifft2, fftn, ifftn, rfft, irfft, rfft2, irfft2, rfftn, irfftn, hfft,
-                          ihfft, hfft2, ihfft2, hfftn, ihfftn)
+
+from ._transforms import (
+    fft,
+    ifft,
+    fft2,
+    ifft2,
+    fftn,
+    ifftn,
+    rfft,
+    irfft,
+    rfft2,
+    irfft2,
+    rfftn,
+    irfftn,
+    hfft,
+    ihfft,
+    hfft2,
+    ihfft2,
+    hfftn,
+    ihfftn,
+)
 from ._spectrum_layout import fftfreq, rfftfreq, fftshift, ifftshift
 
-__all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
-           "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+__all__ = [
+    "fft",
+    "ifft",
+    "fft2",
+    "ifft2",
+    "fftn",
+    "ifftn",
+    "rfft",
+    "irfft",
+    "rfft2",
+    "irfft2",
+    "rfftn",
+    "irfftn",
+    "hfft",
+    "ihfft",
+    "hfft2",
+    "ihfft2",
+    "hfftn",
+    "ihfftn",
+    "fftfreq",
+    "rfftfreq",
+    "fftshift",
+    "ifftshift",
+]

@@ -1,5 +1,6 @@
 """The arguments every transform shares, checked as PyTorch checks them: the input's dtype, `norm`,
 the signal lengths (`n`, `s`) and the dims; and the zero-padding or trimming of the input to them."""
+
 from .._backend import np
 from .._tensor import Tensor
 from .._validation import int_argument
@@ -16,8 +17,9 @@ def check_norm(norm, op_name):
     if norm is None:
         return "backward"
     if norm not in NORMS:
-        raise RuntimeError(f'Invalid normalization mode: "{norm}" in fft.{op_name} (expected "backward", '
-                           '"ortho", "forward" or None)')
+        raise RuntimeError(
+            f'Invalid normalization mode: "{norm}" in fft.{op_name} (expected "backward", "ortho", "forward" or None)'
+        )
     return norm
 
 
@@ -31,8 +33,7 @@ def transform_input(input, op_name, real=False, complex_=False):
     if kind in "biu":
         input = input.to(_dtype.get_default_dtype())
     elif input._data.dtype == np.float16:
-        raise RuntimeError(f"fft.{op_name}: Unsupported dtype Half (float16); convert the input with .float() "
-                           "first")
+        raise RuntimeError(f"fft.{op_name}: Unsupported dtype Half (float16); convert the input with .float() first")
     elif real and kind == "c":
         raise RuntimeError(f"{op_name} expects a real input tensor, but got {input.dtype}")
     if complex_ and input._data.dtype.kind != "c":
@@ -50,8 +51,10 @@ def one_dim(input, dim, op_name):
     """The dim of a one-dimensional transform, non-negative."""
     dim = int_argument(dim, f"fft_{op_name}", "dim")
     if input._data.ndim == 0:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions (fft.{op_name} needs a "
-                         "tensor of at least one dim)")
+        raise IndexError(
+            f"Dimension specified as {dim} but tensor has no dimensions (fft.{op_name} needs a "
+            "tensor of at least one dim)"
+        )
     return normalize_dim(dim, input._data.ndim, f"fft.{op_name}")
 
 
@@ -69,8 +72,9 @@ def dims_and_sizes(input, s, dim, op_name):
             dims = tuple(range(ndim))
         else:
             if len(s) > ndim:
-                raise RuntimeError(f"Got shape with {len(s)} values but input tensor only has {ndim} dimensions "
-                                   f"(fft.{op_name})")
+                raise RuntimeError(
+                    f"Got shape with {len(s)} values but input tensor only has {ndim} dimensions (fft.{op_name})"
+                )
             dims = tuple(range(ndim - len(s), ndim))
     else:
         dims = tuple(int_argument(d, f"fft_{op_name}", "dim") for d in dim)
@@ -80,8 +84,10 @@ def dims_and_sizes(input, s, dim, op_name):
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"FFT dims must be unique (fft.{op_name} got dim={list(dim)})")
         if s is not None and len(s) != len(dims):
-            raise RuntimeError(f"When given, dim and shape arguments must have the same length (fft.{op_name} "
-                               f"got s={list(s)} and dim={list(dim)})")
+            raise RuntimeError(
+                f"When given, dim and shape arguments must have the same length (fft.{op_name} "
+                f"got s={list(s)} and dim={list(dim)})"
+            )
     if s is None:
         return dims, (None,) * len(dims)
     sizes = []

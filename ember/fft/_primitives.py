@@ -17,6 +17,7 @@ dL/d(re z) + i dL/d(im z), so the adjoint of a complex-linear map A is its conju
 and a real input receives the real part of A^H g. The one-sided transforms need a weight on the
 halved spectrum, explained at `_interior_weights`.
 """
+
 from .._backend import np
 from .._tensor import new_tensor
 from .. import _dtype
@@ -93,8 +94,13 @@ class FftR2C(Primitive, node="FftR2CBackward0"):
             weighted = grad * _interior_weights(grad, dims, ctx.signal_size, 0.5)
             return FftC2R.apply(weighted, dims, not forward, adjoint, ctx.signal_size), None, None, None, None
         # The real part of the adjoint: a real input's gradient (PyTorch's convention).
-        return ToCopy.apply(FftC2C.apply(grad, dims, not forward, adjoint), ctx.real_dtype.numpy_dtype), None, None, \
-            None, None
+        return (
+            ToCopy.apply(FftC2C.apply(grad, dims, not forward, adjoint), ctx.real_dtype.numpy_dtype),
+            None,
+            None,
+            None,
+            None,
+        )
 
     jvp = linear_jvp
 

@@ -1,5 +1,6 @@
 """Where each frequency sits in a spectrum: `fftfreq`/`rfftfreq` give the frequency of each bin,
 `fftshift`/`ifftshift` move frequency zero to the centre and back (rolls, so they are differentiable)."""
+
 from .._backend import np
 from .._tensor import Tensor
 from .._validation import int_argument
@@ -13,12 +14,14 @@ __all__ = ["fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 def _frequencies(bins, n, d, dtype, requires_grad, device, out, op_name):
     dtype = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
     if dtype.is_complex:
-        raise NotImplementedError(f"{op_name}: complex dtypes are not supported ({dtype}), as in PyTorch; use "
-                                  "a floating dtype")
+        raise NotImplementedError(
+            f"{op_name}: complex dtypes are not supported ({dtype}), as in PyTorch; use a floating dtype"
+        )
     if not dtype.is_floating_point:
         raise RuntimeError(f"{op_name} requires a floating point or complex dtype, got {dtype}")
-    result = tensor(bins / (n * d) if n else bins.astype(np.float64), dtype=dtype, device=device,
-                    requires_grad=requires_grad)
+    result = tensor(
+        bins / (n * d) if n else bins.astype(np.float64), dtype=dtype, device=device, requires_grad=requires_grad
+    )
     return result if out is None else copy_into_out(out, result)
 
 
@@ -44,8 +47,7 @@ def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, require
 def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The frequencies of the bins of `rfft` of a signal of length n: [0, 1, ..., n // 2] / (d * n)."""
     n = _signal_length(n, "rfftfreq")
-    return _frequencies(np.arange(n // 2 + 1, dtype=np.float64), n, d, dtype, requires_grad, device, out,
-                        "rfftfreq")
+    return _frequencies(np.arange(n // 2 + 1, dtype=np.float64), n, d, dtype, requires_grad, device, out, "rfftfreq")
 
 
 def _shifted(input, dim, direction, op_name):
@@ -55,11 +57,12 @@ def _shifted(input, dim, direction, op_name):
     if dim is None:
         dims = tuple(range(ndim))
     else:
-        dims = tuple(normalize_dim(int_argument(d, f"fft_{op_name}", "dim"), ndim, f"fft.{op_name}")
-                     for d in (dim if isinstance(dim, (list, tuple)) else (dim,)))
+        dims = tuple(
+            normalize_dim(int_argument(d, f"fft_{op_name}", "dim"), ndim, f"fft.{op_name}")
+            for d in (dim if isinstance(dim, (list, tuple)) else (dim,))
+        )
     if not dims:
-        raise RuntimeError(f"`shifts` required: fft.{op_name} has no dim to shift (the input is 0-d or dim is "
-                           "empty)")
+        raise RuntimeError(f"`shifts` required: fft.{op_name} has no dim to shift (the input is 0-d or dim is empty)")
     return roll(input, tuple(direction * (input._data.shape[d] // 2) for d in dims), dims)
 
 

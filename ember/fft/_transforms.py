@@ -7,14 +7,33 @@ Complex-to-complex (fft, ifft and their 2-d and n-d forms) apply FftC2C to compl
 apply FftC2R. hfft is the forward-signed FftC2R and ihfft the inverse-signed FftR2C, so no
 conjugation appears in their graphs.
 """
+
 from .._validation import int_argument
 from ..ops._declare import op
 from ..ops.inplace import copy_into_out
 from ._arguments import check_norm, check_points, dims_and_sizes, one_dim, resized, transform_input
 from ._primitives import FftC2C, FftC2R, FftR2C
 
-__all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
-           "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn"]
+__all__ = [
+    "fft",
+    "ifft",
+    "fft2",
+    "ifft2",
+    "fftn",
+    "ifftn",
+    "rfft",
+    "irfft",
+    "rfft2",
+    "irfft2",
+    "rfftn",
+    "irfftn",
+    "hfft",
+    "ihfft",
+    "hfft2",
+    "ihfft2",
+    "hfftn",
+    "ihfftn",
+]
 
 
 def _written(result, out):

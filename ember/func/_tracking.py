@@ -7,6 +7,7 @@ transform's input, or a tensor the user is differentiating with plain autograd) 
 differentiable alias instead, so the result still depends on it and transforms nest:
 `grad(grad(f))`, `jacrev(jacrev(f))`, `vmap(grad(f))`.
 """
+
 from .. import autograd
 from .._tensor import Tensor
 from ..autograd import grad_mode
@@ -15,8 +16,12 @@ from ..utils._pytree import tree_flatten, tree_unflatten, tree_map
 
 def check_argnums(argnums, count):
     """argnums as a tuple of non-negative positions, checked as PyTorch checks them."""
-    if isinstance(argnums, bool) or not isinstance(argnums, (int, tuple)) or \
-            isinstance(argnums, tuple) and not all(type(item) is int for item in argnums):
+    if (
+        isinstance(argnums, bool)
+        or not isinstance(argnums, (int, tuple))
+        or isinstance(argnums, tuple)
+        and not all(type(item) is int for item in argnums)
+    ):
         raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
     positions = argnums if isinstance(argnums, tuple) else (argnums,)
     if isinstance(argnums, tuple) and not positions:
@@ -64,7 +69,7 @@ class TrackedInputs:
         """Per-input values (one per tracked tensor) back into the structure of the inputs."""
         groups, start = [], 0
         for spec, count in self.specs:
-            groups.append(tree_unflatten(flat_values[start:start + count], spec))
+            groups.append(tree_unflatten(flat_values[start : start + count], spec))
             start += count
         return groups[0] if single else tuple(groups)
 
@@ -74,8 +79,12 @@ def depends_on_outside(tensors, own_leaves):
     make: then gradients must be built with create_graph so an enclosing level can differentiate them."""
     stack = [tensor.grad_fn for tensor in tensors if isinstance(tensor, Tensor) and tensor.grad_fn is not None]
     for tensor in tensors:
-        if isinstance(tensor, Tensor) and tensor.requires_grad and tensor.grad_fn is None \
-                and id(tensor) not in own_leaves:
+        if (
+            isinstance(tensor, Tensor)
+            and tensor.requires_grad
+            and tensor.grad_fn is None
+            and id(tensor) not in own_leaves
+        ):
             return True
     seen = set()
     while stack:
@@ -92,12 +101,16 @@ def depends_on_outside(tensors, own_leaves):
 
 def gradients(outputs, inputs, grad_outputs, create_graph):
     """autograd.grad that gives zeros (not errors or None) for inputs the outputs do not depend on."""
-    pairs = [(output, grad_output) for output, grad_output in zip(outputs, grad_outputs)
-             if output.requires_grad]
+    pairs = [(output, grad_output) for output, grad_output in zip(outputs, grad_outputs) if output.requires_grad]
     if pairs:
-        found = autograd.grad([output for output, _ in pairs], inputs,
-                              grad_outputs=[grad_output for _, grad_output in pairs],
-                              retain_graph=True, create_graph=create_graph, allow_unused=True)
+        found = autograd.grad(
+            [output for output, _ in pairs],
+            inputs,
+            grad_outputs=[grad_output for _, grad_output in pairs],
+            retain_graph=True,
+            create_graph=create_graph,
+            allow_unused=True,
+        )
     else:
         found = [None] * len(inputs)
     return [_zeros_like(tensor) if grad is None else grad for grad, tensor in zip(found, inputs)]
@@ -105,6 +118,7 @@ def gradients(outputs, inputs, grad_outputs, create_graph):
 
 def _zeros_like(tensor):
     from .. import zeros_like
+
     return zeros_like(tensor, requires_grad=False).detach()
 
 

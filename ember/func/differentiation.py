@@ -3,13 +3,21 @@
 Each takes a function and returns a function; they nest (`hessian` is `jacfwd(jacrev(f))`) and
 compose with `vmap`. See `_tracking` for how they sit on ember's single tape.
 """
+
 import functools
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..utils._pytree import tree_flatten, tree_unflatten
-from ._tracking import (TrackedInputs, check_argnums, depends_on_outside, detach_tree, gradients,
-                        outer_grad_enabled, split_aux)
+from ._tracking import (
+    TrackedInputs,
+    check_argnums,
+    depends_on_outside,
+    detach_tree,
+    gradients,
+    outer_grad_enabled,
+    split_aux,
+)
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
 
@@ -35,8 +43,10 @@ def grad_and_value(func, argnums=0, has_aux=False):
             if not isinstance(output, Tensor):
                 raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got {type(output)}")
             if output.dim() != 0:
-                raise RuntimeError(f"{api}: Expected f(*args) to return a scalar Tensor, got tensor with "
-                                   f"{output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
+                raise RuntimeError(
+                    f"{api}: Expected f(*args) to return a scalar Tensor, got tensor with "
+                    f"{output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?"
+                )
             create_graph = outer and depends_on_outside([output], tracked.own_leaves)
             flat = gradients([output], tracked.flat, [None], create_graph)
         grads = tracked.regroup(flat, isinstance(argnums, int))
@@ -96,23 +106,29 @@ def vjp(func, *primals, has_aux=False):
     flat_outputs, output_spec = tree_flatten(output)
     for leaf in flat_outputs:
         if not isinstance(leaf, Tensor):
-            raise RuntimeError(f"vjp(f, *primals): Expected f to be a function that has only Tensor outputs, "
-                               f"got {type(leaf)}")
+            raise RuntimeError(
+                f"vjp(f, *primals): Expected f to be a function that has only Tensor outputs, got {type(leaf)}"
+            )
     output_reaches_outside = depends_on_outside(flat_outputs, tracked.own_leaves)
 
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
         flat_cotangents, cotangent_spec = tree_flatten(cotangents)
         if cotangent_spec != output_spec:
-            raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of "
-                               f"outputs to the function. cotangents: {cotangent_spec}, primal output: {output_spec}")
+            raise RuntimeError(
+                "Expected pytree structure of cotangents to be the same as pytree structure of "
+                f"outputs to the function. cotangents: {cotangent_spec}, primal output: {output_spec}"
+            )
         for index, (cotangent, leaf) in enumerate(zip(flat_cotangents, flat_outputs)):
             if not isinstance(cotangent, Tensor) or cotangent.shape != leaf.shape:
                 shape = cotangent.shape if isinstance(cotangent, Tensor) else type(cotangent)
-                raise RuntimeError(f"Mismatch in shape: grad_output[{index}] has a shape of {shape} and "
-                                   f"output[{index}] has a shape of {leaf.shape}.")
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{index}] has a shape of {shape} and "
+                    f"output[{index}] has a shape of {leaf.shape}."
+                )
         if create_graph is None:
             create_graph = outer_grad_enabled() and (
-                output_reaches_outside or any(cotangent.requires_grad for cotangent in flat_cotangents))
+                output_reaches_outside or any(cotangent.requires_grad for cotangent in flat_cotangents)
+            )
         with grad_mode.enable_grad():
             flat = gradients(flat_outputs, tracked.flat, flat_cotangents, create_graph)
         return tracked.regroup(flat, False)
@@ -139,23 +155,30 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """
     for name, value in (("primals", primals), ("tangents", tangents)):
         if not isinstance(value, tuple):
-            raise RuntimeError(f"jvp(f, primals, tangents): Expected {name} to be a tuple. "
-                               "E.g. it should be valid to call f(*primals).")
+            raise RuntimeError(
+                f"jvp(f, primals, tangents): Expected {name} to be a tuple. "
+                "E.g. it should be valid to call f(*primals)."
+            )
     flat_primals, primal_spec = tree_flatten(primals)
     flat_tangents, tangent_spec = tree_flatten(tangents)
     if primal_spec != tangent_spec:
-        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
-                           f"structure. For example, if primals is a tuple of 3 tensors, tangents also must be. "
-                           f"Got primals with structure {primal_spec} and tangents with structure {tangent_spec}")
+        raise RuntimeError(
+            "jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+            f"structure. For example, if primals is a tuple of 3 tensors, tangents also must be. "
+            f"Got primals with structure {primal_spec} and tangents with structure {tangent_spec}"
+        )
     for primal, tangent in zip(flat_primals, flat_tangents):
         if not isinstance(tangent, Tensor):
-            raise RuntimeError(f"jvp(f, primals, tangents): Expected tangents to be a tuple of Tensors, got "
-                               f"{type(tangent)}")
+            raise RuntimeError(
+                f"jvp(f, primals, tangents): Expected tangents to be a tuple of Tensors, got {type(tangent)}"
+            )
         if isinstance(primal, Tensor) and primal.shape != tangent.shape:
-            raise RuntimeError("Trying to set a forward gradient that has a different size than that of the "
-                               "original Tensor, this is not supported. Tensor is of size "
-                               f"{list(primal.shape)} while the given forward gradient is of size "
-                               f"{list(tangent.shape)}.")
+            raise RuntimeError(
+                "Trying to set a forward gradient that has a different size than that of the "
+                "original Tensor, this is not supported. Tensor is of size "
+                f"{list(primal.shape)} while the given forward gradient is of size "
+                f"{list(tangent.shape)}."
+            )
     api = "jvp(f, primals, tangents)"
     outer = outer_grad_enabled()
     with grad_mode.enable_grad():
@@ -164,19 +187,28 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         flat_outputs, output_spec = tree_flatten(output)
         for leaf in flat_outputs:
             if not isinstance(leaf, Tensor):
-                raise RuntimeError(f"{api}: Expected f(*primals) to return only tensors, got unsupported type "
-                                   f"{type(leaf)}")
-        create_graph = outer and (depends_on_outside(flat_outputs, tracked.own_leaves)
-                                  or any(tangent.requires_grad for tangent in flat_tangents))
+                raise RuntimeError(
+                    f"{api}: Expected f(*primals) to return only tensors, got unsupported type {type(leaf)}"
+                )
+        create_graph = outer and (
+            depends_on_outside(flat_outputs, tracked.own_leaves)
+            or any(tangent.requires_grad for tangent in flat_tangents)
+        )
         # u -> J^T u is linear in u; differentiating it along the tangents gives J t.
-        dummies = [leaf.detach().new_zeros(leaf.shape).requires_grad_() if leaf.is_floating_point()
-                   else leaf.detach().new_zeros(leaf.shape) for leaf in flat_outputs]
+        dummies = [
+            leaf.detach().new_zeros(leaf.shape).requires_grad_()
+            if leaf.is_floating_point()
+            else leaf.detach().new_zeros(leaf.shape)
+            for leaf in flat_outputs
+        ]
         transposed = gradients(flat_outputs, tracked.flat, dummies, True)
-        differentiable = [(vector, tangent) for vector, tangent in zip(transposed, flat_tangents)
-                          if vector.requires_grad]
+        differentiable = [
+            (vector, tangent) for vector, tangent in zip(transposed, flat_tangents) if vector.requires_grad
+        ]
         floating = [dummy for dummy in dummies if dummy.requires_grad]
-        pushed = gradients([vector for vector, _ in differentiable], floating,
-                           [tangent for _, tangent in differentiable], create_graph)
+        pushed = gradients(
+            [vector for vector, _ in differentiable], floating, [tangent for _, tangent in differentiable], create_graph
+        )
     pushed = iter(pushed)
     flat_jvp = [next(pushed) if dummy.requires_grad else dummy for dummy in dummies]
     jvp_out = tree_unflatten(flat_jvp, output_spec)
@@ -252,11 +284,14 @@ def _jacobian_transform(func, argnums, has_aux, api):
             flat_outputs, output_spec = tree_flatten(output)
             for leaf in flat_outputs:
                 if not isinstance(leaf, Tensor):
-                    raise RuntimeError(f"{api}(f)(*args): Expected f(*args) to return only tensors, got "
-                                       f"unsupported type {type(leaf)}")
+                    raise RuntimeError(
+                        f"{api}(f)(*args): Expected f(*args) to return only tensors, got unsupported type {type(leaf)}"
+                    )
             create_graph = outer and depends_on_outside(flat_outputs, tracked.own_leaves)
-            jacobians = [tracked.regroup(_jacobian_of(leaf, tracked.flat, create_graph), isinstance(argnums, int))
-                         for leaf in flat_outputs]
+            jacobians = [
+                tracked.regroup(_jacobian_of(leaf, tracked.flat, create_graph), isinstance(argnums, int))
+                for leaf in flat_outputs
+            ]
         jacobian = tree_unflatten(jacobians, output_spec)
         if has_aux:
             return jacobian, (aux if create_graph else detach_tree(aux))
@@ -268,6 +303,7 @@ def _jacobian_transform(func, argnums, has_aux, api):
 def _jacobian_of(output, inputs, create_graph):
     """Jacobians of one output tensor with respect to each input: shapes output.shape + input.shape."""
     from .. import stack, zeros
+
     count = output.numel()
     if count == 0 or not output.requires_grad:
         return [zeros(tuple(output.shape) + tuple(item.shape), dtype=item.dtype) for item in inputs]
@@ -277,5 +313,7 @@ def _jacobian_of(output, inputs, create_graph):
         basis = zeros(count, dtype=output.dtype)
         basis[index] = 1
         rows.append(gradients([flat_output], inputs, [basis], create_graph))
-    return [stack([row[position] for row in rows]).reshape(tuple(output.shape) + tuple(item.shape))
-            for position, item in enumerate(inputs)]
+    return [
+        stack([row[position] for row in rows]).reshape(tuple(output.shape) + tuple(item.shape))
+        for position, item in enumerate(inputs)
+    ]

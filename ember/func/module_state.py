@@ -1,4 +1,5 @@
 """Calling a module with other parameters: `functional_call` and `stack_module_state`."""
+
 from collections.abc import Mapping
 
 __all__ = ["functional_call", "stack_module_state"]
@@ -6,8 +7,7 @@ __all__ = ["functional_call", "stack_module_state"]
 _MISSING = object()
 
 
-def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True,
-                    strict=False):
+def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True, strict=False):
     """Call `module(*args, **kwargs)` with some parameters and buffers replaced for this one call.
 
     Args:
@@ -53,15 +53,17 @@ def _merge(dicts):
     if isinstance(dicts, Mapping):
         return dict(dicts)
     if not isinstance(dicts, (tuple, list)) or not all(isinstance(item, Mapping) for item in dicts):
-        raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got "
-                         f"{type(dicts)}")
+        raise ValueError(
+            f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got {type(dicts)}"
+        )
     merged, repeated = {}, set()
     for item in dicts:
         repeated.update(name for name in item if name in merged)
         merged.update(item)
     if repeated:
-        raise ValueError(f"{sorted(repeated)} appeared in multiple dictionaries; behavior of functional call is "
-                         "ambiguous")
+        raise ValueError(
+            f"{sorted(repeated)} appeared in multiple dictionaries; behavior of functional call is ambiguous"
+        )
     return merged
 
 
@@ -84,8 +86,10 @@ def _follow_ties(module, replacements):
             continue
         values = {id(replacements[name]) for name in given}
         if len(values) > 1:
-            raise ValueError(f"functional_call got multiple values for keys {sorted(given)}, which are tied. "
-                             "Consider using tie_weights=False")
+            raise ValueError(
+                f"functional_call got multiple values for keys {sorted(given)}, which are tied. "
+                "Consider using tie_weights=False"
+            )
         for name in names:
             result[name] = replacements[given[0]]
     return result
@@ -116,6 +120,7 @@ def _swap(module, name, value):
 
             def undo(store=store, original=original):
                 store[attribute] = original
+
             return undo
     original = owner.__dict__.get(attribute, _MISSING)
     owner.__dict__[attribute] = value
@@ -125,6 +130,7 @@ def _swap(module, name, value):
             owner.__dict__.pop(attribute, None)
         else:
             owner.__dict__[attribute] = original
+
     return undo_attribute
 
 
@@ -142,12 +148,15 @@ def stack_module_state(models):
         outputs = vmap(lambda p, b, x: functional_call(base, (p, b), (x,)), in_dims=(0, 0, None))(params, buffers, x)
     """
     from .. import stack
+
     models = list(models)
     if not models:
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
     if any(type(model) is not type(models[0]) for model in models):
-        raise RuntimeError("stack_module_state: Expected all models to be of the same class, got "
-                           f"{sorted({type(model).__name__ for model in models})}")
+        raise RuntimeError(
+            "stack_module_state: Expected all models to be of the same class, got "
+            f"{sorted({type(model).__name__ for model in models})}"
+        )
     if not (all(model.training for model in models) or not any(model.training for model in models)):
         raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
     params = {}
@@ -155,6 +164,7 @@ def stack_module_state(models):
         column = [dict(model.named_parameters())[name] for model in models]
         stacked = stack([tensor.detach() for tensor in column])
         params[name] = stacked.requires_grad_(all(tensor.requires_grad for tensor in column))
-    buffers = {name: stack([dict(model.named_buffers())[name] for model in models])
-               for name, _ in models[0].named_buffers()}
+    buffers = {
+        name: stack([dict(model.named_buffers())[name] for model in models]) for name, _ in models[0].named_buffers()
+    }
     return params, buffers

@@ -18,16 +18,31 @@ Difference from PyTorch: there is one sharing strategy, a named file in /dev/shm
 ("file_system"); "file_descriptor" is accepted as a name and behaves the same. Tensors that are not
 in shared memory are copied when sent, not moved to shared memory.
 """
+
 import multiprocessing as _stdlib
 from multiprocessing import *  # noqa: F401,F403  (the whole standard module, as torch.multiprocessing)
 
 from . import reductions
-from ._spawn import (ProcessContext, ProcessException, ProcessExitedException, ProcessRaisedException, spawn,
-                     start_processes)
+from ._spawn import (
+    ProcessContext,
+    ProcessException,
+    ProcessExitedException,
+    ProcessRaisedException,
+    spawn,
+    start_processes,
+)
 
-__all__ = list(_stdlib.__all__) + ["get_all_sharing_strategies", "get_sharing_strategy", "set_sharing_strategy",
-                                    "spawn", "start_processes", "ProcessContext", "ProcessException",
-                                    "ProcessRaisedException", "ProcessExitedException"]
+__all__ = list(_stdlib.__all__) + [
+    "get_all_sharing_strategies",
+    "get_sharing_strategy",
+    "set_sharing_strategy",
+    "spawn",
+    "start_processes",
+    "ProcessContext",
+    "ProcessException",
+    "ProcessRaisedException",
+    "ProcessExitedException",
+]
 
 _SHARING_STRATEGIES = ("file_descriptor", "file_system")
 _sharing_strategy = "file_system"
@@ -45,8 +60,7 @@ def set_sharing_strategy(new_strategy):
     """Accepted for PyTorch scripts; both strategies share through named files (see the module docstring)."""
     global _sharing_strategy
     if new_strategy not in _SHARING_STRATEGIES:
-        raise AssertionError(f"invalid sharing strategy {new_strategy!r}, expected one of "
-                             f"{set(_SHARING_STRATEGIES)}")
+        raise AssertionError(f"invalid sharing strategy {new_strategy!r}, expected one of {set(_SHARING_STRATEGIES)}")
     _sharing_strategy = new_strategy
 
 

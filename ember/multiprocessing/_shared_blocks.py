@@ -10,6 +10,7 @@ keep their memory until they drop it.
 `Mapping.kind` says who manages a block: "shared" (`share_memory_`) or "batch" (a DataLoader
 worker's batch memory, see ember.utils.data._batch_memory).
 """
+
 import mmap
 import os
 import tempfile
@@ -19,8 +20,17 @@ import numpy as np
 
 from .._storage import _owner
 
-__all__ = ["SHARED_DIRECTORY", "Mapping", "create", "attach", "mapping_of", "byte_offset", "array_in",
-           "share", "shared_array"]
+__all__ = [
+    "SHARED_DIRECTORY",
+    "Mapping",
+    "create",
+    "attach",
+    "mapping_of",
+    "byte_offset",
+    "array_in",
+    "share",
+    "shared_array",
+]
 
 
 def _shared_directory():

@@ -1,4 +1,5 @@
 """`spawn`: run `fn(i, *args)` in `nprocs` fresh processes and report the first failure, as torch.multiprocessing."""
+
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -9,8 +10,14 @@ import time
 import traceback
 import warnings
 
-__all__ = ["ProcessContext", "ProcessException", "ProcessRaisedException", "ProcessExitedException", "spawn",
-           "start_processes"]
+__all__ = [
+    "ProcessContext",
+    "ProcessException",
+    "ProcessRaisedException",
+    "ProcessExitedException",
+    "spawn",
+    "start_processes",
+]
 
 
 class ProcessException(Exception):
@@ -124,12 +131,13 @@ class ProcessContext:
                     name = signal.Signals(-code).name
                 except ValueError:
                     name = f"<Unknown signal {-code}>"
-                return ProcessExitedException(f"process {index} terminated with signal {name}", index, process.pid,
-                                              code, name)
-            return ProcessExitedException(f"process {index} terminated with exit code {code}", index, process.pid,
-                                          code)
-        return ProcessRaisedException(f"\n\n-- Process {index} terminated with the following error:\n{trace}", index,
-                                      process.pid)
+                return ProcessExitedException(
+                    f"process {index} terminated with signal {name}", index, process.pid, code, name
+                )
+            return ProcessExitedException(f"process {index} terminated with exit code {code}", index, process.pid, code)
+        return ProcessRaisedException(
+            f"\n\n-- Process {index} terminated with the following error:\n{trace}", index, process.pid
+        )
 
 
 def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
@@ -166,6 +174,10 @@ def spawn(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
         ember.multiprocessing.spawn(train, args=(model,), nprocs=2)
     """
     if start_method != "spawn":
-        warnings.warn(f"spawn() only uses start_method='spawn' (got {start_method!r}); for another start method "
-                      "use ember.multiprocessing.start_processes(...)", FutureWarning, stacklevel=2)
+        warnings.warn(
+            f"spawn() only uses start_method='spawn' (got {start_method!r}); for another start method "
+            "use ember.multiprocessing.start_processes(...)",
+            FutureWarning,
+            stacklevel=2,
+        )
     return start_processes(fn, args, nprocs, join, daemon, start_method="spawn")

@@ -10,6 +10,7 @@ spawned processes' arguments, and only there: `ember.save` and plain pickle stil
 - Any other tensor is copied, as plain pickle does. (PyTorch moves it to shared memory first; ember
   leaves that to an explicit `share_memory_()`.)
 """
+
 import pickle
 from multiprocessing.reduction import ForkingPickler
 
@@ -40,15 +41,28 @@ def _rebuild_shared(path, nbytes, offset, shape, dtype, strides, requires_grad, 
 
 def reduce_tensor(tensor):
     if tensor._grad_fn is not None and tensor._requires_grad:
-        raise RuntimeError("a tensor that requires grad and is not a graph leaf cannot be sent to another process: "
-                           "autograd graphs do not cross process boundaries. Send tensor.detach() to transfer its "
-                           "data.")
+        raise RuntimeError(
+            "a tensor that requires grad and is not a graph leaf cannot be sent to another process: "
+            "autograd graphs do not cross process boundaries. Send tensor.detach() to transfer its "
+            "data."
+        )
     array = tensor._data
     mapping = _shared_blocks.mapping_of(array)
     if mapping is not None and mapping.kind == "shared":
         flat = _owner(array)
-        return (_rebuild_shared, (mapping.path, flat.size, _shared_blocks.byte_offset(array, flat), array.shape,
-                                  array.dtype, array.strides, tensor._requires_grad, type(tensor)))
+        return (
+            _rebuild_shared,
+            (
+                mapping.path,
+                flat.size,
+                _shared_blocks.byte_offset(array, flat),
+                array.shape,
+                array.dtype,
+                array.strides,
+                tensor._requires_grad,
+                type(tensor),
+            ),
+        )
     if large_tensor_hook is not None:
         reduced = large_tensor_hook(tensor)
         if reduced is not None:

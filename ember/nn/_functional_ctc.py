@@ -5,6 +5,7 @@ input frames, computed with the alpha (forward) recursion in log space, vectoris
 with NumPy; the backward pass runs the beta recursion. This is one once-differentiable Function
 (`CtcLossBackward0`): no double backward, as in PyTorch.
 """
+
 import numpy as np
 
 from .._tensor import Tensor, new_tensor
@@ -29,7 +30,7 @@ def _extended_labels(targets, target_lengths, blank):
     longest = int(target_lengths.max()) if batch else 0
     extended = np.full((batch, 2 * longest + 1), blank, dtype=np.int64)
     for n, labels in enumerate(targets):
-        extended[n, 1:2 * len(labels):2] = labels
+        extended[n, 1 : 2 * len(labels) : 2] = labels
     return extended
 
 
@@ -52,8 +53,9 @@ def _alpha(log_probs, extended, skip, input_lengths):
         shifted_one = np.concatenate([np.full((batch, 1), -np.inf, previous.dtype), previous[:, :-1]], 1)
         shifted_two = np.concatenate([np.full((batch, 2), -np.inf, previous.dtype), previous[:, :-2]], 1)
         shifted_two = np.where(skip, shifted_two, -np.inf)
-        alpha[t] = np.where((t < input_lengths)[:, None], _logsumexp(previous, shifted_one, shifted_two) + emitted[t],
-                            -np.inf)
+        alpha[t] = np.where(
+            (t < input_lengths)[:, None], _logsumexp(previous, shifted_one, shifted_two) + emitted[t], -np.inf
+        )
     return alpha, emitted
 
 
@@ -73,8 +75,9 @@ def _beta(emitted, skip, input_lengths, target_lengths):
         shifted_two = np.where(skip_from, shifted_two, -np.inf)
         recursed = _logsumexp(following, shifted_one, shifted_two) + emitted[t]
         first = np.where(ends, emitted[t], -np.inf)
-        beta[t] = np.where((t == input_lengths - 1)[:, None], first,
-                           np.where((t < input_lengths - 1)[:, None], recursed, -np.inf))
+        beta[t] = np.where(
+            (t == input_lengths - 1)[:, None], first, np.where((t < input_lengths - 1)[:, None], recursed, -np.inf)
+        )
     return beta
 
 
@@ -138,14 +141,18 @@ def _split_targets(targets, target_lengths, batch):
     labels = targets.numpy().astype(np.int64)
     if targets.dim() == 1:
         if len(labels) < target_lengths.sum():
-            raise RuntimeError(f"ctc_loss: concatenated targets have {len(labels)} labels but target_lengths sum to "
-                               f"{int(target_lengths.sum())}")
+            raise RuntimeError(
+                f"ctc_loss: concatenated targets have {len(labels)} labels but target_lengths sum to "
+                f"{int(target_lengths.sum())}"
+            )
         starts = np.concatenate([[0], np.cumsum(target_lengths)[:-1]])
-        return [labels[start:start + length] for start, length in zip(starts, target_lengths)]
+        return [labels[start : start + length] for start, length in zip(starts, target_lengths)]
     labels = labels.reshape(batch, -1)
     if labels.shape[1] < (target_lengths.max() if batch else 0):
-        raise RuntimeError(f"Expected tensor to have size at least {int(target_lengths.max())} at dimension 1, but got "
-                           f"size {labels.shape[1]} for argument #2 'targets' (while checking arguments for ctc_loss)")
+        raise RuntimeError(
+            f"Expected tensor to have size at least {int(target_lengths.max())} at dimension 1, but got "
+            f"size {labels.shape[1]} for argument #2 'targets' (while checking arguments for ctc_loss)"
+        )
     return [labels[n, :length] for n, length in enumerate(target_lengths)]
 
 
@@ -183,8 +190,10 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     target_lengths = _lengths(target_lengths, "target_lengths", batch)
     if np.any(input_lengths > frames) or np.any(input_lengths < 0):
         bad = input_lengths[(input_lengths > frames) | (input_lengths < 0)][0]
-        raise RuntimeError(f"Expected input_lengths to have value at most {frames}, but got value {bad} "
-                           "(while checking arguments for ctc_loss)")
+        raise RuntimeError(
+            f"Expected input_lengths to have value at most {frames}, but got value {bad} "
+            "(while checking arguments for ctc_loss)"
+        )
     split = _split_targets(targets, target_lengths, batch)
     losses = CtcLoss.apply(log_probs, split, input_lengths, target_lengths, blank, zero_infinity)
     if unbatched:

@@ -2,6 +2,7 @@
 
 A composite of ember ops (embedding lookup, index_add, max), so gradients come from them.
 """
+
 import numpy as np
 
 from .._tensor import Tensor, new_tensor
@@ -13,22 +14,30 @@ __all__ = ["embedding_bag"]
 
 def _check_indices(input, offsets, per_sample_weights, mode):
     if input.dtype.name not in ("int64", "int32"):
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.dtype} instead (while checking arguments for embedding_bag)")
+        raise RuntimeError(
+            f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+            f"Long, Int; but got {input.dtype} instead (while checking arguments for embedding_bag)"
+        )
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
     if per_sample_weights is not None:
         if mode != "sum":
-            raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
-                                      f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
-                                      "on GitHub.")
+            raise NotImplementedError(
+                f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                "on GitHub."
+            )
         if tuple(per_sample_weights.shape) != tuple(input.shape):
-            raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
-                             f"must have the same shape as the input ({input.shape})")
+            raise ValueError(
+                f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                f"must have the same shape as the input ({input.shape})"
+            )
     if input.dim() == 2:
         if offsets is not None:
-            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
-                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+            raise ValueError(
+                "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                f"fixed length sequences. However, found offsets of type {type(offsets)}"
+            )
     elif input.dim() == 1:
         if offsets is None:
             raise ValueError("offsets has to be a 1D Tensor but got None")
@@ -41,11 +50,14 @@ def _check_indices(input, offsets, per_sample_weights, mode):
 def _bag_of_each_index(count, offsets, include_last_offset):
     """(bag number of each index — -1 past the last bag —, number of bags)."""
     if offsets.size and offsets[0] != 0:
-        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
-                           f"position 0. However, got {offsets[0]}")
+        raise RuntimeError(
+            "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+            f"position 0. However, got {offsets[0]}"
+        )
     if offsets.size and offsets[-1] > count:
-        raise RuntimeError(f"offsets[-1] can not be greater than input's length {count} but got offsets[-1] of "
-                           f"{offsets[-1]}")
+        raise RuntimeError(
+            f"offsets[-1] can not be greater than input's length {count} but got offsets[-1] of {offsets[-1]}"
+        )
     if np.any(np.diff(offsets) < 0):
         raise RuntimeError(f"embedding_bag: offsets must be non-decreasing, got {offsets.tolist()}")
     bags = len(offsets) - 1 if include_last_offset else len(offsets)
@@ -55,8 +67,19 @@ def _bag_of_each_index(count, offsets, include_last_offset):
     return bag, max(bags, 0)
 
 
-def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
-                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+def embedding_bag(
+    input,
+    weight,
+    offsets=None,
+    max_norm=None,
+    norm_type=2,
+    scale_grad_by_freq=False,
+    mode="mean",
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=None,
+):
     """Reduce bags of rows of `weight` (sum, mean or max) without materialising the bags.
 
     Args:
@@ -83,7 +106,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     _check_indices(input, offsets, per_sample_weights, mode)
     if input.dim() == 2:
         bags_of_fixed_size = input.shape[1]
-        offsets_array = np.arange(0, input.numel(), max(bags_of_fixed_size, 1))[:input.shape[0]]
+        offsets_array = np.arange(0, input.numel(), max(bags_of_fixed_size, 1))[: input.shape[0]]
         include_last_offset = False
         input = input.reshape(-1)
         if per_sample_weights is not None:

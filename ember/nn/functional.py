@@ -5,6 +5,7 @@ NLL, ...) live in `ember.ops` (conv, pooling, losses, ... one module per family)
 differentiable twice. Differences from PyTorch: `embedding(sparse=True)` gives a dense gradient;
 `interpolate` has no `antialias`.
 """
+
 import math
 import warnings
 
@@ -13,8 +14,16 @@ import numpy as np
 from .. import ops as _ops
 from .. import _dtype
 from .._tensor import Tensor, new_tensor
-from ..ops import _nn_common, activations as _activations, dropouts as _dropouts, embeddings as _embeddings, \
-    losses as _losses, normalization as _normalization, padding as _padding, pooling as _pooling
+from ..ops import (
+    _nn_common,
+    activations as _activations,
+    dropouts as _dropouts,
+    embeddings as _embeddings,
+    losses as _losses,
+    normalization as _normalization,
+    padding as _padding,
+    pooling as _pooling,
+)
 from ..ops.inplace import apply_inplace as _apply_inplace
 from ..ops.pooling import max_pool1d, max_pool2d, max_pool3d, adaptive_avg_pool1d
 from ..ops.conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
@@ -25,43 +34,135 @@ from ..ops.patches import unfold, fold, pixel_shuffle, pixel_unshuffle
 from ..ops.distance import cosine_similarity, pairwise_distance
 from ..ops.activations import prelu, softplus, hardshrink
 from ..ops.elementwise import tanh, sigmoid
-from ..ops.losses import margin_ranking_loss, hinge_embedding_loss, cosine_embedding_loss, \
-    triplet_margin_loss
+from ..ops.losses import margin_ranking_loss, hinge_embedding_loss, cosine_embedding_loss, triplet_margin_loss
 
 __all__ = [
-    "linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-    "conv_transpose3d", "unfold", "fold", "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
-    "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_unpool1d",
-    "max_unpool2d", "lp_pool1d", "lp_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
-    "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
-    "adaptive_max_pool2d_with_indices", "threshold", "threshold_", "relu", "relu_", "relu6", "hardtanh",
-    "hardtanh_", "elu", "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu", "leaky_relu_", "prelu", "rrelu",
-    "rrelu_", "glu", "gelu", "logsigmoid", "hardshrink", "tanhshrink", "softsign", "softplus", "softmin",
-    "softmax", "softshrink", "log_softmax", "tanh", "sigmoid", "hardsigmoid", "silu", "mish", "hardswish",
-    "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout", "batch_norm",
-    "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm", "normalize", "embedding",
-    "one_hot", "pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
-    "pixel_unshuffle", "cosine_similarity", "pairwise_distance", "l1_loss", "mse_loss", "smooth_l1_loss",
-    "huber_loss", "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-    "kl_div", "poisson_nll_loss", "gaussian_nll_loss", "margin_ranking_loss", "hinge_embedding_loss",
-    "cosine_embedding_loss", "triplet_margin_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
+    "linear",
+    "bilinear",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "unfold",
+    "fold",
+    "max_pool1d",
+    "max_pool2d",
+    "max_pool3d",
+    "max_pool1d_with_indices",
+    "max_pool2d_with_indices",
+    "max_pool3d_with_indices",
+    "avg_pool1d",
+    "avg_pool2d",
+    "avg_pool3d",
+    "max_unpool1d",
+    "max_unpool2d",
+    "lp_pool1d",
+    "lp_pool2d",
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices",
+    "threshold",
+    "threshold_",
+    "relu",
+    "relu_",
+    "relu6",
+    "hardtanh",
+    "hardtanh_",
+    "elu",
+    "elu_",
+    "selu",
+    "selu_",
+    "celu",
+    "celu_",
+    "leaky_relu",
+    "leaky_relu_",
+    "prelu",
+    "rrelu",
+    "rrelu_",
+    "glu",
+    "gelu",
+    "logsigmoid",
+    "hardshrink",
+    "tanhshrink",
+    "softsign",
+    "softplus",
+    "softmin",
+    "softmax",
+    "softshrink",
+    "log_softmax",
+    "tanh",
+    "sigmoid",
+    "hardsigmoid",
+    "silu",
+    "mish",
+    "hardswish",
+    "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
+    "alpha_dropout",
+    "feature_alpha_dropout",
+    "batch_norm",
+    "instance_norm",
+    "layer_norm",
+    "group_norm",
+    "rms_norm",
+    "local_response_norm",
+    "normalize",
+    "embedding",
+    "one_hot",
+    "pad",
+    "interpolate",
+    "upsample",
+    "upsample_nearest",
+    "upsample_bilinear",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "cosine_similarity",
+    "pairwise_distance",
+    "l1_loss",
+    "mse_loss",
+    "smooth_l1_loss",
+    "huber_loss",
+    "cross_entropy",
+    "nll_loss",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "kl_div",
+    "poisson_nll_loss",
+    "gaussian_nll_loss",
+    "margin_ranking_loss",
+    "hinge_embedding_loss",
+    "cosine_embedding_loss",
+    "triplet_margin_loss",
+    "soft_margin_loss",
+    "multilabel_soft_margin_loss",
     "multi_margin_loss",
 ]
 
 
 # ================================================================ pooling
-def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            return_indices=True):
+def max_pool1d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
     return _pooling.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            return_indices=True):
+def max_pool2d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
     return _pooling.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            return_indices=True):
+def max_pool3d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
     return _pooling.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -70,19 +171,22 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return _pooling._avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1, "avg_pool1d")
 
 
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
+def avg_pool2d(
+    input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+):
     """Average pooling over (N, C, H, W) windows. `count_include_pad=False` leaves the zero padding out
     of each divisor; `divisor_override` replaces the divisor."""
-    return _pooling._avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2,
-                         "avg_pool2d")
+    return _pooling._avg_pool(
+        input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2, "avg_pool2d"
+    )
 
 
-def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
-    return _pooling._avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3,
-                         "avg_pool3d")
-
+def avg_pool3d(
+    input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+):
+    return _pooling._avg_pool(
+        input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3, "avg_pool3d"
+    )
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -98,7 +202,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n):
     kernel = _nn_common._ntuple(kernel_size, n, "kernel_size", f"lp_pool{n}d")
     pool = avg_pool1d if n == 1 else avg_pool2d
-    output = pool(input ** norm_type, kernel, stride, 0, ceil_mode)
+    output = pool(input**norm_type, kernel, stride, 0, ceil_mode)
     return (_ops.sign(output) * relu(_ops.abs(output)) * math.prod(kernel)) ** (1.0 / norm_type)
 
 
@@ -225,7 +329,6 @@ def leaky_relu_(input, negative_slope=0.01):
     return _apply_inplace(input, "leaky_relu_", _leaky_relu, negative_slope)
 
 
-
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU with a random slope in [lower, upper] per element when training, their mean otherwise."""
     return _maybe_inplace(input, inplace, "rrelu_", _activations.rrelu, lower, upper, training)
@@ -239,8 +342,9 @@ def glu(input, dim=-1):
     """a * sigmoid(b), where a and b are the two halves of `input` along `dim`."""
     size = input.shape[dim] if input.dim() else 0
     if input.dim() == 0 or size % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {size} "
-                           f"(input of size {list(input.shape)})")
+        raise RuntimeError(
+            f"Halving dimension must be even, but dimension {dim} is size {size} (input of size {list(input.shape)})"
+        )
     first, second = _ops.chunk(input, 2, dim)
     return first * _ops.sigmoid(second)
 
@@ -320,8 +424,11 @@ def _hardswish(input):
 
 
 def _softmax_dim(name, ndim, stacklevel):
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
-                  f"as an argument.", UserWarning, stacklevel=stacklevel)
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
     return 0 if ndim in (0, 1, 3) else 1
 
 
@@ -359,15 +466,21 @@ def _channel_dropout(input, p, training, inplace, n, name):
     _dropouts._check_probability(p, name)
     ndim = input.dim()
     if ndim not in (n + 1, n + 2):
-        warnings.warn(f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in an "
-                      f"error in a future release. To retain the behavior and silence this warning, please use "
-                      f"dropout instead.", UserWarning, stacklevel=3)
+        warnings.warn(
+            f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in an "
+            f"error in a future release. To retain the behavior and silence this warning, please use "
+            f"dropout instead.",
+            UserWarning,
+            stacklevel=3,
+        )
     unbatched = ndim == n + 1
     if unbatched:
         input = input.unsqueeze(0) if not inplace else input
-    result = _maybe_inplace(input, inplace and training, "feature_dropout_", _dropouts.feature_dropout, p, training) \
-        if not (unbatched and inplace) else _apply_inplace(input, "feature_dropout_", _unbatched_feature_dropout, p,
-                                                           training)
+    result = (
+        _maybe_inplace(input, inplace and training, "feature_dropout_", _dropouts.feature_dropout, p, training)
+        if not (unbatched and inplace)
+        else _apply_inplace(input, "feature_dropout_", _unbatched_feature_dropout, p, training)
+    )
     return result.squeeze(0) if unbatched and not inplace else result
 
 
@@ -396,8 +509,10 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels."""
+
     def channel_alpha_dropout(tensor, p, training):
         return _dropouts._alpha_dropout(tensor, p, training, _dropouts._feature_shape(tensor))
+
     return _maybe_inplace(input, inplace and training, "feature_alpha_dropout_", channel_alpha_dropout, p, training)
 
 
@@ -408,8 +523,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return _normalization._batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
-def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
-                  momentum=0.1, eps=1e-5):
+def instance_norm(
+    input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True, momentum=0.1, eps=1e-5
+):
     """Normalize each (n, c) feature map over its spatial dims."""
     return _normalization.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps)
 
@@ -428,9 +544,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x / sqrt(mean(x**2) + eps) over the last dims given by `normalized_shape`, times `weight`."""
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     count = len(normalized_shape)
-    if tuple(input.shape[input.dim() - count:]) != normalized_shape:
-        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
-                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    if tuple(input.shape[input.dim() - count :]) != normalized_shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}"
+        )
     if eps is None:
         eps = _dtype.finfo(input.dtype).eps
     dims = tuple(range(-count, 0))
@@ -463,17 +581,16 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     result = input / denominator
     if out is not None:
         from ..ops.inplace import copy_into_out
+
         return copy_into_out(out, result)
     return result
 
 
 # ================================================================ embedding, one_hot, pad
-def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
-              sparse=False):
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """Rows of `weight` (num_embeddings, dim) at integer `input`. `padding_idx`'s row gets no gradient;
     `max_norm` renormalizes the rows used, in place. `sparse=True` still gives a dense gradient."""
     return _embeddings._embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
-
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -489,29 +606,39 @@ def pad(input, pad, mode="constant", value=None):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     padded_dims = len(pad) // 2
     if input.dim() < padded_dims + 1 or padded_dims > 3:
-        raise NotImplementedError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now "
-                                  f"(got {mode} padding of {padded_dims} dims on a {input.dim()}-D input)")
+        raise NotImplementedError(
+            f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now "
+            f"(got {mode} padding of {padded_dims} dims on a {input.dim()}-D input)"
+        )
     return _padding.index_pad(input, pad, mode)
 
 
 # ================================================================ interpolate
 
+
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated alias of `interpolate` (PyTorch warns the same way)."""
-    warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.", UserWarning,
-                  stacklevel=2)
+    warnings.warn(
+        "nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.", UserWarning, stacklevel=2
+    )
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
-    warnings.warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.",
-                  UserWarning, stacklevel=2)
+    warnings.warn(
+        "nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.",
+        UserWarning,
+        stacklevel=2,
+    )
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
-    warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
-                  UserWarning, stacklevel=2)
+    warnings.warn(
+        "nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
+        UserWarning,
+        stacklevel=2,
+    )
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
@@ -523,16 +650,23 @@ def _legacy_reduction(size_average, reduce, reduction):
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     result = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{result}' instead.",
-                  UserWarning, stacklevel=3)
+    warnings.warn(
+        f"size_average and reduce args will be deprecated, please use reduction='{result}' instead.",
+        UserWarning,
+        stacklevel=3,
+    )
     return result
 
 
 def _check_target_size(input, target, name):
     if target.shape != input.shape:
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
-                      f"This will likely lead to incorrect results due to broadcasting. Please ensure they have "
-                      f"the same size.", UserWarning, stacklevel=3)
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+            f"This will likely lead to incorrect results due to broadcasting. Please ensure they have "
+            f"the same size.",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _check_pointwise_loss(input, target, name):
@@ -544,9 +678,11 @@ def _check_pointwise_loss(input, target, name):
     try:
         _ops.broadcast_shapes(input.shape, target.shape)
     except RuntimeError:
-        raise RuntimeError(f"{name}: The size of tensor a ({input.shape[-1]}) must match the size of tensor b "
-                           f"({target.shape[-1]}) at non-singleton dimension: input {list(input.shape)} and "
-                           f"target {list(target.shape)} cannot be broadcast") from None
+        raise RuntimeError(
+            f"{name}: The size of tensor a ({input.shape[-1]}) must match the size of tensor b "
+            f"({target.shape[-1]}) at non-singleton dimension: input {list(input.shape)} and "
+            f"target {list(target.shape)} cannot be broadcast"
+        ) from None
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -609,8 +745,9 @@ def _probability_cross_entropy(log_probabilities, target, weight, reduction, lab
     return -products.sum() / (log_probabilities.numel() / classes)
 
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
-                  label_smoothing=0.0):
+def cross_entropy(
+    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean", label_smoothing=0.0
+):
     """log_softmax over the class dim (1, or 0 for unbatched input) followed by nll_loss.
 
     `target` holds class indices (N,) / (N, d1, ...) or class probabilities shaped like `input`.
@@ -620,14 +757,17 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if not isinstance(input, Tensor) or not isinstance(target, Tensor):
-        raise TypeError(f"cross_entropy(): input and target must be Tensors, got {type(input).__name__} and "
-                        f"{type(target).__name__}")
+        raise TypeError(
+            f"cross_entropy(): input and target must be Tensors, got {type(input).__name__} and {type(target).__name__}"
+        )
     class_dim = 1 if input.dim() > 1 else 0
     log_probabilities = _activations.log_softmax(input, class_dim)
     if target._data.dtype.kind == "f":
         if target.shape != input.shape:
-            raise RuntimeError(f"cross_entropy: class-probability targets must have the input's shape "
-                               f"{list(input.shape)}, got {list(target.shape)} (class indices must be integers)")
+            raise RuntimeError(
+                f"cross_entropy: class-probability targets must have the input's shape "
+                f"{list(input.shape)}, got {list(target.shape)} (class indices must be integers)"
+            )
         return _probability_cross_entropy(log_probabilities, target, weight, reduction, label_smoothing)
     loss = _losses.nll_loss_rows(log_probabilities, target, weight, ignore_index, reduction, "cross_entropy")
     if label_smoothing == 0:
@@ -657,8 +797,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _losses.binary_cross_entropy(input, target, weight, reduction)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
-                                     pos_weight=None):
+def binary_cross_entropy_with_logits(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+):
     """binary_cross_entropy(sigmoid(input), target), computed stably from the logits; `pos_weight`
     weighs the positive term (per class, broadcast over the last dim)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -670,15 +811,19 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     reduction='batchmean' for the mathematical KL divergence ('mean' divides by every element)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if reduction == "mean":
-        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
-                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
-                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
-                      UserWarning, stacklevel=2)
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support size."
+            "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+            "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+            UserWarning,
+            stacklevel=2,
+        )
     return _losses.kl_div(input, target, reduction, log_target)
 
 
-def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
-                     reduction="mean"):
+def poisson_nll_loss(
+    input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"
+):
     """Negative log-likelihood of a Poisson target: exp(input) - target * input when `log_input`."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     return _losses.poisson_nll_loss(input, target, log_input, full, eps, reduction)
@@ -693,6 +838,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if bool((var._data < 0).any()):
         raise ValueError("var has negative entry/entries")
     from ..autograd import grad_mode
+
     with grad_mode.no_grad():
         clamped = _ops.clamp_min(var, eps)
     var = var + (clamped - var).detach()  # clamp without blocking the gradient, as PyTorch
@@ -720,8 +866,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _losses.reduce_loss(loss, reduction)
 
 
-def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
-                      reduction="mean"):
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
     """sum over i != y of max(0, margin - x[y] + x[i])**p / C, per sample (a multi-class hinge loss)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if p not in (1, 2):
@@ -742,8 +887,14 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if unbatched:
         loss = loss.reshape(())
     return _losses.reduce_loss(loss, reduction)
-from ._functional_attention import (scaled_dot_product_attention, multi_head_attention_forward,  # noqa: E402,F401
-                                    _canonical_mask, _none_or_dtype, _in_projection_packed, _in_projection)
+
+
+from ._functional_attention import scaled_dot_product_attention, multi_head_attention_forward  # noqa: E402
+
+# the modules (nn.MultiheadAttention, nn.Transformer) reach these helpers through F, as PyTorch's do
+from ._functional_attention import _canonical_mask, _none_or_dtype  # noqa: E402,F401
+from ._functional_attention import _in_projection_packed, _in_projection  # noqa: E402,F401
 from ._functional_ctc import ctc_loss  # noqa: E402
 from ._functional_embedding_bag import embedding_bag  # noqa: E402
+
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward", "ctc_loss", "embedding_bag"]

@@ -1,6 +1,7 @@
 """Weight initialisation, as `torch.nn.init`: every function fills a tensor in place (under no_grad) and
 returns it. Random ones draw from ember's seedable generator (`ember.manual_seed`) or `generator=`.
 """
+
 import math
 import warnings
 
@@ -8,13 +9,36 @@ from .. import ops, _dtype
 from ..autograd.grad_mode import no_grad
 from ..ops import creation
 
-__all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
-           "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
-           "sparse_", "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal",
-           "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse"]
+__all__ = [
+    "calculate_gain",
+    "uniform_",
+    "normal_",
+    "trunc_normal_",
+    "constant_",
+    "ones_",
+    "zeros_",
+    "eye_",
+    "dirac_",
+    "xavier_uniform_",
+    "xavier_normal_",
+    "kaiming_uniform_",
+    "kaiming_normal_",
+    "orthogonal_",
+    "sparse_",
+    "uniform",
+    "normal",
+    "constant",
+    "eye",
+    "dirac",
+    "xavier_uniform",
+    "xavier_normal",
+    "kaiming_uniform",
+    "kaiming_normal",
+    "orthogonal",
+    "sparse",
+]
 
-_LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-               "conv_transpose3d")
+_LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -33,7 +57,7 @@ def calculate_gain(nonlinearity, param=None):
             negative_slope = param
         else:
             raise ValueError(f"negative_slope {param} not a valid number")
-        return math.sqrt(2.0 / (1 + negative_slope ** 2))
+        return math.sqrt(2.0 / (1 + negative_slope**2))
     if nonlinearity == "selu":
         return 3.0 / 4
     raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
@@ -79,8 +103,11 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fill with samples from N(mean, std**2) restricted to [a, b] (redrawn until inside)."""
     if mean < a - 2 * std or mean > b + 2 * std:
-        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
-                      "may be incorrect.", stacklevel=2)
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
+            "may be incorrect.",
+            stacklevel=2,
+        )
     samples = creation.randn(tensor.shape, generator=generator, dtype=_dtype.float64) * std + mean
     outside = (samples < a) | (samples > b)
     for _ in range(1000):  # each round keeps the fraction inside [a, b]; tails this thin are never reached
@@ -183,6 +210,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     if rows < cols:
         flattened = flattened.t()
     from ..linalg import qr
+
     q, r = qr(flattened)
     # Multiplying by the signs of R's diagonal makes Q uniformly distributed.
     q = q * (r * creation.eye(r.size(0), dtype=r.dtype)).sum(0).sign()
@@ -208,9 +236,13 @@ def _deprecated(new_function):
     old_name = new_function.__name__[:-1]
 
     def old_function(*args, **kwargs):
-        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_function.__name__}`.",
-                      FutureWarning, stacklevel=2)
+        warnings.warn(
+            f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_function.__name__}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
         return new_function(*args, **kwargs)
+
     old_function.__name__ = old_name
     old_function.__doc__ = f"Deprecated: use `{new_function.__name__}`."
     return old_function

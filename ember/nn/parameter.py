@@ -1,4 +1,5 @@
 """`Parameter` (a tensor a Module trains) and `Buffer` (a tensor a Module keeps as state)."""
+
 from .._tensor import Tensor
 from ..ops import creation
 

@@ -4,6 +4,7 @@ Each public op is declared once, beside its primitive (`ops._declare.op`); `TENS
 the names declared as tensor methods to their functions (`x.exp()` is `ember.exp(x)`), in-place
 variants (`x.add_(y)`) included: Tensor reaches them through this module, bound on first use.
 """
+
 from ._common import normalize_dim, normalize_dims
 from .broadcast import sum_to_shape, sum_to_size, broadcast_shapes
 from .elementwise import *  # noqa: F401,F403
@@ -31,21 +32,71 @@ from .linear_layers import *  # noqa: F401,F403
 from .patches import *  # noqa: F401,F403
 from .losses import *  # noqa: F401,F403
 from .inplace import apply_inplace
-from . import elementwise, pointwise, special, scans, counting, reduction, shape, indexing, linalg, conversion, comparison, creation, \
-    joining
-from . import conv, padding, pooling, activations, dropouts, embeddings, normalization, distance, linear_layers, \
-    patches, losses, interpolation
+from . import (
+    elementwise,
+    pointwise,
+    special,
+    scans,
+    counting,
+    reduction,
+    shape,
+    indexing,
+    linalg,
+    conversion,
+    comparison,
+    creation,
+    joining,
+)
+from . import (
+    conv,
+    padding,
+    pooling,
+    activations,
+    dropouts,
+    embeddings,
+    normalization,
+    distance,
+    linear_layers,
+    patches,
+    losses,
+    interpolation,
+)
 from . import inplace_methods, elision, random_fills
 from .inplace_methods import *  # noqa: F401,F403
 from ._declare import DECLARATIONS
 
-_FAMILIES = (elementwise, pointwise, special, scans, counting, reduction, shape, indexing, linalg, conversion, comparison, joining,
-             inplace_methods)
-_NN_FAMILIES = (conv, padding, pooling, activations, dropouts, embeddings, normalization, distance, linear_layers,
-                patches, losses)
+_FAMILIES = (
+    elementwise,
+    pointwise,
+    special,
+    scans,
+    counting,
+    reduction,
+    shape,
+    indexing,
+    linalg,
+    conversion,
+    comparison,
+    joining,
+    inplace_methods,
+)
+_NN_FAMILIES = (
+    conv,
+    padding,
+    pooling,
+    activations,
+    dropouts,
+    embeddings,
+    normalization,
+    distance,
+    linear_layers,
+    patches,
+    losses,
+)
 
-TENSOR_METHODS = {name: declaration.function for name, declaration in DECLARATIONS.items()
-                  if declaration.method}
+TENSOR_METHODS = {name: declaration.function for name, declaration in DECLARATIONS.items() if declaration.method}
 
-__all__ = sorted({name for family in _FAMILIES + _NN_FAMILIES + (creation,) for name in family.__all__} |
-                 {"sum_to_shape", "broadcast_shapes", "normalize_dim"})
+__all__ = sorted(
+    {name for family in _FAMILIES + _NN_FAMILIES + (creation,) for name in family.__all__}
+    | {"sum_to_shape", "broadcast_shapes", "normalize_dim"}
+)

@@ -2,6 +2,7 @@
 forms i0e, i1e. SciPy's when installed, else NumPy: the power series up to |x| = 20 and the
 asymptotic expansion beyond (computed already scaled by exp(-|x|), so nothing overflows).
 """
+
 import math
 
 from .._backend import np
@@ -10,7 +11,7 @@ from ._special import _computed
 __all__ = ["i0", "i0e", "i1", "i1e"]
 
 _SERIES_LIMIT = 20.0
-_SERIES_TERMS = 80      # the series' terms peak near k = |x| / 2 and are below 1e-17 of the sum by 80
+_SERIES_TERMS = 80  # the series' terms peak near k = |x| / 2 and are below 1e-17 of the sum by 80
 _ASYMPTOTIC_TERMS = 30  # the expansion's terms shrink until k ~ 2|x| = 40, reaching 1e-17 first
 
 
@@ -34,7 +35,7 @@ def _series(x, order):
     """I_order(x) = sum (x/2)^(2k+order) / (k! (k+order)!)."""
     half = x / 2.0
     quarter_square = half * half
-    term = half ** order / math.factorial(order)
+    term = half**order / math.factorial(order)
     total = term.copy()
     for k in range(1, _SERIES_TERMS):
         term = term * quarter_square / (k * (k + order))

@@ -1,12 +1,12 @@
 """Argument handling every op family shares: dims, operands, dtype promotion."""
+
 import numbers
 
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
 
-__all__ = ["normalize_dim", "normalize_dims", "prepare_binary", "as_tensor", "check_floating",
-           "check_broadcastable"]
+__all__ = ["normalize_dim", "normalize_dims", "prepare_binary", "as_tensor", "check_floating", "check_broadcastable"]
 
 
 def normalize_dim(dim, ndim, op_name=None):
@@ -17,8 +17,10 @@ def normalize_dim(dim, ndim, op_name=None):
         dim = dim.item()
     rank = max(ndim, 1)
     if not -rank <= dim < rank:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], "
-                         f"but got {dim})" + (f" in {op_name}" if op_name else ""))
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], "
+            f"but got {dim})" + (f" in {op_name}" if op_name else "")
+        )
     return dim % rank
 
 
@@ -33,8 +35,9 @@ def normalize_dims(dim, ndim, op_name=None):
     if ndim == 0:
         return ()  # a 0-d tensor accepts dim 0 or -1, and reducing over it changes nothing
     if len(set(dims)) != len(dims):
-        raise RuntimeError(f"dim {list(dim)} appears multiple times in the list of dims"
-                           + (f" of {op_name}" if op_name else ""))
+        raise RuntimeError(
+            f"dim {list(dim)} appears multiple times in the list of dims" + (f" of {op_name}" if op_name else "")
+        )
     return tuple(sorted(dims))
 
 
@@ -81,8 +84,9 @@ def prepare_binary(a, b, op_name):
         target = _dtype.result_type(a, b)
         return _cast(a, target), _cast(b, target)
     if not a_is_tensor and not b_is_tensor:
-        raise TypeError(f"{op_name}: expected at least one tensor operand, got {type(a).__name__} and "
-                        f"{type(b).__name__}")
+        raise TypeError(
+            f"{op_name}: expected at least one tensor operand, got {type(a).__name__} and {type(b).__name__}"
+        )
     tensor, other = (a, b) if a_is_tensor else (b, a)
     if type(other) not in _SCALAR_TYPES:
         other = _number_or_tensor(other, op_name)
@@ -135,4 +139,5 @@ def check_broadcastable(a, b, op_name):
             dim = max(len(shape_a), len(shape_b)) - 1 - index
             raise RuntimeError(
                 f"{op_name}: the size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at "
-                f"non-singleton dimension {dim} (shapes {list(shape_a)} and {list(shape_b)})")
+                f"non-singleton dimension {dim} (shapes {list(shape_a)} and {list(shape_b)})"
+            )

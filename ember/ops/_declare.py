@@ -11,6 +11,7 @@ Everything that lists ops is derived from these rows, never written a second tim
 methods (`ember.ops.TENSOR_METHODS`, reached through `Tensor.__getattr__`), the in-place variants
 (`ops.inplace_methods`), `docs/ops.md` (`docs/make_ops_table.py`) and the op-table coverage test.
 """
+
 import inspect
 from typing import NamedTuple, Optional
 
@@ -26,8 +27,8 @@ class OpDeclaration(NamedTuple):
     name: str
     function: object
     primitives: tuple
-    method: bool                 # also `tensor.name(...)`
-    inplace: bool                # has `tensor.name_(...)`, made by ops.inplace_methods
+    method: bool  # also `tensor.name(...)`
+    inplace: bool  # has `tensor.name_(...)`, made by ops.inplace_methods
     alias_of: Optional[str] = None
     inplace_of: Optional[str] = None  # set on the rows of the made in-place variants
 
@@ -46,17 +47,27 @@ class OpDeclaration(NamedTuple):
 
 def op(*primitives, method=False, inplace=False, name=None):
     """Declare a public op function: the primitives it applies and its Tensor variants."""
+
     def declare(function):
         _register(OpDeclaration(name or function.__name__, function, primitives, method, inplace))
         return function
+
     return declare
 
 
 def alias(function, name, *, method=False, inplace=False):
     """`function` under another of PyTorch's names (`multiply` for `mul`); returns `function`."""
     original = _declaration_of(function)
-    _register(OpDeclaration(name, function, original.primitives if original else (), method, inplace,
-                            alias_of=original.name if original else function.__name__))
+    _register(
+        OpDeclaration(
+            name,
+            function,
+            original.primitives if original else (),
+            method,
+            inplace,
+            alias_of=original.name if original else function.__name__,
+        )
+    )
     return function
 
 
@@ -69,6 +80,8 @@ def _declaration_of(function):
 
 def _register(declaration):
     if declaration.name in DECLARATIONS:
-        raise RuntimeError(f"op {declaration.name!r} is declared twice ({DECLARATIONS[declaration.name].module} "
-                           f"and {declaration.module})")
+        raise RuntimeError(
+            f"op {declaration.name!r} is declared twice ({DECLARATIONS[declaration.name].module} "
+            f"and {declaration.module})"
+        )
     DECLARATIONS[declaration.name] = declaration

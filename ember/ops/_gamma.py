@@ -5,6 +5,7 @@ The NumPy versions work in float64, vectorized, to about 1e-14 relative away fro
 check them against PyTorch). Conventions at poles follow PyTorch: lgamma is +inf at 0, -1, -2, ...;
 digamma is -inf at +0, +inf at -0 and nan at negative integers.
 """
+
 import math
 
 from .._backend import np
@@ -14,13 +15,33 @@ __all__ = ["lgamma", "digamma", "polygamma", "zeta", "gammainc", "gammaincc"]
 
 # Lanczos' approximation with g = 7 and nine coefficients (accurate to ~1e-15 for x >= 0.5).
 _LANCZOS_G = 7.0
-_LANCZOS_COEFFICIENTS = (0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
-                         -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
-                         1.5056327351493116e-7)
+_LANCZOS_COEFFICIENTS = (
+    0.99999999999980993,
+    676.5203681218851,
+    -1259.1392167224028,
+    771.32342877765313,
+    -176.61502916214059,
+    12.507343278686905,
+    -0.13857109526572012,
+    9.9843695780195716e-6,
+    1.5056327351493116e-7,
+)
 _HALF_LOG_TWO_PI = 0.5 * math.log(2.0 * math.pi)
 # Bernoulli numbers B_2, B_4, ..., B_24, for the asymptotic series of digamma and the Hurwitz zeta.
-_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798,
-              -174611 / 330, 854513 / 138, -236364091 / 2730)
+_BERNOULLI = (
+    1 / 6,
+    -1 / 30,
+    1 / 42,
+    -1 / 30,
+    5 / 66,
+    -691 / 2730,
+    7 / 6,
+    -3617 / 510,
+    43867 / 798,
+    -174611 / 330,
+    854513 / 138,
+    -236364091 / 2730,
+)
 
 
 def lgamma(x):
@@ -59,6 +80,7 @@ def gammaincc(a, x):
 
 def _computed_binary(a, b, dtype, scipy_name, numpy_fallback):
     from ._special import _scipy_special
+
     special = _scipy_special()
     if special is not None:
         return np.asarray(getattr(special, scipy_name)(a, b)).astype(dtype, copy=False)
@@ -132,12 +154,12 @@ def numpy_zeta(s, q):
         w = q.copy()
         for _ in range(steps):
             below = w < limit
-            total += np.where(below, w ** -s, 0.0)
+            total += np.where(below, w**-s, 0.0)
             w = np.where(below, w + 1.0, w)
-        total += w ** (1.0 - s) / (s - 1.0) + 0.5 * w ** -s
-        rising = s.copy()        # s (s + 1) ... (s + 2j - 2)
+        total += w ** (1.0 - s) / (s - 1.0) + 0.5 * w**-s
+        rising = s.copy()  # s (s + 1) ... (s + 2j - 2)
         power = w ** (-s - 1.0)  # w ** (-s - 2j + 1)
-        factorial = 2.0          # (2j)!
+        factorial = 2.0  # (2j)!
         for j, bernoulli in enumerate(_BERNOULLI, start=1):
             total += bernoulli / factorial * rising * power
             rising = rising * (s + 2 * j - 1) * (s + 2 * j)

@@ -4,6 +4,7 @@ log_ndtr and ndtri. SciPy's when it is installed, else pure NumPy (NumPy has no 
 The NumPy versions are vectorized and accurate to about 1e-14 relative in float64 (the tests check
 them against `math.erf`); they cost a few dozen array passes, so SciPy is used when present.
 """
+
 import functools
 import math
 
@@ -12,8 +13,8 @@ from .._backend import np
 __all__ = ["erf", "erfc", "erfinv", "erfcx", "ndtr", "log_ndtr", "ndtri", "numpy_erf", "numpy_erfc", "numpy_erfinv"]
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-_SERIES_LIMIT = 2.0   # below: the power series of erf; above: the continued fraction of erfc
-_SERIES_TERMS = 60    # both converge to float64 precision on their side of the limit in this many terms
+_SERIES_LIMIT = 2.0  # below: the power series of erf; above: the continued fraction of erfc
+_SERIES_TERMS = 60  # both converge to float64 precision on their side of the limit in this many terms
 _FRACTION_TERMS = 60
 
 

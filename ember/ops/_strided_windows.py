@@ -14,10 +14,14 @@ def _windows(padded, out_size, kernel, stride, dilation, first=2):
     """A read-only view (*lead, *out_size, *kernel, *trail) of every window of `padded`, whose
     spatial dims (from axis `first`) lie between the lead and trail dims."""
     n = len(kernel)
-    spatial_strides = padded.strides[first:first + n]
-    shape = padded.shape[:first] + tuple(out_size) + tuple(kernel) + padded.shape[first + n:]
-    strides = padded.strides[:first] + tuple(st * s for st, s in zip(spatial_strides, stride)) + \
-        tuple(st * d for st, d in zip(spatial_strides, dilation)) + padded.strides[first + n:]
+    spatial_strides = padded.strides[first : first + n]
+    shape = padded.shape[:first] + tuple(out_size) + tuple(kernel) + padded.shape[first + n :]
+    strides = (
+        padded.strides[:first]
+        + tuple(st * s for st, s in zip(spatial_strides, stride))
+        + tuple(st * d for st, d in zip(spatial_strides, dilation))
+        + padded.strides[first + n :]
+    )
     return _as_strided(padded, shape, strides, writeable=False)
 
 
@@ -30,15 +34,18 @@ def _pad(array, before, after, value=0, first=2):
     if not any(before) and not any(after):
         return array
     n = len(before)
-    spatial = array.shape[first:first + n]
-    padded = np.full(array.shape[:first] + tuple(b + s + a for b, s, a in zip(before, spatial, after)) +
-                     array.shape[first + n:], value, dtype=array.dtype)
+    spatial = array.shape[first : first + n]
+    padded = np.full(
+        array.shape[:first] + tuple(b + s + a for b, s, a in zip(before, spatial, after)) + array.shape[first + n :],
+        value,
+        dtype=array.dtype,
+    )
     padded[_spatial_slices(before, spatial, first)] = array
     return padded
 
 
 def _crop(array, before, size, first=2):
-    if not any(before) and array.shape[first:first + len(size)] == tuple(size):
+    if not any(before) and array.shape[first : first + len(size)] == tuple(size):
         return array
     return array[_spatial_slices(before, size, first)]
 
@@ -56,7 +63,7 @@ def _col2im(columns, padded_size, out_size, kernel, stride, dilation, first=2):
     offset. Kernel dims come first so that each offset's block is one piece of memory.
     """
     n = len(kernel)
-    shape = columns.shape[n:n + first] + tuple(padded_size) + columns.shape[n + first + n:]
+    shape = columns.shape[n : n + first] + tuple(padded_size) + columns.shape[n + first + n :]
     result = np.zeros(shape, dtype=columns.dtype)
     if _disjoint(kernel, stride, dilation):
         view = _windows(result, out_size, kernel, stride, dilation, first)
@@ -65,12 +72,14 @@ def _col2im(columns, padded_size, out_size, kernel, stride, dilation, first=2):
         view[...] = columns.transpose(order)
         return result
     for offset in np.ndindex(*kernel):
-        target = tuple(slice(k * d, k * d + s * (o - 1) + 1, s)
-                       for k, d, s, o in zip(offset, dilation, stride, out_size))
+        target = tuple(
+            slice(k * d, k * d + s * (o - 1) + 1, s) for k, d, s, o in zip(offset, dilation, stride, out_size)
+        )
         result[(slice(None),) * first + target] += columns[offset]
     return result
 
 
 def _out_size(size, kernel, stride, padding, dilation):
-    return tuple((i + 2 * p - d * (k - 1) - 1) // s + 1
-                 for i, k, s, p, d in zip(size, kernel, stride, padding, dilation))
+    return tuple(
+        (i + 2 * p - d * (k - 1) - 1) // s + 1 for i, k, s, p, d in zip(size, kernel, stride, padding, dilation)
+    )

@@ -9,6 +9,7 @@ these, when the family's rule is the same for all its members:
 A rule receives the node of the op's application (with `ctx.inputs` and `ctx.outputs`) and one
 tangent per forward argument, None where there is none; it returns the output's tangent.
 """
+
 from .._tensor import Tensor
 
 __all__ = ["add_tangents", "linear_jvp", "diagonal_jvp"]
@@ -27,8 +28,11 @@ def linear_jvp(ctx, *tangents):
     """Ops linear in their tensor arguments: J t is the op applied to the tangents (zeros where an
     input has none), with the other arguments (dims, shapes, indices) as given."""
     from .creation import zeros_like
-    replaced = [(tangent if tangent is not None else zeros_like(arg)) if isinstance(arg, Tensor) else arg
-                for arg, tangent in zip(ctx.inputs, tangents)]
+
+    replaced = [
+        (tangent if tangent is not None else zeros_like(arg)) if isinstance(arg, Tensor) else arg
+        for arg, tangent in zip(ctx.inputs, tangents)
+    ]
     return ctx._forward_cls.apply(*replaced)
 
 
@@ -42,6 +46,7 @@ def pointwise_jvp(ctx, tangents, backward, shape):
     """J t for a Jacobian that is diagonal over `shape`: `backward(ctx, t)` with each tangent
     broadcast to `shape`, asking for one input's gradient at a time, summed over the inputs."""
     from ..autograd.function import _resolve_saved
+
     node, output = ctx._node, ctx.outputs
     if node._to_save is not None:  # forward ran without recording: resolve what it saved now
         _resolve_saved(node, ctx.inputs, (output,), (output._data,))

@@ -1,5 +1,4 @@
-"""Softmax, log-softmax and the activations that are primitives or composites of ops.
-"""
+"""Softmax, log-softmax and the activations that are primitives or composites of ops."""
 
 from .._backend import np
 from .._tensor import new_tensor
@@ -33,7 +32,7 @@ class Softmax(Primitive, node="SoftmaxBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        result, = ctx.saved_tensors
+        (result,) = ctx.saved_tensors
         product = grad * result
         return product - result * product.sum(ctx.dim, keepdim=True), None
 
@@ -54,7 +53,7 @@ class LogSoftmax(Primitive, node="LogSoftmaxBackward0", backward_on_arrays=True)
 
     @staticmethod
     def backward(ctx, grad):
-        result, = ctx.saved_tensors
+        (result,) = ctx.saved_tensors
         if type(grad) is np.ndarray:  # a first-order backward on arrays (see autograd.function)
             return grad - np.exp(result) * np.add.reduce(grad, axis=ctx.dim, keepdims=True), None
         return grad - result.exp() * grad.sum(ctx.dim, keepdim=True), None
@@ -65,8 +64,10 @@ def _softmax_input(input, dim, dtype, op_name):
     if dtype is not None:
         input = input.to(_dtype.to_dtype(dtype))
     if input._data.dtype.kind != "f":
-        raise RuntimeError(f"\"{op_name}_lastdim_kernel_impl\" not implemented for '{input.dtype}': pass a floating "
-                           f"point input or dtype=ember.float32")
+        raise RuntimeError(
+            f"\"{op_name}_lastdim_kernel_impl\" not implemented for '{input.dtype}': pass a floating "
+            f"point input or dtype=ember.float32"
+        )
     if dim is None:
         raise TypeError(f"{op_name}() missing required argument 'dim'")
     return input, normalize_dim(dim, input._data.ndim, op_name)
@@ -84,7 +85,6 @@ def log_softmax(input, dim, dtype=None):
     """log(softmax(x)) along `dim`, computed directly (exact where softmax underflows to 0)."""
     input, dim = _softmax_input(input, dim, dtype, "log_softmax")
     return LogSoftmax.apply(input, dim)
-
 
 
 # ================================================================ activations
@@ -105,7 +105,7 @@ class Softplus(Primitive, node="SoftplusBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        x, = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
         beta, threshold = ctx.options
         scaled = x * beta if beta != 1 else x
         return _where(scaled > threshold, grad, grad * _sigmoid(scaled)), None, None
@@ -113,11 +113,13 @@ class Softplus(Primitive, node="SoftplusBackward0"):
 
 def _where(condition, a, b):
     from . import where
+
     return where(condition, a, b)
 
 
 def _sigmoid(x):
     from . import sigmoid
+
     return sigmoid(x)
 
 
@@ -131,6 +133,7 @@ def _negative_part_exp(input, alpha, scale_inside=1.0):
     """alpha * (exp(x * scale_inside) - 1) for x <= 0; exp is fed min(x, 0) so large x never overflows
     (an inf there would turn the masked-out gradient into NaN)."""
     from . import clamp_max, expm1
+
     inner = clamp_max(input, 0.0)
     if scale_inside != 1.0:
         inner = inner * scale_inside
@@ -166,9 +169,11 @@ def prelu(input, weight):
     count = weight._data.size
     if count != 1:
         if input._data.ndim < 2 or input._data.shape[1] != count:
-            raise RuntimeError(f"prelu: mismatch of parameter numbers and input channel size: weight has {count} "
-                               f"elements but input {list(input.shape)} has "
-                               f"{input._data.shape[1] if input._data.ndim > 1 else 1} channels")
+            raise RuntimeError(
+                f"prelu: mismatch of parameter numbers and input channel size: weight has {count} "
+                f"elements but input {list(input.shape)} has "
+                f"{input._data.shape[1] if input._data.ndim > 1 else 1} channels"
+            )
         weight = weight.reshape((-1,) + (1,) * (input._data.ndim - 2))
     elif weight._data.ndim:
         weight = weight.reshape(())
@@ -195,6 +200,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     mean slope (lower + upper) / 2 otherwise."""
     from .creation import default_generator
     from .indexing import where
+
     _check_tensor(input, "input", "rrelu")
     if not training:
         return where(input >= 0, input, input * ((lower + upper) / 2))

@@ -1,4 +1,5 @@
 """Undoing broadcasting: the one place where a gradient is summed back to an input's shape."""
+
 from .._backend import np, broadcast_view
 from ..autograd.function import Primitive
 from ._tangents import linear_jvp
@@ -21,14 +22,17 @@ def broadcast_shapes(*shapes):
     try:
         return tuple(np.broadcast_shapes(*[tuple(shape) for shape in shapes]))
     except ValueError:
-        raise RuntimeError(f"shape mismatch: objects cannot be broadcast to a single shape: "
-                           f"{', '.join(str(list(shape)) for shape in shapes)}") from None
+        raise RuntimeError(
+            f"shape mismatch: objects cannot be broadcast to a single shape: "
+            f"{', '.join(str(list(shape)) for shape in shapes)}"
+        ) from None
 
 
 def _sum_array_to_shape(array, shape):
     extra = array.ndim - len(shape)
     axes = tuple(range(extra)) + tuple(
-        extra + index for index, size in enumerate(shape) if size == 1 and array.shape[extra + index] != 1)
+        extra + index for index, size in enumerate(shape) if size == 1 and array.shape[extra + index] != 1
+    )
     if axes:
         array = np.add.reduce(array, axis=axes, keepdims=True)
     if extra:
@@ -49,6 +53,7 @@ class SumToSize(Primitive, node="SumToSizeBackward0", backward_on_arrays=True):
         if type(grad) is np.ndarray:  # a first-order backward on arrays (see autograd.function)
             return broadcast_view(grad, ctx.input_shape), None
         from .shape import expand
+
         return expand(grad, ctx.input_shape), None
 
     jvp = linear_jvp

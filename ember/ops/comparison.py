@@ -1,12 +1,35 @@
 """Comparisons: element-wise results are bool tensors, outside the graph."""
+
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from ._common import prepare_binary, check_broadcastable
 from ._declare import op, alias
 
-__all__ = ["eq", "ne", "lt", "le", "gt", "ge", "equal", "greater", "greater_equal", "less", "less_equal",
-           "not_equal", "isclose", "allclose", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal",
-           "isin", "signbit", "searchsorted"]
+__all__ = [
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "equal",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "not_equal",
+    "isclose",
+    "allclose",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "isposinf",
+    "isneginf",
+    "isreal",
+    "isin",
+    "signbit",
+    "searchsorted",
+]
 # `x.eq_(y)` stores the comparison's 0/1 in x's own dtype (see inplace_methods).
 
 
@@ -74,8 +97,10 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     _check_tensor(input, "isclose", 1, "input")
     _check_tensor(other, "isclose", 2, "other")
     if input._data.dtype != other._data.dtype:
-        raise RuntimeError(f"isclose: {input.dtype} did not match {other.dtype}: both tensors must have the same "
-                           "dtype (convert one with .to())")
+        raise RuntimeError(
+            f"isclose: {input.dtype} did not match {other.dtype}: both tensors must have the same "
+            "dtype (convert one with .to())"
+        )
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
@@ -106,8 +131,9 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def _check_tensor(value, op_name, position, name):
     if not isinstance(value, Tensor):
-        raise TypeError(f"{op_name}(): argument '{name}' (position {position}) must be Tensor, not "
-                        f"{type(value).__name__}")
+        raise TypeError(
+            f"{op_name}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}"
+        )
 
 
 def _classify(ufunc, input, op_name, integer_result):
@@ -163,8 +189,6 @@ def isreal(input):
     return new_tensor(np.ones(data.shape, dtype=bool))
 
 
-
-
 @op(method=True)
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """True where an element of `elements` occurs in `test_elements` (either may be a number)."""
@@ -193,14 +217,21 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         result = np.searchsorted(sequence, values, side=side, sorter=order)
     else:
         if sequence.shape[:-1] != values.shape[:-1]:
-            raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
-                               f"dimensions of boundaries tensor and input value tensor must match, but we got "
-                               f"boundaries tensor {list(sequence.shape)} and input value tensor {list(values.shape)}")
+            raise RuntimeError(
+                f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                f"dimensions of boundaries tensor and input value tensor must match, but we got "
+                f"boundaries tensor {list(sequence.shape)} and input value tensor {list(values.shape)}"
+            )
         rows, value_rows = sequence.reshape(-1, sequence.shape[-1]), values.reshape(-1, values.shape[-1])
         sorters = order.reshape(-1, order.shape[-1]) if order is not None else [None] * len(rows)
-        result = np.stack([np.searchsorted(row, value_row, side=side, sorter=row_order)
-                           for row, value_row, row_order in zip(rows, value_rows, sorters)]).reshape(values.shape)
+        result = np.stack(
+            [
+                np.searchsorted(row, value_row, side=side, sorter=row_order)
+                for row, value_row, row_order in zip(rows, value_rows, sorters)
+            ]
+        ).reshape(values.shape)
     return new_tensor(np.asarray(result, dtype=np.int32 if out_int32 else np.int64))
+
 
 # PyTorch's other names for the ops above.
 greater = alias(gt, "greater", method=True)

@@ -1,5 +1,5 @@
-"""Convolution and transposed convolution (`torch.conv2d`, `torch.conv_transpose2d`, ...).
-"""
+"""Convolution and transposed convolution (`torch.conv2d`, `torch.conv_transpose2d`, ...)."""
+
 import math
 
 from .._backend import np
@@ -74,8 +74,9 @@ def _conv_transpose_array(x, weight, bias, stride, padding, output_padding, dila
     kernel = weight.shape[2:]
     batch, in_size = x.shape[0], x.shape[2:]
     out_channels = weight.shape[1] * groups
-    padded_size = tuple((i - 1) * s + d * (k - 1) + 1 + op
-                        for i, s, d, k, op in zip(in_size, stride, dilation, kernel, output_padding))
+    padded_size = tuple(
+        (i - 1) * s + d * (k - 1) + 1 + op for i, s, d, k, op in zip(in_size, stride, dilation, kernel, output_padding)
+    )
     weight_matrix = weight.reshape(groups, weight.shape[0] // groups, -1)
     inputs = _to_layout(x, first=1).reshape(groups, x.shape[1] // groups, -1)
     columns = np.matmul(weight_matrix.transpose(0, 2, 1), inputs)
@@ -192,7 +193,8 @@ class ConvWeightGrad(Primitive, node="ConvolutionBackwardBackward0"):
         geometry = geometry[:5]  # not the columns cached for x
         return add_tangents(
             None if tangent_x is None else ConvWeightGrad.apply(tangent_x, grad_output, *geometry),
-            None if tangent_grad_output is None else ConvWeightGrad.apply(x, tangent_grad_output, *geometry))
+            None if tangent_grad_output is None else ConvWeightGrad.apply(x, tangent_grad_output, *geometry),
+        )
 
 
 def _convolution_jvp(ctx, tangent_x, tangent_weight, tangent_bias, *_):
@@ -202,10 +204,11 @@ def _convolution_jvp(ctx, tangent_x, tangent_weight, tangent_bias, *_):
     return add_tangents(
         None if tangent_x is None else apply(tangent_x, weight, None, *geometry),
         None if tangent_weight is None else apply(x, tangent_weight, None, *geometry),
-        None if tangent_bias is None else tangent_bias.reshape((1, -1) + (1,) * (x.dim() - 2)))
+        None if tangent_bias is None else tangent_bias.reshape((1, -1) + (1,) * (x.dim() - 2)),
+    )
 
 
-_COLUMNS_CACHE_BYTES = 64 * 2 ** 20
+_COLUMNS_CACHE_BYTES = 64 * 2**20
 
 
 def _conv_padding(padding, kernel, stride, dilation, n, op_name):
@@ -237,18 +240,26 @@ def _check_conv_geometry(stride, dilation, groups, op_name):
 def _check_conv_operands(input, weight, bias, groups, in_channels_of_weight, out_channels, op_name):
     shape, weight_shape = list(input.shape), list(weight.shape)
     if weight._data.ndim != input._data.ndim:
-        raise RuntimeError(f"{op_name}(): weight should have {input._data.ndim} dimensions (out_channels, "
-                           f"in_channels/groups, *kernel_size), but got weight of size {weight_shape}")
+        raise RuntimeError(
+            f"{op_name}(): weight should have {input._data.ndim} dimensions (out_channels, "
+            f"in_channels/groups, *kernel_size), but got weight of size {weight_shape}"
+        )
     if input._data.shape[1] != in_channels_of_weight:
-        raise RuntimeError(f"{op_name}(): Given groups={groups}, weight of size {weight_shape}, expected input"
-                           f"{shape} to have {in_channels_of_weight} channels, but got {shape[1]} channels "
-                           f"instead")
+        raise RuntimeError(
+            f"{op_name}(): Given groups={groups}, weight of size {weight_shape}, expected input"
+            f"{shape} to have {in_channels_of_weight} channels, but got {shape[1]} channels "
+            f"instead"
+        )
     if out_channels % groups:
-        raise RuntimeError(f"{op_name}(): Given groups={groups}, expected weight to be divisible by {groups} at "
-                           f"dimension 0, but got weight of size {weight_shape} instead")
+        raise RuntimeError(
+            f"{op_name}(): Given groups={groups}, expected weight to be divisible by {groups} at "
+            f"dimension 0, but got weight of size {weight_shape} instead"
+        )
     if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != out_channels):
-        raise RuntimeError(f"{op_name}(): Given weight of size {weight_shape}, expected bias to be 1-dimensional "
-                           f"with {out_channels} elements, but got bias of size {list(bias.shape)} instead")
+        raise RuntimeError(
+            f"{op_name}(): Given weight of size {weight_shape}, expected bias to be 1-dimensional "
+            f"with {out_channels} elements, but got bias of size {list(bias.shape)} instead"
+        )
     _check_floating(input, op_name)
     _check_same_dtype(input, weight, "weight", op_name)
     _check_same_dtype(input, bias, "bias", op_name)
@@ -261,8 +272,15 @@ def _convolution(input, weight, bias, stride, padding, dilation, groups, n, op_n
     stride = _ntuple(stride, n, "stride", op_name)
     dilation = _ntuple(dilation, n, "dilation", op_name)
     _check_conv_geometry(stride, dilation, groups, op_name)
-    _check_conv_operands(input, weight, bias, groups, weight._data.shape[1] * groups if weight._data.ndim > 1
-                         else -1, weight._data.shape[0], op_name)
+    _check_conv_operands(
+        input,
+        weight,
+        bias,
+        groups,
+        weight._data.shape[1] * groups if weight._data.ndim > 1 else -1,
+        weight._data.shape[0],
+        op_name,
+    )
     kernel = weight._data.shape[2:]
     before, after = _conv_padding(padding, kernel, stride, dilation, n, op_name)
     if before != after:  # 'same' with an even kernel: pad the extra element explicitly
@@ -270,9 +288,11 @@ def _convolution(input, weight, bias, stride, padding, dilation, groups, n, op_n
     padded = tuple(i + 2 * p for i, p in zip(input._data.shape[2:], before))
     effective = tuple(d * (k - 1) + 1 for d, k in zip(dilation, kernel))
     if any(p < e for p, e in zip(padded, effective)):
-        raise RuntimeError(f"{op_name}(): Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
-                           f"Kernel size: ({' x '.join(map(str, effective))}). Kernel size can't be greater than "
-                           f"actual input size")
+        raise RuntimeError(
+            f"{op_name}(): Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+            f"Kernel size: ({' x '.join(map(str, effective))}). Kernel size can't be greater than "
+            f"actual input size"
+        )
     output = Convolution.apply(input, weight, bias, stride, before, dilation, groups)
     return output.squeeze(0) if unbatched else output
 
@@ -313,20 +333,28 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     _check_conv_geometry(stride, dilation, groups, op_name)
     out_channels = weight._data.shape[1] * groups if weight._data.ndim > 1 else -1
     if weight._data.ndim > 1 and weight._data.shape[0] % groups:
-        raise RuntimeError(f"{op_name}(): Given groups={groups}, expected weight to be divisible by {groups} at "
-                           f"dimension 0, but got weight of size {list(weight.shape)} instead")
+        raise RuntimeError(
+            f"{op_name}(): Given groups={groups}, expected weight to be divisible by {groups} at "
+            f"dimension 0, but got weight of size {list(weight.shape)} instead"
+        )
     _check_conv_operands(input, weight, bias, 1, weight._data.shape[0], out_channels, op_name)
     for extra, s, d in zip(output_padding, stride, dilation):
         if extra >= s and extra >= d:
-            raise RuntimeError(f"{op_name}(): output padding must be smaller than either stride or dilation, but "
-                               f"got output_padding={list(output_padding)}, stride={list(stride)}, "
-                               f"dilation={list(dilation)}")
+            raise RuntimeError(
+                f"{op_name}(): output padding must be smaller than either stride or dilation, but "
+                f"got output_padding={list(output_padding)}, stride={list(stride)}, "
+                f"dilation={list(dilation)}"
+            )
     kernel = weight._data.shape[2:]
-    out_size = tuple((i - 1) * s - 2 * p + d * (k - 1) + op + 1 for i, s, p, d, k, op in
-                     zip(input._data.shape[2:], stride, padding, dilation, kernel, output_padding))
+    out_size = tuple(
+        (i - 1) * s - 2 * p + d * (k - 1) + op + 1
+        for i, s, p, d, k, op in zip(input._data.shape[2:], stride, padding, dilation, kernel, output_padding)
+    )
     if any(o <= 0 for o in out_size):
-        raise RuntimeError(f"{op_name}(): Given input size per channel: {list(input.shape[2:])}, the calculated "
-                           f"output size per channel {list(out_size)} is too small")
+        raise RuntimeError(
+            f"{op_name}(): Given input size per channel: {list(input.shape[2:])}, the calculated "
+            f"output size per channel {list(out_size)} is too small"
+        )
     output = ConvTranspose.apply(input, weight, bias, stride, padding, output_padding, dilation, groups)
     return output.squeeze(0) if unbatched else output
 
@@ -338,19 +366,22 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     weight is (C_in, C_out/groups, k); the output length is (L-1)*stride - 2*padding +
     dilation*(k-1) + output_padding + 1.
     """
-    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 1,
-                           "conv_transpose1d")
+    return _conv_transpose(
+        input, weight, bias, stride, padding, output_padding, groups, dilation, 1, "conv_transpose1d"
+    )
 
 
 @op(ConvTranspose)
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 2-D convolution of (N, C_in, H, W) with weight (C_in, C_out/groups, kH, kW)."""
-    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
-                           "conv_transpose2d")
+    return _conv_transpose(
+        input, weight, bias, stride, padding, output_padding, groups, dilation, 2, "conv_transpose2d"
+    )
 
 
 @op(ConvTranspose)
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 3-D convolution of (N, C_in, D, H, W) with weight (C_in, C_out/groups, kD, kH, kW)."""
-    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 3,
-                           "conv_transpose3d")
+    return _conv_transpose(
+        input, weight, bias, stride, padding, output_padding, groups, dilation, 3, "conv_transpose3d"
+    )

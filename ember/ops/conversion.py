@@ -1,4 +1,5 @@
 """Copies and dtype conversions: `to`, `clone`."""
+
 import warnings
 
 from .._backend import device as Device, to_device
@@ -41,9 +42,11 @@ def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False, me
         count -= 1
     leading, flags = args[:count], args[count:]
     if len(flags) > 2 or len(leading) > 2 or any(isinstance(arg, bool) for arg in leading):
-        raise TypeError(f"to() received an invalid combination of arguments {args}; expected (device=None, "
-                        "dtype=None, non_blocking=False, copy=False) or (dtype or tensor, non_blocking=False, "
-                        "copy=False)")
+        raise TypeError(
+            f"to() received an invalid combination of arguments {args}; expected (device=None, "
+            "dtype=None, non_blocking=False, copy=False) or (dtype or tensor, non_blocking=False, "
+            "copy=False)"
+        )
     if len(flags) == 2:
         copy = flags[1]
     for arg in leading:

@@ -2,6 +2,7 @@
 and histogram. None is differentiable (as in PyTorch, whose derivatives for these are not
 implemented), so their results never require grad.
 """
+
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from ..return_types import _structseq
@@ -32,13 +33,11 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     _check_tensor(input, "unique")
     array = input._data
     if dim is None:
-        values, inverse, counts = np.unique(array.reshape(-1), return_inverse=True, return_counts=True,
-                                            equal_nan=False)
+        values, inverse, counts = np.unique(array.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False)
         return _results(values, inverse, counts, return_inverse, return_counts, array.shape)
     dim = normalize_dim(dim, array.ndim, "unique")
     if array.shape[dim] == 0:
-        return _results(array.copy(), np.zeros(0, np.int64), np.zeros(0, np.int64), return_inverse,
-                        return_counts, (0,))
+        return _results(array.copy(), np.zeros(0, np.int64), np.zeros(0, np.int64), return_inverse, return_counts, (0,))
     moved = np.moveaxis(array, dim, 0)
     rows = moved.reshape(moved.shape[0], -1)
     order = np.lexsort(rows.T[::-1]) if rows.shape[1] else np.arange(rows.shape[0])
@@ -90,8 +89,10 @@ def bincount(input, weights=None, minlength=0):
         return new_tensor(np.bincount(array, minlength=minlength).astype(np.int64, copy=False))
     _check_tensor(weights, "bincount")
     if weights._data.shape != array.shape:
-        raise RuntimeError(f"bincount(): weights should be 1-d and have the same length as input "
-                           f"(input {tuple(array.shape)}, weights {tuple(weights._data.shape)})")
+        raise RuntimeError(
+            f"bincount(): weights should be 1-d and have the same length as input "
+            f"(input {tuple(array.shape)}, weights {tuple(weights._data.shape)})"
+        )
     dtype = np.float32 if weights._data.dtype == np.float32 else np.float64
     return new_tensor(np.bincount(array, weights=weights._data, minlength=minlength).astype(dtype, copy=False))
 
@@ -99,8 +100,9 @@ def bincount(input, weights=None, minlength=0):
 def _float_input(input, op_name):
     _check_tensor(input, op_name)
     if input._data.dtype.kind != "f":
-        raise NotImplementedError(f"\"{op_name}_cpu\" not implemented for '{_dtype_name(input._data)}'"
-                                  f": convert the input with .float() first")
+        raise NotImplementedError(
+            f"\"{op_name}_cpu\" not implemented for '{_dtype_name(input._data)}': convert the input with .float() first"
+        )
     return input._data
 
 
@@ -133,20 +135,28 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     if weight is not None:
         _check_tensor(weight, "histogram")
         if weight._data.shape != array.shape:
-            raise RuntimeError(f"torch.histogram: if weight tensor is provided it should have the same shape as the "
-                               f"input tensor excluding its innermost dimension, but got input with shape "
-                               f"{list(array.shape)} and weight with shape {list(weight._data.shape)}")
+            raise RuntimeError(
+                f"torch.histogram: if weight tensor is provided it should have the same shape as the "
+                f"input tensor excluding its innermost dimension, but got input with shape "
+                f"{list(array.shape)} and weight with shape {list(weight._data.shape)}"
+            )
         weights = weight._data
     if isinstance(bins, Tensor):
         edges = bins._data.astype(array.dtype)
         if edges.ndim != 1 or edges.size < 2 or np.any(np.diff(edges) < 0):
-            raise RuntimeError("torch.histogram: bins tensor should have one dimension and at least 2 elements, "
-                               "in increasing order")
+            raise RuntimeError(
+                "torch.histogram: bins tensor should have one dimension and at least 2 elements, in increasing order"
+            )
     else:
         if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins <= 0:
             raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins}")
-        low, high = (float(array.min()), float(array.max())) if range is None and array.size else \
-            (0.0, 0.0) if range is None else (float(range[0]), float(range[1]))
+        low, high = (
+            (float(array.min()), float(array.max()))
+            if range is None and array.size
+            else (0.0, 0.0)
+            if range is None
+            else (float(range[0]), float(range[1]))
+        )
         if low > high:
             raise RuntimeError(f"torch.histogram: min should not exceed max, but got min {low} max {high}")
         if low == high:

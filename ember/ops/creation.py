@@ -1,4 +1,5 @@
 """Creating tensors: from data, filled, ranges, random (one seedable generator)."""
+
 import numbers
 import warnings
 
@@ -9,11 +10,43 @@ from .._validation import int_argument, size_argument, check_python_ints, check_
 from ._common import as_tensor as _to_tensor
 from ._declare import op
 
-__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "eye", "arange",
-           "linspace", "logspace", "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn",
-           "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal", "bernoulli",
-           "multinomial", "manual_seed", "seed", "initial_seed", "Generator", "default_generator",
-           "get_rng_state", "set_rng_state", "scalar_tensor", "empty_strided", "asarray"]
+__all__ = [
+    "tensor",
+    "as_tensor",
+    "from_numpy",
+    "zeros",
+    "ones",
+    "full",
+    "empty",
+    "eye",
+    "arange",
+    "linspace",
+    "logspace",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "empty_like",
+    "rand",
+    "randn",
+    "randint",
+    "randperm",
+    "rand_like",
+    "randn_like",
+    "randint_like",
+    "normal",
+    "bernoulli",
+    "multinomial",
+    "manual_seed",
+    "seed",
+    "initial_seed",
+    "Generator",
+    "default_generator",
+    "get_rng_state",
+    "set_rng_state",
+    "scalar_tensor",
+    "empty_strided",
+    "asarray",
+]
 
 
 # ---------------------------------------------------------------- random numbers
@@ -40,6 +73,7 @@ class Generator:
 
     def seed(self):
         import secrets
+
         return self.manual_seed(secrets.randbits(63))._seed
 
     def initial_seed(self):
@@ -56,15 +90,19 @@ class Generator:
 
     def set_state(self, new_state):
         if not isinstance(new_state, Tensor) or new_state.dtype != _dtype.uint8 or new_state.numel() != _STATE_BYTES:
-            raise RuntimeError(f"Generator.set_state: expected a torch.uint8 tensor of {_STATE_BYTES} elements "
-                               "from get_state()/get_rng_state(), got "
-                               f"{new_state.dtype if isinstance(new_state, Tensor) else type(new_state).__name__}"
-                               f"{'' if not isinstance(new_state, Tensor) else f' of {new_state.numel()} elements'}")
+            raise RuntimeError(
+                f"Generator.set_state: expected a torch.uint8 tensor of {_STATE_BYTES} elements "
+                "from get_state()/get_rng_state(), got "
+                f"{new_state.dtype if isinstance(new_state, Tensor) else type(new_state).__name__}"
+                f"{'' if not isinstance(new_state, Tensor) else f' of {new_state.numel()} elements'}"
+            )
         raw = new_state._data.tobytes()
         self.rng.bit_generator.state = {
             "bit_generator": "PCG64",
             "state": {"state": int.from_bytes(raw[:16], "little"), "inc": int.from_bytes(raw[16:32], "little")},
-            "has_uint32": int.from_bytes(raw[32:36], "little"), "uinteger": int.from_bytes(raw[36:40], "little")}
+            "has_uint32": int.from_bytes(raw[32:36], "little"),
+            "uinteger": int.from_bytes(raw[36:40], "little"),
+        }
         return self
 
 
@@ -123,6 +161,7 @@ def _finish(array, requires_grad, device=None, out=None):
         result.requires_grad_(True)
     if out is not None:
         from .inplace import copy_into_out
+
         return copy_into_out(out, result)
     return result
 
@@ -139,9 +178,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     Python floats give the default dtype (float32), ints int64, bools bool; a NumPy array keeps its dtype.
     """
     if isinstance(data, Tensor):
-        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
-                      "sourceTensor.detach().clone().requires_grad_(True), rather than ember.tensor(sourceTensor).",
-                      UserWarning, stacklevel=2)
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than ember.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
         array = data._data.copy()
         if dtype is not None:
             array = array.astype(_dtype.to_dtype(dtype).numpy_dtype)
@@ -196,9 +238,13 @@ def _python_array(data, numpy_dtype=None):
         raise
     # NumPy gives float64 for pure ints only when one is >= 2**63 (uint64's range) beside a negative one;
     # a float first element means a float tensor in PyTorch too, whatever the ints hold.
-    if numpy_dtype is None and (array.dtype.kind in "uO" or array.dtype.kind == "f" and array.size and
-                                not isinstance(_first_number(data), float) and
-                                np.maximum.reduce(array, axis=None) >= 2.0 ** 63):
+    if numpy_dtype is None and (
+        array.dtype.kind in "uO"
+        or array.dtype.kind == "f"
+        and array.size
+        and not isinstance(_first_number(data), float)
+        and np.maximum.reduce(array, axis=None) >= 2.0**63
+    ):
         if check_python_ints(data) and array.dtype.kind == "O":
             array = np.array(data, dtype=np.complex128 if _holds_complex(data) else np.float64)
     return array
@@ -211,8 +257,10 @@ def _first_number(data):
 
 
 def _holds_complex(data):
-    return any(_holds_complex(item) if isinstance(item, (list, tuple)) else isinstance(item, complex)
-               for item in (data if isinstance(data, (list, tuple)) else [data]))
+    return any(
+        _holds_complex(item) if isinstance(item, (list, tuple)) else isinstance(item, complex)
+        for item in (data if isinstance(data, (list, tuple)) else [data])
+    )
 
 
 def _unwrap_nested(data):
@@ -273,8 +321,9 @@ def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=N
 
 
 @op()
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False,
-          memory_format=None):
+def empty(
+    *size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False, memory_format=None
+):
     return _finish(_filled(np.empty, parse_size(size, "empty"), _float_dtype(dtype)), requires_grad, device, out)
 
 
@@ -289,8 +338,13 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if dtype is None:
-        dtype = _dtype.get_default_dtype() if isinstance(fill_value, float) else \
-            _dtype.int64 if type(fill_value) is int else _to_tensor(fill_value).dtype
+        dtype = (
+            _dtype.get_default_dtype()
+            if isinstance(fill_value, float)
+            else _dtype.int64
+            if type(fill_value) is int
+            else _to_tensor(fill_value).dtype
+        )
     shape = parse_size((size,), "full")
     numpy_dtype = _dtype.to_dtype(dtype).numpy_dtype
     check_fits(fill_value, numpy_dtype, "full")
@@ -306,8 +360,9 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
     if n < 0 or m < 0:
         raise RuntimeError(f"eye(): n and m must be greater or equal to 0, got n={n}, m={m}")
     numpy_dtype = _float_dtype(dtype)
-    return _finish(allocate(lambda shape: np.eye(*shape, dtype=numpy_dtype), (n, m), numpy_dtype),
-                   requires_grad, device, out)
+    return _finish(
+        allocate(lambda shape: np.eye(*shape, dtype=numpy_dtype), (n, m), numpy_dtype), requires_grad, device, out
+    )
 
 
 def _like(input, dtype):
@@ -350,14 +405,18 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     # Computed in float64 then cast, so float32 ranges have PyTorch's length and values.
     length = _range_length(*values)
     check_fits(values[:2] if length else values[:1], dtype.numpy_dtype, "arange")
-    array = allocate(lambda shape: np.arange(*values, dtype=np.float64 if dtype.is_floating_point else None),
-                     (length,), dtype.numpy_dtype)
+    array = allocate(
+        lambda shape: np.arange(*values, dtype=np.float64 if dtype.is_floating_point else None),
+        (length,),
+        dtype.numpy_dtype,
+    )
     return _finish(array.astype(dtype.numpy_dtype, copy=False), requires_grad, device, out)
 
 
 def _range_length(start, end, step):
     """How many values arange gives (checked for its allocation before NumPy makes them)."""
     import math
+
     length = math.ceil((end - start) / step)
     return max(int(length), 0)
 
@@ -385,8 +444,7 @@ def _steps(steps, op_name):
 
 # ---------------------------------------------------------------- random
 @op()
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
-         pin_memory=False):
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
     """Uniform samples from [0, 1)."""
     shape = parse_size(size, "rand")
     samples = allocate(_rng(generator).random, shape, np.float64)
@@ -394,8 +452,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
 
 
 @op()
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
-          pin_memory=False):
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
     """Samples from the standard normal distribution."""
     shape = parse_size(size, "randn")
     samples = allocate(_rng(generator).standard_normal, shape, np.float64)
@@ -445,8 +502,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
 
 
 @op()
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
-           out=None):
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False, out=None):
     """Normal samples; `mean` and `std` may be tensors (broadcast) or numbers (then give `size`)."""
     mean_array = mean._data if isinstance(mean, Tensor) else mean
     std_array = std._data if isinstance(std, Tensor) else std
@@ -456,8 +512,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         shape = parse_size((size,), "normal")
     reference = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
     numpy_dtype = _float_dtype(dtype if dtype is not None else (reference.dtype if reference is not None else None))
-    samples = allocate(lambda shape: _rng(generator).normal(mean_array, std_array, shape), shape,
-                       np.float64).astype(numpy_dtype)
+    samples = allocate(lambda shape: _rng(generator).normal(mean_array, std_array, shape), shape, np.float64).astype(
+        numpy_dtype
+    )
     return _finish(samples, requires_grad, device, out)
 
 
@@ -494,8 +551,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 @op(method=True)
 def new_zeros(input, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """Zeros of `size` with `input`'s dtype (unless `dtype` is given)."""
-    return zeros(parse_size(size, "new_zeros"), dtype=dtype or input.dtype, device=device,
-                 requires_grad=requires_grad)
+    return zeros(parse_size(size, "new_zeros"), dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
 @op(method=True)
@@ -507,19 +563,16 @@ def new_ones(input, *size, dtype=None, device=None, requires_grad=False, layout=
 @op(method=True)
 def new_empty(input, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """An uninitialized tensor of `size` with `input`'s dtype (unless `dtype` is given)."""
-    return empty(parse_size(size, "new_empty"), dtype=dtype or input.dtype, device=device,
-                 requires_grad=requires_grad)
+    return empty(parse_size(size, "new_empty"), dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
 @op(method=True)
-def new_full(input, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
-             pin_memory=False):
+def new_full(input, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """`fill_value` in a tensor of `size` with `input`'s dtype (unless `dtype` is given)."""
     return full(size, fill_value, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
 @op(method=True, name="new_tensor")
-def tensor_new_tensor(input, data, *, dtype=None, device=None, requires_grad=False, layout=None,
-                      pin_memory=False):
+def tensor_new_tensor(input, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """`Tensor.new_tensor(data)`: a copy of `data` with `input`'s dtype (unless `dtype` is given)."""
     return tensor(data, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)

@@ -1,5 +1,5 @@
-"""Dropout, feature (channel) dropout and alpha dropout.
-"""
+"""Dropout, feature (channel) dropout and alpha dropout."""
+
 import math
 
 from .._backend import np
@@ -14,6 +14,7 @@ __all__ = ["dropout", "alpha_dropout", "feature_dropout"]
 def _noise(shape, p, dtype):
     """Bernoulli(1 - p) keep-mask scaled by 1/(1-p), from ember's seedable default generator."""
     from .creation import default_generator
+
     if p == 1:
         return np.zeros(shape, dtype=dtype)
     keep = default_generator.rng.random(shape, dtype=np.float32) >= p
@@ -59,9 +60,10 @@ def _alpha_dropout(input, p, train, noise_shape):
     if p == 1:
         return input * 0.0
     from .creation import default_generator
+
     keep = (default_generator.rng.random(noise_shape, dtype=np.float32) >= p).astype(input._data.dtype)
     # Dropped units take selu's saturation value; a and b restore zero mean and unit variance.
-    a = 1 / math.sqrt((_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
+    a = 1 / math.sqrt((_ALPHA_PRIME**2 * p + 1) * (1 - p))
     shift = (keep - 1) * (_ALPHA_PRIME * a) + _ALPHA_PRIME * a * p
     return input * new_tensor((keep * a).astype(input._data.dtype)) + new_tensor(shift.astype(input._data.dtype))
 

@@ -2,6 +2,7 @@
 
 Broadcasting is not undone here: the engine sums each gradient back to its input's shape.
 """
+
 from .._backend import np
 from .._tensor import Tensor
 from .. import _dtype
@@ -10,9 +11,31 @@ from ._common import prepare_binary, check_broadcastable
 from ._tangents import add_tangents, linear_jvp
 from ._declare import op, alias
 
-__all__ = ["add", "sub", "mul", "div", "true_divide", "pow", "neg", "exp", "log", "sin", "cos", "tanh",
-           "sigmoid", "relu", "sqrt", "abs", "rsub", "multiply", "subtract", "divide", "negative",
-           "absolute", "square"]
+__all__ = [
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "true_divide",
+    "pow",
+    "neg",
+    "exp",
+    "log",
+    "sin",
+    "cos",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "sqrt",
+    "abs",
+    "rsub",
+    "multiply",
+    "subtract",
+    "divide",
+    "negative",
+    "absolute",
+    "square",
+]
 
 
 # ---------------------------------------------------------------- binary arithmetic
@@ -84,8 +107,9 @@ class Div(Primitive, node="DivBackward0", wraps_numbers=True, backward_on_arrays
     @staticmethod
     def jvp(ctx, tangent_a, tangent_b):
         a, b = ctx.inputs
-        return add_tangents(None if tangent_a is None else tangent_a / b,
-                            None if tangent_b is None else -tangent_b * ctx.outputs / b)
+        return add_tangents(
+            None if tangent_a is None else tangent_a / b, None if tangent_b is None else -tangent_b * ctx.outputs / b
+        )
 
 
 class PowScalar(Primitive, node="PowBackward0", backward_on_arrays=True):
@@ -95,11 +119,11 @@ class PowScalar(Primitive, node="PowBackward0", backward_on_arrays=True):
     def forward(ctx, a, exponent):
         ctx.save_for_backward(a)
         ctx.exponent = exponent
-        return a ** exponent
+        return a**exponent
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         exponent = ctx.exponent
         if exponent == 0:
             return grad * 0.0, None
@@ -118,7 +142,7 @@ class PowTensor(Primitive, node="PowBackward1"):
 
     @staticmethod
     def forward(ctx, a, b):
-        result = a ** b
+        result = a**b
         ctx.save_for_backward(a, b, result)
         return result
 
@@ -135,15 +159,19 @@ class PowTensor(Primitive, node="PowBackward1"):
     @staticmethod
     def jvp(ctx, tangent_a, tangent_b):
         a, b = ctx.inputs
-        return add_tangents(None if tangent_a is None else tangent_a * b * a ** (b - 1),
-                            None if tangent_b is None else tangent_b * where(a == 0, 0.0, ctx.outputs * log(a)))
+        return add_tangents(
+            None if tangent_a is None else tangent_a * b * a ** (b - 1),
+            None if tangent_b is None else tangent_b * where(a == 0, 0.0, ctx.outputs * log(a)),
+        )
 
 
 def _binary(function, a, b, op_name, out=None):
     """Apply a binary primitive after PyTorch's type promotion; `out=` copies the result into a tensor."""
     # The common cases need no promotion: same-dtype tensors, or a float tensor with a Python float.
-    if not (type(a) is Tensor and (type(b) is float and a._data.dtype.kind == "f" or
-                                   type(b) is Tensor and a._data.dtype is b._data.dtype)):
+    if not (
+        type(a) is Tensor
+        and (type(b) is float and a._data.dtype.kind == "f" or type(b) is Tensor and a._data.dtype is b._data.dtype)
+    ):
         a, b = prepare_binary(a, b, op_name)
     try:
         result = function.apply(a, b)
@@ -176,13 +204,21 @@ def _is_floating_operand(value):
 
 
 def _refuse_bool_subtraction(input, other):
-    if isinstance(input, Tensor) and input._data.dtype == np.bool_ and isinstance(other, Tensor) and \
-            other._data.dtype == np.bool_:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.")
+    if (
+        isinstance(input, Tensor)
+        and input._data.dtype == np.bool_
+        and isinstance(other, Tensor)
+        and other._data.dtype == np.bool_
+    ):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
     if _is_bool_operand(input) or _is_bool_operand(other):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
-                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
 
 
 @op(method=True)
@@ -201,6 +237,7 @@ def div(input, other, *, rounding_mode=None, out=None):
     """True division (integers give the default float dtype), or `rounding_mode` 'trunc'/'floor'."""
     if rounding_mode is not None:
         from .pointwise import _rounded_division
+
         return _write_out(_rounded_division(input, other, rounding_mode), out)
     if not (_is_floating_operand(input) and _is_floating_operand(other)):
         if isinstance(input, Tensor) and isinstance(other, Tensor):
@@ -233,8 +270,10 @@ def pow(input, exponent, *, out=None):
         if input._data.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if input._data.dtype.kind in "iu" and isinstance(exponent, int) and exponent > np.iinfo(input._data.dtype).max:
-            raise RuntimeError(f"value cannot be converted to type {input._data.dtype}_t without overflow "
-                               f"(exponent {exponent} for a {input.dtype} tensor)")
+            raise RuntimeError(
+                f"value cannot be converted to type {input._data.dtype}_t without overflow "
+                f"(exponent {exponent} for a {input.dtype} tensor)"
+            )
         input, exponent = prepare_binary(input, exponent, "pow")
         if isinstance(exponent, Tensor):
             return _binary(PowTensor, input, exponent, "pow", out)
@@ -242,6 +281,7 @@ def pow(input, exponent, *, out=None):
     if not isinstance(input, Tensor):
         input, exponent = prepare_binary(input, exponent, "pow")
         from .creation import full
+
         input = full((), input, dtype=exponent.dtype)
     return _binary(PowTensor, input, exponent, "pow", out)
 
@@ -259,6 +299,7 @@ def _write_out(result, out):
     if out is None:
         return result
     from .inplace import copy_into_out
+
     return copy_into_out(out, result)
 
 
@@ -284,7 +325,7 @@ class Exp(Primitive, node="ExpBackward0", backward_on_arrays=True):
 
     @staticmethod
     def backward(ctx, grad):
-        result, = ctx.saved_tensors
+        (result,) = ctx.saved_tensors
         return grad * result
 
     @staticmethod
@@ -300,7 +341,7 @@ class Log(Primitive, node="LogBackward0", backward_on_arrays=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad / a
 
     @staticmethod
@@ -316,7 +357,7 @@ class Sin(Primitive, node="SinBackward0", backward_on_arrays=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad * Cos.call(a)
 
     @staticmethod
@@ -332,7 +373,7 @@ class Cos(Primitive, node="CosBackward0", backward_on_arrays=True):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return -grad * Sin.call(a)
 
     @staticmethod
@@ -349,7 +390,7 @@ class Tanh(Primitive, node="TanhBackward0", backward_on_arrays=True):
 
     @staticmethod
     def backward(ctx, grad):
-        result, = ctx.saved_tensors
+        (result,) = ctx.saved_tensors
         return TanhBackward.call(grad, result)
 
     @staticmethod
@@ -369,8 +410,10 @@ class TanhBackward(Primitive, node="TanhBackwardBackward0", backward_on_arrays=T
     def backward(ctx, grad_grad):
         grad, result = ctx.saved_tensors
         needs_grad, needs_result = ctx.needs_input_grad
-        return (TanhBackward.call(grad_grad, result) if needs_grad else None,
-                grad_grad * grad * result * -2.0 if needs_result else None)
+        return (
+            TanhBackward.call(grad_grad, result) if needs_grad else None,
+            grad_grad * grad * result * -2.0 if needs_result else None,
+        )
 
 
 class Sigmoid(Primitive, node="SigmoidBackward0", backward_on_arrays=True):
@@ -386,7 +429,7 @@ class Sigmoid(Primitive, node="SigmoidBackward0", backward_on_arrays=True):
 
     @staticmethod
     def backward(ctx, grad):
-        result, = ctx.saved_tensors
+        (result,) = ctx.saved_tensors
         return SigmoidBackward.call(grad, result)
 
     @staticmethod
@@ -406,8 +449,10 @@ class SigmoidBackward(Primitive, node="SigmoidBackwardBackward0", backward_on_ar
     def backward(ctx, grad_grad):
         grad, result = ctx.saved_tensors
         needs_grad, needs_result = ctx.needs_input_grad
-        return (SigmoidBackward.call(grad_grad, result) if needs_grad else None,
-                grad_grad * grad * (1.0 - 2.0 * result) if needs_result else None)
+        return (
+            SigmoidBackward.call(grad_grad, result) if needs_grad else None,
+            grad_grad * grad * (1.0 - 2.0 * result) if needs_result else None,
+        )
 
 
 class Relu(Primitive, node="ReluBackward0", backward_on_arrays=True):
@@ -419,7 +464,7 @@ class Relu(Primitive, node="ReluBackward0", backward_on_arrays=True):
 
     @staticmethod
     def backward(ctx, grad):
-        result, = ctx.saved_tensors
+        (result,) = ctx.saved_tensors
         return ReluBackward.call(grad, result)
 
     @staticmethod
@@ -437,7 +482,7 @@ class ReluBackward(Primitive, node="ThresholdBackwardBackward0", backward_on_arr
 
     @staticmethod
     def backward(ctx, grad_grad):
-        result, = ctx.saved_tensors
+        (result,) = ctx.saved_tensors
         return (ReluBackward.call(grad_grad, result) if ctx.needs_input_grad[0] else None), None
 
 
@@ -450,7 +495,7 @@ class Sqrt(Primitive, node="SqrtBackward0", backward_on_arrays=True):
 
     @staticmethod
     def backward(ctx, grad):
-        result, = ctx.saved_tensors
+        (result,) = ctx.saved_tensors
         return grad / (2 * result)
 
     @staticmethod
@@ -466,7 +511,7 @@ class Abs(Primitive, node="AbsBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad * a.sign()
 
     @staticmethod
@@ -476,8 +521,7 @@ class Abs(Primitive, node="AbsBackward0"):
 
 def _unary(function, input, op_name, floating=True):
     if not isinstance(input, Tensor):
-        raise TypeError(f"{op_name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+        raise TypeError(f"{op_name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if floating and input._data.dtype.kind not in "fc":
         input = input.to(_dtype.get_default_dtype())
     return function.apply(input)
@@ -486,8 +530,10 @@ def _unary(function, input, op_name, floating=True):
 @op(Neg, method=True, inplace=True)
 def neg(input):
     if isinstance(input, Tensor) and input._data.dtype == np.bool_:
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
     return _unary(Neg, input, "neg", floating=False)
 
 
@@ -538,7 +584,9 @@ def abs(input):
 
 def where(condition, input, other):
     from .indexing import where as _where
+
     return _where(condition, input, other)
+
 
 # PyTorch's other names for the ops above.
 true_divide = alias(div, "true_divide", method=True, inplace=True)

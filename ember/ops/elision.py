@@ -19,6 +19,7 @@ tests/ops/test_elision.py proves that no named value is overwritten: CPython 3.1
 3.14 CPython borrows references on its evaluation stack, so a named local can show the counts of a
 temporary (NumPy's own elision was broken the same way); PyPy has no reference counts.
 """
+
 import dis
 import sys
 
@@ -37,10 +38,17 @@ def is_proven(version_info=sys.version_info, implementation=sys.implementation.n
 
 ENABLED = is_proven()
 MIN_BYTES = 256 * 1024
-_OPERATOR_OPCODES = frozenset(dis.opmap[name] for name in (
-    "BINARY_OP",  # Python 3.11+
-    "BINARY_ADD", "BINARY_SUBTRACT", "BINARY_MULTIPLY", "BINARY_TRUE_DIVIDE",  # Python 3.10
-) if name in dis.opmap)
+_OPERATOR_OPCODES = frozenset(
+    dis.opmap[name]
+    for name in (
+        "BINARY_OP",  # Python 3.11+
+        "BINARY_ADD",
+        "BINARY_SUBTRACT",
+        "BINARY_MULTIPLY",
+        "BINARY_TRUE_DIVIDE",  # Python 3.10
+    )
+    if name in dis.opmap
+)
 # References to a temporary left operand seen from `_is_temporary`: the caller's evaluation stack,
 # the operator's `self`, `_is_temporary`'s parameter and getrefcount's own argument; on 3.10 the
 # binary operator's slot wrapper holds one more while it calls `__add__`.
@@ -56,8 +64,13 @@ def _is_temporary(tensor, other):
     data = tensor._data
     if _grad_state.enabled and (tensor._requires_grad or type(other) is Tensor and other._requires_grad):
         return False
-    if _forward_ad_state.level is not None or type(tensor) is not Tensor or tensor._base is not None \
-            or data.base is not None or not data.flags.writeable:
+    if (
+        _forward_ad_state.level is not None
+        or type(tensor) is not Tensor
+        or tensor._base is not None
+        or data.base is not None
+        or not data.flags.writeable
+    ):
         return False
     if type(other) is Tensor:
         if other._data.dtype != data.dtype or other._data.shape != data.shape:
@@ -79,15 +92,19 @@ def _operator(name, op, ufunc):
             data = self._data
             return new_tensor(ufunc(data, other._data if type(other) is Tensor else other, out=data))
         return op(self, other)
+
     operator.__name__ = name
     operator.__qualname__ = "Tensor." + name
     operator.__doc__ = op.__doc__
     return operator
 
 
-OPERATORS = {name: _operator(name, op, ufunc) for name, op, ufunc in (
-    ("__add__", elementwise.add, np.add),
-    ("__sub__", elementwise.sub, np.subtract),
-    ("__mul__", elementwise.mul, np.multiply),
-    ("__truediv__", elementwise.div, np.true_divide),
-)}
+OPERATORS = {
+    name: _operator(name, op, ufunc)
+    for name, op, ufunc in (
+        ("__add__", elementwise.add, np.add),
+        ("__sub__", elementwise.sub, np.subtract),
+        ("__mul__", elementwise.mul, np.multiply),
+        ("__truediv__", elementwise.div, np.true_divide),
+    )
+}

@@ -1,5 +1,4 @@
-"""Embedding lookup (with padding_idx, max_norm, scale_grad_by_freq).
-"""
+"""Embedding lookup (with padding_idx, max_norm, scale_grad_by_freq)."""
 
 from .._backend import np
 from .._tensor import Tensor, new_tensor
@@ -22,7 +21,7 @@ class Embedding(Primitive, node="EmbeddingBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        indices, = ctx.saved_tensors
+        (indices,) = ctx.saved_tensors
         return _EmbeddingScatter.apply(grad, indices, *ctx.options), None, None, None
 
 
@@ -46,7 +45,7 @@ class _EmbeddingScatter(Primitive, node="EmbeddingBackwardBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        indices, = ctx.saved_tensors
+        (indices,) = ctx.saved_tensors
         padding_idx, scale_grad_by_freq = ctx.options
         weight = None
         if padding_idx is not None or scale_grad_by_freq:
@@ -77,17 +76,21 @@ def _embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sc
     _check_tensor(input, "input", "embedding")
     _check_tensor(weight, "weight", "embedding")
     if input._data.dtype.kind not in "iu":
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.dtype} instead (while checking arguments for embedding); "
-                           f"convert it with .long()")
+        raise RuntimeError(
+            f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+            f"Long, Int; but got {input.dtype} instead (while checking arguments for embedding); "
+            f"convert it with .long()"
+        )
     if weight._data.ndim != 2:
         raise RuntimeError(f"embedding: 'weight' must be 2-D (num_embeddings, embedding_dim), got {list(weight.shape)}")
     num_weights = weight._data.shape[0]
     indices = input._data
     if indices.size and (indices.min() < 0 or indices.max() >= num_weights):
         bad = indices[(indices < 0) | (indices >= num_weights)].ravel()[0]
-        raise IndexError(f"index {bad} is out of range for an embedding of {num_weights} rows (indices must be in "
-                         f"[0, {num_weights - 1}])")
+        raise IndexError(
+            f"index {bad} is out of range for an embedding of {num_weights} rows (indices must be in "
+            f"[0, {num_weights - 1}])"
+        )
     if padding_idx is not None:
         if not -num_weights <= padding_idx < num_weights:
             raise AssertionError("Padding_idx must be within num_embeddings")
@@ -100,8 +103,9 @@ def _embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sc
 @op()
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     """`torch.embedding` (weight first): rows of `weight` at `indices`. See `nn.functional.embedding`."""
-    return _embedding(indices, weight, None if padding_idx == -1 else padding_idx,
-                      scale_grad_by_freq=scale_grad_by_freq)
+    return _embedding(
+        indices, weight, None if padding_idx == -1 else padding_idx, scale_grad_by_freq=scale_grad_by_freq
+    )
 
 
 def one_hot(tensor, num_classes=-1):
@@ -118,4 +122,3 @@ def one_hot(tensor, num_classes=-1):
     if indices.size and indices.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     return new_tensor((indices[..., None] == np.arange(num_classes)).astype(np.int64))
-

@@ -5,6 +5,7 @@ slices, None, Ellipsis) is applied first as a view, then the advanced part (inte
 tensors) indexes that view. So `x[0, :, [0, 1]]` on a (3, 4, 5) tensor is (4, 2) as in PyTorch
 (NumPy gives (2, 4)).
 """
+
 import operator
 from collections.abc import Sequence
 import warnings
@@ -19,9 +20,28 @@ from .shape import make_view, _Replay
 from ._tangents import linear_jvp
 from ._declare import op
 
-__all__ = ["getitem", "setitem", "where", "index_put", "index_select", "masked_select", "masked_fill",
-           "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
-           "take", "take_along_dim", "put", "nonzero", "argwhere", "masked_scatter"]
+__all__ = [
+    "getitem",
+    "setitem",
+    "where",
+    "index_put",
+    "index_select",
+    "masked_select",
+    "masked_fill",
+    "gather",
+    "scatter",
+    "scatter_add",
+    "scatter_reduce",
+    "index_add",
+    "index_copy",
+    "index_fill",
+    "take",
+    "take_along_dim",
+    "put",
+    "nonzero",
+    "argwhere",
+    "masked_scatter",
+]
 
 # `x.masked_fill_(...)`, `x.scatter_(...)`, ...: made by ops.inplace_methods from these.
 
@@ -49,8 +69,10 @@ def _index_item(item):
         return array
     if isinstance(item, np.integer) or hasattr(kind, "__index__"):
         return operator.index(item)
-    raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
-                     f"valid indices (got {type(item).__name__})")
+    raise IndexError(
+        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+        f"valid indices (got {type(item).__name__})"
+    )
 
 
 def _index_array(array):
@@ -58,8 +80,11 @@ def _index_array(array):
     if kind == "b":
         return array
     if array.dtype == np.uint8:
-        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
-                      "instead.", UserWarning, stacklevel=4)
+        warnings.warn(
+            "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+            UserWarning,
+            stacklevel=4,
+        )
         return array.astype(bool)
     if array.dtype not in (np.int64, np.int32):
         raise IndexError(_INDEX_TYPES_MESSAGE + f" (got {_dtype.from_numpy_dtype(array.dtype)})")
@@ -73,10 +98,14 @@ def _check_slice(item, size):
         step = operator.index(step)
         if step <= 0:
             raise ValueError("step must be greater than zero" if step else "slice step cannot be zero")
-    if type(start) not in (int, type(None)) or type(stop) not in (int, type(None)) or type(item.step) not in (
-            int, type(None)):
-        item = slice(None if start is None else operator.index(start),
-                     None if stop is None else operator.index(stop), step)
+    if (
+        type(start) not in (int, type(None))
+        or type(stop) not in (int, type(None))
+        or type(item.step) not in (int, type(None))
+    ):
+        item = slice(
+            None if start is None else operator.index(start), None if stop is None else operator.index(stop), step
+        )
     return item, item.indices(size) != (0, size, 1)
 
 
@@ -99,8 +128,12 @@ def parse_index(shape, index):
     grad_fn name PyTorch gives the view (the last operation that changed it).
     """
     if type(index) is list and _list_is_tuple(index):
-        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated (as in PyTorch); "
-                      "use x[tuple(seq)] instead of x[seq].", UserWarning, stacklevel=4)
+        warnings.warn(
+            "Using a non-tuple sequence for multidimensional indexing is deprecated (as in PyTorch); "
+            "use x[tuple(seq)] instead of x[seq].",
+            UserWarning,
+            stacklevel=4,
+        )
         index = tuple(index)
     single = type(index) is not tuple
     items = [_index_item(item) for item in ((index,) if single else index)]
@@ -139,10 +172,12 @@ def parse_index(shape, index):
             dim += 1
         elif item.dtype.kind == "b":
             has_advanced = True
-            if item.ndim and item.shape != tuple(shape[dim:dim + item.ndim]):
+            if item.ndim and item.shape != tuple(shape[dim : dim + item.ndim]):
                 bad = dim + next(i for i, size in enumerate(item.shape) if size != shape[dim + i])
-                raise IndexError(f"The shape of the mask {list(item.shape)} at index {bad} does not match the "
-                                 f"shape of the indexed tensor {list(shape)} at index {bad}")
+                raise IndexError(
+                    f"The shape of the mask {list(item.shape)} at index {bad} does not match the "
+                    f"shape of the indexed tensor {list(shape)} at index {bad}"
+                )
             basic.extend([_FULL] * item.ndim)
             advanced.append(item)
             dim += item.ndim
@@ -160,8 +195,8 @@ def _list_is_tuple(index):
     """PyTorch's (and old NumPy's) rule: a short list holding tensors, sequences, slices, None or
     Ellipsis is a tuple of indices, so `x[[[0, 1], [2, 2]]]` is `x[[0, 1], [2, 2]]`."""
     return len(index) < 32 and any(
-        isinstance(item, (Tensor, list, tuple, slice, np.ndarray)) or item is None or item is Ellipsis
-        for item in index)
+        isinstance(item, (Tensor, list, tuple, slice, np.ndarray)) or item is None or item is Ellipsis for item in index
+    )
 
 
 def _is_identity(basic):
@@ -200,8 +235,9 @@ class AliasBackward(BasicIndex, node="AliasBackward0"):
     pass
 
 
-_BASIC_FUNCTIONS = {cls._backward_cls.__name__: cls for cls in (SelectBackward, SliceBackward, UnsqueezeBackward,
-                                                      AliasBackward)}
+_BASIC_FUNCTIONS = {
+    cls._backward_cls.__name__: cls for cls in (SelectBackward, SliceBackward, UnsqueezeBackward, AliasBackward)
+}
 
 
 class BasicIndexGradient(Primitive, node="SliceBackwardBackward0"):
@@ -265,8 +301,10 @@ class IndexPut(Primitive, node="IndexPutBackward0"):
             else:
                 result[index] = value
         except ValueError:
-            raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(value))} cannot be "
-                               f"broadcast to indexing result of shape {list(a[index].shape)}") from None
+            raise RuntimeError(
+                f"shape mismatch: value tensor of shape {list(np.shape(value))} cannot be "
+                f"broadcast to indexing result of shape {list(a[index].shape)}"
+            ) from None
         return result
 
     @staticmethod
@@ -282,6 +320,7 @@ class IndexPut(Primitive, node="IndexPutBackward0"):
     def jvp(ctx, tangent, tangent_value, *_):
         """index_put(a, value, index, ...): the value may be a constant (a number or an array)."""
         from .creation import zeros_like
+
         a, value, *rest = ctx.inputs
         if tangent_value is None:
             tangent_value = zeros_like(value) if isinstance(value, Tensor) else 0.0
@@ -296,8 +335,10 @@ def getitem(input, index):
         size = input._data.shape[0] if input._data.ndim else 0
         if not -size <= index < size:
             if not input._data.ndim:
-                raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                                 "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+                raise IndexError(
+                    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                    "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+                )
             raise _out_of_bounds(index, 0, size)
         return basic_view(input, (index, Ellipsis), "SelectBackward0")
     basic, advanced, name = parse_index(input._data.shape, index)
@@ -317,12 +358,14 @@ def _value_for(target, value, op_name, same_dtype):
             check_fits(value, target._data.dtype, op_name)
             return value
         from .creation import tensor
+
         value = tensor(value, dtype=target.dtype)
     if value._data.dtype != target._data.dtype:
         if same_dtype:
             raise RuntimeError(
                 f"{op_name} requires the source and destination dtypes match, got {target.dtype} for the "
-                f"destination and {value.dtype} for the source.")
+                f"destination and {value.dtype} for the source."
+            )
         value = value.to(target.dtype)
     shape = value._data.shape
     leading = 0
@@ -339,8 +382,10 @@ def _copy_value(target, value):
     if shape == target_shape:
         return value
     if len(shape) > len(target_shape) or any(s != 1 and s != t for s, t in zip(shape[::-1], target_shape[::-1])):
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
-                           f"result of shape {list(target_shape)}")
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
+            f"result of shape {list(target_shape)}"
+        )
     return value.expand(target_shape)
 
 
@@ -353,6 +398,7 @@ def setitem(input, index, value):
     """`input[index] = value`, in place: numbers, tensors of any dtype (cast as `copy_` does for basic
     indices; advanced indices need the same dtype, as in PyTorch) and broadcasting values."""
     from .inplace import apply_inplace
+
     if not isinstance(input, Tensor):
         raise TypeError(f"setitem: expected a Tensor, got {type(input).__name__}")
     basic, advanced, name = parse_index(input._data.shape, index)
@@ -388,14 +434,18 @@ class Where(Primitive, node="WhereBackward0"):
     def backward(ctx, grad):
         condition = new_tensor(ctx.condition)
         needs_a, needs_b = ctx.needs_input_grad[1:]
-        return (None, where(condition, grad, 0.0) if needs_a else None,
-                where(condition, 0.0, grad) if needs_b else None)
+        return (
+            None,
+            where(condition, grad, 0.0) if needs_a else None,
+            where(condition, 0.0, grad) if needs_b else None,
+        )
 
     @staticmethod
     def jvp(ctx, _, tangent_a, tangent_b):
         """The condition arrives as an array; either value may be a constant (tangent zero)."""
-        return where(new_tensor(ctx.inputs[0]), 0.0 if tangent_a is None else tangent_a,
-                     0.0 if tangent_b is None else tangent_b)
+        return where(
+            new_tensor(ctx.inputs[0]), 0.0 if tangent_a is None else tangent_a, 0.0 if tangent_b is None else tangent_b
+        )
 
 
 @op(Where, method=True)
@@ -411,6 +461,7 @@ def where(condition, input=None, other=None):
         condition_array = condition_array.astype(bool)
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         from .creation import tensor
+
         input = tensor(input)
     input, other = prepare_binary(input, other, "where")
     if not isinstance(other, Tensor):
@@ -420,8 +471,10 @@ def where(condition, input=None, other=None):
     try:
         return Where.apply(condition_array, input, other)
     except ValueError:
-        raise RuntimeError(f"where: condition {list(condition_array.shape)}, input {list(np.shape(input))} and "
-                           f"other {list(np.shape(other))} cannot be broadcast together") from None
+        raise RuntimeError(
+            f"where: condition {list(condition_array.shape)}, input {list(np.shape(input))} and "
+            f"other {list(np.shape(other))} cannot be broadcast together"
+        ) from None
 
 
 @op(method=True)
@@ -461,8 +514,10 @@ def _dim_index(input, dim, index, op_name):
         raise IndexError(f"{op_name}(): Index is supposed to be a vector")
     size = input._data.shape[dim] if input._data.ndim else 1
     if array.size and (array.max() >= size or array.min() < -size):
-        raise IndexError(f"{op_name}(): index out of range in self (index values must be in [{-size}, {size - 1}] "
-                         f"for dimension {dim} of size {size})")
+        raise IndexError(
+            f"{op_name}(): index out of range in self (index values must be in [{-size}, {size - 1}] "
+            f"for dimension {dim} of size {size})"
+        )
     return dim, array.reshape(-1)
 
 
@@ -513,14 +568,17 @@ def _check_source(input, dim, index, source, op_name):
     if not isinstance(source, Tensor):
         raise TypeError(f"{op_name}(): argument 'source' must be Tensor, not {type(source).__name__}")
     if source._data.dtype != input._data.dtype:
-        raise RuntimeError(f"{op_name}(): self ({input.dtype}) and source ({source.dtype}) must have the same "
-                           "scalar type")
+        raise RuntimeError(
+            f"{op_name}(): self ({input.dtype}) and source ({source.dtype}) must have the same scalar type"
+        )
     expected = list(input._data.shape)
     if expected:
         expected[dim] = index.size
     if list(source._data.shape) != expected and not (source._data.ndim == 0 and index.size == 1):
-        raise RuntimeError(f"{op_name}(): source of shape {list(source.shape)} does not match the expected shape "
-                           f"{expected} (self's shape with dim {dim} of size len(index) = {index.size})")
+        raise RuntimeError(
+            f"{op_name}(): source of shape {list(source.shape)} does not match the expected shape "
+            f"{expected} (self's shape with dim {dim} of size len(index) = {index.size})"
+        )
 
 
 @op(IndexAdd, method=True, inplace=True)
@@ -585,8 +643,10 @@ def _fill_value(input, value, op_name):
     """A number, or a 0-d tensor (kept in the graph) cast to `input`'s dtype."""
     if isinstance(value, Tensor):
         if value._data.ndim:
-            raise RuntimeError(f"{op_name} only supports a 0-dimensional value tensor, but got tensor with "
-                               f"{value._data.ndim} dimension(s).")
+            raise RuntimeError(
+                f"{op_name} only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value._data.ndim} dimension(s)."
+            )
         return value.to(input.dtype)
     if isinstance(value, np.generic):
         value = value.item()
@@ -618,8 +678,10 @@ def _broadcast_shape(shape_a, shape_b, op_name):
     try:
         return np.broadcast_shapes(shape_a, shape_b)
     except ValueError:
-        raise RuntimeError(f"{op_name}: the shape of the mask {list(shape_b)} must be broadcastable with the "
-                           f"shape of the input {list(shape_a)}") from None
+        raise RuntimeError(
+            f"{op_name}: the shape of the mask {list(shape_b)} must be broadcastable with the "
+            f"shape of the input {list(shape_a)}"
+        ) from None
 
 
 class MaskedFill(Primitive, node="MaskedFillBackward0"):
@@ -682,8 +744,9 @@ class MaskedScatter(Primitive, node="MaskedScatterBackward0"):
         ctx.mask, ctx.source_shape = np.broadcast_to(mask, shape), source.shape
         count = int(ctx.mask.sum())
         if count > source.size:
-            raise RuntimeError(f"masked_scatter: the mask has {count} True elements but source has only "
-                               f"{source.size} elements")
+            raise RuntimeError(
+                f"masked_scatter: the mask has {count} True elements but source has only {source.size} elements"
+            )
         result = np.array(np.broadcast_to(a, shape))
         result[ctx.mask] = source.reshape(-1)[:count]
         return result
@@ -708,8 +771,9 @@ def masked_scatter(input, mask, source):
     mask_array = _mask_of(mask, "masked_scatter_")
     _broadcast_shape(input._data.shape, mask_array.shape, "masked_scatter")
     if source._data.dtype != input._data.dtype:
-        raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but got "
-                           f"{input.dtype} and {source.dtype}")
+        raise RuntimeError(
+            f"masked_scatter_: expected self and source to have same dtypes but got {input.dtype} and {source.dtype}"
+        )
     return MaskedScatter.apply(input, mask_array, source)
 
 
@@ -722,19 +786,25 @@ def _gather_index(input, dim, index, op_name):
     array = _index_of(index, op_name, (np.int64, np.int32), "int64")
     if max(array.ndim, 1) != max(ndim, 1):
         name = "input" if op_name == "gather" else "self"
-        raise RuntimeError(f"Index tensor must have the same number of dimensions as {name} tensor ({op_name}: "
-                           f"index is {array.ndim}-d, {name} is {ndim}-d)")
+        raise RuntimeError(
+            f"Index tensor must have the same number of dimensions as {name} tensor ({op_name}: "
+            f"index is {array.ndim}-d, {name} is {ndim}-d)"
+        )
     shape = input._data.shape if ndim else (1,)
     array = array.reshape(-1) if array.ndim == 0 else array
     for d, (size, limit) in enumerate(zip(array.shape, shape)):
         if d != dim and size > limit:
-            raise RuntimeError(f"Size does not match at dimension {d} expected index {list(array.shape)} to be "
-                               f"smaller than self {list(shape)} apart from dimension {dim}")
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {list(array.shape)} to be "
+                f"smaller than self {list(shape)} apart from dimension {dim}"
+            )
     if array.size:
         high, low = array.max(), array.min()
         if high >= shape[dim] or low < -shape[dim]:
-            raise RuntimeError(f"index {high if high >= shape[dim] else low} is out of bounds for dimension {dim} "
-                               f"with size {shape[dim]}")
+            raise RuntimeError(
+                f"index {high if high >= shape[dim] else low} is out of bounds for dimension {dim} "
+                f"with size {shape[dim]}"
+            )
     grids = list(np.ogrid[tuple(slice(0, size) for size in array.shape)]) if array.ndim else []
     if grids:
         grids[dim] = array
@@ -778,6 +848,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
         result = result.reshape(())
     if out is not None:
         from .inplace import copy_into_out
+
         return copy_into_out(out, result)
     return result
 
@@ -820,8 +891,15 @@ class ScatterValue(Scatter, node="ScatterBackward1"):
     pass
 
 
-_REDUCERS = {"sum": np.add, "add": np.add, "prod": np.multiply, "multiply": np.multiply, "mean": np.add,
-             "amax": np.maximum, "amin": np.minimum}
+_REDUCERS = {
+    "sum": np.add,
+    "add": np.add,
+    "prod": np.multiply,
+    "multiply": np.multiply,
+    "mean": np.add,
+    "amax": np.maximum,
+    "amin": np.minimum,
+}
 
 
 class ScatterWithReduce(Primitive, node="NotImplemented"):
@@ -836,8 +914,10 @@ class ScatterWithReduce(Primitive, node="NotImplemented"):
 
     @staticmethod
     def backward(ctx, grad):
-        raise RuntimeError("the derivative for 'scatter' with the 'reduce' argument is not implemented (as in "
-                           "PyTorch); use scatter_reduce or scatter_add instead.")
+        raise RuntimeError(
+            "the derivative for 'scatter' with the 'reduce' argument is not implemented (as in "
+            "PyTorch); use scatter_reduce or scatter_add instead."
+        )
 
 
 def _scatter_source(input, src, value, op_name):
@@ -864,9 +944,13 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         if reduce not in ("add", "multiply"):
             raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
         if isinstance(src, Tensor):
-            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed "
-                          "in a future PyTorch release. Use torch.scatter_reduce instead for more reduction "
-                          "options.", UserWarning, stacklevel=2)
+            warnings.warn(
+                "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed "
+                "in a future PyTorch release. Use torch.scatter_reduce instead for more reduction "
+                "options.",
+                UserWarning,
+                stacklevel=2,
+            )
         return ScatterWithReduce.apply(input, dim, full_index, src, reduce)
     function = Scatter if isinstance(src, Tensor) else ScatterValue
     return function.apply(input, dim, full_index, src)
@@ -894,8 +978,11 @@ class ScatterReduce(Primitive, node="ScatterReduceBackward0"):
         _REDUCERS[reduce].at(result, index, source)
         if reduce == "mean":
             counts = np.maximum(_scatter_counts(result.shape, index, include_self), 1)
-            result = np.floor_divide(result, counts, dtype=result.dtype) if result.dtype.kind in "iu" \
+            result = (
+                np.floor_divide(result, counts, dtype=result.dtype)
+                if result.dtype.kind in "iu"
                 else (result / counts).astype(result.dtype)
+            )
         result = result.reshape(a.shape)
         if reduce in ("prod", "amax", "amin"):
             ctx.save_for_backward(a, src, result)
@@ -904,6 +991,7 @@ class ScatterReduce(Primitive, node="ScatterReduceBackward0"):
     @staticmethod
     def backward(ctx, grad):
         from . import comparison
+
         input, src, result = ctx.saved_tensors if ctx.reduce in ("prod", "amax", "amin") else (None,) * 3
         index, dim, reduce, include_self = ctx.index, ctx.dim, ctx.reduce, ctx.include_self
         touched = new_tensor(_scatter_counts(grad._data.shape, index, False) > 0)
@@ -944,7 +1032,9 @@ def _source_tensor(src, index):
 
 
 _REDUCE_IDENTITY = {
-    "sum": lambda dtype: 0, "mean": lambda dtype: 0, "prod": lambda dtype: 1,
+    "sum": lambda dtype: 0,
+    "mean": lambda dtype: 0,
+    "prod": lambda dtype: 1,
     "amax": lambda dtype: -np.inf if dtype.kind == "f" else np.iinfo(dtype).min,
     "amin": lambda dtype: np.inf if dtype.kind == "f" else np.iinfo(dtype).max,
 }
@@ -1018,8 +1108,11 @@ class Put(Primitive, node="PutBackward0"):
     def backward(ctx, grad):
         grad_a = grad_source = None
         if ctx.needs_input_grad[0]:
-            grad_a = grad if ctx.accumulate else Put.apply(
-                grad, ctx.index, np.zeros(ctx.source_shape, dtype=grad._data.dtype), False)
+            grad_a = (
+                grad
+                if ctx.accumulate
+                else Put.apply(grad, ctx.index, np.zeros(ctx.source_shape, dtype=grad._data.dtype), False)
+            )
         if ctx.needs_input_grad[2]:
             grad_source = Take.apply(grad, ctx.index).reshape(ctx.source_shape)
         return grad_a, None, grad_source, None
@@ -1032,8 +1125,10 @@ def put(input, index, source, accumulate=False):
     if source._data.dtype != input._data.dtype:
         raise RuntimeError(f"put_(): self ({input.dtype}) and source ({source.dtype}) must have the same scalar type")
     if source._data.size != array.size:
-        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
-                           f"source.numel() = {source._data.size}, index.numel() = {array.size}")
+        raise IndexError(
+            f"put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source._data.size}, index.numel() = {array.size}"
+        )
     return Put.apply(input, array, source, bool(accumulate))
 
 
@@ -1045,8 +1140,10 @@ def take_along_dim(input, indices, dim=None):
     ndim = input._data.ndim
     dim = normalize_dim(dim, ndim, "take_along_dim")
     if indices._data.ndim != ndim:
-        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
-                           f"but got {ndim} dimensions for input, and {indices._data.ndim} dimensions for indices")
+        raise RuntimeError(
+            f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+            f"but got {ndim} dimensions for input, and {indices._data.ndim} dimensions for indices"
+        )
     input_shape, index_shape = list(input._data.shape), list(indices._data.shape)
     input_shape[dim] = index_shape[dim] = 1
     shape = list(_broadcast_shape(tuple(input_shape), tuple(index_shape), "take_along_dim"))

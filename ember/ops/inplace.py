@@ -5,6 +5,7 @@ the version counter. When gradients are involved the tensor's history is rebased
 if the tensor is a view, its base's history is rebased too (PyTorch's CopySlices), so gradients of
 the base see the change.
 """
+
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from ..autograd import grad_mode, forward_ad as _forward_ad
@@ -21,34 +22,44 @@ def _check_leaf(tensor, op_name):
     if tensor._requires_grad and tensor._grad_fn is None:
         raise RuntimeError(
             f"a leaf Variable that requires grad is being used in an in-place operation ({op_name}). "
-            "Modify its values under `with ember.no_grad():` (as optimizers do), or work on a clone.")
+            "Modify its values under `with ember.no_grad():` (as optimizers do), or work on a clone."
+        )
     base = tensor._base
     if base is not None and base._requires_grad and base._grad_fn is None:
         raise RuntimeError(
             f"a view of a leaf Variable that requires grad is being used in an in-place operation ({op_name}). "
-            "Modify it under `with ember.no_grad():`, or work on a clone of the leaf.")
+            "Modify it under `with ember.no_grad():`, or work on a clone of the leaf."
+        )
 
 
 def _write(tensor, result, op_name):
     target, source = tensor._data, result._data
     # (an empty array may carry stride 0 from NumPy: nothing is written, so nothing overlaps)
-    if target.size and 0 in target.strides and any(stride == 0 and size > 1
-                                                   for stride, size in zip(target.strides, target.shape)):
+    if (
+        target.size
+        and 0 in target.strides
+        and any(stride == 0 and size > 1 for stride, size in zip(target.strides, target.shape))
+    ):
         raise RuntimeError(
             f"{op_name}: unsupported operation: more than one element of the written-to tensor refers to a single "
-            "memory location (it was made by expand). Please clone() the tensor before performing the operation.")
+            "memory location (it was made by expand). Please clone() the tensor before performing the operation."
+        )
     if not target.flags.writeable:
-        raise RuntimeError(f"{op_name}: the tensor's memory is read-only (a NumPy array marked read-only); clone() "
-                           "it first")
+        raise RuntimeError(
+            f"{op_name}: the tensor's memory is read-only (a NumPy array marked read-only); clone() it first"
+        )
     if source.shape != target.shape:
         try:
             source = np.broadcast_to(source, target.shape)
         except ValueError:
-            raise RuntimeError(f"{op_name}: output with shape {list(target.shape)} doesn't match the broadcast "
-                               f"shape {list(result.shape)}") from None
+            raise RuntimeError(
+                f"{op_name}: output with shape {list(target.shape)} doesn't match the broadcast "
+                f"shape {list(result.shape)}"
+            ) from None
     if source.dtype != target.dtype and not np.can_cast(source.dtype, target.dtype, "same_kind"):
-        raise RuntimeError(f"{op_name}: result type {result.dtype} can't be cast to the desired output type "
-                           f"{tensor.dtype}")
+        raise RuntimeError(
+            f"{op_name}: result type {result.dtype} can't be cast to the desired output type {tensor.dtype}"
+        )
     np.copyto(target, source, casting="unsafe")
 
 
@@ -56,8 +67,9 @@ def apply_inplace(tensor, op_name, out_of_place, *args, **kwargs):
     """Run `out_of_place(tensor, *args)` and store its result in `tensor` itself."""
     if not isinstance(tensor, Tensor):
         raise TypeError(f"{op_name}: expected a Tensor, got {type(tensor).__name__}")
-    recording = _grad_state.enabled and (tensor._requires_grad or any(
-        isinstance(arg, Tensor) and arg._requires_grad for arg in args))
+    recording = _grad_state.enabled and (
+        tensor._requires_grad or any(isinstance(arg, Tensor) and arg._requires_grad for arg in args)
+    )
     if not recording:
         if _grad_state.enabled:
             _check_leaf(tensor, op_name)
@@ -149,6 +161,7 @@ class CopySlices(Primitive, node="CopySlices"):
         grad_base = grad_values = None
         if ctx.needs_input_grad[0]:
             from .creation import zeros_like
+
             region = ctx.replay(grad)
             grad_base = CopySlices.apply(grad, zeros_like(region), ctx.replay)
         if ctx.needs_input_grad[1]:
@@ -162,13 +175,18 @@ def copy_into_out(out, result):
     """Write an op's result into a user's `out=` tensor (resized when its shape differs)."""
     if _grad_state.enabled and (out._requires_grad or result._requires_grad):
         op_name = result._grad_fn.name().split("Backward")[0].lower() if result._grad_fn else "op"
-        raise RuntimeError(f"{op_name}(): functions with out=... "
-                           "arguments don't support automatic differentiation, but one of the arguments "
-                           "requires grad.")
-    if _forward_ad.state.level is not None and (_forward_ad.tangent_of(out) is not None
-                                                or _forward_ad.tangent_of(result) is not None):
-        raise RuntimeError(f"Trying to use forward AD with {result._grad_fn.name() if result._grad_fn else 'op'} "
-                           "that does not support it because it is an out= function")
+        raise RuntimeError(
+            f"{op_name}(): functions with out=... "
+            "arguments don't support automatic differentiation, but one of the arguments "
+            "requires grad."
+        )
+    if _forward_ad.state.level is not None and (
+        _forward_ad.tangent_of(out) is not None or _forward_ad.tangent_of(result) is not None
+    ):
+        raise RuntimeError(
+            f"Trying to use forward AD with {result._grad_fn.name() if result._grad_fn else 'op'} "
+            "that does not support it because it is an out= function"
+        )
     if out._data.shape != result._data.shape:
         out._data = np.empty(result._data.shape, dtype=out._data.dtype)
     _write(out, result.detach(), "out=")

@@ -1,4 +1,5 @@
 """The in-place variants (`add_`, `mul_`, `zero_`, ...), each made from its out-of-place op."""
+
 from .._backend import np
 from .._validation import check_fits
 from .._tensor import new_tensor
@@ -11,8 +12,10 @@ __all__ = []
 
 def inplace_variant(function, name):
     """`tensor.name_(*args)`: compute `function(tensor, *args)` and store it in `tensor`."""
+
     def method(input, *args, **kwargs):
         return apply_inplace(input, name, function, *args, **kwargs)
+
     method.__name__ = name
     method.__doc__ = f"In-place version of `{function.__name__}`: stores the result in the tensor itself."
     return method
@@ -23,8 +26,9 @@ for _declaration in list(DECLARATIONS.values()):
     if _declaration.inplace:
         _name = _declaration.name + "_"
         globals()[_name] = inplace_variant(_declaration.function, _name)
-        _register(OpDeclaration(_name, globals()[_name], _declaration.primitives, True, False,
-                                inplace_of=_declaration.name))
+        _register(
+            OpDeclaration(_name, globals()[_name], _declaration.primitives, True, False, inplace_of=_declaration.name)
+        )
         __all__.append(_name)
 
 
@@ -39,9 +43,13 @@ def _filled(input, value):
 
 def _copied(input, source):
     from ._common import as_tensor
+
     source = as_tensor(source)
-    return conversion.to(source, input.dtype).expand(input.shape) if source.shape != input.shape \
+    return (
+        conversion.to(source, input.dtype).expand(input.shape)
+        if source.shape != input.shape
         else conversion.to(source, input.dtype)
+    )
 
 
 @op(method=True)

@@ -1,6 +1,7 @@
 """Resampling of spatial dims (`torch.nn.functional.interpolate`): nearest, linear and cubic modes as
 index gathers or small (out, in) weight matrices applied with matmul, so results are differentiable twice.
 """
+
 import math
 
 from .._backend import np
@@ -26,11 +27,13 @@ def _source_positions(in_size, out_size, scale, align_corners, mode):
 
 def _cubic_weights(t, a=-0.75):
     """Keys' cubic convolution weights of the four taps around a fractional position t in [0, 1)."""
+
     def near(x):
         return ((a + 2) * x - (a + 3)) * x * x + 1
 
     def far(x):
         return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
@@ -55,8 +58,15 @@ def _interpolation_matrix(in_size, out_size, scale, align_corners, mode, dtype):
 _MODE_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 
 
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
-                antialias=False):
+def interpolate(
+    input,
+    size=None,
+    scale_factor=None,
+    mode="nearest",
+    align_corners=None,
+    recompute_scale_factor=None,
+    antialias=False,
+):
     """Resize the spatial dims of (N, C, ...) to `size` or by `scale_factor`.
 
     Modes: 'nearest', 'nearest-exact', 'linear' (3-D input), 'bilinear' / 'bicubic' (4-D),
@@ -67,13 +77,15 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError("interpolate: antialias=True is not available in ember")
     n = input.dim() - 2
     if n < 1:
-        raise ValueError(f"interpolate: expected an input with a batch and a channel dim (N, C, ...), got "
-                         f"{list(input.shape)}")
+        raise ValueError(
+            f"interpolate: expected an input with a batch and a channel dim (N, C, ...), got {list(input.shape)}"
+        )
     if mode in _MODE_DIMS and _MODE_DIMS[mode] != n:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_MODE_DIMS[mode] + 2}D input")
     if align_corners is not None and mode in ("nearest", "nearest-exact", "area"):
-        raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
-                         "bicubic | trilinear")
+        raise ValueError(
+            "align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear"
+        )
     align_corners = bool(align_corners)
     if (size is None) == (scale_factor is None):
         raise ValueError("either size or scale_factor should be defined, and not both")
@@ -81,12 +93,15 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if size is not None:
         out_size = tuple(int(s) for s in (size if isinstance(size, (tuple, list)) else (size,) * n))
         if len(out_size) != n:
-            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
-                             f"spatial dimensions of {list(in_size)} and output size of {list(out_size)}.")
+            raise ValueError(
+                f"Input and output must have the same number of spatial dimensions, but got input with "
+                f"spatial dimensions of {list(in_size)} and output size of {list(out_size)}."
+            )
         scales = (None,) * n
     else:
-        scales = tuple(float(s) for s in (scale_factor if isinstance(scale_factor, (tuple, list))
-                                          else (scale_factor,) * n))
+        scales = tuple(
+            float(s) for s in (scale_factor if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * n)
+        )
         out_size = tuple(int(math.floor(i * s)) for i, s in zip(in_size, scales))
         if recompute_scale_factor:
             scales = (None,) * n
@@ -103,7 +118,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             matrix = _interpolation_matrix(i, o, scale, align_corners, kind, input._data.dtype)
             output = (output.transpose(dim, -1) @ matrix.t()).transpose(dim, -1)
         else:
-            raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
-                                      f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
-                                      f"nearest-exact (got {mode})")
+            raise NotImplementedError(
+                f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
+                f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                f"nearest-exact (got {mode})"
+            )
     return output.contiguous()

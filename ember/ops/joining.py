@@ -3,6 +3,7 @@
 Splits (`split`, `chunk`, `unbind`, `tensor_split`, `narrow`), `diagonal` and `unfold` return views
 that share memory with their input; the others return new tensors.
 """
+
 import math
 import numbers
 import warnings
@@ -18,22 +19,51 @@ from .indexing import BasicIndex, basic_view, index_select
 from ._tangents import linear_jvp
 from ._declare import op, alias
 
-__all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "split",
-           "split_with_sizes",
-           "tensor_split", "chunk", "unbind", "narrow", "select", "flip", "fliplr", "flipud", "roll", "repeat", "tile",
-           "repeat_interleave", "tril", "triu", "diag", "diagonal", "diag_embed", "diagflat", "meshgrid",
-           "cartesian_prod", "unfold"]
-
+__all__ = [
+    "cat",
+    "concat",
+    "concatenate",
+    "stack",
+    "hstack",
+    "vstack",
+    "dstack",
+    "column_stack",
+    "split",
+    "split_with_sizes",
+    "tensor_split",
+    "chunk",
+    "unbind",
+    "narrow",
+    "select",
+    "flip",
+    "fliplr",
+    "flipud",
+    "roll",
+    "repeat",
+    "tile",
+    "repeat_interleave",
+    "tril",
+    "triu",
+    "diag",
+    "diagonal",
+    "diag_embed",
+    "diagflat",
+    "meshgrid",
+    "cartesian_prod",
+    "unfold",
+]
 
 
 def _tensor_list(tensors, op_name):
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{op_name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
-                        f"{type(tensors).__name__}")
+        raise TypeError(
+            f"{op_name}(): argument 'tensors' (position 1) must be tuple of Tensors, not {type(tensors).__name__}"
+        )
     for position, item in enumerate(tensors):
         if not isinstance(item, Tensor):
-            raise TypeError(f"{op_name}(): expected Tensor as element {position} in argument 0, but got "
-                            f"{type(item).__name__}")
+            raise TypeError(
+                f"{op_name}(): expected Tensor as element {position} in argument 0, but got {type(item).__name__}"
+            )
     if not tensors:
         raise ValueError(f"torch.{op_name}(): expected a non-empty list of Tensors")
     return list(tensors)
@@ -85,15 +115,16 @@ def cat(tensors, dim=0, *, out=None):
             raise RuntimeError(f"Tensors must have same number of dimensions: got {len(reference)} and {len(shape)}")
         for d, (size, expected) in enumerate(zip(shape, reference)):
             if d != dim and size != expected:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected size {expected} "
-                                   f"but got size {size} for tensor number {number} in the list.")
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {dim}. Expected size {expected} "
+                    f"but got size {size} for tensor number {number} in the list."
+                )
     result = Cat.apply(dim, *_promoted(kept))
     if out is not None:
         from .inplace import copy_into_out
+
         return copy_into_out(out, result)
     return result
-
-
 
 
 class Stack(Primitive, node="StackBackward0"):
@@ -105,8 +136,10 @@ class Stack(Primitive, node="StackBackward0"):
     @staticmethod
     def backward(ctx, grad):
         prefix = (slice(None),) * ctx.dim
-        return (None,) + tuple(BasicIndex.apply(grad, prefix + (position, Ellipsis)) if needed else None
-                               for position, needed in enumerate(ctx.needs_input_grad[1:]))
+        return (None,) + tuple(
+            BasicIndex.apply(grad, prefix + (position, Ellipsis)) if needed else None
+            for position, needed in enumerate(ctx.needs_input_grad[1:])
+        )
 
     jvp = linear_jvp
 
@@ -118,12 +151,15 @@ def stack(tensors, dim=0, *, out=None):
     reference = tensors[0]._data.shape
     for number, item in enumerate(tensors):
         if item._data.shape != reference:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(reference)} at entry 0 "
-                               f"and {list(item.shape)} at entry {number}")
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(reference)} at entry 0 "
+                f"and {list(item.shape)} at entry {number}"
+            )
     dim = normalize_dim(dim, len(reference) + 1, "stack")
     result = Stack.apply(dim, *_promoted(tensors))
     if out is not None:
         from .inplace import copy_into_out
+
         return copy_into_out(out, result)
     return result
 
@@ -184,7 +220,8 @@ class _MultiOutputView(_Replay):
             f"Output {output_nr} of {self.node_name} is a view and is being modified inplace. This view is the "
             "output of a function that returns multiple views. Such functions do not allow the output views to "
             "be modified inplace. You should replace the inplace operation by an out-of-place one (e.g. clone() "
-            "the output first).")
+            "the output first)."
+        )
 
 
 class Split(Primitive, node="SplitBackward0"):
@@ -225,8 +262,10 @@ def _split_sizes(input, split_size_or_sections, dim):
         return [min(step, size - start) for start in range(0, size, step)] or [0], False
     sizes = [int(s) for s in split_size_or_sections]
     if sum(sizes) != size or any(s < 0 for s in sizes):
-        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
-                           f"dimension {dim}), but got split_sizes={sizes}")
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
+            f"dimension {dim}), but got split_sizes={sizes}"
+        )
     return sizes, True
 
 
@@ -239,8 +278,7 @@ def split(tensor, split_size_or_sections, dim=0):
     function = SplitWithSizes if with_sizes else Split
     outputs = function.apply(tensor, dim, tuple(sizes))
     starts = np.cumsum([0] + sizes[:-1]).tolist()
-    return _views_of(outputs, tensor, function._backward_cls.__name__,
-                     lambda i: (narrow, dim, starts[i], sizes[i]))
+    return _views_of(outputs, tensor, function._backward_cls.__name__, lambda i: (narrow, dim, starts[i], sizes[i]))
 
 
 @op(method=True)
@@ -274,11 +312,15 @@ def tensor_split(input, indices_or_sections, dim=0):
         small, extra = divmod(size, sections)
         bounds = np.cumsum([0] + [small + 1] * extra + [small] * (sections - extra)).tolist()
     else:
-        indices = [int(i) for i in (indices_or_sections.tolist() if isinstance(indices_or_sections, Tensor)
-                                    else indices_or_sections)]
+        indices = [
+            int(i)
+            for i in (indices_or_sections.tolist() if isinstance(indices_or_sections, Tensor) else indices_or_sections)
+        ]
         bounds = [0] + indices + [size]
-    return tuple(basic_view(input, _slice_along(dim, min(start, size), max(min(stop, size), min(start, size))),
-                            "SliceBackward0") for start, stop in zip(bounds[:-1], bounds[1:]))
+    return tuple(
+        basic_view(input, _slice_along(dim, min(start, size), max(min(stop, size), min(start, size))), "SliceBackward0")
+        for start, stop in zip(bounds[:-1], bounds[1:])
+    )
 
 
 class Unbind(Primitive, node="UnbindBackward0"):
@@ -303,8 +345,9 @@ def unbind(input, dim=0):
     outputs = Unbind.apply(input, dim)
     outputs = outputs if type(outputs) is tuple else (outputs,)
     prefix = (slice(None),) * dim
-    return _views_of(outputs, input, "UnbindBackward0",
-                     lambda i: (basic_view, prefix + (i, Ellipsis), "SelectBackward0"))
+    return _views_of(
+        outputs, input, "UnbindBackward0", lambda i: (basic_view, prefix + (i, Ellipsis), "SelectBackward0")
+    )
 
 
 @op(method=True)
@@ -336,8 +379,9 @@ def select(input, dim, index):
     size = input._data.shape[dim]
     index = int(index)
     if not -size <= index < size:
-        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
-                         f"dimension {dim}")
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {dim}"
+        )
     return basic_view(input, (slice(None),) * dim + (index % size, Ellipsis), "SelectBackward0")
 
 
@@ -346,8 +390,10 @@ def _dims_of(dims, ndim, op_name):
     dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
     normalized = tuple(normalize_dim(d, ndim, op_name) for d in dims)
     if len(set(normalized)) != len(normalized):
-        raise RuntimeError(f"dims has duplicates, original flip dims size={len(dims)}, but unique flip dims "
-                           f"size={len(set(normalized))}")
+        raise RuntimeError(
+            f"dims has duplicates, original flip dims size={len(dims)}, but unique flip dims "
+            f"size={len(set(normalized))}"
+        )
     return normalized
 
 
@@ -417,8 +463,11 @@ class Repeat(Primitive, node="RepeatBackward0"):
     def forward(ctx, a, repeats):
         shape = (1,) * (len(repeats) - a.ndim) + a.shape
         ctx.input_shape, ctx.shape, ctx.repeats = a.shape, shape, repeats
-        return allocate(lambda _: np.tile(a.reshape(shape), repeats),
-                        tuple(size * times for size, times in zip(shape, repeats)), a.dtype)
+        return allocate(
+            lambda _: np.tile(a.reshape(shape), repeats),
+            tuple(size * times for size, times in zip(shape, repeats)),
+            a.dtype,
+        )
 
     @staticmethod
     def backward(ctx, grad):
@@ -433,8 +482,10 @@ def repeat(input, *sizes):
     """Tile the tensor `sizes[i]` times along each dim (new leading dims when sizes is longer)."""
     sizes = parse_shape(sizes, "repeat", "repeats")
     if len(sizes) < input._data.ndim:
-        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
-                           f"tensor (repeat dims {list(sizes)} for a tensor of shape {list(input.shape)})")
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+            f"tensor (repeat dims {list(sizes)} for a tensor of shape {list(input.shape)})"
+        )
     if any(size < 0 for size in sizes):
         raise RuntimeError(f"Trying to create tensor with negative dimension: repeats {list(sizes)}")
     return Repeat.apply(input, sizes)
@@ -467,12 +518,14 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if repeats < 0:
             raise RuntimeError("repeats can not be negative")
         shape = input._data.shape
-        expanded = input.unsqueeze(dim + 1).expand(shape[:dim + 1] + (int(repeats),) + shape[dim + 1:])
-        return expanded.contiguous().view(shape[:dim] + (shape[dim] * int(repeats),) + shape[dim + 1:])
+        expanded = input.unsqueeze(dim + 1).expand(shape[: dim + 1] + (int(repeats),) + shape[dim + 1 :])
+        return expanded.contiguous().view(shape[:dim] + (shape[dim] * int(repeats),) + shape[dim + 1 :])
     counts = repeats if isinstance(repeats, Tensor) else new_tensor(np.asarray(repeats, dtype=np.int64))
     if counts._data.size != input._data.shape[dim]:
-        raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
-                           f"{counts._data.size} and input.size({dim}) = {input._data.shape[dim]}")
+        raise RuntimeError(
+            f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+            f"{counts._data.size} and input.size({dim}) = {input._data.shape[dim]}"
+        )
     if (counts._data < 0).any():
         raise RuntimeError("repeats can not be negative")
     return index_select(input, dim, repeat_interleave(counts))
@@ -621,8 +674,11 @@ def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if indexing is None:
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
-                      UserWarning, stacklevel=2)
+        warnings.warn(
+            "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+            UserWarning,
+            stacklevel=2,
+        )
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
@@ -664,8 +720,8 @@ class Unfold(Primitive, node="UnfoldBackward0"):
     def forward(ctx, a, dim, size, step):
         ctx.input_shape, ctx.args = a.shape, (dim, size, step)
         count = (a.shape[dim] - size) // step + 1
-        shape = a.shape[:dim] + (count,) + a.shape[dim + 1:] + (size,)
-        strides = a.strides[:dim] + (a.strides[dim] * step,) + a.strides[dim + 1:] + (a.strides[dim],)
+        shape = a.shape[:dim] + (count,) + a.shape[dim + 1 :] + (size,)
+        strides = a.strides[:dim] + (a.strides[dim] * step,) + a.strides[dim + 1 :] + (a.strides[dim],)
         return as_strided(a, shape, strides)
 
     @staticmethod
@@ -707,6 +763,7 @@ def unfold(input, dimension, size, step):
     if not ndim:
         output = output.reshape(size)
     return make_view(output, input, _Replay(unfold, dim, size, step))
+
 
 # PyTorch's other names for the ops above.
 concat = alias(cat, "concat", method=True)

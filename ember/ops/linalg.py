@@ -10,6 +10,7 @@ the engine.
 The `torch.linalg` spellings (`linalg.inv`, `linalg.svd` returning Vh, ...) live in `ember.linalg`,
 which re-exports the functions here that are not top-level names.
 """
+
 import collections
 import math
 import string
@@ -26,9 +27,39 @@ from .reduction import LinalgVectorNorm
 from ._tangents import add_tangents
 from ._declare import op, alias
 
-__all__ = ["matmul", "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "addmv", "addbmm", "baddbmm", "addr",
-           "einsum", "tensordot", "kron", "trace", "cross", "inverse", "det", "logdet", "slogdet", "cholesky",
-           "qr", "svd", "pinverse", "matrix_power", "chain_matmul", "block_diag", "cdist", "norm", "dist"]
+__all__ = [
+    "matmul",
+    "mm",
+    "bmm",
+    "mv",
+    "dot",
+    "outer",
+    "ger",
+    "addmm",
+    "addmv",
+    "addbmm",
+    "baddbmm",
+    "addr",
+    "einsum",
+    "tensordot",
+    "kron",
+    "trace",
+    "cross",
+    "inverse",
+    "det",
+    "logdet",
+    "slogdet",
+    "cholesky",
+    "qr",
+    "svd",
+    "pinverse",
+    "matrix_power",
+    "chain_matmul",
+    "block_diag",
+    "cdist",
+    "norm",
+    "dist",
+]
 
 
 class LinAlgError(RuntimeError):
@@ -57,7 +88,8 @@ def _check_same_dtype(op_name, *tensors):
         if other._data.dtype != first:
             raise RuntimeError(
                 f"{op_name}: expected all operands to have the same dtype, but got "
-                f"{', '.join(str(t.dtype) for t in tensors)}; convert one of them, e.g. b.to(a.dtype)")
+                f"{', '.join(str(t.dtype) for t in tensors)}; convert one of them, e.g. b.to(a.dtype)"
+            )
 
 
 def _check_products(op_name, *tensors):
@@ -74,12 +106,14 @@ def _check_matrix_input(A, op_name, square=True):
     if A._data.dtype == np.float16:
         raise RuntimeError(f"{op_name}: Low precision dtypes not supported. Got {A.dtype}; use .float()")
     if A._data.ndim < 2:
-        raise RuntimeError(f"{op_name}: The input tensor A must have at least 2 dimensions, but it has shape "
-                           f"{list(A.shape)}")
+        raise RuntimeError(
+            f"{op_name}: The input tensor A must have at least 2 dimensions, but it has shape {list(A.shape)}"
+        )
     rows, columns = A._data.shape[-2:]
     if square and rows != columns:
-        raise RuntimeError(f"{op_name}: A must be batches of square matrices, but they are {rows} by {columns} "
-                           "matrices")
+        raise RuntimeError(
+            f"{op_name}: A must be batches of square matrices, but they are {rows} by {columns} matrices"
+        )
 
 
 def _lapack(function, op_name, problem, *arrays, **kwargs):
@@ -111,7 +145,7 @@ def _write_out(result, out):
 def _save_operands(ctx, a, b, first=0):
     """Save of `a @ b` only what the wanted gradients read (b for a's, a for b's), as PyTorch does,
     so an in-place change of the other operand does not invalidate the node."""
-    needs_a, needs_b = ctx.needs_input_grad[first:first + 2]
+    needs_a, needs_b = ctx.needs_input_grad[first : first + 2]
     ctx.save_for_backward(a if needs_b else None, b if needs_a else None)
     ctx.operand_ndims = a.ndim, b.ndim
 
@@ -158,8 +192,9 @@ class Matmul(Primitive, node="UnsafeViewBackward0"):
     def jvp(ctx, tangent_a, tangent_b):
         a, b = ctx.inputs
         apply = ctx._forward_cls.apply
-        return add_tangents(None if tangent_a is None else apply(tangent_a, b),
-                            None if tangent_b is None else apply(a, tangent_b))
+        return add_tangents(
+            None if tangent_a is None else apply(tangent_a, b), None if tangent_b is None else apply(a, tangent_b)
+        )
 
 
 class Mm(Matmul, node="MmBackward0", backward_on_arrays=True):
@@ -188,16 +223,21 @@ def _sizes(shape):
 def _mismatch_error(a_shape, b_shape):
     """PyTorch's message for `a @ b` whose inner sizes differ, plus the full shapes."""
     if len(a_shape) == 1 and len(b_shape) == 1:
-        return RuntimeError(f"inconsistent tensor size, expected tensor [{a_shape[0]}] and src [{b_shape[0]}] to "
-                            f"have the same number of elements, but got {a_shape[0]} and {b_shape[0]} elements "
-                            "respectively")
+        return RuntimeError(
+            f"inconsistent tensor size, expected tensor [{a_shape[0]}] and src [{b_shape[0]}] to "
+            f"have the same number of elements, but got {a_shape[0]} and {b_shape[0]} elements "
+            "respectively"
+        )
     if len(b_shape) == 1:
-        return RuntimeError(f"size mismatch, got input ({a_shape[-2]}), mat ({_sizes(a_shape[-2:])}), vec "
-                            f"({b_shape[0]})")
+        return RuntimeError(
+            f"size mismatch, got input ({a_shape[-2]}), mat ({_sizes(a_shape[-2:])}), vec ({b_shape[0]})"
+        )
     left = (1,) + tuple(a_shape) if len(a_shape) == 1 else a_shape[-2:]
-    return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_sizes(left)} and {_sizes(b_shape[-2:])}): "
-                        f"the last size of the first operand (full shape {list(a_shape)}) must equal the "
-                        f"second-to-last size of the second (full shape {list(b_shape)})")
+    return RuntimeError(
+        f"mat1 and mat2 shapes cannot be multiplied ({_sizes(left)} and {_sizes(b_shape[-2:])}): "
+        f"the last size of the first operand (full shape {list(a_shape)}) must equal the "
+        f"second-to-last size of the second (full shape {list(b_shape)})"
+    )
 
 
 def _check_batch_broadcast(a_shape, b_shape):
@@ -205,9 +245,11 @@ def _check_batch_broadcast(a_shape, b_shape):
     for index, (size_a, size_b) in enumerate(zip(reversed(batch_a), reversed(batch_b))):
         if size_a != size_b and size_a != 1 and size_b != 1:
             dim = max(len(batch_a), len(batch_b)) - 1 - index
-            raise RuntimeError(f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at "
-                               f"non-singleton dimension {dim} (matmul of shapes {list(a_shape)} and "
-                               f"{list(b_shape)}: their batch dimensions must broadcast)")
+            raise RuntimeError(
+                f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at "
+                f"non-singleton dimension {dim} (matmul of shapes {list(a_shape)} and "
+                f"{list(b_shape)}: their batch dimensions must broadcast)"
+            )
 
 
 @op(Matmul, method=True)
@@ -222,8 +264,9 @@ def matmul(input, other, *, out=None):
         _check_products("matmul", input, other)
     a_shape, b_shape = input._data.shape, other._data.shape
     if not a_shape or not b_shape:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {len(a_shape)}D and "
-                           f"{len(b_shape)}D")
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {len(a_shape)}D and {len(b_shape)}D"
+        )
     if a_shape[-1] != b_shape[-2 if len(b_shape) > 1 else 0]:
         raise _mismatch_error(a_shape, b_shape)
     if len(a_shape) > 2 or len(b_shape) > 2:
@@ -251,8 +294,10 @@ def _check_bmm(op_name, batch1, batch2):
             raise RuntimeError(f"{name} must be a 3D tensor ({op_name} got shape {list(value.shape)})")
     (batches, _, inner), expected = batch1._data.shape, batch2._data.shape
     if expected[:2] != (batches, inner):
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batches}, {inner}] but "
-                           f"got: [{expected[0]}, {expected[1]}].")
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{batches}, {inner}] but "
+            f"got: [{expected[0]}, {expected[1]}]."
+        )
 
 
 @op(Bmm, method=True)
@@ -265,8 +310,10 @@ def bmm(input, mat2, *, out=None):
 
 def _check_mv(op_name, mat, vec):
     if mat._data.ndim != 2 or vec._data.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected: {op_name} takes a 2-D matrix and a 1-D vector, got "
-                           f"{mat._data.ndim}-D and {vec._data.ndim}-D")
+        raise RuntimeError(
+            f"vector + matrix @ vector expected: {op_name} takes a 2-D matrix and a 1-D vector, got "
+            f"{mat._data.ndim}-D and {vec._data.ndim}-D"
+        )
     if mat._data.shape[1] != vec._data.shape[0]:
         raise _mismatch_error(mat._data.shape, vec._data.shape)
 
@@ -297,8 +344,6 @@ def outer(input, vec2, *, out=None):
     if input._data.ndim != 1 or vec2._data.ndim != 1:
         raise RuntimeError(f"outer: expected 1-D tensors, got shapes {list(input.shape)} and {list(vec2.shape)}")
     return _write_out(input.unsqueeze(-1) * vec2, out)
-
-
 
 
 # ---------------------------------------------------------------- beta * input + alpha * product
@@ -359,12 +404,15 @@ class Addbmm(AddProduct, node="AddbmmBackward0"):
 def _add_product(function, op_name, input, a, b, beta, alpha, product_shape, out):
     shape = tuple(input._data.shape)
     if len(shape) > len(product_shape) or any(
-            size not in (1, target) for size, target in zip(reversed(shape), reversed(product_shape))):
-        raise RuntimeError(f"{op_name}: input of shape {list(shape)} does not broadcast to the product's shape "
-                           f"{list(product_shape)}")
+        size not in (1, target) for size, target in zip(reversed(shape), reversed(product_shape))
+    ):
+        raise RuntimeError(
+            f"{op_name}: input of shape {list(shape)} does not broadcast to the product's shape {list(product_shape)}"
+        )
     if input._data.dtype.kind in "biu" and (isinstance(beta, float) or isinstance(alpha, float)):
-        raise RuntimeError(f"{op_name}: for integral input tensors, arguments beta and alpha must not be floating "
-                           "point numbers")
+        raise RuntimeError(
+            f"{op_name}: for integral input tensors, arguments beta and alpha must not be floating point numbers"
+        )
     return _write_out(function.apply(input, a, b, beta, alpha), out)
 
 
@@ -373,12 +421,12 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """`beta * input + alpha * (mat1 @ mat2)` for matrices; `input` broadcasts to the product's shape."""
     _check_products("addmm", input, mat1, mat2)
     if mat1._data.ndim != 2 or mat2._data.ndim != 2:
-        raise RuntimeError(f"addmm: mat1 and mat2 must be matrices, got shapes {list(mat1.shape)} and "
-                           f"{list(mat2.shape)}")
+        raise RuntimeError(
+            f"addmm: mat1 and mat2 must be matrices, got shapes {list(mat1.shape)} and {list(mat2.shape)}"
+        )
     if mat1._data.shape[1] != mat2._data.shape[0]:
         raise _mismatch_error(mat1._data.shape, mat2._data.shape)
-    return _add_product(Addmm, "addmm", input, mat1, mat2, beta, alpha,
-                        (mat1._data.shape[0], mat2._data.shape[1]), out)
+    return _add_product(Addmm, "addmm", input, mat1, mat2, beta, alpha, (mat1._data.shape[0], mat2._data.shape[1]), out)
 
 
 @op(Addmv, method=True, inplace=True)
@@ -395,8 +443,17 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     _check_products("addr", input, vec1, vec2)
     if vec1._data.ndim != 1 or vec2._data.ndim != 1:
         raise RuntimeError(f"addr: expected 1-D vectors, got shapes {list(vec1.shape)} and {list(vec2.shape)}")
-    return _add_product(Addr, "addr", input, vec1.unsqueeze(-1), vec2.unsqueeze(0), beta, alpha,
-                        (vec1._data.shape[0], vec2._data.shape[0]), out)
+    return _add_product(
+        Addr,
+        "addr",
+        input,
+        vec1.unsqueeze(-1),
+        vec2.unsqueeze(0),
+        beta,
+        alpha,
+        (vec1._data.shape[0], vec2._data.shape[0]),
+        out,
+    )
 
 
 @op(Baddbmm, method=True, inplace=True)
@@ -430,8 +487,10 @@ def multi_dot(tensors, *, out=None):
     for position, value in enumerate(tensors):
         allowed = (1, 2) if position in (0, len(tensors) - 1) else (2,)
         if value._data.ndim not in allowed:
-            raise RuntimeError(f"multi_dot(): tensor {position} must be "
-                               f"{'1D or 2D' if len(allowed) == 2 else '2D'} but got {value._data.ndim}D")
+            raise RuntimeError(
+                f"multi_dot(): tensor {position} must be "
+                f"{'1D or 2D' if len(allowed) == 2 else '2D'} but got {value._data.ndim}D"
+            )
     result = tensors[0]
     for value in tensors[1:]:
         result = matmul(result, value)
@@ -441,8 +500,11 @@ def multi_dot(tensors, *, out=None):
 @op()
 def chain_matmul(*matrices, out=None):
     """Deprecated spelling of `linalg.multi_dot` (2-D matrices only)."""
-    warnings.warn("ember.chain_matmul is deprecated; use ember.linalg.multi_dot, which takes a list of tensors",
-                  DeprecationWarning, stacklevel=2)
+    warnings.warn(
+        "ember.chain_matmul is deprecated; use ember.linalg.multi_dot, which takes a list of tensors",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     for position, value in enumerate(matrices):
         if isinstance(value, Tensor) and value._data.ndim != 2:
             raise RuntimeError(f"chain_matmul(): tensor {position} must be 2D but got {value._data.ndim}D")
@@ -456,8 +518,9 @@ def matrix_power(input, n):
     """`input` multiplied by itself `n` times (n < 0: of its inverse; n == 0: the identity)."""
     _check_tensor(input, "matrix_power")
     if input._data.ndim < 2 or input._data.shape[-1] != input._data.shape[-2]:
-        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but got shape "
-                           f"{list(input.shape)}")
+        raise RuntimeError(
+            f"linalg.matrix_power: A must be batches of square matrices, but got shape {list(input.shape)}"
+        )
     if not isinstance(n, int):
         raise TypeError(f"matrix_power(): argument 'n' must be int, not {type(n).__name__}")
     if n == 0:
@@ -491,8 +554,10 @@ class Einsum(Primitive, node="EinsumBackward0"):
     def backward(ctx, grad):
         operands = ctx.saved_tensors
         needs = ctx.needs_input_grad[1:]
-        return (None,) + tuple(_einsum_operand_grad(grad, ctx.spec, operands, index) if needs[index] else None
-                               for index in range(len(operands)))
+        return (None,) + tuple(
+            _einsum_operand_grad(grad, ctx.spec, operands, index) if needs[index] else None
+            for index in range(len(operands))
+        )
 
 
 def _einsum_operand_grad(grad, spec, operands, index):
@@ -535,12 +600,16 @@ def _parse_einsum(equation, shapes):
     raw_terms = left.split(",")
     if len(raw_terms) != len(shapes):
         more = "more" if len(shapes) > len(raw_terms) else "fewer"
-        raise RuntimeError(f"einsum(): {more} operands were provided than specified in the equation "
-                         f"{equation!r} ({len(shapes)} operands, {len(raw_terms)} subscript terms)")
+        raise RuntimeError(
+            f"einsum(): {more} operands were provided than specified in the equation "
+            f"{equation!r} ({len(shapes)} operands, {len(raw_terms)} subscript terms)"
+        )
     for character in equation.replace("...", "").replace(",", "").replace("->", ""):
         if character not in _EINSUM_LABELS:
-            raise RuntimeError(f"einsum(): invalid subscript given at index {equation.index(character)} in the "
-                             f"equation string {equation!r}, subscripts must be in [a-zA-Z]")
+            raise RuntimeError(
+                f"einsum(): invalid subscript given at index {equation.index(character)} in the "
+                f"equation string {equation!r}, subscripts must be in [a-zA-Z]"
+            )
     unused = [label for label in _EINSUM_LABELS if label not in equation]
     ellipsis_ndim = 0
     for position, (term, shape) in enumerate(zip(raw_terms, shapes)):
@@ -548,34 +617,40 @@ def _parse_einsum(equation, shapes):
         if "..." in term:
             ellipsis_ndim = max(ellipsis_ndim, len(shape) - explicit)
         if (explicit > len(shape)) or ("..." not in term and explicit != len(shape)):
-            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({explicit}) does not match the "
-                               f"number of dimensions ({len(shape)}) for operand {position}"
-                               + ("" if "..." in term else " and no ellipsis was given"))
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({explicit}) does not match the "
+                f"number of dimensions ({len(shape)}) for operand {position}"
+                + ("" if "..." in term else " and no ellipsis was given")
+            )
     ellipsis_labels = "".join(unused[:ellipsis_ndim])
     terms = []
     for term, shape in zip(raw_terms, shapes):
         count = len(shape) - len(term.replace("...", ""))
-        terms.append(term.replace("...", ellipsis_labels[ellipsis_ndim - count:]))
+        terms.append(term.replace("...", ellipsis_labels[ellipsis_ndim - count :]))
     sizes = {}
     for position, (term, shape) in enumerate(zip(terms, shapes)):
         for label, size in zip(term, shape):
             known = sizes.get(label, 1)
             if size != known and known != 1 and size != 1:
-                raise RuntimeError(f"einsum(): subscript {label} has size {size} for operand {position} which does "
-                                   f"not broadcast with previously seen size {known}")
+                raise RuntimeError(
+                    f"einsum(): subscript {label} has size {size} for operand {position} which does "
+                    f"not broadcast with previously seen size {known}"
+                )
             sizes[label] = max(known, size) if size != 0 and known != 0 else 0
     if arrow:
         output = right.replace("...", ellipsis_labels)
         for label in output:
             if label not in sizes:
-                raise RuntimeError(f"einsum(): output subscript {label} does not appear in the equation for any input "
-                                 "operand")
+                raise RuntimeError(
+                    f"einsum(): output subscript {label} does not appear in the equation for any input operand"
+                )
             if output.count(label) > 1:
                 raise RuntimeError(f"einsum(): output subscript {label} appears more than once in the output")
     else:
         counts = collections.Counter("".join(terms))
-        output = ellipsis_labels + "".join(sorted(label for label in counts
-                                                  if counts[label] == 1 and label not in ellipsis_labels))
+        output = ellipsis_labels + "".join(
+            sorted(label for label in counts if counts[label] == 1 and label not in ellipsis_labels)
+        )
     return tuple(terms), output, sizes
 
 
@@ -619,11 +694,14 @@ def tensordot(a, b, dims=2, out=None):
     for dim_a, dim_b in zip(dims_a, dims_b):
         size_a, size_b = a._data.shape[dim_a], b._data.shape[dim_b]
         if size_a != size_b:
-            raise RuntimeError(f"contracted dimensions need to match, but first has size {size_a} in dim {dim_a} and "
-                               f"second has size {size_b} in dim {dim_b}")
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {size_a} in dim {dim_a} and "
+                f"second has size {size_b} in dim {dim_b}"
+            )
         term_b[dim_b] = term_a[dim_a]
-    output = [label for d, label in enumerate(term_a) if d not in dims_a] + \
-             [label for d, label in enumerate(term_b) if d not in dims_b]
+    output = [label for d, label in enumerate(term_a) if d not in dims_a] + [
+        label for d, label in enumerate(term_b) if d not in dims_b
+    ]
     equation = f"{''.join(term_a)},{''.join(term_b)}->{''.join(output)}"
     return _write_out(einsum(equation, a, b), out)
 
@@ -678,12 +756,15 @@ def cross(input, other, dim=None, *, out=None):
 
 def _cross(input, other, dim, op_name):
     if input.dim() != other.dim():
-        raise RuntimeError(f"{op_name}: inputs must have the same number of dimensions, got {input.dim()} and "
-                           f"{other.dim()}")
+        raise RuntimeError(
+            f"{op_name}: inputs must have the same number of dimensions, got {input.dim()} and {other.dim()}"
+        )
     dim = normalize_dim(dim, input.dim(), op_name)
     if input._data.shape[dim] != 3 or other._data.shape[dim] != 3:
-        raise RuntimeError(f"{op_name}: inputs dimension {dim} must have length 3. Got {input._data.shape[dim]} and "
-                           f"{other._data.shape[dim]}")
+        raise RuntimeError(
+            f"{op_name}: inputs dimension {dim} must have length 3. Got {input._data.shape[dim]} and "
+            f"{other._data.shape[dim]}"
+        )
     a, b = input.movedim(dim, -1), other.movedim(dim, -1)
     next_, after = [1, 2, 0], [2, 0, 1]
     result = a[..., next_] * b[..., after] - a[..., after] * b[..., next_]
@@ -693,8 +774,10 @@ def _cross(input, other, dim, op_name):
 class BlockDiag(Primitive, node="BlockDiagBackward0"):
     @staticmethod
     def forward(ctx, numpy_dtype, *arrays):
-        blocks = [array.reshape((1, -1) if array.ndim == 1 else (1, 1) if array.ndim == 0 else array.shape)
-                  for array in arrays]
+        blocks = [
+            array.reshape((1, -1) if array.ndim == 1 else (1, 1) if array.ndim == 0 else array.shape)
+            for array in arrays
+        ]
         ctx.shapes = [array.shape for array in arrays]
         ctx.corners = np.cumsum([(0, 0)] + [block.shape for block in blocks], axis=0).tolist()
         result = np.zeros(ctx.corners[-1], dtype=numpy_dtype)
@@ -705,8 +788,10 @@ class BlockDiag(Primitive, node="BlockDiagBackward0"):
     @staticmethod
     def backward(ctx, grad):
         corners = ctx.corners
-        return (None,) + tuple(grad[row:end_row, column:end_column].reshape(shape)
-                               for shape, (row, column), (end_row, end_column) in zip(ctx.shapes, corners, corners[1:]))
+        return (None,) + tuple(
+            grad[row:end_row, column:end_column].reshape(shape)
+            for shape, (row, column), (end_row, end_column) in zip(ctx.shapes, corners, corners[1:])
+        )
 
 
 @op(BlockDiag)
@@ -715,8 +800,10 @@ def block_diag(*tensors):
     for position, value in enumerate(tensors):
         _check_tensor(value, "block_diag", f"tensors[{position}]")
         if value._data.ndim > 2:
-            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {position} "
-                               f"has {value._data.ndim} dimensions")
+            raise RuntimeError(
+                f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {position} "
+                f"has {value._data.ndim} dimensions"
+            )
     if not tensors:
         return _constant(np.zeros((1, 0), dtype=_dtype.get_default_dtype().numpy_dtype))  # PyTorch's shape
     result_dtype = tensors[0].dtype
@@ -732,8 +819,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x1.dim() < 2 or x2.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D, X2 got: {x2.dim()}D")
     if x1._data.shape[-1] != x2._data.shape[-1]:
-        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1._data.shape[-1]} X2: "
-                           f"{x2._data.shape[-1]}")
+        raise RuntimeError(
+            f"X1 and X2 must have the same number of columns. X1: {x1._data.shape[-1]} X2: {x2._data.shape[-1]}"
+        )
     if p < 0:
         raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
     return vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)
@@ -745,8 +833,9 @@ def _check_norm_input(x, op_name, dtype):
     if dtype is not None:
         x = x.to(dtype)
     if x._data.dtype.kind != "f":
-        raise RuntimeError(f"{op_name}: Expected a floating point tensor as input. Got {x.dtype}; convert it "
-                           "first, e.g. x.float()")
+        raise RuntimeError(
+            f"{op_name}: Expected a floating point tensor as input. Got {x.dtype}; convert it first, e.g. x.float()"
+        )
     return x
 
 
@@ -757,8 +846,10 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         raise TypeError(f"linalg.vector_norm(): argument 'ord' must be a number, not {type(ord).__name__}")
     dims = normalize_dims(dim, x._data.ndim, "linalg.vector_norm") if dim != () else tuple(range(x._data.ndim))
     if ord < 0 and x._data.size == 0:
-        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
-                           "operation does not have an identity")
+        raise RuntimeError(
+            f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
+            "operation does not have an identity"
+        )
     return _write_out(LinalgVectorNorm.apply(x, float(ord), dims, keepdim), out)
 
 
@@ -776,8 +867,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     (largest/smallest singular value)."""
     A = _check_norm_input(A, "linalg.matrix_norm", dtype)
     if A._data.ndim < 2:
-        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions, got shape "
-                           f"{list(A.shape)}")
+        raise RuntimeError(
+            f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions, got shape {list(A.shape)}"
+        )
     rows, columns = _matrix_dims(dim, A._data.ndim, "linalg.matrix_norm")
     if ord == "fro":
         return _write_out(vector_norm(A, 2, (rows, columns), keepdim), out)
@@ -802,11 +894,13 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     if isinstance(dim, int):
         dim = (dim,)
     if dim is not None and len(dim) == 2 or (dim is None and ord is not None and A.dim() == 2):
-        return matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim, keepdim,
-                           dtype=dtype, out=out)
+        return matrix_norm(
+            A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype, out=out
+        )
     if dim is None and ord is not None and A.dim() != 1:
-        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
-                           f"{A.dim()}D.")
+        raise RuntimeError(
+            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D."
+        )
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
 
 
@@ -838,8 +932,12 @@ def dist(input, other, p=2):
 class Inverse(Primitive, node="LinalgInvExBackward0"):
     @staticmethod
     def forward(ctx, a):
-        result = _lapack(np.linalg.inv, "linalg.inv", "the input matrix is singular, so it has no inverse "
-                         "(linalg.pinv gives a pseudo-inverse)", a)
+        result = _lapack(
+            np.linalg.inv,
+            "linalg.inv",
+            "the input matrix is singular, so it has no inverse (linalg.pinv gives a pseudo-inverse)",
+            a,
+        )
         ctx.save_for_backward(result)
         return result
 
@@ -894,7 +992,7 @@ class Slogdet(Primitive, node="LinalgSlogdetBackward0"):
 
     @staticmethod
     def backward(ctx, grad_sign, grad_logabsdet):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return _cofactor_gradient(grad_logabsdet, a)
 
 
@@ -912,6 +1010,7 @@ def logdet(input):
     sign, logabsdet = Slogdet.apply(input)
     otherwise = np.where(sign._data < 0, np.nan, -np.inf).astype(logabsdet._data.dtype)
     from .indexing import where
+
     return where(sign > 0, logabsdet, _constant(otherwise))
 
 
@@ -951,13 +1050,16 @@ def solve(A, B, *, left=True, out=None):
     vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and B.shape == A.shape[:-1])
     rows = B._data.shape[-1 if vector else -2] if B.dim() else None
     if rows != A._data.shape[-1]:
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
-                           f"({_sizes(A._data.shape[-2:])} and {_sizes(B._data.shape[-2:])})")
+        raise RuntimeError(
+            f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+            f"({_sizes(A._data.shape[-2:])} and {_sizes(B._data.shape[-2:])})"
+        )
     try:
-        np.broadcast_shapes(A._data.shape[:-2], B._data.shape[:-1 if vector else -2])
+        np.broadcast_shapes(A._data.shape[:-2], B._data.shape[: -1 if vector else -2])
     except ValueError:
-        raise RuntimeError(f"linalg.solve: batch dimensions of A {list(A.shape)} and B {list(B.shape)} do not "
-                           "broadcast") from None
+        raise RuntimeError(
+            f"linalg.solve: batch dimensions of A {list(A.shape)} and B {list(B.shape)} do not broadcast"
+        ) from None
     return _write_out(Solve.apply(A, B, vector), out)
 
 
@@ -971,15 +1073,19 @@ def _lower_masks(n, like):
 class Cholesky(Primitive, node="LinalgCholeskyExBackward0"):
     @staticmethod
     def forward(ctx, a):
-        lower = _lapack(np.linalg.cholesky, "linalg.cholesky", "The factorization could not be completed because "
-                        "the input is not positive-definite", a)
+        lower = _lapack(
+            np.linalg.cholesky,
+            "linalg.cholesky",
+            "The factorization could not be completed because the input is not positive-definite",
+            a,
+        )
         ctx.save_for_backward(lower)
         return lower
 
     @staticmethod
     def backward(ctx, grad):
         # gA = sym(L^{-T} Phi(L^T gL) L^{-1}), Phi = lower triangle with the diagonal halved.
-        lower, = ctx.saved_tensors
+        (lower,) = ctx.saved_tensors
         with_diagonal, strict = _lower_masks(lower.shape[-1], lower)
         phi = matmul(lower.mT, grad) * (with_diagonal + strict) * 0.5
         inverse_lower = inverse(lower)
@@ -1022,9 +1128,11 @@ class Qr(Primitive, node="LinalgQrBackward0"):
         q, r = ctx.saved_tensors
         rows, columns = r.shape[-2], r.shape[-1]
         if ctx.mode == "r":
-            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
-                               "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
-                               "linalg.qr.")
+            raise RuntimeError(
+                "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
+                "linalg.qr."
+            )
         if ctx.mode == "complete" and q.shape[-1] > columns:
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
         if rows >= columns:
@@ -1043,8 +1151,9 @@ def linalg_qr(A, mode="reduced", *, out=None):
     """Q (orthonormal columns) and R (upper triangular) with A = QR; mode 'reduced', 'complete' or 'r'."""
     _check_matrix_input(A, "linalg.qr", square=False)
     if mode not in ("reduced", "complete", "r"):
-        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
-                           "or 'complete'")
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'"
+        )
     return QrResult(*Qr.apply(A, mode))
 
 
@@ -1117,8 +1226,11 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     u, s, vh = Svd.apply(input, not some)
     if not compute_uv:
         rows, columns = input._data.shape[-2:]
-        return SvdResult(_constant(np.zeros(input._data.shape[:-1] + (rows,), dtype=u._data.dtype)), s,
-                         _constant(np.zeros(input._data.shape[:-2] + (columns, columns), dtype=u._data.dtype)))
+        return SvdResult(
+            _constant(np.zeros(input._data.shape[:-1] + (rows,), dtype=u._data.dtype)),
+            s,
+            _constant(np.zeros(input._data.shape[:-2] + (columns, columns), dtype=u._data.dtype)),
+        )
     return SvdResult(u, s, vh.mT)
 
 
@@ -1134,8 +1246,9 @@ class Eigh(Primitive, node="LinalgEighBackward0"):
 
     @staticmethod
     def forward(ctx, a, uplo):
-        values, vectors = _lapack(np.linalg.eigh, "linalg.eigh", "the eigenvalue algorithm did not converge", a,
-                                  UPLO=uplo)
+        values, vectors = _lapack(
+            np.linalg.eigh, "linalg.eigh", "the eigenvalue algorithm did not converge", a, UPLO=uplo
+        )
         ctx.save_for_backward(values, vectors)
         ctx.set_materialize_grads(False)
         return values, vectors
@@ -1187,6 +1300,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     tolerance = _rank_tolerance(s._data, A._data.shape, atol, rtol)
     keep = _constant(s._data > tolerance)
     from .indexing import where
+
     reciprocal = where(keep, 1 / where(keep, s, 1.0), 0.0)
     return _write_out(matmul(vh.mT * reciprocal.unsqueeze(-2), u.mT), out)
 
@@ -1217,13 +1331,16 @@ def lstsq(A, B, rcond=None, *, driver=None):
     _check_same_dtype("linalg.lstsq", A, B)
     vector = B.dim() == A.dim() - 1
     if B._data.shape[-1 if vector else -2] != A._data.shape[-2]:
-        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2) (A has shape "
-                           f"{list(A.shape)}, B has shape {list(B.shape)})")
+        raise RuntimeError(
+            f"torch.linalg.lstsq: input.size(-2) should match other.size(-2) (A has shape "
+            f"{list(A.shape)}, B has shape {list(B.shape)})"
+        )
     pseudo_inverse = pinv(A, rtol=rcond)
     solution = matmul(pseudo_inverse, B.unsqueeze(-1)).squeeze(-1) if vector else matmul(pseudo_inverse, B)
     empty = _constant(np.zeros((0,), dtype=A._data.dtype))
     rank = matrix_rank(A.detach(), rtol=rcond)
     return LstsqResult(solution, empty, rank, empty)
+
 
 # PyTorch's other names for the ops above.
 ger = alias(outer, "ger", method=True)

@@ -1,5 +1,4 @@
-"""Linear and bilinear maps (`torch.nn.functional.linear`, `bilinear`).
-"""
+"""Linear and bilinear maps (`torch.nn.functional.linear`, `bilinear`)."""
 
 from .._backend import np
 from ..autograd.function import Primitive
@@ -46,26 +45,30 @@ def linear(input, weight, bias=None):
     _check_tensor(input, "input", "linear")
     _check_tensor(weight, "weight", "linear")
     if weight._data.ndim not in (1, 2) or input._data.ndim == 0:
-        raise RuntimeError(f"linear: expected weight of shape (out_features, in_features) and an input with at "
-                           f"least 1 dim, got input {list(input.shape)} and weight {list(weight.shape)}")
+        raise RuntimeError(
+            f"linear: expected weight of shape (out_features, in_features) and an input with at "
+            f"least 1 dim, got input {list(input.shape)} and weight {list(weight.shape)}"
+        )
     if weight._data.ndim == 1:
         output = input @ weight
         return output + bias if bias is not None else output
     if input._data.shape[-1] != weight._data.shape[1]:
         rows = "x".join(map(str, input._data.shape[:-1])) or "1"
-        raise RuntimeError(f"linear: mat1 and mat2 shapes cannot be multiplied ({rows}x{input._data.shape[-1]} and "
-                           f"{weight._data.shape[1]}x{weight._data.shape[0]}): input {list(input.shape)} has "
-                           f"{input._data.shape[-1]} features but weight {list(weight.shape)} expects "
-                           f"{weight._data.shape[1]}")
+        raise RuntimeError(
+            f"linear: mat1 and mat2 shapes cannot be multiplied ({rows}x{input._data.shape[-1]} and "
+            f"{weight._data.shape[1]}x{weight._data.shape[0]}): input {list(input.shape)} has "
+            f"{input._data.shape[-1]} features but weight {list(weight.shape)} expects "
+            f"{weight._data.shape[1]}"
+        )
     _check_same_dtype(input, weight, "weight", "linear")
     if bias is not None:
         _check_same_dtype(input, bias, "bias", "linear")
         if bias._data.shape not in ((weight._data.shape[0],), (), (1,)):
-            raise RuntimeError(f"linear: bias of shape {list(bias.shape)} does not match out_features="
-                               f"{weight._data.shape[0]}")
+            raise RuntimeError(
+                f"linear: bias of shape {list(bias.shape)} does not match out_features={weight._data.shape[0]}"
+            )
         return Linear.apply(input, weight, bias)
     return LinearNoBias.apply(input, weight, None)
-
 
 
 @op()
@@ -73,10 +76,16 @@ def bilinear(input1, input2, weight, bias=None):
     """y_k = input1 @ weight[k] @ input2 + bias_k: input1 (..., n1), input2 (..., n2), weight (out, n1, n2)."""
     for name, value in (("input1", input1), ("input2", input2), ("weight", weight)):
         _check_tensor(value, name, "bilinear")
-    if weight._data.ndim != 3 or input1._data.shape[-1] != weight._data.shape[1] or \
-            input2._data.shape[-1] != weight._data.shape[2] or input1._data.shape[:-1] != input2._data.shape[:-1]:
-        raise RuntimeError(f"bilinear: input1 {list(input1.shape)}, input2 {list(input2.shape)} and weight "
-                           f"{list(weight.shape)} do not fit: expected (..., n1), (..., n2) and (out, n1, n2)")
+    if (
+        weight._data.ndim != 3
+        or input1._data.shape[-1] != weight._data.shape[1]
+        or input2._data.shape[-1] != weight._data.shape[2]
+        or input1._data.shape[:-1] != input2._data.shape[:-1]
+    ):
+        raise RuntimeError(
+            f"bilinear: input1 {list(input1.shape)}, input2 {list(input2.shape)} and weight "
+            f"{list(weight.shape)} do not fit: expected (..., n1), (..., n2) and (out, n1, n2)"
+        )
     # (..., n1) @ (out, n1, n2) -> (..., out, n2), then contracted with input2.
     left = (input1.unsqueeze(-2).unsqueeze(-2) @ weight).squeeze(-2)
     output = (left * input2.unsqueeze(-2)).sum(-1)

@@ -1,5 +1,5 @@
-"""Loss primitives and the reduction helpers shared by all losses.
-"""
+"""Loss primitives and the reduction helpers shared by all losses."""
+
 import math
 
 from .._backend import np
@@ -12,13 +12,19 @@ from ._tangents import pointwise_jvp
 from .distance import pairwise_distance
 from ._declare import op
 
-__all__ = ["binary_cross_entropy_with_logits", "kl_div", "margin_ranking_loss", "hinge_embedding_loss",
-           "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss"]
+__all__ = [
+    "binary_cross_entropy_with_logits",
+    "kl_div",
+    "margin_ranking_loss",
+    "hinge_embedding_loss",
+    "cosine_embedding_loss",
+    "triplet_margin_loss",
+    "poisson_nll_loss",
+]
 
 
 # ================================================================ losses
-_REDUCTIONS = {0: "none", 1: "mean", 2: "sum", "none": "none", "mean": "mean", "sum": "sum",
-               "batchmean": "batchmean"}
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum", "none": "none", "mean": "mean", "sum": "sum", "batchmean": "batchmean"}
 
 
 def reduction_name(reduction):
@@ -63,8 +69,10 @@ class ReducedLoss(Primitive):
                 grad = grad / max(math.prod(ctx.loss_shape), 1)
             grad = grad.expand(ctx.loss_shape)
         grads = ctx._forward_cls.pointwise_backward(ctx, grad)
-        return tuple(None if gradient is None else sum_to_shape(gradient, shape)
-                     for gradient, shape in zip(grads, ctx.operand_shapes)) + (None,)
+        return tuple(
+            None if gradient is None else sum_to_shape(gradient, shape)
+            for gradient, shape in zip(grads, ctx.operand_shapes)
+        ) + (None,)
 
     @staticmethod
     def jvp(ctx, *tangents):
@@ -105,6 +113,7 @@ class SmoothL1Loss(ReducedLoss, node="SmoothL1LossBackward0"):
     @staticmethod
     def pointwise_backward(ctx, grad):
         from . import clamp, sign
+
         x, target = ctx.saved_tensors
         difference = x - target
         slope = sign(difference) if ctx.beta == 0 else clamp(difference / ctx.beta, -1.0, 1.0)
@@ -126,6 +135,7 @@ class HuberLoss(ReducedLoss, node="HuberLossBackward0"):
     @staticmethod
     def pointwise_backward(ctx, grad):
         from . import clamp
+
         x, target = ctx.saved_tensors
         difference = x - target
         grad_x = grad * clamp(difference, -ctx.delta, ctx.delta)
@@ -201,9 +211,11 @@ def kl_div(input, target, reduction="mean", log_target=False):
     _check_tensor(target, "target", "kl_div")
     if log_target:
         from . import exp
+
         loss = exp(target) * (target - input)
     else:
         from . import xlogy
+
         loss = xlogy(target, target) - target * input
     reduction = reduction_name(reduction)
     if reduction == "batchmean":
@@ -215,6 +227,7 @@ def kl_div(input, target, reduction="mean", log_target=False):
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
     """max(0, -target * (input1 - input2) + margin)."""
     from . import relu
+
     return reduce_loss(relu(-target * (input1 - input2) + margin), reduction)
 
 
@@ -222,6 +235,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
 def hinge_embedding_loss(input, target, margin=1.0, reduction="mean"):
     """x where target == 1, max(0, margin - x) where target == -1."""
     from . import relu
+
     margin_part = _where(target != 1, relu(margin - input), 0.0)
     loss = _where(target != -1, input, 0.0) + margin_part
     return reduce_loss(loss, reduction)
@@ -231,6 +245,7 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction="mean"):
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
     """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1."""
     from . import relu
+
     # PyTorch's formula: eps 1e-12 added to the squared norms rather than clamping them.
     eps = 1e-12
     dim = input1._data.ndim - 1
@@ -246,12 +261,15 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6,
     """max(d(a, p) - d(a, n) + margin, 0) with d the pairwise p-norm distance."""
     from . import relu
     from . import minimum
+
     for name, value in (("anchor", anchor), ("positive", positive), ("negative", negative)):
         _check_tensor(value, name, "triplet_margin_loss")
     if not anchor._data.ndim == positive._data.ndim == negative._data.ndim:
-        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
-                           f"dimensions, but got: anchor {anchor._data.ndim}D, positive {positive._data.ndim}D, "
-                           f"and negative {negative._data.ndim}D inputs")
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {anchor._data.ndim}D, positive {positive._data.ndim}D, "
+            f"and negative {negative._data.ndim}D inputs"
+        )
     distance_positive = pairwise_distance(anchor, positive, p, eps)
     distance_negative = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -264,6 +282,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8, reduct
     """exp(input) - target * input (log_input), or input - target * log(input + eps); `full` adds
     Stirling's approximation of log(target!) where target > 1."""
     from . import exp, log
+
     if log_input:
         loss = exp(input) - target * input
     else:
@@ -290,8 +309,10 @@ class NllLoss(Primitive, node="NllLossBackward0", backward_on_arrays=True):
         safe = target if all_valid else np.where(valid, target, 0)
         if safe.size and (safe.min() < 0 or safe.max() >= classes):
             bad = safe[(safe < 0) | (safe >= classes)][0]
-            raise IndexError(f"Target {bad} is out of bounds (the input has {classes} classes: targets must be in "
-                             f"[0, {classes - 1}] or equal ignore_index={ignore_index})")
+            raise IndexError(
+                f"Target {bad} is out of bounds (the input has {classes} classes: targets must be in "
+                f"[0, {classes - 1}] or equal ignore_index={ignore_index})"
+            )
         picked = rows[np.arange(count), safe]
         if weight is None and all_valid and count:
             # The usual case, every sample counted once: no per-sample weights to build.
@@ -349,23 +370,32 @@ def nll_loss_rows(input, target, weight, ignore_index, reduction, op_name="nll_l
     if ndim < 1:
         raise ValueError(f"{op_name}: expected input with 1 or more dimensions (got 0)")
     if target._data.dtype.kind not in "iu":
-        raise RuntimeError(f"{op_name}: expected target of an integer dtype (class indices, e.g. .long()), but "
-                           f"got {target.dtype}; for class probabilities use cross_entropy")
+        raise RuntimeError(
+            f"{op_name}: expected target of an integer dtype (class indices, e.g. .long()), but "
+            f"got {target.dtype}; for class probabilities use cross_entropy"
+        )
     if ndim == 1:
         if target._data.ndim != 0:
-            raise ValueError(f"{op_name}: for an unbatched input of shape {list(input.shape)} the target must be "
-                             f"0-D, got {list(target.shape)}")
+            raise ValueError(
+                f"{op_name}: for an unbatched input of shape {list(input.shape)} the target must be "
+                f"0-D, got {list(target.shape)}"
+            )
         input, target = input.unsqueeze(0), target.unsqueeze(0)
     if input._data.shape[0] != target._data.shape[0]:
-        raise ValueError(f"Expected input batch_size ({input._data.shape[0]}) to match target batch_size "
-                         f"({target._data.shape[0]}).")
+        raise ValueError(
+            f"Expected input batch_size ({input._data.shape[0]}) to match target batch_size ({target._data.shape[0]})."
+        )
     if input._data.shape[2:] != target._data.shape[1:]:
-        raise RuntimeError(f"{op_name}: expected target size {[input._data.shape[0]] + list(input.shape[2:])}, "
-                           f"got {list(target.shape)} (input is {list(input.shape)})")
+        raise RuntimeError(
+            f"{op_name}: expected target size {[input._data.shape[0]] + list(input.shape[2:])}, "
+            f"got {list(target.shape)} (input is {list(input.shape)})"
+        )
     classes = input._data.shape[1]
     if weight is not None and weight._data.shape != (classes,):
-        raise RuntimeError(f"{op_name}: weight tensor should be defined either for all {classes} classes or no "
-                           f"classes but got weight tensor of shape: {list(weight.shape)}")
+        raise RuntimeError(
+            f"{op_name}: weight tensor should be defined either for all {classes} classes or no "
+            f"classes but got weight tensor of shape: {list(weight.shape)}"
+        )
     function = NllLoss2d if ndim >= 3 else NllLoss
     weight_array = None if weight is None else weight._data.astype(input._data.dtype, copy=False)
     loss = function.apply(_class_rows(input), target._data.reshape(-1), weight_array, reduction, ignore_index)
@@ -381,11 +411,15 @@ class BinaryCrossEntropy(ReducedLoss, node="BinaryCrossEntropyBackward0"):
     @staticmethod
     def pointwise(ctx, x, target, weight):
         if x.size and (x.min() < 0 or x.max() > 1):
-            raise RuntimeError("all elements of input should be between 0 and 1 (binary_cross_entropy takes "
-                               "probabilities; for logits use binary_cross_entropy_with_logits)")
+            raise RuntimeError(
+                "all elements of input should be between 0 and 1 (binary_cross_entropy takes "
+                "probabilities; for logits use binary_cross_entropy_with_logits)"
+            )
         if target.size and (target.min() < 0 or target.max() > 1):
-            raise RuntimeError("all elements of target should be between 0 and 1 (binary_cross_entropy's target is "
-                               f"a probability; got values in [{target.min()}, {target.max()}])")
+            raise RuntimeError(
+                "all elements of target should be between 0 and 1 (binary_cross_entropy's target is "
+                f"a probability; got values in [{target.min()}, {target.max()}])"
+            )
         ctx.save_for_backward(x, target, weight)
         with np.errstate(divide="ignore"):
             log_x = np.maximum(np.log(x), -100)
@@ -399,6 +433,7 @@ class BinaryCrossEntropy(ReducedLoss, node="BinaryCrossEntropyBackward0"):
     def pointwise_backward(ctx, grad):
         from . import clamp_min, log1p
         from . import log
+
         x, target, weight = ctx.saved_tensors
         grad_x = grad_target = None
         if weight is not None:
@@ -414,8 +449,10 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     _check_tensor(input, "input", "binary_cross_entropy")
     _check_tensor(target, "target", "binary_cross_entropy")
     if input._data.shape != target._data.shape:
-        raise ValueError(f"Using a target size ({list(target.shape)}) that is different to the input size "
-                         f"({list(input.shape)}) is deprecated. Please ensure they have the same size.")
+        raise ValueError(
+            f"Using a target size ({list(target.shape)}) that is different to the input size "
+            f"({list(input.shape)}) is deprecated. Please ensure they have the same size."
+        )
     _check_floating(input, "binary_cross_entropy")
     if weight is not None and weight._data.shape != input._data.shape:
         weight = weight.expand(input.shape)

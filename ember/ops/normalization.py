@@ -1,5 +1,5 @@
-"""Batch, layer, group and instance normalization.
-"""
+"""Batch, layer, group and instance normalization."""
+
 import math
 
 from ._nn_common import _check_floating, _check_tensor
@@ -46,11 +46,17 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
     shape = input._data.shape
     if input._data.ndim < 2:
         raise ValueError(f"batch_norm: expected 2D or more input (N, C, ...), got input of size {list(shape)}")
-    for name, value in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
-                        ("bias", bias)):
+    for name, value in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
         if value is not None and value._data.shape != (shape[1],):
-            raise RuntimeError(f"batch_norm: {name} should contain {shape[1]} elements (one per channel of input "
-                               f"{list(shape)}), not {value._data.size}")
+            raise RuntimeError(
+                f"batch_norm: {name} should contain {shape[1]} elements (one per channel of input "
+                f"{list(shape)}), not {value._data.size}"
+            )
     ndim = input._data.ndim
     dims = (0,) + tuple(range(2, ndim))
     if training:
@@ -65,8 +71,7 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("batch_norm: running_mean and running_var must be given when training=False")
-        output, _, _ = _normalize(input, dims, eps, _channel_view(running_mean, ndim),
-                                  _channel_view(running_var, ndim))
+        output, _, _ = _normalize(input, dims, eps, _channel_view(running_mean, ndim), _channel_view(running_var, ndim))
     return _affine(output, weight, bias, lambda t: _channel_view(t, ndim))
 
 
@@ -83,9 +88,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     count = len(normalized_shape)
     shape = input._data.shape
-    if count == 0 or shape[len(shape) - count:] != normalized_shape or count > len(shape):
-        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
-                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(shape)}")
+    if count == 0 or shape[len(shape) - count :] != normalized_shape or count > len(shape):
+        raise RuntimeError(
+            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(shape)}"
+        )
     for name, value in (("weight", weight), ("bias", bias)):
         if value is not None and value._data.shape != normalized_shape:
             raise RuntimeError(f"layer_norm: {name} must have shape {list(normalized_shape)}, got {list(value.shape)}")
@@ -100,16 +107,27 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
     _check_tensor(input, "input", "group_norm")
     shape = input._data.shape
     if input._data.ndim < 2 or shape[1] % num_groups:
-        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
-                           f"shape {list(shape)} and num_groups={num_groups}")
+        raise RuntimeError(
+            f"Expected number of channels in input to be divisible by num_groups, but got input of "
+            f"shape {list(shape)} and num_groups={num_groups}"
+        )
     grouped = input.reshape((shape[0], num_groups, -1))
     output, _, _ = _normalize(grouped, (2,), eps)
     return _affine(output.reshape(shape), weight, bias, lambda t: _channel_view(t, len(shape)))
 
 
 @op()
-def instance_norm(input, weight=None, bias=None, running_mean=None, running_var=None, use_input_stats=True,
-                  momentum=0.1, eps=1e-5, cudnn_enabled=True):
+def instance_norm(
+    input,
+    weight=None,
+    bias=None,
+    running_mean=None,
+    running_var=None,
+    use_input_stats=True,
+    momentum=0.1,
+    eps=1e-5,
+    cudnn_enabled=True,
+):
     """Normalize each (n, c) feature map of (N, C, ...) over its spatial dims."""
     _check_tensor(input, "input", "instance_norm")
     shape = input._data.shape

@@ -1,5 +1,4 @@
-"""Padding: constant, and the index-based reflect / replicate / circular modes.
-"""
+"""Padding: constant, and the index-based reflect / replicate / circular modes."""
 
 from .._backend import np
 from .._tensor import new_tensor
@@ -17,8 +16,9 @@ class ConstantPad(Primitive, node="ConstantPadNdBackward0"):
     def forward(ctx, x, before, after, value):
         lead = x.ndim - len(before)
         ctx.region = (slice(None),) * lead + tuple(slice(b, b + s) for b, s in zip(before, x.shape[lead:]))
-        result = np.full(x.shape[:lead] + tuple(b + s + a for b, s, a in zip(before, x.shape[lead:], after)),
-                         value, dtype=x.dtype)
+        result = np.full(
+            x.shape[:lead] + tuple(b + s + a for b, s, a in zip(before, x.shape[lead:], after)), value, dtype=x.dtype
+        )
         result[ctx.region] = x
         return result
 
@@ -34,8 +34,10 @@ def _pad_amounts(pad, ndim, op_name):
         raise RuntimeError(f"{op_name}: padding length must be divisible by 2, got {len(pad)} values {list(pad)}")
     count = len(pad) // 2
     if count > ndim:
-        raise RuntimeError(f"{op_name}: padding length should be at most twice the input's number of dimensions "
-                           f"({ndim}), but got {len(pad)}")
+        raise RuntimeError(
+            f"{op_name}: padding length should be at most twice the input's number of dimensions "
+            f"({ndim}), but got {len(pad)}"
+        )
     before = tuple(pad[2 * i] for i in reversed(range(count)))
     after = tuple(pad[2 * i + 1] for i in reversed(range(count)))
     return before, after
@@ -48,8 +50,7 @@ def constant_pad_nd(input, pad, value=0.0):
     lead = input._data.ndim - len(before)
     if any(p < 0 for p in before + after):
         sizes = input._data.shape[lead:]
-        crop = (slice(None),) * lead + tuple(slice(max(-b, 0), s - max(-a, 0))
-                                             for b, a, s in zip(before, after, sizes))
+        crop = (slice(None),) * lead + tuple(slice(max(-b, 0), s - max(-a, 0)) for b, a, s in zip(before, after, sizes))
         input = input[crop]
         before, after = tuple(max(b, 0) for b in before), tuple(max(a, 0) for a in after)
     if input._data.dtype.kind in "iub" and isinstance(value, float) and not float(value).is_integer():
@@ -75,12 +76,16 @@ def index_pad(input, pad, mode):
         dim = lead + offset
         size = input._data.shape[dim]
         if mode == "reflect" and (b >= size or a >= size):
-            raise RuntimeError(f"pad(mode='reflect'): Padding size should be less than the corresponding input "
-                               f"dimension, but got: padding ({b}, {a}) at dimension {dim} of input "
-                               f"{list(input.shape)}")
+            raise RuntimeError(
+                f"pad(mode='reflect'): Padding size should be less than the corresponding input "
+                f"dimension, but got: padding ({b}, {a}) at dimension {dim} of input "
+                f"{list(input.shape)}"
+            )
         if mode == "circular" and (b > size or a > size):
-            raise RuntimeError(f"pad(mode='circular'): Padding value causes wrapping around more than once: "
-                               f"padding ({b}, {a}) at dimension {dim} of input {list(input.shape)}")
+            raise RuntimeError(
+                f"pad(mode='circular'): Padding value causes wrapping around more than once: "
+                f"padding ({b}, {a}) at dimension {dim} of input {list(input.shape)}"
+            )
         if mode == "replicate" and size == 0 and (b or a):
             raise RuntimeError(f"pad(mode='replicate'): cannot replicate the edge of an empty dimension {dim}")
         if b or a:

@@ -1,5 +1,5 @@
-"""Rearranging image patches: pixel (un)shuffle, unfold (im2col) and fold (col2im).
-"""
+"""Rearranging image patches: pixel (un)shuffle, unfold (im2col) and fold (col2im)."""
+
 import math
 
 from .._backend import np
@@ -18,9 +18,11 @@ def pixel_shuffle(input, upscale_factor):
     shape = input._data.shape
     r = int(upscale_factor)
     if len(shape) < 3 or shape[-3] % (r * r):
-        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
-                           f"of upscale_factor, but input.size(-3)={shape[-3] if len(shape) >= 3 else None} is not "
-                           f"divisible by {r * r} (input of size {list(shape)})")
+        raise RuntimeError(
+            f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
+            f"of upscale_factor, but input.size(-3)={shape[-3] if len(shape) >= 3 else None} is not "
+            f"divisible by {r * r} (input of size {list(shape)})"
+        )
     lead, (channels, height, width) = shape[:-3], shape[-3:]
     k = len(lead)
     grouped = input.reshape(lead + (channels // (r * r), r, r, height, width))
@@ -35,14 +37,15 @@ def pixel_unshuffle(input, downscale_factor):
     shape = input._data.shape
     r = int(downscale_factor)
     if len(shape) < 3 or shape[-2] % r or shape[-1] % r:
-        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor={r}, "
-                           f"but got input of size {list(shape)}")
+        raise RuntimeError(
+            f"pixel_unshuffle expects height and width to be divisible by downscale_factor={r}, "
+            f"but got input of size {list(shape)}"
+        )
     lead, (channels, height, width) = shape[:-3], shape[-3:]
     k = len(lead)
     grouped = input.reshape(lead + (channels, height // r, r, width // r, r))
     moved = grouped.permute(tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3))
     return moved.reshape(lead + (channels * r * r, height // r, width // r))
-
 
 
 # ================================================================ unfold / fold (im2col / col2im)
@@ -90,10 +93,12 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     stride = _ntuple(stride, 2, "stride", "unfold")
     out_size = _out_size(input._data.shape[2:], kernel, stride, padding, dilation)
     if any(o <= 0 for o in out_size):
-        raise RuntimeError(f"unfold: Given input with spatial size {list(input.shape[2:])}, kernel_size="
-                           f"{list(kernel)}, dilation={list(dilation)}, padding={list(padding)}, calculated shape "
-                           f"of the array of sliding blocks as {list(out_size)}, but its components must be at "
-                           f"least one.")
+        raise RuntimeError(
+            f"unfold: Given input with spatial size {list(input.shape[2:])}, kernel_size="
+            f"{list(kernel)}, dilation={list(dilation)}, padding={list(padding)}, calculated shape "
+            f"of the array of sliding blocks as {list(out_size)}, but its components must be at "
+            f"least one."
+        )
     output = Im2Col.apply(input, kernel, dilation, padding, stride)
     return output.squeeze(0) if unbatched else output
 
@@ -105,8 +110,10 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if unbatched:
         input = input.unsqueeze(0)
     if input._data.ndim != 3:
-        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
-                           f"non-zero dimensions for input, but got: {list(input.shape)}")
+        raise RuntimeError(
+            f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
+            f"non-zero dimensions for input, but got: {list(input.shape)}"
+        )
     output_size = _ntuple(output_size, 2, "output_size", "fold")
     kernel = _ntuple(kernel_size, 2, "kernel_size", "fold")
     dilation = _ntuple(dilation, 2, "dilation", "fold")
@@ -115,8 +122,10 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     blocks = math.prod(_out_size(output_size, kernel, stride, padding, dilation))
     channels, length = input._data.shape[1:]
     if channels % math.prod(kernel) or length != blocks:
-        raise RuntimeError(f"fold: expected size of input's dimension 1 to be divisible by the product of "
-                           f"kernel_size ({math.prod(kernel)}) and dimension 2 to match the calculated number of "
-                           f"sliding blocks ({blocks}), but got input of size {list(input.shape)}")
+        raise RuntimeError(
+            f"fold: expected size of input's dimension 1 to be divisible by the product of "
+            f"kernel_size ({math.prod(kernel)}) and dimension 2 to match the calculated number of "
+            f"sliding blocks ({blocks}), but got input of size {list(input.shape)}"
+        )
     output = Col2Im.apply(input, output_size, kernel, dilation, padding, stride)
     return output.squeeze(0) if unbatched else output

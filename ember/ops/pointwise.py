@@ -7,6 +7,7 @@ ops, so gradients of gradients work. Dtypes follow PyTorch: integer and bool inp
 functions give the default float dtype; rounding an integer tensor gives it back unchanged (a copy).
 Piecewise-constant ops (floor, sign, ...) keep a graph node whose gradient is zero, as PyTorch does.
 """
+
 import math
 
 from .._backend import np
@@ -23,17 +24,80 @@ from .indexing import where
 from ._tangents import diagonal_jvp
 from ._declare import op, alias
 
-__all__ = ["sign", "sgn", "ceil", "floor", "round", "trunc", "fix", "frac",
-           "clamp", "clip", "clamp_min", "clamp_max",
-           "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "reciprocal",
-           "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
-           "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-           "erf", "erfc", "erfinv", "deg2rad", "rad2deg", "logit", "sinc", "nan_to_num", "positive",
-           "atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "xlogy", "copysign", "float_power",
-           "maximum", "minimum", "fmax", "fmin", "fmod", "remainder", "floor_divide", "heaviside",
-           "lerp", "addcmul", "addcdiv",
-           "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
-           "bitwise_right_shift", "logical_not", "logical_and", "logical_or", "logical_xor"]
+__all__ = [
+    "sign",
+    "sgn",
+    "ceil",
+    "floor",
+    "round",
+    "trunc",
+    "fix",
+    "frac",
+    "clamp",
+    "clip",
+    "clamp_min",
+    "clamp_max",
+    "exp2",
+    "expm1",
+    "log2",
+    "log10",
+    "log1p",
+    "rsqrt",
+    "reciprocal",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "erf",
+    "erfc",
+    "erfinv",
+    "deg2rad",
+    "rad2deg",
+    "logit",
+    "sinc",
+    "nan_to_num",
+    "positive",
+    "atan2",
+    "arctan2",
+    "hypot",
+    "logaddexp",
+    "logaddexp2",
+    "xlogy",
+    "copysign",
+    "float_power",
+    "maximum",
+    "minimum",
+    "fmax",
+    "fmin",
+    "fmod",
+    "remainder",
+    "floor_divide",
+    "heaviside",
+    "lerp",
+    "addcmul",
+    "addcdiv",
+    "bitwise_not",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+    "logical_not",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+]
 
 
 _LN2 = math.log(2.0)
@@ -65,9 +129,9 @@ def _round_decimals(a, decimals):
     """PyTorch's rounding to `decimals` places: scale by a power of ten in the input's precision,
     round half to even, scale back."""
     if decimals >= 0:
-        scale = a.dtype.type(10.0 ** decimals)
+        scale = a.dtype.type(10.0**decimals)
         return np.rint(a * scale) / scale
-    scale = a.dtype.type(10.0 ** -decimals)
+    scale = a.dtype.type(10.0**-decimals)
     return np.rint(a / scale) * scale
 
 
@@ -136,14 +200,16 @@ class Trunc(Primitive, node="TruncBackward0"):
 
 def _check_tensor(input, op_name, position=1, name="input"):
     if not isinstance(input, Tensor):
-        raise TypeError(f"{op_name}(): argument '{name}' (position {position}) must be Tensor, not "
-                        f"{type(input).__name__}")
+        raise TypeError(
+            f"{op_name}(): argument '{name}' (position {position}) must be Tensor, not {type(input).__name__}"
+        )
 
 
 def _reject_bool(input, op_name):
     if input._data.dtype == np.bool_:
-        raise NotImplementedError(f"\"{op_name}\" not implemented for 'Bool': convert the tensor with .float() "
-                                  "or .long() first")
+        raise NotImplementedError(
+            f"\"{op_name}\" not implemented for 'Bool': convert the tensor with .float() or .long() first"
+        )
 
 
 def _rounding(function, input, op_name, *args):
@@ -169,8 +235,9 @@ def sgn(input):
     if input._data.dtype.kind == "c":
         data = input._data
         magnitude = np.abs(data)
-        return new_tensor(np.where(magnitude == 0, 0, data / np.where(magnitude == 0, 1, magnitude))
-                          .astype(data.dtype, copy=False))
+        return new_tensor(
+            np.where(magnitude == 0, 0, data / np.where(magnitude == 0, 1, magnitude)).astype(data.dtype, copy=False)
+        )
     return Sgn.apply(input)
 
 
@@ -196,8 +263,10 @@ def round(input, *, decimals=None):
         return _rounding(Round, input, "round")
     _check_tensor(input, "round")
     if input._data.dtype.kind in "iub":
-        raise NotImplementedError(f"\"round\" with decimals not implemented for '{input.dtype}' tensors: "
-                                  "only floating tensors can be rounded to decimal places")
+        raise NotImplementedError(
+            f"\"round\" with decimals not implemented for '{input.dtype}' tensors: "
+            "only floating tensors can be rounded to decimal places"
+        )
     return RoundDecimals.apply(input, int(decimals))
 
 
@@ -205,8 +274,6 @@ def round(input, *, decimals=None):
 def trunc(input):
     """Round towards zero (same dtype). Zero gradient."""
     return _rounding(Trunc, input, "trunc")
-
-
 
 
 # ---------------------------------------------------------------- unary maths
@@ -232,7 +299,7 @@ class Exp2(Primitive, node="Exp2Backward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        result, = ctx.saved_tensors
+        (result,) = ctx.saved_tensors
         return grad * result * _LN2
 
     jvp = diagonal_jvp
@@ -247,7 +314,7 @@ class Expm1(Primitive, node="Expm1Backward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        result, = ctx.saved_tensors
+        (result,) = ctx.saved_tensors
         return grad * (result + 1)
 
     jvp = diagonal_jvp
@@ -262,7 +329,7 @@ class Log2(Primitive, node="Log2Backward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad / (a * _LN2)
 
     jvp = diagonal_jvp
@@ -277,7 +344,7 @@ class Log10(Primitive, node="Log10Backward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad / (a * _LN10)
 
     jvp = diagonal_jvp
@@ -292,7 +359,7 @@ class Log1p(Primitive, node="Log1PBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad / (a + 1)
 
     jvp = diagonal_jvp
@@ -307,7 +374,7 @@ class Rsqrt(Primitive, node="RsqrtBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        result, = ctx.saved_tensors
+        (result,) = ctx.saved_tensors
         return grad * result * result * result * -0.5
 
     jvp = diagonal_jvp
@@ -322,7 +389,7 @@ class Reciprocal(Primitive, node="ReciprocalBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        result, = ctx.saved_tensors
+        (result,) = ctx.saved_tensors
         return -grad * (result * result)
 
     jvp = diagonal_jvp
@@ -337,7 +404,7 @@ class Tan(Primitive, node="TanBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        result, = ctx.saved_tensors
+        (result,) = ctx.saved_tensors
         return grad * (1 + result * result)
 
     jvp = diagonal_jvp
@@ -352,7 +419,7 @@ class Asin(Primitive, node="AsinBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad * rsqrt(1 - a * a)
 
     jvp = diagonal_jvp
@@ -367,7 +434,7 @@ class Acos(Primitive, node="AcosBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return -grad * rsqrt(1 - a * a)
 
     jvp = diagonal_jvp
@@ -382,7 +449,7 @@ class Atan(Primitive, node="AtanBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad / (a * a + 1)
 
     jvp = diagonal_jvp
@@ -397,7 +464,7 @@ class Sinh(Primitive, node="SinhBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad * cosh(a)
 
     jvp = diagonal_jvp
@@ -412,7 +479,7 @@ class Cosh(Primitive, node="CoshBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad * sinh(a)
 
     jvp = diagonal_jvp
@@ -427,7 +494,7 @@ class Asinh(Primitive, node="AsinhBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad * rsqrt(a * a + 1)
 
     jvp = diagonal_jvp
@@ -442,7 +509,7 @@ class Acosh(Primitive, node="AcoshBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad * rsqrt(a * a - 1)
 
     jvp = diagonal_jvp
@@ -457,7 +524,7 @@ class Atanh(Primitive, node="AtanhBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad / (1 - a * a)
 
     jvp = diagonal_jvp
@@ -472,7 +539,7 @@ class Erf(Primitive, node="ErfBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad * exp(-(a * a)) * _TWO_OVER_SQRT_PI
 
     jvp = diagonal_jvp
@@ -487,7 +554,7 @@ class Erfc(Primitive, node="ErfcBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad * exp(-(a * a)) * -_TWO_OVER_SQRT_PI
 
     jvp = diagonal_jvp
@@ -502,7 +569,7 @@ class Erfinv(Primitive, node="ErfinvBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        result, = ctx.saved_tensors
+        (result,) = ctx.saved_tensors
         return grad * exp(result * result) * _HALF_SQRT_PI
 
     jvp = diagonal_jvp
@@ -543,7 +610,7 @@ class Sinc(Primitive, node="SincBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         # d/dx sin(pi x)/(pi x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2), which tends to 0 at x = 0.
         angle = a * _PI
         safe = where(a == 0, 1.0, a)
@@ -558,8 +625,9 @@ def frac(input):
     """The fractional part `x - trunc(x)`, with the sign of x. Its gradient is 1."""
     _check_tensor(input, "frac")
     if input._data.dtype.kind not in "fc":
-        raise NotImplementedError(f"\"frac\" not implemented for '{input.dtype}' tensors: only floating "
-                                  "tensors have a fractional part")
+        raise NotImplementedError(
+            f"\"frac\" not implemented for '{input.dtype}' tensors: only floating tensors have a fractional part"
+        )
     return Frac.apply(input)
 
 
@@ -682,8 +750,6 @@ def sinc(input):
     return _unary(Sinc, input, "sinc")
 
 
-
-
 class Logit(Primitive, node="LogitBackward0"):
     @staticmethod
     def forward(ctx, a, eps):
@@ -696,7 +762,7 @@ class Logit(Primitive, node="LogitBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         eps = ctx.eps
         gradient = grad / (a * (1 - a))
         if eps is None:
@@ -723,7 +789,7 @@ class NanToNum(Primitive, node="NanToNumBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return where(isfinite(a), grad, 0.0), None, None, None
 
 
@@ -813,23 +879,29 @@ def _promoted(operands, op_name):
         if operand is not None:
             representative, _ = prepare_binary(representative, operand, op_name)
     target = representative._data.dtype
-    return [operand.to(representative.dtype) if isinstance(operand, Tensor) and operand._data.dtype != target
-            else operand for operand in operands]
+    return [
+        operand.to(representative.dtype) if isinstance(operand, Tensor) and operand._data.dtype != target else operand
+        for operand in operands
+    ]
 
 
 def _apply_clamp(input, low, high, op_name, number_function, tensor_function):
     _check_tensor(input, op_name)
     low_is_tensor, high_is_tensor = isinstance(low, Tensor), isinstance(high, Tensor)
-    if (low_is_tensor and high is not None and not high_is_tensor) or \
-            (high_is_tensor and low is not None and not low_is_tensor):
-        raise TypeError(f"{op_name}(): min and max must both be tensors or both be numbers, got "
-                        f"{type(low).__name__} and {type(high).__name__}")
+    if (low_is_tensor and high is not None and not high_is_tensor) or (
+        high_is_tensor and low is not None and not low_is_tensor
+    ):
+        raise TypeError(
+            f"{op_name}(): min and max must both be tensors or both be numbers, got "
+            f"{type(low).__name__} and {type(high).__name__}"
+        )
     for bound in (low, high):
         if bound is not None and not isinstance(bound, (Tensor, int, float, bool, np.generic)):
             raise TypeError(f"{op_name}(): min and max must be numbers or tensors, not {type(bound).__name__}")
     if input._data.dtype == np.bool_ and not (low_is_tensor or high_is_tensor):
-        raise RuntimeError(f"{op_name} is not supported for tensors of type bool: convert it with .int() or "
-                           ".float() first")
+        raise RuntimeError(
+            f"{op_name} is not supported for tensors of type bool: convert it with .int() or .float() first"
+        )
     input, low, high = _promoted([input, _plain_number(low), _plain_number(high)], op_name)
     if not (low_is_tensor or high_is_tensor):
         check_fits([low, high], input._data.dtype, op_name)
@@ -858,8 +930,6 @@ def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     return _apply_clamp(input, min, max, "clamp", Clamp, ClampTensor)
-
-
 
 
 @op(ClampMin, ClampMinTensor, method=True, inplace=True)
@@ -1158,8 +1228,9 @@ def _binary_op(tensor_function, number_function, input, other, op_name, floating
         input, other = _floating_operands(input, other, op_name)
     else:
         input, other = prepare_binary(input, other, op_name)
-    function = tensor_function if isinstance(input, Tensor) and isinstance(other, Tensor) else \
-        number_function(input, other)
+    function = (
+        tensor_function if isinstance(input, Tensor) and isinstance(other, Tensor) else number_function(input, other)
+    )
     try:
         return function.apply(input, other)
     except ValueError:
@@ -1184,8 +1255,9 @@ def _same_function(function):
 def _floating_only(input, other, op_name):
     for operand in (input, other):
         if isinstance(operand, Tensor) and operand._data.dtype.kind not in "fc":
-            raise NotImplementedError(f"\"{op_name}\" not implemented for '{operand.dtype}' tensors: convert "
-                                      "them with .float() first")
+            raise NotImplementedError(
+                f"\"{op_name}\" not implemented for '{operand.dtype}' tensors: convert them with .float() first"
+            )
 
 
 @op(Atan2, method=True, inplace=True)
@@ -1194,8 +1266,6 @@ def atan2(input, other):
     _check_tensor(input, "atan2")
     _check_tensor(other, "atan2", 2, "other")
     return _binary_op(Atan2, _same_function(Atan2), input, other, "atan2", floating=True)
-
-
 
 
 @op(Hypot, method=True, inplace=True)
@@ -1296,11 +1366,13 @@ def remainder(input, other):
 @op(method=True)
 def float_power(input, exponent):
     """`input ** exponent` computed in double precision: the result is float64 (complex128 for complex)."""
+
     def widened(value):
         if isinstance(value, Tensor):
             target = _dtype.complex128 if value._data.dtype.kind == "c" else _dtype.float64
             return value.to(target)
         return complex(value) if isinstance(value, complex) else float(value)
+
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         raise TypeError("float_power(): expected at least one tensor operand")
     input, exponent = widened(input), widened(exponent)
@@ -1316,8 +1388,10 @@ def heaviside(input, values):
     _check_tensor(input, "heaviside")
     _check_tensor(values, "heaviside", 2, "values")
     if input._data.dtype != values._data.dtype:
-        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes ({input.dtype} "
-                           f"and {values.dtype}): convert one with .to()")
+        raise RuntimeError(
+            f"heaviside is not yet implemented for tensors with different dtypes ({input.dtype} "
+            f"and {values.dtype}): convert one with .to()"
+        )
     if input._data.dtype.kind == "c":
         raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     a = input._data
@@ -1365,8 +1439,9 @@ def lerp(input, end, weight):
         if isinstance(operand, Tensor) and operand._data.dtype != input._data.dtype:
             raise RuntimeError(f"lerp: expected dtype {input.dtype} for `{name}` but got dtype {operand.dtype}")
     if input._data.dtype.kind not in "fc":
-        raise NotImplementedError(f"\"lerp\" not implemented for '{input.dtype}' tensors: convert them with "
-                                  ".float() first")
+        raise NotImplementedError(
+            f"\"lerp\" not implemented for '{input.dtype}' tensors: convert them with .float() first"
+        )
     if not isinstance(weight, Tensor):
         if not isinstance(weight, (int, float, np.generic)):
             raise TypeError(f"lerp(): argument 'weight' must be a Tensor or a number, not {type(weight).__name__}")
@@ -1382,8 +1457,9 @@ def _ternary(function, op_name, *operands):
         for first in range(len(tensors)):
             for second in range(first + 1, len(tensors)):
                 check_broadcastable(tensors[first], tensors[second], op_name)
-        raise RuntimeError(f"{op_name}: shapes {[list(t.shape) for t in tensors]} cannot be broadcast together") \
-            from None
+        raise RuntimeError(
+            f"{op_name}: shapes {[list(t.shape) for t in tensors]} cannot be broadcast together"
+        ) from None
 
 
 class Addcmul(Primitive, node="AddcmulBackward0"):
@@ -1398,8 +1474,12 @@ class Addcmul(Primitive, node="AddcmulBackward0"):
         t1, t2 = ctx.saved_tensors
         needs_a, needs_t1, needs_t2, _ = ctx.needs_input_grad
         value = ctx.value
-        return (grad if needs_a else None), (grad * t2 * value if needs_t1 else None), \
-            (grad * t1 * value if needs_t2 else None), None
+        return (
+            (grad if needs_a else None),
+            (grad * t2 * value if needs_t1 else None),
+            (grad * t1 * value if needs_t2 else None),
+            None,
+        )
 
 
 class Addcdiv(Primitive, node="AddcdivBackward0"):
@@ -1448,7 +1528,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
                 "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer "
                 "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
                 "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
-                "dtypes.")
+                "dtypes."
+            )
     return _fused(Addcdiv, "addcdiv", input, tensor1, tensor2, value)
 
 
@@ -1460,8 +1541,9 @@ def _rounded_division(input, other, rounding_mode):
     a = input._data if isinstance(input, Tensor) else input
     b = other._data if isinstance(other, Tensor) else other
     if rounding_mode not in ("floor", "trunc"):
-        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
-                           f"'{rounding_mode}'")
+        raise RuntimeError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
+        )
     if np.asarray(a).dtype.kind in "iu" and np.asarray(b).dtype.kind in "iu":
         _check_integer_divisor(a, b)
         if rounding_mode == "floor":
@@ -1545,6 +1627,7 @@ def logical_or(input, other):
 @op(method=True)
 def logical_xor(input, other):
     return _logical(np.logical_xor, input, other)
+
 
 # PyTorch's other names for the ops above.
 fix = alias(trunc, "fix", method=True, inplace=True)

@@ -1,5 +1,5 @@
-"""Max, average and adaptive pooling over 1-3 spatial dims.
-"""
+"""Max, average and adaptive pooling over 1-3 spatial dims."""
+
 import math
 
 from .._backend import np
@@ -27,26 +27,37 @@ def _pool_out_size(size, kernel, stride, padding, dilation, ceil_mode):
 def _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode, n, op_name):
     """Checked (kernel, stride, padding, dilation, out_size, pad_after) of a pooling call."""
     kernel = _ntuple(kernel_size, n, "kernel_size", op_name)
-    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) else \
-        _ntuple(stride, n, "stride", op_name)
+    stride = (
+        kernel
+        if stride is None or (not isinstance(stride, int) and len(stride) == 0)
+        else _ntuple(stride, n, "stride", op_name)
+    )
     padding = _ntuple(padding, n, "padding", op_name)
     dilation = _ntuple(dilation, n, "dilation", op_name)
     if any(k <= 0 for k in kernel) or any(s <= 0 for s in stride) or any(d <= 0 for d in dilation):
-        raise RuntimeError(f"{op_name}(): kernel_size, stride and dilation must be greater than zero, but got "
-                           f"kernel_size={list(kernel)}, stride={list(stride)}, dilation={list(dilation)}")
+        raise RuntimeError(
+            f"{op_name}(): kernel_size, stride and dilation must be greater than zero, but got "
+            f"kernel_size={list(kernel)}, stride={list(stride)}, dilation={list(dilation)}"
+        )
     for k, p, d in zip(kernel, padding, dilation):
         if p < 0 or p > (d * (k - 1) + 1) // 2:
-            raise RuntimeError(f"{op_name}(): pad should be at most half of effective kernel size, but got "
-                               f"pad={p}, kernel_size={k} and dilation={d}")
+            raise RuntimeError(
+                f"{op_name}(): pad should be at most half of effective kernel size, but got "
+                f"pad={p}, kernel_size={k} and dilation={d}"
+            )
     size = input._data.shape[2:]
     out_size = _pool_out_size(size, kernel, stride, padding, dilation, ceil_mode)
     if any(o <= 0 for o in out_size):
-        raise RuntimeError(f"{op_name}(): Given input size: ({'x'.join(map(str, input.shape[1:]))}). Calculated "
-                           f"output size: ({'x'.join(map(str, input.shape[1:2] + tuple(out_size)))}). Output "
-                           f"size is too small")
+        raise RuntimeError(
+            f"{op_name}(): Given input size: ({'x'.join(map(str, input.shape[1:]))}). Calculated "
+            f"output size: ({'x'.join(map(str, input.shape[1:2] + tuple(out_size)))}). Output "
+            f"size is too small"
+        )
     # ceil_mode's last window may reach past the padded input: pad that much more after.
-    pad_after = tuple(max((o - 1) * s + d * (k - 1) + 1 - i - p, p)
-                      for o, s, d, k, i, p in zip(out_size, stride, dilation, kernel, size, padding))
+    pad_after = tuple(
+        max((o - 1) * s + d * (k - 1) + 1 - i - p, p)
+        for o, s, d, k, i, p in zip(out_size, stride, dilation, kernel, size, padding)
+    )
     return kernel, stride, padding, dilation, out_size, pad_after
 
 
@@ -56,9 +67,11 @@ def _lowest(dtype):
 
 def _offset_regions(kernel, stride, dilation, out_size):
     """Per kernel offset, the strided slice of the padded input that this offset reads in every window."""
-    return [(Ellipsis,) + tuple(slice(k * d, k * d + s * (o - 1) + 1, s)
-                                for k, d, s, o in zip(offset, dilation, stride, out_size))
-            for offset in np.ndindex(*kernel)]
+    return [
+        (Ellipsis,)
+        + tuple(slice(k * d, k * d + s * (o - 1) + 1, s) for k, d, s, o in zip(offset, dilation, stride, out_size))
+        for offset in np.ndindex(*kernel)
+    ]
 
 
 class _PoolGeometry:
@@ -83,8 +96,9 @@ class _PoolGeometry:
             offset = remaining % self.kernel[dim]
             remaining //= self.kernel[dim]
             start = (np.arange(self.out_size[dim]) * self.stride[dim] - self.padding[dim]).reshape(
-                (-1,) + (1,) * (n - 1 - dim))
-            index += (start + offset * self.dilation[dim]) * math.prod(self.spatial[dim + 1:])
+                (-1,) + (1,) * (n - 1 - dim)
+            )
+            index += (start + offset * self.dilation[dim]) * math.prod(self.spatial[dim + 1 :])
         return index
 
 
@@ -188,7 +202,7 @@ class _SpatialGather(Primitive):
 
     @staticmethod
     def backward(ctx, grad):
-        indices, = ctx.saved_tensors
+        (indices,) = ctx.saved_tensors
         return _SpatialScatter.apply(grad, indices, ctx.spatial), None, None
 
 
@@ -208,7 +222,7 @@ class _SpatialScatter(Primitive, node="MaxUnpoolBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        indices, = ctx.saved_tensors
+        (indices,) = ctx.saved_tensors
         return _SpatialGather.apply(grad, indices, None), None, None
 
 
@@ -220,7 +234,8 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     _check_tensor(input, "input", op_name)
     input, unbatched = _batched(input, n, op_name)
     kernel, stride, padding, dilation, out_size, pad_after = _pool_geometry(
-        input, kernel_size, stride, padding, dilation, ceil_mode, n, op_name)
+        input, kernel_size, stride, padding, dilation, ceil_mode, n, op_name
+    )
     geometry = _PoolGeometry(input._data.shape[2:], kernel, stride, padding, dilation, out_size, pad_after)
     values, local = _window_maxima(input._data, geometry)
     output = _MAX_POOLS[n].apply(input, local, geometry, values)
@@ -319,17 +334,28 @@ class _AvgPoolAdjoint(Primitive, node="AvgPool2DBackwardBackward0"):
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, n, op_name):
     _check_tensor(input, "input", op_name)
     if input._data.dtype == np.int64:  # PyTorch's CPU kernel takes int64 and divides as C++ does: toward zero
-        averaged = _avg_pool(input.double(), kernel_size, stride, padding, ceil_mode, count_include_pad,
-                             divisor_override, n, op_name)
+        averaged = _avg_pool(
+            input.double(), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, n, op_name
+        )
         return new_tensor(np.trunc(averaged._data).astype(np.int64))
     input, unbatched = _batched(input, n, op_name)
     _check_floating(input, op_name)
     kernel, stride, padding, _, out_size, pad_after = _pool_geometry(
-        input, kernel_size, stride, padding, 1, ceil_mode, n, op_name)
+        input, kernel_size, stride, padding, 1, ceil_mode, n, op_name
+    )
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError(f"{op_name}(): divisor must be not zero")
-    divisor = _avg_divisor(input._data.shape[2:], kernel, stride, padding, out_size, ceil_mode, count_include_pad,
-                           divisor_override, input._data.dtype)
+    divisor = _avg_divisor(
+        input._data.shape[2:],
+        kernel,
+        stride,
+        padding,
+        out_size,
+        ceil_mode,
+        count_include_pad,
+        divisor_override,
+        input._data.dtype,
+    )
     output = _AVG_POOLS[n].apply(input, kernel, stride, padding, out_size, pad_after, divisor)
     return output.squeeze(0) if unbatched else output
 
@@ -360,8 +386,9 @@ def _adaptive_avg_pool(input, output_size, n, op_name):
     if input._data.ndim not in (n + 1, n + 2):
         raise RuntimeError(f"{op_name}(): Expected {n + 1}D or {n + 2}D tensor, but got {list(input.shape)}")
     _check_floating(input, op_name)
-    out_size = _adaptive_output_size(input if input._data.ndim == n + 2 else input.unsqueeze(0), output_size, n,
-                                     op_name)
+    out_size = _adaptive_output_size(
+        input if input._data.ndim == n + 2 else input.unsqueeze(0), output_size, n, op_name
+    )
     spatial = input._data.shape[-n:]
     if all(o == 1 for o in out_size):
         return input.mean(tuple(range(-n, 0)), keepdim=True)
@@ -391,8 +418,10 @@ def _adaptive_max_pool(input, output_size, return_indices, n, op_name):
     x = input._data
     spatial = x.shape[2:]
     if any(s == 0 for s in spatial) or any(o <= 0 for o in out_size):
-        raise RuntimeError(f"{op_name}(): expected non-empty spatial input and positive output_size, got input "
-                           f"{list(input.shape)} and output_size {list(out_size)}")
+        raise RuntimeError(
+            f"{op_name}(): expected non-empty spatial input and positive output_size, got input "
+            f"{list(input.shape)} and output_size {list(out_size)}"
+        )
     # Windows padded to the longest one by repeating their last element (a repeat never changes a max).
     gathered = x
     starts_per_dim, index_per_dim = [], []
@@ -401,7 +430,8 @@ def _adaptive_max_pool(input, output_size, return_indices, n, op_name):
         longest = int((end - start).max())
         index = np.minimum(start[:, None] + np.arange(longest), end[:, None] - 1)
         gathered = np.take(gathered, index.ravel(), axis=2 + 2 * offset).reshape(
-            gathered.shape[:2 + 2 * offset] + index.shape + gathered.shape[3 + 2 * offset:])
+            gathered.shape[: 2 + 2 * offset] + index.shape + gathered.shape[3 + 2 * offset :]
+        )
         index_per_dim.append(index)
         starts_per_dim.append(start)
     # gathered: (N, C, out0, k0, out1, k1, ...) -> (N, C, *out, K)
@@ -417,7 +447,7 @@ def _adaptive_max_pool(input, output_size, return_indices, n, op_name):
         remaining = remaining // longest
         rows = np.arange(out_size[dim]).reshape((-1,) + (1,) * (n - 1 - dim))
         position = index_per_dim[dim][rows, offset]
-        indices += position * math.prod(spatial[dim + 1:])
+        indices += position * math.prod(spatial[dim + 1 :])
     output = AdaptiveMaxPool.apply(input, indices, values)
     indices = new_tensor(indices)
     if unbatched:
@@ -446,15 +476,20 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, op
         size = tuple(output_size)[-n:]
         for s, d, k in zip(size, default, stride):
             if not d - k < s < d + k:
-                raise ValueError(f"{op_name}: invalid output_size {list(output_size)} (dim sizes must be between "
-                                 f"{[d - k + 1 for d, k in zip(default, stride)]} and "
-                                 f"{[d + k - 1 for d, k in zip(default, stride)]})")
+                raise ValueError(
+                    f"{op_name}: invalid output_size {list(output_size)} (dim sizes must be between "
+                    f"{[d - k + 1 for d, k in zip(default, stride)]} and "
+                    f"{[d + k - 1 for d, k in zip(default, stride)]})"
+                )
     if indices.shape != input.shape:
-        raise RuntimeError(f"{op_name}: Expected shape of indices to be same as that of the input tensor "
-                           f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
+        raise RuntimeError(
+            f"{op_name}: Expected shape of indices to be same as that of the input tensor "
+            f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}"
+        )
     if indices.numel() and (int(indices._data.min()) < 0 or int(indices._data.max()) >= math.prod(size)):
-        raise RuntimeError(f"{op_name}: Found an invalid max index {int(indices._data.max())} (output volumes are "
-                           f"of size {'x'.join(map(str, size))})")
+        raise RuntimeError(
+            f"{op_name}: Found an invalid max index {int(indices._data.max())} (output volumes are "
+            f"of size {'x'.join(map(str, size))})"
+        )
     output = _SpatialScatter.apply(input, indices._data, size)
     return output.squeeze(0) if unbatched else output
-

@@ -5,6 +5,7 @@ Each draws in float64 from the one seedable generator (`creation.default_generat
 `generator=` is given) and copies the draws into the tensor, so the tensor keeps its dtype, shape
 and identity (views of it see the new values).
 """
+
 from .._backend import np
 from .. import _dtype
 from .._tensor import new_tensor
@@ -19,8 +20,10 @@ __all__ = []  # Tensor methods only: there is no `torch.normal_`.
 def _fill(tensor, name, draw, generator, floating=True):
     """Replace `tensor`'s values by `draw(rng, shape)`, which returns a float64 or int64 array."""
     if floating and not tensor.is_floating_point():
-        raise NotImplementedError(f'"{name}_kernel_cpu" not implemented for \'{_dtype.kernel_name(tensor.dtype)}\': '
-                                  f"{name}_() fills floating-point tensors; convert with .float() first")
+        raise NotImplementedError(
+            f'"{name}_kernel_cpu" not implemented for \'{_dtype.kernel_name(tensor.dtype)}\': '
+            f"{name}_() fills floating-point tensors; convert with .float() first"
+        )
     if grad_mode.state.enabled:
         _check_leaf(tensor, f"{name}_")
     values = draw(_rng(generator), tuple(tensor.shape))
@@ -97,10 +100,11 @@ def random_(input, low=None, to=None, *, generator=None, **keywords):
     to = _exact_integer_limit(input) + 1 if to is None else to
     if low >= to:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={to}")
-    if low < -2 ** 63 or to > 2 ** 63:
+    if low < -(2**63) or to > 2**63:
         raise RuntimeError(f"random_: the range [{low}, {to}) does not fit in int64")
-    return _fill(input, "random", lambda rng, shape: rng.integers(low, to, shape, dtype=np.int64), generator,
-                 floating=False)
+    return _fill(
+        input, "random", lambda rng, shape: rng.integers(low, to, shape, dtype=np.int64), generator, floating=False
+    )
 
 
 def _exact_integer_limit(tensor):

@@ -11,6 +11,7 @@ Three shapes of backward cover the family:
 
 Dims are an int, a tuple, or None (all); for the sum-like ops an empty tuple also means all dims.
 """
+
 import builtins
 import warnings
 
@@ -27,10 +28,38 @@ from .shape import movedim
 from ._tangents import linear_jvp
 from ._declare import op
 
-__all__ = ["sum", "mean", "nansum", "nanmean", "prod", "std", "var", "std_mean", "var_mean", "max", "min",
-           "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "cumsum", "cumprod", "median",
-           "nanmedian", "mode", "kthvalue", "topk", "sort", "argsort", "msort", "all", "any",
-           "count_nonzero"]
+__all__ = [
+    "sum",
+    "mean",
+    "nansum",
+    "nanmean",
+    "prod",
+    "std",
+    "var",
+    "std_mean",
+    "var_mean",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "aminmax",
+    "argmax",
+    "argmin",
+    "logsumexp",
+    "cumsum",
+    "cumprod",
+    "median",
+    "nanmedian",
+    "mode",
+    "kthvalue",
+    "topk",
+    "sort",
+    "argsort",
+    "msort",
+    "all",
+    "any",
+    "count_nonzero",
+]
 
 
 # ---------------------------------------------------------------- argument handling
@@ -141,8 +170,11 @@ class Mean(Primitive, node="MeanBackward1", backward_on_arrays=True):
         ctx.count = count
         out_dtype = a.dtype if dtype is None else dtype
         if count == 0:  # the mean of nothing is nan (NumPy would also warn)
-            shape = _kept_shape(a.shape, dims) if keepdim else tuple(
-                size for index, size in enumerate(a.shape) if index not in dims)
+            shape = (
+                _kept_shape(a.shape, dims)
+                if keepdim
+                else tuple(size for index, size in enumerate(a.shape) if index not in dims)
+            )
             return np.full(shape, np.nan, dtype=out_dtype)
         # np.mean's arithmetic without its wrapper: float16 sums in float32, as np.mean does.
         accumulator = dtype if dtype is not None or a.dtype != np.float16 else np.float32
@@ -187,7 +219,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is None and input._data.dtype.kind not in "fc":
         raise RuntimeError(
             f"mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
-            f"dtype. Got: {_dtype_name(input)}. Convert it first (x.float().mean()) or pass dtype=.")
+            f"dtype. Got: {_dtype_name(input)}. Convert it first (x.float().mean()) or pass dtype=."
+        )
     dims = _reduction_dims(input, dim, "mean")
     function = MeanAll if dim is None else Mean
     return function.apply(input, dims, keepdim, _numpy_dtype(dtype))
@@ -198,8 +231,9 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean of the non-NaN elements (NaN where there are none)."""
     _check_tensor(input, "nanmean")
     if input._data.dtype.kind not in "fc":
-        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
-                           f"{_dtype_name(input)}")
+        raise RuntimeError(
+            f"nanmean(): expected input to have floating point or complex dtype but got {_dtype_name(input)}"
+        )
     dims = _reduction_dims(input, dim, "nanmean")
     count = new_tensor(_as_array(np.sum(~np.isnan(input._data), axis=dims, keepdims=keepdim)))
     return nansum(input, dims, keepdim, dtype=dtype) / count
@@ -207,9 +241,17 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 def _dtype_name(input):
     """PyTorch's short dtype names in messages ('Long', 'Float')."""
-    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool", "float32": "Float", "float64": "Double", "float16": "Half"}.get(
-        input.dtype.name, input.dtype.name)
+    return {
+        "int64": "Long",
+        "int32": "Int",
+        "int16": "Short",
+        "int8": "Char",
+        "uint8": "Byte",
+        "bool": "Bool",
+        "float32": "Float",
+        "float64": "Double",
+        "float16": "Half",
+    }.get(input.dtype.name, input.dtype.name)
 
 
 class Prod(Primitive, node="ProdBackward1"):
@@ -250,8 +292,7 @@ def _product_of_others(x, dims, zero):
     # The zeros of the slice, summed: value 0, but it carries their gradient (d/dx_z of others_j).
     zeros_sum = sum(where(zero_tensor, x, 0.0), dims, keepdim=True)
     at_zero = where(one_zero, product_safe, where(two_zeros, (zeros_sum - x) * product_safe, 0.0))
-    elsewhere = where(count == 0, product_safe / x_safe,
-                      where(one_zero, zeros_sum * product_safe / x_safe, 0.0))
+    elsewhere = where(count == 0, product_safe / x_safe, where(one_zero, zeros_sum * product_safe / x_safe, 0.0))
     return where(zero_tensor, at_zero, elsewhere)
 
 
@@ -331,19 +372,24 @@ def _moments(function, op_name, input, dim, unbiased, keepdim, correction, root,
     if isinstance(dim, bool):  # std(x, True): the legacy `unbiased` positional form
         dim, unbiased = None, dim if unbiased is None else unbiased
     if unbiased is not None and correction is not None:
-        raise TypeError(f"{op_name}(): pass either unbiased= or correction=, not both "
-                        f"(unbiased=True is correction=1)")
+        raise TypeError(f"{op_name}(): pass either unbiased= or correction=, not both (unbiased=True is correction=1)")
     if input._data.dtype.kind not in "fc":
-        raise RuntimeError(f"std and var only support floating point and complex dtypes (got "
-                           f"{input.dtype}); convert with .float() first")
+        raise RuntimeError(
+            f"std and var only support floating point and complex dtypes (got "
+            f"{input.dtype}); convert with .float() first"
+        )
     if correction is None:
         correction = 0 if unbiased is False else 1
     dims = _reduction_dims(input, dim, op_name)
     count = int(np.prod([input._data.shape[d] for d in dims]))
     if count - correction <= 0:
         name = op_name.split("_")[0]
-        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).",
+            UserWarning,
+            stacklevel=3,
+        )
     return function.apply(input, dims, correction, keepdim, root, with_mean)
 
 
@@ -525,8 +571,14 @@ def _kth_indices(array, dim, k):
     order = np.argsort(array, axis=dim, kind="stable")
     indices = _at_positions(order, np.full(_kept_shape(array.shape, (dim,)), k - 1), dim)
     values = np.take_along_axis(array, indices, axis=dim)
-    tied = np.sum((array == values) | (np.isnan(array) & np.isnan(values)) if array.dtype.kind in "fc"
-                  else array == values, axis=dim, keepdims=True) > 1
+    tied = (
+        np.sum(
+            (array == values) | (np.isnan(array) & np.isnan(values)) if array.dtype.kind in "fc" else array == values,
+            axis=dim,
+            keepdims=True,
+        )
+        > 1
+    )
     if tied.any():
         moved_indices, moved_array = np.moveaxis(indices, dim, -1), np.moveaxis(array, dim, -1)
         moved_tied = np.moveaxis(tied, dim, -1)[..., 0]
@@ -539,6 +591,7 @@ def _kth_indices(array, dim, k):
 def _quickselect_index(values, k):
     """The original index that PyTorch's CPU quickselect (Sedgewick's, median-of-three pivot) leaves
     at position `k` of one slice. Only run on slices whose k-th value is tied, where it decides."""
+
     def greater(x, y):  # NaN is larger than everything
         return (x != x and y == y) or x > y
 
@@ -633,6 +686,7 @@ def min(input, dim=None, keepdim=False):
 
 def _elementwise_extremum(name, input, other):
     from . import pointwise
+
     function = getattr(pointwise, name, None)
     if function is None:
         raise NotImplementedError(f"max/min of two tensors needs ember.{name}, which is not available yet")
@@ -647,8 +701,7 @@ def median(input, dim=None, keepdim=False):
     """
     if dim is None:
         return _full_selection(MedianAll, _lower_median, "median", input)
-    return _reducing_selector("median", input, dim, MedianDim, return_types.median, keepdim,
-                              _median_indices, False)
+    return _reducing_selector("median", input, dim, MedianDim, return_types.median, keepdim, _median_indices, False)
 
 
 @op(NanmedianDim, method=True)
@@ -656,8 +709,9 @@ def nanmedian(input, dim=None, keepdim=False):
     """The lower median of the non-NaN elements (NaN when all are NaN)."""
     if dim is None:
         return _full_selection(NanmedianAll, _lower_nanmedian, "nanmedian", input)
-    return _reducing_selector("nanmedian", input, dim, NanmedianDim, return_types.nanmedian, keepdim,
-                              _median_indices, True)
+    return _reducing_selector(
+        "nanmedian", input, dim, NanmedianDim, return_types.nanmedian, keepdim, _median_indices, True
+    )
 
 
 @op(Mode, method=True)
@@ -678,8 +732,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     dim = _single_dim(input, dim, "kthvalue")
     size = input._data.shape[dim] if input._data.ndim else 1
     if not 1 <= k <= size:
-        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim} "
-                           f"(k={k}, size {size})")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim} (k={k}, size {size})")
     return _select_along_dim(Kthvalue, return_types.kthvalue, input, dim, keepdim, _kth_indices, k)
 
 
@@ -762,8 +815,10 @@ class NanmedianAll(_EvenlyShared, node="NanmedianBackward0"):
 def _full_selection(function, reducer, op_name, input):
     _check_tensor(input, op_name)
     if input._data.size == 0 and function in (MaxAll, MinAll):
-        raise RuntimeError(f"{op_name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                           "Specify the reduction dim with the 'dim' argument.")
+        raise RuntimeError(
+            f"{op_name}(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+        )
     return function.apply(input, reducer)
 
 
@@ -793,8 +848,11 @@ class Amax(Primitive, node="AmaxBackward0"):
         result = reducer(a, axis=dims, keepdims=True)
         ctx.share = _even_shares(a, result, dims)
         ctx.input_shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        return result if keepdim else result.reshape(
-            tuple(size for index, size in enumerate(a.shape) if index not in dims))
+        return (
+            result
+            if keepdim
+            else result.reshape(tuple(size for index, size in enumerate(a.shape) if index not in dims))
+        )
 
     @staticmethod
     def backward(ctx, grad):
@@ -825,8 +883,14 @@ class Aminmax(Primitive, node="AminmaxBackward0"):
     @staticmethod
     def backward(ctx, grad_low, grad_high):
         shape, dims, keepdim = ctx.input_shape, ctx.dims, ctx.keepdim
-        return (_restore_dims(grad_low, shape, dims, keepdim) * new_tensor(ctx.low_share)
-                + _restore_dims(grad_high, shape, dims, keepdim) * new_tensor(ctx.high_share)), None, None
+        return (
+            (
+                _restore_dims(grad_low, shape, dims, keepdim) * new_tensor(ctx.low_share)
+                + _restore_dims(grad_high, shape, dims, keepdim) * new_tensor(ctx.high_share)
+            ),
+            None,
+            None,
+        )
 
 
 @op(Amax, method=True)
@@ -845,8 +909,10 @@ def _amax_or_amin(function, reducer, op_name, input, dim, keepdim):
     _check_tensor(input, op_name)
     dims = _reduction_dims(input, dim, op_name)
     if input._data.size == 0 and dim in (None, (), []):
-        raise RuntimeError(f"{op_name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                           "Specify the reduction dim with the 'dim' argument.")
+        raise RuntimeError(
+            f"{op_name}(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+        )
     _check_nonempty_dims(input, dims, op_name)
     return function.apply(input, dims, keepdim, reducer)
 
@@ -860,8 +926,9 @@ def aminmax(input, *, dim=None, keepdim=False):
     else:
         dims = (_single_dim(input, dim, "aminmax"),) if input._data.ndim else ()
     if input._data.size == 0 and (dim is None or builtins.any(input._data.shape[d] == 0 for d in dims)):
-        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has "
-                           "no identity.")
+        raise RuntimeError(
+            "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
+        )
     low, high = Aminmax.apply(input, dims, keepdim)
     return return_types.aminmax(low, high)
 
@@ -903,8 +970,10 @@ class LinalgVectorNorm(Primitive, node="LinalgVectorNormBackward0"):
     @staticmethod
     def forward(ctx, a, ord, dims, keepdim):
         if ord in (float("inf"), float("-inf")) and builtins.any(a.shape[d] == 0 for d in dims):
-            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
-                               "operation does not have an identity")
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
+                "operation does not have an identity"
+            )
         if a.ndim == 0:
             dims = ()  # dim 0 / -1 of a 0-d tensor: nothing to reduce
         ctx.ord, ctx.input_shape, ctx.dims, ctx.keepdim = ord, a.shape, dims, keepdim
@@ -921,7 +990,7 @@ class LinalgVectorNorm(Primitive, node="LinalgVectorNormBackward0"):
             result = np.sum(absolute, axis=dims, keepdims=keepdim)
         else:
             with np.errstate(divide="ignore"):
-                result = np.sum(absolute ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
+                result = np.sum(absolute**ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
         result = _as_array(result).astype(a.real.dtype, copy=False)
         ctx.save_for_backward(a, result)
         return result
@@ -968,8 +1037,13 @@ class Logsumexp(Primitive, node="LogsumexpBackward0"):
             shift = np.where(np.isinf(shift), 0, shift).astype(work.dtype, copy=False)
         with np.errstate(divide="ignore"):
             result = np.log(np.sum(np.exp(work - shift), axis=dims, keepdims=True)) + shift
-        result = _as_array((result if keepdim else result.reshape(
-            tuple(size for index, size in enumerate(a.shape) if index not in dims))).astype(a.dtype, copy=False))
+        result = _as_array(
+            (
+                result
+                if keepdim
+                else result.reshape(tuple(size for index, size in enumerate(a.shape) if index not in dims))
+            ).astype(a.dtype, copy=False)
+        )
         ctx.save_for_backward(a, result)
         return result
 
@@ -977,8 +1051,11 @@ class Logsumexp(Primitive, node="LogsumexpBackward0"):
     def backward(ctx, grad):
         a, result = ctx.saved_tensors
         shape, dims, keepdim = ctx.input_shape, ctx.dims, ctx.keepdim
-        return (_restore_dims(grad, shape, dims, keepdim) * (a - _restore_dims(result, shape, dims, keepdim)).exp(),
-                None, None)
+        return (
+            _restore_dims(grad, shape, dims, keepdim) * (a - _restore_dims(result, shape, dims, keepdim)).exp(),
+            None,
+            None,
+        )
 
 
 @op(Logsumexp, method=True)

@@ -4,6 +4,7 @@ logcumsumexp (a running log-sum-exp, computed without overflow).
 As PyTorch: at ties cummax/cummin report the latest index, integer inputs keep their dtype in
 cummax/cummin, and logcumsumexp needs a floating (or complex) input.
 """
+
 from .._backend import np
 from .. import return_types
 from ..autograd.function import Primitive
@@ -26,8 +27,11 @@ def _running_extreme(array, dim, take_larger):
             current = moved[position]
             with np.errstate(invalid="ignore"):
                 better = (current >= best) if take_larger else (current <= best)
-            better = (better | np.isnan(current)) & ~(np.isnan(best) & ~np.isnan(current)) \
-                if array.dtype.kind in "fc" else better
+            better = (
+                (better | np.isnan(current)) & ~(np.isnan(best) & ~np.isnan(current))
+                if array.dtype.kind in "fc"
+                else better
+            )
             best = np.where(better, current, best)
             where_best = np.where(better, position, where_best)
             values[position], indices[position] = best, where_best
@@ -50,7 +54,8 @@ class _RunningExtreme(Primitive):
     @staticmethod
     def backward(ctx, grad, grad_indices):
         from .creation import zeros
-        indices, = ctx.saved_tensors
+
+        (indices,) = ctx.saved_tensors
         if grad.dim() == 0:
             return grad, None
         return zeros(ctx.shape, dtype=grad.dtype).scatter_add(ctx.dim, indices, grad), None
@@ -107,6 +112,7 @@ class Logcumsumexp(Primitive, node="LogcumsumexpBackward0"):
         from .elementwise import exp, log
         from .indexing import where
         from .joining import flip
+
         a, result = ctx.saved_tensors
         dim = ctx.dim
         if a.dim() == 0:
@@ -116,6 +122,7 @@ class Logcumsumexp(Primitive, node="LogcumsumexpBackward0"):
             weights = where(mask, log(where(mask, grad.abs(), 1.0)) - result, float("-inf"))
             summed = flip(logcumsumexp(flip(weights, [dim]), dim), [dim])
             return where(summed == float("-inf"), zeros_like(a), exp(a + summed))
+
         return part(grad > 0) - part(grad < 0), None
 
     @staticmethod
@@ -124,6 +131,7 @@ class Logcumsumexp(Primitive, node="LogcumsumexpBackward0"):
         from .creation import zeros_like
         from .elementwise import exp, log
         from .indexing import where
+
         if tangent is None:
             return None
         a, out = ctx.inputs[0], ctx.outputs
@@ -134,6 +142,7 @@ class Logcumsumexp(Primitive, node="LogcumsumexpBackward0"):
             weights = where(mask, log(where(mask, tangent.abs(), 1.0)) + a, float("-inf"))
             summed = logcumsumexp(weights, ctx.dim)
             return where(summed == float("-inf"), zeros_like(a), exp(summed - out))
+
         return part(tangent > 0) - part(tangent < 0)
 
 
@@ -142,7 +151,8 @@ def logcumsumexp(input, dim):
     """The running log(sum(exp(x))) along `dim`, computed without overflow."""
     _check_tensor(input, "logcumsumexp")
     if input._data.dtype.kind not in "fc":
-        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_dtype_name(input._data)}': "
-                                  "logcumsumexp needs a floating input, convert it with .float() first")
+        raise NotImplementedError(
+            f"\"logcumsumexp_out_cpu\" not implemented for '{_dtype_name(input._data)}': "
+            "logcumsumexp needs a floating input, convert it with .float() first"
+        )
     return Logcumsumexp.apply(input, _single_dim(input, dim, "logcumsumexp"))
-

@@ -1,5 +1,6 @@
 """Shape ops. Most return views: tensors on the same memory as their input, which share its version
 counter and remember how to replay the view from the base (for in-place ops through a view)."""
+
 from .._backend import np, broadcast_view
 from .._validation import allocate, size_argument
 from .._tensor import Tensor, new_tensor as _wrap
@@ -8,13 +9,37 @@ from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
 from ._tangents import linear_jvp
 from ._declare import op, alias
+
 # Tensor.new_* are creation functions; listed here because shape's __all__ makes methods.
 from .creation import new_zeros, new_ones, new_empty, new_full, tensor_new_tensor as new_tensor
 
-__all__ = ["view", "reshape", "expand", "expand_as", "broadcast_to", "transpose", "swapaxes", "swapdims",
-           "permute", "t", "squeeze", "unsqueeze", "flatten", "unflatten", "view_as", "reshape_as",
-           "contiguous", "movedim", "moveaxis", "adjoint",
-           "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"]
+__all__ = [
+    "view",
+    "reshape",
+    "expand",
+    "expand_as",
+    "broadcast_to",
+    "transpose",
+    "swapaxes",
+    "swapdims",
+    "permute",
+    "t",
+    "squeeze",
+    "unsqueeze",
+    "flatten",
+    "unflatten",
+    "view_as",
+    "reshape_as",
+    "contiguous",
+    "movedim",
+    "moveaxis",
+    "adjoint",
+    "new_zeros",
+    "new_ones",
+    "new_empty",
+    "new_full",
+    "new_tensor",
+]
 
 
 def parse_shape(shape, op_name="view", argument="size"):
@@ -89,12 +114,14 @@ def _infer_shape(shape, size, op_name="view"):
         return shape
     if known == 0:
         if size == 0:
-            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
-                               "unspecified dimension size -1 can be any value and is ambiguous")
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                "unspecified dimension size -1 can be any value and is ambiguous"
+            )
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
     if size % known:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
-    return shape[:inferred] + (size // known,) + shape[inferred + 1:]
+    return shape[:inferred] + (size // known,) + shape[inferred + 1 :]
 
 
 class View(Primitive, node="ViewBackward0", backward_on_arrays=True):
@@ -138,8 +165,11 @@ def view(input, *shape):
 
     `view(dtype)` reinterprets the bytes as another dtype of the same element size.
     """
-    if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int, Tensor)) and \
-            (isinstance(shape[0], _dtype.dtype) or isinstance(shape[0], str)):
+    if (
+        len(shape) == 1
+        and not isinstance(shape[0], (tuple, list, int, Tensor))
+        and (isinstance(shape[0], _dtype.dtype) or isinstance(shape[0], str))
+    ):
         return _view_as_dtype(input, _dtype.to_dtype(shape[0]))
     shape = _infer_shape(parse_shape(shape), input._data.size)
     return make_view(View.apply(input, shape), input, _Replay(view, shape))
@@ -148,11 +178,15 @@ def view(input, *shape):
 def _view_as_dtype(input, dtype):
     array = input._data
     if dtype.itemsize != array.itemsize:
-        raise RuntimeError(f"view(dtype): viewing a tensor of {input.dtype} as {dtype} needs elements of the same "
-                           f"size ({array.itemsize} vs {dtype.itemsize} bytes); ember only supports that case")
+        raise RuntimeError(
+            f"view(dtype): viewing a tensor of {input.dtype} as {dtype} needs elements of the same "
+            f"size ({array.itemsize} vs {dtype.itemsize} bytes); ember only supports that case"
+        )
     if input._requires_grad and dtype.numpy_dtype != array.dtype:
-        raise RuntimeError(f"view(dtype): cannot reinterpret a tensor that requires grad as {dtype}: the gradient "
-                           "has no meaning through a bit cast. Use .detach().view(dtype).")
+        raise RuntimeError(
+            f"view(dtype): cannot reinterpret a tensor that requires grad as {dtype}: the gradient "
+            "has no meaning through a bit cast. Use .detach().view(dtype)."
+        )
     output = _wrap(array.view(dtype.numpy_dtype))
     return make_view(output, input, _Replay(_view_as_dtype, dtype))
 
@@ -164,6 +198,7 @@ def reshape(input, *shape):
     if _can_view(input._data, shape):
         return make_view(View.apply(input, shape), input, _Replay(reshape, shape))
     from .conversion import clone
+
     return UnsafeView.apply(clone(input), shape)
 
 
@@ -186,7 +221,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     shape = input._data.shape
-    new_shape = shape[:start] + (int(np.prod(shape[start:end + 1])),) + shape[end + 1:]
+    new_shape = shape[:start] + (int(np.prod(shape[start : end + 1])),) + shape[end + 1 :]
     return reshape(input, new_shape)
 
 
@@ -201,9 +236,11 @@ def unflatten(input, dim, sizes):
     try:
         sizes = _infer_shape(sizes, shape[dim])
     except RuntimeError:
-        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
-                           f"({shape[dim]}) in the input tensor") from None
-    return reshape(input, shape[:dim] + sizes + shape[dim + 1:])
+        raise RuntimeError(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+            f"({shape[dim]}) in the input tensor"
+        ) from None
+    return reshape(input, shape[:dim] + sizes + shape[dim + 1 :])
 
 
 class Expand(Primitive, node="ExpandBackward0", backward_on_arrays=True):
@@ -216,6 +253,7 @@ class Expand(Primitive, node="ExpandBackward0", backward_on_arrays=True):
     @staticmethod
     def backward(ctx, grad):
         from .broadcast import sum_to_shape
+
         return sum_to_shape(grad, ctx.input_shape), None
 
     jvp = linear_jvp
@@ -227,20 +265,24 @@ def expand(input, *sizes):
     sizes = parse_shape(sizes, "expand")
     shape = input._data.shape
     if len(sizes) < len(shape):
-        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to "
-                           f"the number of dimensions in the tensor ({len(shape)})")
+        raise RuntimeError(
+            f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to "
+            f"the number of dimensions in the tensor ({len(shape)})"
+        )
     offset = len(sizes) - len(shape)
     for i, size in enumerate(sizes[:offset]):
         if size < 0:
-            raise RuntimeError(f"The expanded size of the tensor ({size}) isn't allowed in a leading, non-existing "
-                               f"dimension {i}")
+            raise RuntimeError(
+                f"The expanded size of the tensor ({size}) isn't allowed in a leading, non-existing dimension {i}"
+            )
     target = sizes[:offset] + tuple(shape[i] if size == -1 else size for i, size in enumerate(sizes[offset:]))
     for i, size in enumerate(shape):
         if size != 1 and size != target[i + offset] or target[i + offset] < 0:
             raise RuntimeError(
                 f"The expanded size of the tensor ({target[i + offset]}) must match the existing size ({size}) "
                 f"at non-singleton dimension {i + offset}.  Target sizes: {list(sizes)}.  Tensor sizes: "
-                f"{list(shape)}")
+                f"{list(shape)}"
+            )
     return make_view(Expand.apply(input, target), input, _Replay(expand, target))
 
 
@@ -289,9 +331,11 @@ def permute(input, *dims):
     dims = parse_shape(dims, "permute", "dims")
     ndim = input._data.ndim
     if len(dims) != ndim:
-        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
-                           f"length of the desired ordering of dimensions i.e. input.dim() = {ndim} is not equal "
-                           f"to len(dims) = {len(dims)}".replace("(sparse_coo)", ""))
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {ndim} is not equal "
+            f"to len(dims) = {len(dims)}".replace("(sparse_coo)", "")
+        )
     normalized = tuple(normalize_dim(d, ndim, "permute") for d in dims)
     if len(set(normalized)) != ndim:
         raise RuntimeError(f"permute(): duplicate dims are not allowed (got {list(dims)})")
@@ -304,8 +348,6 @@ def transpose(input, dim0, dim1):
     ndim = input._data.ndim
     dim0, dim1 = normalize_dim(dim0, ndim, "transpose"), normalize_dim(dim1, ndim, "transpose")
     return make_view(Transpose.apply(input, dim0, dim1), input, _Replay(transpose, dim0, dim1))
-
-
 
 
 @op(method=True)
@@ -335,8 +377,6 @@ def movedim(input, source, destination):
     for dst, src in sorted(zip(destination, source)):
         order.insert(dst, src)
     return permute(input, tuple(order))
-
-
 
 
 class Squeeze(Primitive, node="SqueezeBackward0"):
@@ -411,6 +451,7 @@ def contiguous(input, memory_format=None):
     if input._data.flags.c_contiguous:
         return input
     return Contiguous.apply(input)
+
 
 # PyTorch's other names for the ops above.
 swapaxes = alias(transpose, "swapaxes", method=True)

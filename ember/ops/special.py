@@ -7,6 +7,7 @@ derivative beside it, written with ember ops (so second derivatives work: digamm
 polygamma(1), whose derivative is polygamma(2), ...). As in PyTorch, zeta has no derivative and
 the incomplete gamma functions none with respect to `a`.
 """
+
 import math
 
 from .._backend import np
@@ -39,7 +40,7 @@ class Lgamma(Primitive, node="LgammaBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad * digamma(a)
 
     jvp = diagonal_jvp
@@ -54,7 +55,7 @@ class Digamma(Primitive, node="DigammaBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad * polygamma(1, a)
 
     jvp = diagonal_jvp
@@ -71,7 +72,7 @@ class Polygamma(Primitive, node="PolygammaBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return None, grad * polygamma(ctx.n + 1, a)
 
     @staticmethod
@@ -93,7 +94,7 @@ class Mvlgamma(Primitive, node="MvlgammaBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         total = digamma(a)
         for j in range(1, ctx.p):
             total = total + digamma(a - j / 2)
@@ -116,7 +117,7 @@ class I0(Primitive, node="I0Backward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad * i1(a)
 
     jvp = diagonal_jvp
@@ -180,7 +181,7 @@ class Ndtri(Primitive, node="SpecialNdtriBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        result, = ctx.saved_tensors
+        (result,) = ctx.saved_tensors
         return grad * _SQRT_TWO_PI * exp(result * result / 2)
 
     jvp = diagonal_jvp
@@ -232,7 +233,7 @@ class Entr(Primitive, node="SpecialEntrBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        a, = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
         return grad * -(log(a) + 1)
 
     jvp = diagonal_jvp
@@ -384,6 +385,7 @@ def i1e(input):
 def ndtr(input):
     """The standard normal cumulative distribution function, 0.5 * erfc(-x / sqrt(2))."""
     from .pointwise import erfc
+
     if not isinstance(input, Tensor):
         raise TypeError(f"ndtr(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if input._data.dtype.kind not in "fc":
@@ -431,4 +433,3 @@ def igamma(input, other):
 def igammac(input, other):
     """The regularized upper incomplete gamma function Q(input, other) (torch.special.gammaincc)."""
     return _binary(Igammac, input, other, "igammac")
-

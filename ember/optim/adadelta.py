@@ -1,8 +1,8 @@
 """Adadelta: steps whose size is set by running averages of past squared gradients and past squared
 updates, so the units of the update match those of the parameter."""
+
 from .._backend import np
-from .optimizer import (Optimizer, check_lr, check_nonnegative, check_not_differentiable, scalar, step_state,
-                        zeros_state)
+from .optimizer import Optimizer, check_lr, check_nonnegative, check_not_differentiable, scalar, step_state, zeros_state
 
 __all__ = ["Adadelta"]
 
@@ -21,16 +21,35 @@ class Adadelta(Optimizer):
     and ignored (ember has one NumPy implementation).
     """
 
-    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
-                 maximize=False, differentiable=False):
+    def __init__(
+        self,
+        params,
+        lr=1.0,
+        rho=0.9,
+        eps=1e-6,
+        weight_decay=0,
+        foreach=None,
+        *,
+        capturable=False,
+        maximize=False,
+        differentiable=False,
+    ):
         check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         check_nonnegative("epsilon value", eps)
         check_nonnegative("weight_decay value", weight_decay)
         check_not_differentiable(differentiable)
-        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
-                        capturable=capturable, foreach=foreach, differentiable=differentiable)
+        defaults = dict(
+            lr=lr,
+            rho=rho,
+            eps=eps,
+            weight_decay=weight_decay,
+            maximize=maximize,
+            capturable=capturable,
+            foreach=foreach,
+            differentiable=differentiable,
+        )
         super().__init__(params, defaults)
 
     def _state_of(self, param):

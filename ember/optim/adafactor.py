@@ -1,5 +1,6 @@
 """Adafactor: Adam-like steps whose second moment of a matrix is kept as one row and one column
 average (memory O(n + m) instead of O(n m)), with relative step sizes and update clipping."""
+
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from .optimizer import Optimizer, lerp_, scalar, step_state
@@ -9,7 +10,7 @@ __all__ = ["Adafactor"]
 
 def _rms(array):
     """Root mean square of all entries, as a Python float."""
-    return float(np.linalg.norm(array.reshape(-1))) / array.size ** 0.5
+    return float(np.linalg.norm(array.reshape(-1))) / array.size**0.5
 
 
 def _mean_square(grad, axis):
@@ -33,8 +34,18 @@ class Adafactor(Optimizer):
     `step` and `row_var`/`col_var` (matrices) or `variance` (vectors). `foreach` is accepted and ignored.
     """
 
-    def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0, weight_decay=0.0, *,
-                 foreach=None, maximize=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        beta2_decay=-0.8,
+        eps=(None, 1e-3),
+        d=1.0,
+        weight_decay=0.0,
+        *,
+        foreach=None,
+        maximize=False,
+    ):
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
@@ -49,8 +60,9 @@ class Adafactor(Optimizer):
             raise ValueError(f"Clipping threshold d should be >= 1 but is: {d}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"weight_decay should be >= 0 but is: {weight_decay}")
-        defaults = dict(lr=lr, beta2_decay=beta2_decay, eps=eps, d=d, weight_decay=weight_decay, foreach=foreach,
-                        maximize=maximize)
+        defaults = dict(
+            lr=lr, beta2_decay=beta2_decay, eps=eps, d=d, weight_decay=weight_decay, foreach=foreach, maximize=maximize
+        )
         super().__init__(params, defaults)
 
     def _state_of(self, param, grad):
@@ -80,8 +92,8 @@ class Adafactor(Optimizer):
                 state = self._state_of(param, grad)
                 state["step"]._data += 1
                 step = float(state["step"]._data)
-                weight = step ** beta2_decay  # 1 - beta2_hat
-                alpha = max(eps2, _rms(data)) * min(lr, 1 / step ** 0.5)
+                weight = step**beta2_decay  # 1 - beta2_hat
+                alpha = max(eps2, _rms(data)) * min(lr, 1 / step**0.5)
                 if weight_decay != 0:
                     data *= 1 - lr * weight_decay
                 if grad.ndim > 1:

@@ -1,4 +1,5 @@
 """Adagrad: per-coordinate steps scaled by the root of the sum of all past squared gradients."""
+
 from .._backend import np
 from .._tensor import new_tensor
 from .optimizer import Optimizer, check_lr, check_nonnegative, check_not_differentiable, scalar, step_state
@@ -18,17 +19,37 @@ class Adagrad(Optimizer):
     optimizer is built, so `state_dict()` lists every parameter from the start.
     """
 
-    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
-                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        lr_decay=0,
+        weight_decay=0,
+        initial_accumulator_value=0,
+        eps=1e-10,
+        foreach=None,
+        *,
+        maximize=False,
+        differentiable=False,
+        fused=None,
+    ):
         check_lr(lr)
         check_nonnegative("lr_decay value", lr_decay)
         check_nonnegative("weight_decay value", weight_decay)
         check_nonnegative("initial_accumulator_value value", initial_accumulator_value)
         check_nonnegative("epsilon value", eps)
         check_not_differentiable(differentiable)
-        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                        initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
-                        differentiable=differentiable, fused=fused)
+        defaults = dict(
+            lr=lr,
+            lr_decay=lr_decay,
+            eps=eps,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            fused=fused,
+        )
         super().__init__(params, defaults)
         for group in self.param_groups:
             for param in group["params"]:

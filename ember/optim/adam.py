@@ -1,7 +1,17 @@
 """Adam (and, with decoupled weight decay, AdamW): per-parameter steps from running gradient moments."""
+
 from .._backend import np
-from .optimizer import (Optimizer, check_betas, check_lr, check_nonnegative, check_not_differentiable, lerp_,
-                        scalar, step_state, zeros_state)
+from .optimizer import (
+    Optimizer,
+    check_betas,
+    check_lr,
+    check_nonnegative,
+    check_not_differentiable,
+    lerp_,
+    scalar,
+    step_state,
+    zeros_state,
+)
 
 __all__ = ["Adam"]
 
@@ -19,17 +29,40 @@ class Adam(Optimizer):
     PyTorch. `foreach`, `capturable` and `fused` are accepted and ignored.
     """
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
-                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
-                 decoupled_weight_decay=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        amsgrad=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+        fused=None,
+        decoupled_weight_decay=False,
+    ):
         check_lr(lr)
         check_nonnegative("epsilon value", eps)
         check_betas(betas)
         check_nonnegative("weight_decay value", weight_decay)
         check_not_differentiable(differentiable)
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                        maximize=maximize, foreach=foreach, capturable=capturable, differentiable=differentiable,
-                        fused=fused, decoupled_weight_decay=decoupled_weight_decay)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=decoupled_weight_decay,
+        )
         super().__init__(params, defaults)
 
     def _state_of(self, param, amsgrad):
@@ -67,8 +100,8 @@ class Adam(Optimizer):
                     maximum = state["max_exp_avg_sq"]._data
                     np.maximum(maximum, exp_avg_sq, out=maximum)
                     exp_avg_sq = maximum
-                step_size = lr / (1 - beta1 ** step)
-                denominator = np.sqrt(exp_avg_sq) / (1 - beta2 ** step) ** 0.5
+                step_size = lr / (1 - beta1**step)
+                denominator = np.sqrt(exp_avg_sq) / (1 - beta2**step) ** 0.5
                 denominator += eps
                 data += -step_size * exp_avg / denominator
                 self._updated(param)

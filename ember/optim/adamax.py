@@ -1,7 +1,17 @@
 """Adamax: Adam with the second moment replaced by an exponentially weighted infinity norm."""
+
 from .._backend import np
-from .optimizer import (Optimizer, check_betas, check_lr, check_nonnegative, check_not_differentiable, lerp_,
-                        scalar, step_state, zeros_state)
+from .optimizer import (
+    Optimizer,
+    check_betas,
+    check_lr,
+    check_nonnegative,
+    check_not_differentiable,
+    lerp_,
+    scalar,
+    step_state,
+    zeros_state,
+)
 
 __all__ = ["Adamax"]
 
@@ -20,15 +30,34 @@ class Adamax(Optimizer):
     ignored.
     """
 
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
-                 maximize=False, differentiable=False, capturable=False):
+    def __init__(
+        self,
+        params,
+        lr=2e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        foreach=None,
+        *,
+        maximize=False,
+        differentiable=False,
+        capturable=False,
+    ):
         check_lr(lr)
         check_nonnegative("epsilon value", eps)
         check_betas(betas)
         check_nonnegative("weight_decay value", weight_decay)
         check_not_differentiable(differentiable)
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
-                        maximize=maximize, differentiable=differentiable, capturable=capturable)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            capturable=capturable,
+        )
         super().__init__(params, defaults)
 
     def _state_of(self, param):

@@ -1,4 +1,5 @@
 """AdamW: Adam with weight decay applied to the parameters directly (decoupled), not to the gradient."""
+
 from .adam import Adam
 
 __all__ = ["AdamW"]
@@ -8,8 +9,32 @@ class AdamW(Adam):
     """`torch.optim.AdamW`: Adam where weight decay shrinks the parameter, `p *= 1 - lr * weight_decay`,
     before the moment update (Loshchilov & Hutter). Note the default `weight_decay=1e-2`."""
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
-                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
-        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                         foreach=foreach, maximize=maximize, capturable=capturable,
-                         differentiable=differentiable, fused=fused, decoupled_weight_decay=True)
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=1e-2,
+        amsgrad=False,
+        *,
+        maximize=False,
+        foreach=None,
+        capturable=False,
+        differentiable=False,
+        fused=None,
+    ):
+        super().__init__(
+            params,
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )

@@ -1,9 +1,17 @@
 """ASGD: stochastic gradient descent with a decaying step and a running (Polyak) average of the iterates."""
+
 from .._backend import np
 from .._tensor import new_tensor
 from .._dtype import get_default_dtype
-from .optimizer import (Optimizer, check_lr, check_nonnegative, check_not_differentiable, scalar, scalar_dtype,
-                        step_state)
+from .optimizer import (
+    Optimizer,
+    check_lr,
+    check_nonnegative,
+    check_not_differentiable,
+    scalar,
+    scalar_dtype,
+    step_state,
+)
 
 __all__ = ["ASGD"]
 
@@ -22,13 +30,33 @@ class ASGD(Optimizer):
     PyTorch. `foreach` and `capturable` are accepted and ignored.
     """
 
-    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
-                 maximize=False, differentiable=False, capturable=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        lambd=1e-4,
+        alpha=0.75,
+        t0=1e6,
+        weight_decay=0,
+        foreach=None,
+        maximize=False,
+        differentiable=False,
+        capturable=False,
+    ):
         check_lr(lr)
         check_nonnegative("weight_decay value", weight_decay)
         check_not_differentiable(differentiable)
-        defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
-                        maximize=maximize, differentiable=differentiable, capturable=capturable)
+        defaults = dict(
+            lr=lr,
+            lambd=lambd,
+            alpha=alpha,
+            t0=t0,
+            weight_decay=weight_decay,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            capturable=capturable,
+        )
         super().__init__(params, defaults)
 
     def _state_of(self, param, group):

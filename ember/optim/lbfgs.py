@@ -1,5 +1,6 @@
 """L-BFGS: a quasi-Newton method that builds its step from the last few gradient differences, with an
 optional strong-Wolfe line search (after Mark Schmidt's minFunc, as torch.optim.LBFGS)."""
+
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from .optimizer import Optimizer, add_scaled_, check_lr, scalar
@@ -12,7 +13,7 @@ def _cubic_minimum(x1, f1, g1, x2, f2, g2, bounds=None):
     (by default the interval between the points); their midpoint when the cubic has no minimum."""
     low, high = bounds if bounds is not None else ((x1, x2) if x1 <= x2 else (x2, x1))
     d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
-    d2_square = d1 ** 2 - g1 * g2
+    d2_square = d1**2 - g1 * g2
     if d2_square >= 0:
         d2 = np.sqrt(d2_square)
         if x1 <= x2:
@@ -59,8 +60,15 @@ def _strong_wolfe(evaluate, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1
             bracket = [previous, _Point(current.t, current.f, current.g.copy(), current.gtd)]
             break
         # Extrapolate: the cubic's minimum, between a little beyond t and ten times t.
-        t_next = _cubic_minimum(previous.t, previous.f, previous.gtd, current.t, current.f, current.gtd,
-                                bounds=(current.t + 0.01 * (current.t - previous.t), current.t * 10))
+        t_next = _cubic_minimum(
+            previous.t,
+            previous.f,
+            previous.gtd,
+            current.t,
+            current.f,
+            current.gtd,
+            bounds=(current.t + 0.01 * (current.t - previous.t), current.t * 10),
+        )
         previous = _Point(current.t, current.f, current.g.copy(), current.gtd)
         f_new, g_new = evaluate(t_next)
         evaluations += 1
@@ -151,13 +159,29 @@ class LBFGS(Optimizer):
     `prev_loss`, `al`).
     """
 
-    def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
-                 history_size=100, line_search_fn=None):
+    def __init__(
+        self,
+        params,
+        lr=1,
+        max_iter=20,
+        max_eval=None,
+        tolerance_grad=1e-7,
+        tolerance_change=1e-9,
+        history_size=100,
+        line_search_fn=None,
+    ):
         check_lr(lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,
-                        tolerance_change=tolerance_change, history_size=history_size, line_search_fn=line_search_fn)
+        defaults = dict(
+            lr=lr,
+            max_iter=max_iter,
+            max_eval=max_eval,
+            tolerance_grad=tolerance_grad,
+            tolerance_change=tolerance_change,
+            history_size=history_size,
+            line_search_fn=line_search_fn,
+        )
         super().__init__(params, defaults)
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
@@ -169,15 +193,19 @@ class LBFGS(Optimizer):
     # ----------------------------------------------------------------- flat views of all parameters
     def _flat_grad(self):
         """All gradients in one vector (zeros for a parameter without one)."""
-        return np.concatenate([np.zeros(param._data.size, param._data.dtype) if param._grad is None
-                               else param._grad._data.reshape(-1) for param in self._params])
+        return np.concatenate(
+            [
+                np.zeros(param._data.size, param._data.dtype) if param._grad is None else param._grad._data.reshape(-1)
+                for param in self._params
+            ]
+        )
 
     def _move(self, t, direction):
         """params += t * direction, the flat direction cut back into the parameters' shapes."""
         offset = 0
         for param in self._params:
             data = param._data
-            add_scaled_(data, t, direction[offset:offset + data.size].reshape(data.shape))
+            add_scaled_(data, t, direction[offset : offset + data.size].reshape(data.shape))
             offset += data.size
             self._updated(param)
 
@@ -198,8 +226,10 @@ class LBFGS(Optimizer):
     def step(self, closure):
         """Run up to `max_iter` iterations; returns the loss the closure gave at the starting point."""
         if closure is None or not callable(closure):
-            raise TypeError("LBFGS.step() needs a closure that clears the gradients, computes the loss, calls "
-                            "backward() and returns the loss: LBFGS evaluates the loss several times per step")
+            raise TypeError(
+                "LBFGS.step() needs a closure that clears the gradients, computes the loss, calls "
+                "backward() and returns the loss: LBFGS evaluates the loss several times per step"
+            )
         group = self.param_groups[0]
         lr, max_iter, max_eval = scalar(group["lr"]), group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
@@ -254,12 +284,19 @@ class LBFGS(Optimizer):
             evaluations, optimal = 0, False
             if line_search_fn is not None:
                 if line_search_fn != "strong_wolfe":
-                    raise RuntimeError(f"only 'strong_wolfe' is supported as LBFGS line_search_fn, got "
-                                       f"{line_search_fn!r}")
+                    raise RuntimeError(
+                        f"only 'strong_wolfe' is supported as LBFGS line_search_fn, got {line_search_fn!r}"
+                    )
                 origin = [param._data.copy() for param in self._params]
                 loss, flat_grad, t, evaluations = _strong_wolfe(
                     lambda step_length: self._loss_and_grad_at(closure, origin, step_length, d),
-                    t, d, loss, flat_grad, gtd, max_ls=max_eval - current_evals)
+                    t,
+                    d,
+                    loss,
+                    flat_grad,
+                    gtd,
+                    max_ls=max_eval - current_evals,
+                )
                 self._move(t, d)
                 optimal = np.abs(flat_grad).max() <= tolerance_grad
             else:
@@ -271,12 +308,25 @@ class LBFGS(Optimizer):
                     evaluations = 1
             current_evals += evaluations
             state["func_evals"] += evaluations
-            if (n_iter == max_iter or current_evals >= max_eval or optimal
-                    or np.abs(d * t).max() <= tolerance_change or abs(loss - prev_loss) < tolerance_change):
+            if (
+                n_iter == max_iter
+                or current_evals >= max_eval
+                or optimal
+                or np.abs(d * t).max() <= tolerance_change
+                or abs(loss - prev_loss) < tolerance_change
+            ):
                 break
 
-        state.update(d=_pack(d), t=_pack(t), old_dirs=_pack(old_dirs), old_stps=_pack(old_stps), ro=_pack(ro),
-                     H_diag=_pack(H_diag), prev_flat_grad=_pack(prev_flat_grad), prev_loss=prev_loss)
+        state.update(
+            d=_pack(d),
+            t=_pack(t),
+            old_dirs=_pack(old_dirs),
+            old_stps=_pack(old_stps),
+            ro=_pack(ro),
+            H_diag=_pack(H_diag),
+            prev_flat_grad=_pack(prev_flat_grad),
+            prev_loss=prev_loss,
+        )
         if al is not None:
             state["al"] = _pack(al)
         return original_loss

@@ -4,6 +4,7 @@ Each scheduler's `get_lr()` is written in the recursive ("chainable") form PyTor
 is computed from the group's current `lr`, so several schedulers can act on one optimizer and their
 effects multiply. `step(epoch)` (deprecated in PyTorch) uses the closed form where one exists.
 """
+
 import functools
 import math
 import types
@@ -14,15 +15,31 @@ from collections import Counter
 
 from .optimizer import Optimizer
 
-__all__ = ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR", "ExponentialLR",
-           "SequentialLR", "CosineAnnealingLR", "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR",
-           "CosineAnnealingWarmRestarts", "OneCycleLR", "PolynomialLR", "LRScheduler"]
+__all__ = [
+    "LambdaLR",
+    "MultiplicativeLR",
+    "StepLR",
+    "MultiStepLR",
+    "ConstantLR",
+    "LinearLR",
+    "ExponentialLR",
+    "SequentialLR",
+    "CosineAnnealingLR",
+    "ChainedScheduler",
+    "ReduceLROnPlateau",
+    "CyclicLR",
+    "CosineAnnealingWarmRestarts",
+    "OneCycleLR",
+    "PolynomialLR",
+    "LRScheduler",
+]
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. "
     "Please use `scheduler.step()` to step the scheduler. During the deprecation, if epoch is different "
     "from None, the closed form is used instead of the new chainable form, where available. Please open "
-    "an issue if you are unable to replicate your use case: https://github.com/pytorch/pytorch/issues/new/choose.")
+    "an issue if you are unable to replicate your use case: https://github.com/pytorch/pytorch/issues/new/choose."
+)
 
 
 def _check_optimizer(optimizer):
@@ -32,8 +49,11 @@ def _check_optimizer(optimizer):
 
 def _warn_verbose(verbose):
     if verbose != "deprecated":
-        warnings.warn("The verbose parameter is deprecated. Please use get_last_lr() to access the learning "
-                      "rate.", UserWarning, stacklevel=3)
+        warnings.warn(
+            "The verbose parameter is deprecated. Please use get_last_lr() to access the learning rate.",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _group_lrs(optimizer):
@@ -44,8 +64,10 @@ def _per_group(name, optimizer, value):
     """One value per parameter group: a list or tuple must have one per group; a number is repeated."""
     if isinstance(value, (list, tuple)):
         if len(value) != len(optimizer.param_groups):
-            raise ValueError(f"{name} must have the same length as optimizer.param_groups. {name} has "
-                             f"{len(value)} values, param_groups has {len(optimizer.param_groups)}.")
+            raise ValueError(
+                f"{name} must have the same length as optimizer.param_groups. {name} has "
+                f"{len(value)} values, param_groups has {len(optimizer.param_groups)}."
+            )
         return list(value)
     return [value] * len(optimizer.param_groups)
 
@@ -65,6 +87,7 @@ def _record_step_calls(optimizer):
     def recorded_step(*args, **kwargs):
         optimizer_ref()._opt_called = True
         return step(*args, **kwargs)
+
     recorded_step._records_call = True
     optimizer.step = recorded_step
 
@@ -73,8 +96,10 @@ def _set_group_values(optimizer, values):
     """Write one learning rate per group; a schedule of the wrong length is an error, not a silent cut."""
     groups = optimizer.param_groups
     if len(values) != len(groups):
-        raise ValueError(f"the scheduler computed {len(values)} learning rates for {len(groups)} parameter "
-                         "groups: a group added after building the scheduler is not scheduled")
+        raise ValueError(
+            f"the scheduler computed {len(values)} learning rates for {len(groups)} parameter "
+            "groups: a group added after building the scheduler is not scheduled"
+        )
     for group, lr in zip(groups, values):
         group["lr"] = lr
 
@@ -99,9 +124,11 @@ class LRScheduler:
         else:
             for index, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
-                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{index}] when resuming "
-                                   "scheduler with last_epoch >= 0: load the optimizer's state_dict first, or "
-                                   "use last_epoch=-1 for a fresh run")
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{index}] when resuming "
+                        "scheduler with last_epoch >= 0: load the optimizer's state_dict first, or "
+                        "use last_epoch=-1 for a fresh run"
+                    )
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         _record_step_calls(optimizer)
@@ -133,8 +160,11 @@ class LRScheduler:
 
     def _warn_if_called_outside_step(self):
         if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
-                          UserWarning, stacklevel=3)
+            warnings.warn(
+                "To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                UserWarning,
+                stacklevel=3,
+            )
 
     def step(self, epoch=None):
         """Advance one epoch (or jump to `epoch`, deprecated) and write the new rates into the groups."""
@@ -144,15 +174,19 @@ class LRScheduler:
                     "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
                     "initialization. Please, make sure to call `optimizer.step()` before `lr_scheduler.step()`. "
                     "See more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                    UserWarning, stacklevel=2)
+                    UserWarning,
+                    stacklevel=2,
+                )
             elif not getattr(self.optimizer, "_opt_called", False):
                 warnings.warn(
                     "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, "
                     "you should call them in the opposite order: `optimizer.step()` before `lr_scheduler.step()`.  "
                     "Failure to do this will result in PyTorch skipping the first value of the learning rate "
                     "schedule. See more details at "
-                    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning,
-                    stacklevel=2)
+                    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+                    UserWarning,
+                    stacklevel=2,
+                )
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
@@ -197,8 +231,10 @@ class _LambdaScheduler(LRScheduler):
 
     def state_dict(self):
         state = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "lr_lambdas")}
-        state["lr_lambdas"] = [None if isinstance(function, types.FunctionType) else function.__dict__.copy()
-                               for function in self.lr_lambdas]
+        state["lr_lambdas"] = [
+            None if isinstance(function, types.FunctionType) else function.__dict__.copy()
+            for function in self.lr_lambdas
+        ]
         return state
 
     def load_state_dict(self, state_dict):
@@ -225,8 +261,10 @@ class MultiplicativeLR(_LambdaScheduler):
         self._warn_if_called_outside_step()
         if self._is_initial:
             return _group_lrs(self.optimizer)
-        return [group["lr"] * function(self.last_epoch)
-                for function, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
+        return [
+            group["lr"] * function(self.last_epoch)
+            for function, group in zip(self.lr_lambdas, self.optimizer.param_groups)
+        ]
 
 
 class StepLR(LRScheduler):
@@ -288,16 +326,19 @@ class ConstantLR(LRScheduler):
         return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):
-        return [base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
-                for base_lr in self.base_lrs]
+        return [
+            base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+            for base_lr in self.base_lrs
+        ]
 
 
 class LinearLR(LRScheduler):
     """Scale the rate by a factor that moves linearly from `start_factor` to `end_factor` over
     `total_iters` epochs, then stays (a linear warm-up, or a linear decay with end_factor < start_factor)."""
 
-    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1,
-                 verbose="deprecated"):
+    def __init__(
+        self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1, verbose="deprecated"
+    ):
         if start_factor > 1.0 or start_factor <= 0:
             raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
         if end_factor > 1.0 or end_factor < 0:
@@ -320,8 +361,10 @@ class LinearLR(LRScheduler):
 
     def _get_closed_form_lr(self):
         progress = min(self.total_iters, self.last_epoch) / self.total_iters
-        return [base_lr * (self.start_factor + (self.end_factor - self.start_factor) * progress)
-                for base_lr in self.base_lrs]
+        return [
+            base_lr * (self.start_factor + (self.end_factor - self.start_factor) * progress)
+            for base_lr in self.base_lrs
+        ]
 
 
 class ExponentialLR(LRScheduler):
@@ -338,7 +381,7 @@ class ExponentialLR(LRScheduler):
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):
-        return [base_lr * self.gamma ** self.last_epoch for base_lr in self.base_lrs]
+        return [base_lr * self.gamma**self.last_epoch for base_lr in self.base_lrs]
 
 
 class PolynomialLR(LRScheduler):
@@ -353,13 +396,16 @@ class PolynomialLR(LRScheduler):
         self._warn_if_called_outside_step()
         if self._is_initial or self.last_epoch > self.total_iters:
             return _group_lrs(self.optimizer)
-        decay = ((1.0 - self.last_epoch / self.total_iters) / (1.0 - (self.last_epoch - 1) / self.total_iters)) \
-            ** self.power
+        decay = (
+            (1.0 - self.last_epoch / self.total_iters) / (1.0 - (self.last_epoch - 1) / self.total_iters)
+        ) ** self.power
         return [group["lr"] * decay for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):
-        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
-                for base_lr in self.base_lrs]
+        return [
+            base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+            for base_lr in self.base_lrs
+        ]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -377,17 +423,27 @@ class CosineAnnealingLR(LRScheduler):
         if self._is_initial:
             return _group_lrs(self.optimizer)
         if self._step_count == 1 and epoch > 0:
-            return [eta_min + (base_lr - eta_min) * (1 + math.cos(epoch * math.pi / T_max)) / 2
-                    for base_lr in self.base_lrs]
+            return [
+                eta_min + (base_lr - eta_min) * (1 + math.cos(epoch * math.pi / T_max)) / 2 for base_lr in self.base_lrs
+            ]
         if (epoch - 1 - T_max) % (2 * T_max) == 0:
-            return [group["lr"] + (base_lr - eta_min) * (1 - math.cos(math.pi / T_max)) / 2
-                    for base_lr, group in zip(self.base_lrs, groups)]
-        return [(1 + math.cos(math.pi * epoch / T_max)) / (1 + math.cos(math.pi * (epoch - 1) / T_max))
-                * (group["lr"] - eta_min) + eta_min for group in groups]
+            return [
+                group["lr"] + (base_lr - eta_min) * (1 - math.cos(math.pi / T_max)) / 2
+                for base_lr, group in zip(self.base_lrs, groups)
+            ]
+        return [
+            (1 + math.cos(math.pi * epoch / T_max))
+            / (1 + math.cos(math.pi * (epoch - 1) / T_max))
+            * (group["lr"] - eta_min)
+            + eta_min
+            for group in groups
+        ]
 
     def _get_closed_form_lr(self):
-        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
-                for base_lr in self.base_lrs]
+        return [
+            self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+            for base_lr in self.base_lrs
+        ]
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -416,8 +472,10 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def get_lr(self):
         self._warn_if_called_outside_step()
-        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
-                for base_lr in self.base_lrs]
+        return [
+            self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+            for base_lr in self.base_lrs
+        ]
 
     def step(self, epoch=None):
         """Advance one epoch, or go to `epoch` (which may be fractional) and find its period."""
@@ -439,8 +497,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         else:
             # Periods T_0, T_0 m, T_0 m^2, ... end at T_0 (m^n - 1) / (m - 1): find the n-th period.
             n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
-            self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
-            self.T_i = self.T_0 * self.T_mult ** n
+            self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+            self.T_i = self.T_0 * self.T_mult**n
         self.last_epoch = math.floor(epoch)
         self._get_lr_called_within_step = True
         try:
@@ -466,9 +524,11 @@ class SequentialLR(LRScheduler):
         _warn_verbose(verbose)
         _check_schedulers(type(self).__name__, optimizer, schedulers)
         if len(milestones) != len(schedulers) - 1:
-            raise ValueError("Sequential Schedulers expects number of schedulers provided to be one more than the "
-                             f"number of milestone points, but got number of schedulers {len(schedulers)} and the "
-                             f"number of milestones to be equal to {len(milestones)}")
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more than the "
+                f"number of milestone points, but got number of schedulers {len(schedulers)} and the "
+                f"number of milestones to be equal to {len(milestones)}"
+            )
         self._schedulers = schedulers
         self._milestones = milestones
         self.last_epoch = last_epoch + 1
@@ -515,8 +575,9 @@ class ChainedScheduler(LRScheduler):
 
     def __init__(self, schedulers, optimizer=None):
         if len(schedulers) < 1:
-            raise ValueError(f"{type(self).__name__} expects at least one scheduler to be chained, but got no "
-                             "scheduler.")
+            raise ValueError(
+                f"{type(self).__name__} expects at least one scheduler to be chained, but got no scheduler."
+            )
         optimizer = optimizer or schedulers[0].optimizer
         _check_schedulers(type(self).__name__, optimizer, schedulers)
         self._schedulers = schedulers
@@ -543,13 +604,17 @@ def _check_schedulers(kind, optimizer, schedulers):
         if not hasattr(scheduler, "optimizer"):
             raise TypeError(f"{kind} at index {index} should have `optimizer` as its attribute.")
         if isinstance(scheduler, ReduceLROnPlateau):
-            raise ValueError(f"{kind} does not support `ReduceLROnPlateau` scheduler as it requires additional "
-                             "kwargs to be specified when calling `step`, but got one at index "
-                             f"{index} in the given schedulers sequence.")
+            raise ValueError(
+                f"{kind} does not support `ReduceLROnPlateau` scheduler as it requires additional "
+                "kwargs to be specified when calling `step`, but got one at index "
+                f"{index} in the given schedulers sequence."
+            )
         if optimizer != scheduler.optimizer:
-            raise ValueError(f"{kind} expects all schedulers to belong to the same optimizer, but got scheduler "
-                             f"{type(scheduler).__name__} at index {index} has {scheduler.optimizer}, which is "
-                             f"different from {type(optimizer).__name__}.")
+            raise ValueError(
+                f"{kind} expects all schedulers to belong to the same optimizer, but got scheduler "
+                f"{type(scheduler).__name__} at index {index} has {scheduler.optimizer}, which is "
+                f"different from {type(optimizer).__name__}."
+            )
 
 
 def _state_with_schedulers(composite):
@@ -573,8 +638,19 @@ class ReduceLROnPlateau(LRScheduler):
     `step(metric)` takes the metric (e.g. validation loss); `mode="max"` for metrics that should grow.
     """
 
-    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
-                 cooldown=0, min_lr=0, eps=1e-8, verbose="deprecated"):
+    def __init__(
+        self,
+        optimizer,
+        mode="min",
+        factor=0.1,
+        patience=10,
+        threshold=1e-4,
+        threshold_mode="rel",
+        cooldown=0,
+        min_lr=0,
+        eps=1e-8,
+        verbose="deprecated",
+    ):
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         _check_optimizer(optimizer)
@@ -630,7 +706,8 @@ class ReduceLROnPlateau(LRScheduler):
                     f"The number of param groups in the `optimizer` ({len(self.optimizer.param_groups)}) differs "
                     f"from when `ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), usually due to a new "
                     "param group being added to the optimizer. Please modify the `min_lrs` field to match the "
-                    "length of the `optimizer` param groups.")
+                    "length of the `optimizer` param groups."
+                )
             self.min_lrs = [self.default_min_lr] * len(self.optimizer.param_groups)
         for group, min_lr in zip(self.optimizer.param_groups, self.min_lrs):
             old_lr = float(group["lr"])
@@ -644,8 +721,11 @@ class ReduceLROnPlateau(LRScheduler):
 
     def _is_better(self, current, best):
         if self.threshold_mode == "rel":
-            return current < best * (1.0 - self.threshold) if self.mode == "min" else \
-                current > best * (self.threshold + 1.0)
+            return (
+                current < best * (1.0 - self.threshold)
+                if self.mode == "min"
+                else current > best * (self.threshold + 1.0)
+            )
         return current < best - self.threshold if self.mode == "min" else current > best + self.threshold
 
     def _init_is_better(self, mode, threshold, threshold_mode):
@@ -698,9 +778,23 @@ class CyclicLR(LRScheduler):
     Example: `CyclicLR(opt, base_lr=0.01, max_lr=0.1, step_size_up=100)`, then `scheduler.step()` per batch.
     """
 
-    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
-                 gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
-                 max_momentum=0.9, last_epoch=-1, verbose="deprecated"):
+    def __init__(
+        self,
+        optimizer,
+        base_lr,
+        max_lr,
+        step_size_up=2000,
+        step_size_down=None,
+        mode="triangular",
+        gamma=1.0,
+        scale_fn=None,
+        scale_mode="cycle",
+        cycle_momentum=True,
+        base_momentum=0.8,
+        max_momentum=0.9,
+        last_epoch=-1,
+        verbose="deprecated",
+    ):
         _check_optimizer(optimizer)
         self.optimizer = optimizer
         base_lrs = _per_group("base_lr", optimizer, base_lr)
@@ -722,7 +816,8 @@ class CyclicLR(LRScheduler):
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
             self.base_momentums, self.max_momentums = _set_up_momentum_cycling(
-                self, optimizer, base_momentum, max_momentum, last_epoch)
+                self, optimizer, base_momentum, max_momentum, last_epoch
+            )
         super().__init__(optimizer, last_epoch, verbose)
         self.base_lrs = base_lrs
 
@@ -739,7 +834,7 @@ class CyclicLR(LRScheduler):
             return 1.0
         if self.mode == "triangular2":
             return 1 / (2.0 ** (x - 1))
-        return self.gamma ** x
+        return self.gamma**x
 
     def get_lr(self):
         self._warn_if_called_outside_step()
@@ -750,11 +845,13 @@ class CyclicLR(LRScheduler):
         else:
             scale_factor = (x - 1) / (self.step_ratio - 1)
         scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
-        lrs = [base_lr + (max_lr - base_lr) * scale_factor * scale
-               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)]
+        lrs = [
+            base_lr + (max_lr - base_lr) * scale_factor * scale for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)
+        ]
         if self.cycle_momentum:
-            for group, base_momentum, max_momentum in zip(self.optimizer.param_groups, self.base_momentums,
-                                                          self.max_momentums):
+            for group, base_momentum, max_momentum in zip(
+                self.optimizer.param_groups, self.base_momentums, self.max_momentums
+            ):
                 _set_momentum(self, group, max_momentum - (max_momentum - base_momentum) * scale_factor * scale)
         return lrs
 
@@ -788,9 +885,24 @@ class OneCycleLR(LRScheduler):
     Example: `OneCycleLR(opt, max_lr=0.1, epochs=10, steps_per_epoch=len(loader))`.
     """
 
-    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
-                 anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95,
-                 div_factor=25.0, final_div_factor=1e4, three_phase=False, last_epoch=-1, verbose="deprecated"):
+    def __init__(
+        self,
+        optimizer,
+        max_lr,
+        total_steps=None,
+        epochs=None,
+        steps_per_epoch=None,
+        pct_start=0.3,
+        anneal_strategy="cos",
+        cycle_momentum=True,
+        base_momentum=0.85,
+        max_momentum=0.95,
+        div_factor=25.0,
+        final_div_factor=1e4,
+        three_phase=False,
+        last_epoch=-1,
+        verbose="deprecated",
+    ):
         _check_optimizer(optimizer)
         self.optimizer = optimizer
         if total_steps is not None:
@@ -824,15 +936,25 @@ class OneCycleLR(LRScheduler):
 
     def _phases(self, pct_start, three_phase):
         """Each phase ends at a step and anneals the rate and momentum between two group entries."""
+
         def phase(end_step, start_lr, end_lr, start_momentum, end_momentum):
-            return dict(end_step=end_step, start_lr=start_lr, end_lr=end_lr, start_momentum=start_momentum,
-                        end_momentum=end_momentum)
+            return dict(
+                end_step=end_step,
+                start_lr=start_lr,
+                end_lr=end_lr,
+                start_momentum=start_momentum,
+                end_momentum=end_momentum,
+            )
+
         rise = phase(float(pct_start * self.total_steps) - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum")
         if three_phase:
-            return [rise,
-                    phase(float(2 * pct_start * self.total_steps) - 2, "max_lr", "initial_lr", "base_momentum",
-                          "max_momentum"),
-                    phase(self.total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
+            return [
+                rise,
+                phase(
+                    float(2 * pct_start * self.total_steps) - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"
+                ),
+                phase(self.total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
+            ]
         return [rise, phase(self.total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
 
     @staticmethod
@@ -863,8 +985,11 @@ class OneCycleLR(LRScheduler):
                     pct = (step - start_step) / (end_step - start_step)
                     lrs.append(self._anneal_func(group[phase["start_lr"]], group[phase["end_lr"]], pct))
                     if self.cycle_momentum:
-                        _set_momentum(self, group, self._anneal_func(group[phase["start_momentum"]],
-                                                                     group[phase["end_momentum"]], pct))
+                        _set_momentum(
+                            self,
+                            group,
+                            self._anneal_func(group[phase["start_momentum"]], group[phase["end_momentum"]], pct),
+                        )
                     break
                 start_step = end_step
         return lrs

@@ -1,5 +1,6 @@
 """Muon: SGD-momentum whose update for a weight matrix is replaced by the nearest semi-orthogonal
 matrix, found by a few Newton–Schulz iterations (Keller Jordan, 2024)."""
+
 import math
 
 from .._backend import np
@@ -70,9 +71,18 @@ class Muon(Optimizer):
     other parameters with e.g. AdamW. Example: `Muon([layer.weight], lr=0.02)`.
     """
 
-    def __init__(self, params, lr=1e-3, weight_decay=0.1, momentum=0.95, nesterov=True,
-                 ns_coefficients=(DEFAULT_A, DEFAULT_B, DEFAULT_C), eps=EPS, ns_steps=DEFAULT_NS_STEPS,
-                 adjust_lr_fn=None):
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        weight_decay=0.1,
+        momentum=0.95,
+        nesterov=True,
+        ns_coefficients=(DEFAULT_A, DEFAULT_B, DEFAULT_C),
+        eps=EPS,
+        ns_steps=DEFAULT_NS_STEPS,
+        adjust_lr_fn=None,
+    ):
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
@@ -83,14 +93,24 @@ class Muon(Optimizer):
             raise ValueError(f"weight decay should be >= 0 but is: {weight_decay}")
         if adjust_lr_fn is not None and adjust_lr_fn not in ("original", "match_rms_adamw"):
             raise ValueError(f"Adjust learning rate function {adjust_lr_fn} is not supported")
-        defaults = dict(lr=lr, weight_decay=weight_decay, momentum=momentum, nesterov=nesterov,
-                        ns_coefficients=ns_coefficients, eps=eps, ns_steps=ns_steps, adjust_lr_fn=adjust_lr_fn)
+        defaults = dict(
+            lr=lr,
+            weight_decay=weight_decay,
+            momentum=momentum,
+            nesterov=nesterov,
+            ns_coefficients=ns_coefficients,
+            eps=eps,
+            ns_steps=ns_steps,
+            adjust_lr_fn=adjust_lr_fn,
+        )
         super().__init__(params, defaults)
         for group in self.param_groups:
             for param in group["params"]:
                 if param.ndim != 2:
-                    raise ValueError(f"Muon only supports 2D parameters whereas we found a parameter with size: "
-                                     f"{param.size()}; optimize it with e.g. AdamW")
+                    raise ValueError(
+                        f"Muon only supports 2D parameters whereas we found a parameter with size: "
+                        f"{param.size()}; optimize it with e.g. AdamW"
+                    )
 
     def step(self, closure=None):
         loss = self._evaluate(closure)

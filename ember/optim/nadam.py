@@ -1,8 +1,19 @@
 """NAdam: Adam with Nesterov momentum, the first moment looked at one step ahead."""
+
 from .._backend import np
 from .._tensor import new_tensor
-from .optimizer import (Optimizer, check_betas, check_lr, check_nonnegative, check_not_differentiable, lerp_,
-                        scalar, scalar_dtype, step_state, zeros_state)
+from .optimizer import (
+    Optimizer,
+    check_betas,
+    check_lr,
+    check_nonnegative,
+    check_not_differentiable,
+    lerp_,
+    scalar,
+    scalar_dtype,
+    step_state,
+    zeros_state,
+)
 
 __all__ = ["NAdam"]
 
@@ -21,18 +32,39 @@ class NAdam(Optimizer):
     `decoupled_weight_decay=True` this is NAdamW. `foreach` and `capturable` are accepted and ignored.
     """
 
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
-                 decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
-                 differentiable=False):
+    def __init__(
+        self,
+        params,
+        lr=2e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        momentum_decay=4e-3,
+        decoupled_weight_decay=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+    ):
         check_lr(lr)
         check_nonnegative("epsilon value", eps)
         check_betas(betas)
         check_nonnegative("weight_decay value", weight_decay)
         check_nonnegative("momentum_decay value", momentum_decay)
         check_not_differentiable(differentiable)
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
-                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, foreach=foreach,
-                        capturable=capturable, differentiable=differentiable)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            momentum_decay=momentum_decay,
+            decoupled_weight_decay=decoupled_weight_decay,
+            maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
+        )
         super().__init__(params, defaults)
 
     def _state_of(self, param):
@@ -69,7 +101,7 @@ class NAdam(Optimizer):
                 lerp_(exp_avg, grad, 1 - beta1)
                 exp_avg_sq *= beta2
                 exp_avg_sq += (1 - beta2) * grad * grad
-                denominator = np.sqrt(exp_avg_sq / (1 - beta2 ** step))
+                denominator = np.sqrt(exp_avg_sq / (1 - beta2**step))
                 denominator += eps
                 data += -lr * (1.0 - mu) / (1.0 - mu_product) * grad / denominator
                 data += -lr * mu_next / (1.0 - mu_product * mu_next) * exp_avg / denominator

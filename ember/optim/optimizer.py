@@ -4,6 +4,7 @@ Subclasses implement `step()` with NumPy maths on `p._data` / `p._grad._data`, i
 graph; `_updated(p)` then bumps the parameter's version counter as PyTorch's in-place updates do,
 so a graph that saved the old value refuses to backward through it.
 """
+
 import copy
 import functools
 import warnings
@@ -16,8 +17,21 @@ from .._tensor import Tensor, new_tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..utils.hooks import RemovableHandle
 
-__all__ = ["Optimizer", "required", "check_lr", "check_nonnegative", "check_betas", "check_not_differentiable",
-           "zeros_state", "scalar_dtype", "step_state", "scalar", "lerp_", "fused_lerp_", "add_scaled_"]
+__all__ = [
+    "Optimizer",
+    "required",
+    "check_lr",
+    "check_nonnegative",
+    "check_betas",
+    "check_not_differentiable",
+    "zeros_state",
+    "scalar_dtype",
+    "step_state",
+    "scalar",
+    "lerp_",
+    "fused_lerp_",
+    "add_scaled_",
+]
 
 
 class _RequiredParameter:
@@ -95,8 +109,10 @@ def fused_lerp_(buffer, end, weight):
 def check_not_differentiable(differentiable):
     """ember updates parameters outside the graph; `differentiable=True` would need the steps recorded."""
     if differentiable:
-        raise NotImplementedError("torch.optim differentiable=True is not implemented in ember: optimizer "
-                                  "steps update the parameters outside the autograd graph")
+        raise NotImplementedError(
+            "torch.optim differentiable=True is not implemented in ember: optimizer "
+            "steps update the parameters outside the autograd graph"
+        )
 
 
 def zeros_state(param):
@@ -125,6 +141,7 @@ def _type_name(value):
 
 def _run_step_hooks(step):
     """Wrap a subclass's `step` so pre/post hooks run around it (once, even through super().step())."""
+
     @functools.wraps(step)
     def hooked_step(self, *args, **kwargs):
         if self._in_step:
@@ -143,6 +160,7 @@ def _run_step_hooks(step):
         finally:
             self._in_step = False
         return output
+
     hooked_step._records_call = True  # learning-rate schedulers check that optimizer.step() ran first
     return hooked_step
 
@@ -173,8 +191,10 @@ class Optimizer:
         self._optimizer_step_post_hooks = OrderedDict()
         self._init_state_dict_hooks()
         if isinstance(params, Tensor):
-            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or "
-                            f"dicts, but got {_type_name(params)}")
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {_type_name(params)}"
+            )
         self.state = defaultdict(dict)
         self.param_groups = []
         param_groups = list(params)
@@ -194,8 +214,10 @@ class Optimizer:
         if isinstance(params, Tensor):
             params = [params]
         elif isinstance(params, set):
-            raise TypeError("optimizer parameters need to be organized in ordered collections, but the "
-                            "ordering of tensors in sets will change between runs. Please use a list instead.")
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
         params = list(params)
         names = [param[0] for param in params if isinstance(param, tuple)]
         params = [param[1] if isinstance(param, tuple) else param for param in params]
@@ -214,16 +236,21 @@ class Optimizer:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
             param_group.setdefault(name, default)
         if len(params) != len(set(params)):
-            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this "
-                          "will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
-                          "information", stacklevel=3)
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, this "
+                "will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                "information",
+                stacklevel=3,
+            )
         existing = set()
         for group in self.param_groups:
             existing.update(group["params"])
             if ("param_names" in param_group) != ("param_names" in group):
                 which = "with names" if "param_names" in param_group else "without names"
-                raise ValueError("all optimizer param groups should be with/without names. "
-                                 f"cannot add param group {which} to the optimizer")
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. "
+                    f"cannot add param group {which} to the optimizer"
+                )
         if not existing.isdisjoint(params):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
@@ -248,8 +275,9 @@ class Optimizer:
 
     def step(self, closure=None):
         """Update the parameters once from their `.grad`; `closure` re-evaluates the loss if given."""
-        raise NotImplementedError(f"{type(self).__name__}.step() is not implemented: an Optimizer subclass "
-                                  "must define step()")
+        raise NotImplementedError(
+            f"{type(self).__name__}.step() is not implemented: an Optimizer subclass must define step()"
+        )
 
     @staticmethod
     def _evaluate(closure):
@@ -283,8 +311,12 @@ class Optimizer:
         """`hook(optimizer, args, kwargs)` runs after each step."""
         return RemovableHandle(self._optimizer_step_post_hooks, hook)
 
-    _STATE_DICT_HOOKS = ("_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
-                         "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks")
+    _STATE_DICT_HOOKS = (
+        "_optimizer_state_dict_pre_hooks",
+        "_optimizer_state_dict_post_hooks",
+        "_optimizer_load_state_dict_pre_hooks",
+        "_optimizer_load_state_dict_post_hooks",
+    )
 
     def _init_state_dict_hooks(self):
         for name in self._STATE_DICT_HOOKS:
@@ -330,8 +362,7 @@ class Optimizer:
                 index_of.setdefault(id(param), len(index_of))
             packed["params"] = [index_of[id(param)] for param in group["params"]]
             param_groups.append(packed)
-        state = {(index_of[id(key)] if isinstance(key, Tensor) else key): value
-                 for key, value in self.state.items()}
+        state = {(index_of[id(key)] if isinstance(key, Tensor) else key): value for key, value in self.state.items()}
         state_dict = {"state": state, "param_groups": param_groups}
         for hook in list(self._optimizer_state_dict_post_hooks.values()):
             result = hook(self, state_dict)
@@ -351,10 +382,15 @@ class Optimizer:
         if len(groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
         if any(len(group["params"]) != len(saved["params"]) for group, saved in zip(groups, saved_groups)):
-            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
-                             "optimizer's group")
-        param_of = dict(zip(chain.from_iterable(group["params"] for group in saved_groups),
-                            chain.from_iterable(group["params"] for group in groups)))
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of optimizer's group"
+            )
+        param_of = dict(
+            zip(
+                chain.from_iterable(group["params"] for group in saved_groups),
+                chain.from_iterable(group["params"] for group in groups),
+            )
+        )
         state = defaultdict(dict)
         for key, value in state_dict["state"].items():
             if key in param_of:

@@ -1,8 +1,18 @@
 """RAdam: Adam whose adaptive step is switched on gradually, as the variance of its second-moment
 estimate becomes tractable (a warm-up without a schedule)."""
+
 from .._backend import np
-from .optimizer import (Optimizer, check_betas, check_lr, check_nonnegative, check_not_differentiable, lerp_,
-                        scalar, step_state, zeros_state)
+from .optimizer import (
+    Optimizer,
+    check_betas,
+    check_lr,
+    check_nonnegative,
+    check_not_differentiable,
+    lerp_,
+    scalar,
+    step_state,
+    zeros_state,
+)
 
 __all__ = ["RAdam"]
 
@@ -23,16 +33,36 @@ class RAdam(Optimizer):
     ignored.
     """
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
-                 *, foreach=None, maximize=False, capturable=False, differentiable=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        decoupled_weight_decay=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+    ):
         check_lr(lr)
         check_nonnegative("epsilon value", eps)
         check_betas(betas)
         check_nonnegative("weight_decay value", weight_decay)
         check_not_differentiable(differentiable)
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize, foreach=foreach,
-                        capturable=capturable, decoupled_weight_decay=decoupled_weight_decay,
-                        differentiable=differentiable)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            decoupled_weight_decay=decoupled_weight_decay,
+            differentiable=differentiable,
+        )
         super().__init__(params, defaults)
 
     def _state_of(self, param):
@@ -63,16 +93,17 @@ class RAdam(Optimizer):
                 lerp_(exp_avg, grad, 1 - beta1)
                 exp_avg_sq *= beta2
                 exp_avg_sq += (1 - beta2) * grad * grad
-                bias_correction2 = 1 - beta2 ** step
-                update = exp_avg / (1 - beta1 ** step) * lr
+                bias_correction2 = 1 - beta2**step
+                update = exp_avg / (1 - beta1**step) * lr
                 rho_inf = 2 / (1 - beta2) - 1
-                rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+                rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
                 if rho_t > 5.0:
-                    rectification = ((rho_t - 4) * (rho_t - 2) * rho_inf
-                                     / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                    rectification = (
+                        (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+                    ) ** 0.5
                     root = np.sqrt(exp_avg_sq)
                     root += eps
-                    update *= bias_correction2 ** 0.5 / root
+                    update *= bias_correction2**0.5 / root
                     update *= rectification
                 data -= update
                 self._updated(param)

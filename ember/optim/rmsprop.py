@@ -1,7 +1,16 @@
 """RMSprop: divide the gradient by a running root mean square of recent gradients."""
+
 from .._backend import np
-from .optimizer import (Optimizer, check_lr, check_nonnegative, check_not_differentiable, lerp_, scalar, step_state,
-                        zeros_state)
+from .optimizer import (
+    Optimizer,
+    check_lr,
+    check_nonnegative,
+    check_not_differentiable,
+    lerp_,
+    scalar,
+    step_state,
+    zeros_state,
+)
 
 __all__ = ["RMSprop"]
 
@@ -19,17 +28,38 @@ class RMSprop(Optimizer):
     State: `step`, `square_avg`, plus `momentum_buffer` and `grad_avg` when used, as in PyTorch.
     """
 
-    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
-                 capturable=False, foreach=None, maximize=False, differentiable=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        alpha=0.99,
+        eps=1e-8,
+        weight_decay=0,
+        momentum=0,
+        centered=False,
+        capturable=False,
+        foreach=None,
+        maximize=False,
+        differentiable=False,
+    ):
         check_lr(lr)
         check_nonnegative("epsilon value", eps)
         check_nonnegative("momentum value", momentum)
         check_nonnegative("weight_decay value", weight_decay)
         check_nonnegative("alpha value", alpha)
         check_not_differentiable(differentiable)
-        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
-                        weight_decay=weight_decay, capturable=capturable, foreach=foreach, maximize=maximize,
-                        differentiable=differentiable)
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            alpha=alpha,
+            eps=eps,
+            centered=centered,
+            weight_decay=weight_decay,
+            capturable=capturable,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+        )
         super().__init__(params, defaults)
 
     def _state_of(self, param, group):

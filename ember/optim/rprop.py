@@ -1,5 +1,6 @@
 """Rprop: resilient backpropagation, where only the sign of the gradient is used and each coordinate
 adapts its own step size."""
+
 from .._backend import np
 from .._tensor import new_tensor
 from .optimizer import Optimizer, check_lr, check_not_differentiable, scalar, step_state, zeros_state
@@ -19,14 +20,31 @@ class Rprop(Optimizer):
     `foreach` and `capturable` are accepted and ignored.
     """
 
-    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
-                 maximize=False, differentiable=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        etas=(0.5, 1.2),
+        step_sizes=(1e-6, 50),
+        *,
+        capturable=False,
+        foreach=None,
+        maximize=False,
+        differentiable=False,
+    ):
         check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         check_not_differentiable(differentiable)
-        defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize,
-                        differentiable=differentiable, capturable=capturable)
+        defaults = dict(
+            lr=lr,
+            etas=etas,
+            step_sizes=step_sizes,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            capturable=capturable,
+        )
         super().__init__(params, defaults)
 
     def _state_of(self, param, group):

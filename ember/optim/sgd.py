@@ -1,4 +1,5 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum and weight decay."""
+
 from .optimizer import Optimizer, check_lr, check_nonnegative, check_not_differentiable, scalar
 from .._tensor import new_tensor
 
@@ -18,17 +19,37 @@ class SGD(Optimizer):
     `foreach` and `fused` are accepted and ignored (ember has one NumPy implementation).
     """
 
-    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
-                 maximize=False, foreach=None, differentiable=False, fused=None):
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        momentum=0,
+        dampening=0,
+        weight_decay=0,
+        nesterov=False,
+        *,
+        maximize=False,
+        foreach=None,
+        differentiable=False,
+        fused=None,
+    ):
         check_lr(lr)
         check_nonnegative("momentum value", momentum)
         check_nonnegative("weight_decay value", weight_decay)
         check_not_differentiable(differentiable)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-                        nesterov=nesterov, maximize=maximize, foreach=foreach, differentiable=differentiable,
-                        fused=fused)
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            dampening=dampening,
+            weight_decay=weight_decay,
+            nesterov=nesterov,
+            maximize=maximize,
+            foreach=foreach,
+            differentiable=differentiable,
+            fused=fused,
+        )
         super().__init__(params, defaults)
 
     def step(self, closure=None):

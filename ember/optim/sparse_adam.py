@@ -1,4 +1,5 @@
 """SparseAdam: Adam for sparse gradients (such as nn.Embedding(sparse=True) gives in PyTorch)."""
+
 from .optimizer import Optimizer, check_betas, check_lr
 
 __all__ = ["SparseAdam"]
@@ -22,18 +23,25 @@ class SparseAdam(Optimizer):
         check_betas(betas)
         defaults = dict(lr=lr, betas=betas, eps=eps, maximize=maximize)
         super().__init__(params, defaults)
-        complex_params = [[group_index, index] for group_index, group in enumerate(self.param_groups)
-                          for index, param in enumerate(group["params"]) if param.is_complex()]
+        complex_params = [
+            [group_index, index]
+            for group_index, group in enumerate(self.param_groups)
+            for index, param in enumerate(group["params"])
+            if param.is_complex()
+        ]
         if complex_params:
-            raise ValueError(f"Complex params at indices {complex_params}: SparseAdam does not support complex "
-                             "parameters")
+            raise ValueError(
+                f"Complex params at indices {complex_params}: SparseAdam does not support complex parameters"
+            )
 
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
             for param in group["params"]:
                 if param.grad is not None:
-                    raise RuntimeError("SparseAdam does not support dense gradients, please consider Adam instead "
-                                       "(ember has no sparse gradients, so SparseAdam cannot step; "
-                                       "torch.optim.SparseAdam raises the same error on dense gradients)")
+                    raise RuntimeError(
+                        "SparseAdam does not support dense gradients, please consider Adam instead "
+                        "(ember has no sparse gradients, so SparseAdam cannot step; "
+                        "torch.optim.SparseAdam raises the same error on dense gradients)"
+                    )
         return loss

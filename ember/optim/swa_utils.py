@@ -1,6 +1,7 @@
 """Weight averaging, as `torch.optim.swa_utils`: a running average (SWA) or exponential moving average
 (EMA) of a model's weights, the learning-rate schedule SWA trains with, and the batch-norm statistics
 pass an averaged model needs."""
+
 import copy
 import itertools
 import math
@@ -12,8 +13,15 @@ from ..autograd.grad_mode import no_grad
 from ..ops.creation import tensor
 from .lr_scheduler import LRScheduler, _per_group
 
-__all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn", "get_ema_avg_fn",
-           "get_swa_avg_fn"]
+__all__ = [
+    "AveragedModel",
+    "update_bn",
+    "SWALR",
+    "get_ema_multi_avg_fn",
+    "get_swa_multi_avg_fn",
+    "get_ema_avg_fn",
+    "get_swa_avg_fn",
+]
 
 
 def _check_decay(decay):
@@ -33,11 +41,13 @@ def get_ema_multi_avg_fn(decay=0.999):
             else:
                 for averaged, current in zip(ema_param_list, current_param_list):
                     averaged.copy_(averaged * decay + current * (1 - decay))
+
     return ema_update
 
 
 def get_swa_multi_avg_fn():
     """An in-place running mean over lists of tensors: averaged += (current - averaged) / (n + 1)."""
+
     def swa_update(averaged_param_list, current_param_list, num_averaged):
         with no_grad():
             if averaged_param_list[0].is_floating_point() or averaged_param_list[0].is_complex():
@@ -47,6 +57,7 @@ def get_swa_multi_avg_fn():
             else:
                 for averaged, current in zip(averaged_param_list, current_param_list):
                     averaged.copy_(averaged + (current - averaged) / (num_averaged + 1))
+
     return swa_update
 
 
@@ -57,14 +68,17 @@ def get_ema_avg_fn(decay=0.999):
     def ema_update(ema_param, current_param, num_averaged):
         with no_grad():
             return decay * ema_param + (1 - decay) * current_param
+
     return ema_update
 
 
 def get_swa_avg_fn():
     """The running mean of one tensor, returned: averaged + (current - averaged) / (n + 1)."""
+
     def swa_update(averaged_param, current_param, num_averaged):
         with no_grad():
             return averaged_param + (current_param - averaged_param) / (num_averaged + 1)
+
     return swa_update
 
 
@@ -99,8 +113,10 @@ class AveragedModel(nn.Module):
 
     def _averaged_tensors(self, model):
         if self.use_buffers:
-            return (itertools.chain(self.module.parameters(), self.module.buffers()),
-                    itertools.chain(model.parameters(), model.buffers()))
+            return (
+                itertools.chain(self.module.parameters(), self.module.buffers()),
+                itertools.chain(model.parameters(), model.buffers()),
+            )
         return self.parameters(), model.parameters()
 
     def update_parameters(self, model):
@@ -208,8 +224,11 @@ class SWALR(LRScheduler):
 
     def get_lr(self):
         if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
-                          UserWarning, stacklevel=2)
+            warnings.warn(
+                "To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                UserWarning,
+                stacklevel=2,
+            )
         step = self._step_count - 1
         if self.anneal_epochs == 0:
             step = max(1, step)

@@ -1,5 +1,6 @@
 """`swap_in_optimizer_params_and_state`: run an optimizer on other parameters and state for a while
 (functional or traced training steps), leaving the live optimizer untouched afterwards."""
+
 import contextlib
 from collections import defaultdict
 
@@ -12,8 +13,10 @@ _NAME = "swap_in_optimizer_params_and_state"
 
 def _check_state(state):
     if not isinstance(state, dict):
-        raise RuntimeError(f"{_NAME} requires swapin_optim_state['state'] to be a dict mapping packed parameter ids "
-                           f"to per-param state dicts, got {type(state).__name__}.")
+        raise RuntimeError(
+            f"{_NAME} requires swapin_optim_state['state'] to be a dict mapping packed parameter ids "
+            f"to per-param state dicts, got {type(state).__name__}."
+        )
     if any(isinstance(key, Tensor) for key in state):
         raise RuntimeError(f"{_NAME} requires optimizer.state_dict()-style state keyed by packed parameter ids.")
     if any(isinstance(key, int) and not isinstance(value, dict) for key, value in state.items()):
@@ -27,16 +30,22 @@ def _check_group(index, live, swapin):
         raise RuntimeError(f"{_NAME} requires each optimizer param group to be a dictionary.")
     ids = swapin.get("params")
     if not isinstance(ids, list) or not all(isinstance(param_id, int) for param_id in ids):
-        raise RuntimeError(f"{_NAME} requires optimizer.state_dict()-style param_groups[*]['params'] entries keyed by "
-                           "packed parameter ids.")
+        raise RuntimeError(
+            f"{_NAME} requires optimizer.state_dict()-style param_groups[*]['params'] entries keyed by "
+            "packed parameter ids."
+        )
     if len(live["params"]) != len(ids):
-        raise RuntimeError(f"swapin_optim_state param group {index} has a different number of params than the live "
-                           "optimizer param group.")
+        raise RuntimeError(
+            f"swapin_optim_state param group {index} has a different number of params than the live "
+            "optimizer param group."
+        )
     swapin_only, live_only = [k for k in swapin if k not in live], [k for k in live if k not in swapin]
     if swapin_only or live_only:
-        raise RuntimeError(f"{_NAME} requires optimizer.state_dict()-style param group keys to exactly match the live "
-                           f"optimizer group keys for group {index}. Keys only in swap-in: {swapin_only}. Keys only in "
-                           f"live: {live_only}.")
+        raise RuntimeError(
+            f"{_NAME} requires optimizer.state_dict()-style param group keys to exactly match the live "
+            f"optimizer group keys for group {index}. Keys only in swap-in: {swapin_only}. Keys only in "
+            f"live: {live_only}."
+        )
     return ids
 
 
@@ -49,8 +58,10 @@ def _plan(optimizer, swapin_parameters, swapin_optim_state):
     state = _check_state(swapin_optim_state.get("state"))
     groups = swapin_optim_state.get("param_groups")
     if not isinstance(groups, list):
-        raise RuntimeError(f"{_NAME} requires swapin_optim_state['param_groups'] to be a list of param-group dicts, "
-                           f"got {type(groups).__name__}.")
+        raise RuntimeError(
+            f"{_NAME} requires swapin_optim_state['param_groups'] to be a list of param-group dicts, "
+            f"got {type(groups).__name__}."
+        )
     if len(groups) != len(optimizer.param_groups):
         raise RuntimeError("swapin_optim_state has a different number of parameter groups than the live optimizer.")
     parameters = list(swapin_parameters.values())
@@ -59,14 +70,17 @@ def _plan(optimizer, swapin_parameters, swapin_optim_state):
         ids = _check_group(index, live, swapin)
         used_ids.update(ids)
         if offset + len(ids) > len(parameters):
-            raise RuntimeError(f"{_NAME} requires the explicit parameter state to match optimizer.param_groups "
-                               "ordering.")
-        plan.append((live, swapin, parameters[offset:offset + len(ids)]))
+            raise RuntimeError(
+                f"{_NAME} requires the explicit parameter state to match optimizer.param_groups ordering."
+            )
+        plan.append((live, swapin, parameters[offset : offset + len(ids)]))
         offset += len(ids)
     extra = [key for key in state if key not in used_ids]
     if extra:
-        raise RuntimeError(f"{_NAME} requires swapin_optim_state['state'] to be keyed only by packed parameter ids "
-                           f"from param_groups[*]['params']; got extra keys {extra!r}.")
+        raise RuntimeError(
+            f"{_NAME} requires swapin_optim_state['state'] to be keyed only by packed parameter ids "
+            f"from param_groups[*]['params']; got extra keys {extra!r}."
+        )
     return state, plan
 
 

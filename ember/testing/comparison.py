@@ -5,6 +5,7 @@ device, dtype, layout, optionally stride) and then element by element with
 `|actual - expected| <= atol + rtol * |expected|`; Python numbers likewise; sequences and mappings
 are compared item by item, and a failure names the item.
 """
+
 import warnings
 from collections.abc import Mapping, Sequence
 
@@ -16,8 +17,13 @@ __all__ = ["assert_close", "assert_allclose"]
 
 # (rtol, atol) per dtype when neither is given, as PyTorch's; other dtypes compare exactly.
 _DEFAULT_TOLERANCES = {
-    "float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7),
-    "complex32": (1e-3, 1e-5), "complex64": (1.3e-6, 1e-5), "complex128": (1e-7, 1e-7),
+    "float16": (1e-3, 1e-5),
+    "bfloat16": (1.6e-2, 1e-5),
+    "float32": (1.3e-6, 1e-5),
+    "float64": (1e-7, 1e-7),
+    "complex32": (1e-3, 1e-5),
+    "complex64": (1.3e-6, 1e-5),
+    "complex128": (1e-7, 1e-7),
 }
 
 
@@ -29,8 +35,20 @@ class _Mismatch(Exception):
         self.kind, self.message = kind, message
 
 
-def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=None, equal_nan=False,
-                 check_device=True, check_dtype=True, check_layout=True, check_stride=False, msg=None):
+def assert_close(
+    actual,
+    expected,
+    *,
+    allow_subclasses=True,
+    rtol=None,
+    atol=None,
+    equal_nan=False,
+    check_device=True,
+    check_dtype=True,
+    check_layout=True,
+    check_stride=False,
+    msg=None,
+):
     """Assert that `actual` and `expected` are close: tensors, NumPy arrays, Python numbers, or
     sequences / mappings of them (compared item by item).
 
@@ -57,11 +75,20 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
         assert_close(loss, ember.tensor(0.25), rtol=0, atol=1e-4)
     """
     if (rtol is None) != (atol is None):
-        raise ValueError(f"Both 'rtol' and 'atol' must be either specified or omitted, but got no "
-                         f"{'rtol' if rtol is None else 'atol'}.")
-    options = {"allow_subclasses": allow_subclasses, "rtol": rtol, "atol": atol, "equal_nan": equal_nan,
-               "check_device": check_device, "check_dtype": check_dtype, "check_layout": check_layout,
-               "check_stride": check_stride}
+        raise ValueError(
+            f"Both 'rtol' and 'atol' must be either specified or omitted, but got no "
+            f"{'rtol' if rtol is None else 'atol'}."
+        )
+    options = {
+        "allow_subclasses": allow_subclasses,
+        "rtol": rtol,
+        "atol": atol,
+        "equal_nan": equal_nan,
+        "check_device": check_device,
+        "check_dtype": check_dtype,
+        "check_layout": check_layout,
+        "check_stride": check_stride,
+    }
     try:
         _compare(actual, expected, options, "")
     except _Mismatch as mismatch:
@@ -75,8 +102,10 @@ def _compare(actual, expected, options, path):
     if actual is None or expected is None:
         if actual is None and expected is None:
             return
-        raise _Mismatch(AssertionError, f"None mismatch: {actual} is not None" if expected is None
-                        else f"None mismatch: {expected} is not None")
+        raise _Mismatch(
+            AssertionError,
+            f"None mismatch: {actual} is not None" if expected is None else f"None mismatch: {expected} is not None",
+        )
     if _is_tensor_like(actual) or _is_tensor_like(expected) or _is_number(actual) or _is_number(expected):
         try:
             _compare_leaf(actual, expected, options)
@@ -88,9 +117,12 @@ def _compare(actual, expected, options, path):
     if isinstance(actual, Mapping) and isinstance(expected, Mapping):
         missing, extra = set(expected) - set(actual), set(actual) - set(expected)
         if missing or extra:
-            raise _Mismatch(AssertionError, "The keys of the mappings do not match:\n"
-                            f"Missing keys in the actual mapping: {sorted(missing, key=repr)}\n"
-                            f"Additional keys in the actual mapping: {sorted(extra, key=repr)}")
+            raise _Mismatch(
+                AssertionError,
+                "The keys of the mappings do not match:\n"
+                f"Missing keys in the actual mapping: {sorted(missing, key=repr)}\n"
+                f"Additional keys in the actual mapping: {sorted(extra, key=repr)}",
+            )
         for key in expected:
             _compare(actual[key], expected[key], options, f"{path}[{key!r}]")
         return
@@ -116,16 +148,23 @@ def _is_tensor_like(value):
 
 
 def _unsupported(actual, expected):
-    return _Mismatch(TypeError, f"No comparison pair was able to handle inputs of type {type(actual)} and "
-                                f"{type(expected)}.")
+    return _Mismatch(
+        TypeError, f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}."
+    )
 
 
 def _compare_leaf(actual, expected, options):
     if _is_number(actual) and _is_number(expected):
         if type(actual) is not type(expected) and options["check_dtype"]:
             raise _Mismatch(AssertionError, f"The (d)types do not match: {type(actual)} != {type(expected)}.")
-        _compare_values(np.asarray(actual), np.asarray(expected), _number_dtype_name(actual),
-                        _number_dtype_name(expected), options, scalar=True)
+        _compare_values(
+            np.asarray(actual),
+            np.asarray(expected),
+            _number_dtype_name(actual),
+            _number_dtype_name(expected),
+            options,
+            scalar=True,
+        )
         return
     if not (_is_tensor_like(actual) and _is_tensor_like(expected)):
         raise _unsupported(actual, expected)
@@ -135,8 +174,9 @@ def _compare_leaf(actual, expected, options):
         raise _unsupported(actual, expected)
     _check_attributes(actual, expected, options)
     actual_array, expected_array = _array_of(actual), _array_of(expected)
-    _compare_values(actual_array, expected_array, _dtype_name(actual), _dtype_name(expected), options,
-                    scalar=actual_array.ndim == 0)
+    _compare_values(
+        actual_array, expected_array, _dtype_name(actual), _dtype_name(expected), options, scalar=actual_array.ndim == 0
+    )
 
 
 def _array_of(value):
@@ -214,8 +254,11 @@ def _isclose(actual, expected, rtol, atol, equal_nan):
 
 
 def _difference_message(kind, difference, index, tolerance, equality):
-    text = f"{kind.title()} difference: {difference}" if index is None else \
-        f"Greatest {kind} difference: {difference} at index {index}"
+    text = (
+        f"{kind.title()} difference: {difference}"
+        if index is None
+        else f"Greatest {kind} difference: {difference} at index {index}"
+    )
     return text if equality else text + f" (up to {tolerance} allowed)"
 
 
@@ -223,10 +266,15 @@ def _scalar_message(actual, expected, rtol, atol, equality):
     actual, expected = actual.item(), expected.item()
     absolute = abs(actual - expected)
     relative = absolute / abs(expected) if expected != 0 else float("inf")
-    return "\n".join([f"Scalars are not {'equal' if equality else 'close'}!", "",
-                      f"Expected {expected} but got {actual}.",
-                      _difference_message("absolute", absolute, None, atol, equality),
-                      _difference_message("relative", relative, None, rtol, equality)])
+    return "\n".join(
+        [
+            f"Scalars are not {'equal' if equality else 'close'}!",
+            "",
+            f"Expected {expected} but got {actual}.",
+            _difference_message("absolute", absolute, None, atol, equality),
+            _difference_message("relative", relative, None, rtol, equality),
+        ]
+    )
 
 
 def _tensor_message(actual, expected, matches, rtol, atol, equality):
@@ -243,13 +291,19 @@ def _tensor_message(actual, expected, matches, rtol, atol, equality):
             relative = absolute / np.abs(expected_flat)
         relative[matches_flat] = 0
     absolute_index, relative_index = _argmax(absolute), _argmax(relative)
-    return "\n".join([
-        f"Tensor-likes are not {'equal' if equality else 'close'}!", "",
-        f"Mismatched elements: {mismatched} / {total} ({mismatched / total:.1%})",
-        _difference_message("absolute", absolute[absolute_index].item(), _unravel(absolute_index, actual.shape),
-                            atol, equality),
-        _difference_message("relative", relative[relative_index].item(), _unravel(relative_index, actual.shape),
-                            rtol, equality)])
+    return "\n".join(
+        [
+            f"Tensor-likes are not {'equal' if equality else 'close'}!",
+            "",
+            f"Mismatched elements: {mismatched} / {total} ({mismatched / total:.1%})",
+            _difference_message(
+                "absolute", absolute[absolute_index].item(), _unravel(absolute_index, actual.shape), atol, equality
+            ),
+            _difference_message(
+                "relative", relative[relative_index].item(), _unravel(relative_index, actual.shape), rtol, equality
+            ),
+        ]
+    )
 
 
 def _argmax(values):
@@ -267,13 +321,27 @@ def _unravel(flat_index, shape):
 
 def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
     """Deprecated PyTorch spelling: use `assert_close`. Non-tensor inputs are turned into tensors first."""
-    warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future "
-                  "release. Please use `torch.testing.assert_close()` instead. You can find detailed upgrade "
-                  "instructions in https://github.com/pytorch/pytorch/issues/61844.", FutureWarning, stacklevel=2)
+    warnings.warn(
+        "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future "
+        "release. Please use `torch.testing.assert_close()` instead. You can find detailed upgrade "
+        "instructions in https://github.com/pytorch/pytorch/issues/61844.",
+        FutureWarning,
+        stacklevel=2,
+    )
     from .. import as_tensor
+
     actual = actual if isinstance(actual, Tensor) else as_tensor(actual)
     expected = expected if isinstance(expected, Tensor) else as_tensor(expected, dtype=actual.dtype)
     if rtol is None and atol is None:
         rtol, atol = _tolerances(_dtype_name(actual), _dtype_name(expected), {"rtol": None})
-    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True,
-                 check_dtype=False, check_stride=False, msg=msg or None)
+    assert_close(
+        actual,
+        expected,
+        rtol=rtol,
+        atol=atol,
+        equal_nan=equal_nan,
+        check_device=True,
+        check_dtype=False,
+        check_stride=False,
+        msg=msg or None,
+    )

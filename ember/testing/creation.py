@@ -1,4 +1,5 @@
 """`make_tensor`: a random tensor of a given shape and dtype for tests, as PyTorch's."""
+
 import math
 
 import numpy as np
@@ -6,8 +7,17 @@ import numpy as np
 __all__ = ["make_tensor"]
 
 
-def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False, noncontiguous=False,
-                exclude_zero=False, memory_format=None):
+def make_tensor(
+    *shape,
+    dtype,
+    device,
+    low=None,
+    high=None,
+    requires_grad=False,
+    noncontiguous=False,
+    exclude_zero=False,
+    memory_format=None,
+):
     """A tensor filled with random values from `[low, high)`.
 
     Args:
@@ -26,18 +36,29 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
         x = make_tensor(2, 3, dtype=ember.float32, device="cpu", low=-1, high=1)
     """
     from .. import tensor as make, bool as bool_dtype, uint8
+
     if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
         shape = tuple(shape[0])
     shape = tuple(int(size) for size in shape)
-    kind = "bool" if dtype is bool_dtype else "complex" if dtype.is_complex else \
-        "float" if dtype.is_floating_point else "int"
+    kind = (
+        "bool"
+        if dtype is bool_dtype
+        else "complex"
+        if dtype.is_complex
+        else "float"
+        if dtype.is_floating_point
+        else "int"
+    )
     low, high = _range(kind, dtype, low, high, is_uint8=dtype is uint8)
     rng = _generator()
     if kind == "bool":
         values = rng.integers(0, 2, size=shape).astype(bool)
     elif kind == "int":
-        values = rng.integers(math.ceil(low), math.ceil(high), size=shape, endpoint=False) \
-            if math.ceil(high) > math.ceil(low) else np.full(shape, math.ceil(low))
+        values = (
+            rng.integers(math.ceil(low), math.ceil(high), size=shape, endpoint=False)
+            if math.ceil(high) > math.ceil(low)
+            else np.full(shape, math.ceil(low))
+        )
     else:
         values = rng.uniform(low, high, size=shape)
         if kind == "complex":
@@ -76,4 +97,5 @@ def _range(kind, dtype, low, high, is_uint8):
 def _generator():
     """NumPy's generator behind ember's default one, so `manual_seed` makes tests repeatable."""
     from ..ops.creation import default_generator
+
     return default_generator.rng

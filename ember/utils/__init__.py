@@ -5,5 +5,6 @@
 def __getattr__(name):
     if name in ("data", "checkpoint", "tensorboard"):
         import importlib
+
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'ember.utils' has no attribute '{name}'")

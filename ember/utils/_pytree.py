@@ -3,10 +3,19 @@
 Tuples, lists, dicts (including OrderedDict) and namedtuples are containers; anything else is a
 leaf. `ember.func` uses this to accept and return arbitrary nests of tensors.
 """
+
 from collections import OrderedDict, namedtuple
 
-__all__ = ["TreeSpec", "LeafSpec", "tree_flatten", "tree_unflatten", "tree_leaves", "tree_map",
-           "tree_structure", "broadcast_prefix"]
+__all__ = [
+    "TreeSpec",
+    "LeafSpec",
+    "tree_flatten",
+    "tree_unflatten",
+    "tree_leaves",
+    "tree_map",
+    "tree_structure",
+    "broadcast_prefix",
+]
 
 
 class TreeSpec:
@@ -14,7 +23,7 @@ class TreeSpec:
 
     def __init__(self, type, context, children_specs):
         self.type = type
-        self.context = context            # dict keys, or the namedtuple class, or None
+        self.context = context  # dict keys, or the namedtuple class, or None
         self.children_specs = children_specs
         self.num_leaves = sum(child.num_leaves for child in children_specs)
 
@@ -22,8 +31,11 @@ class TreeSpec:
         return False
 
     def __eq__(self, other):
-        return isinstance(other, TreeSpec) and (self.type, self.context, self.children_specs) == \
-            (other.type, other.context, other.children_specs)
+        return isinstance(other, TreeSpec) and (self.type, self.context, self.children_specs) == (
+            other.type,
+            other.context,
+            other.children_specs,
+        )
 
     def __repr__(self):
         return f"TreeSpec({self.type.__name__}, {self.context}, {self.children_specs})"
@@ -132,5 +144,4 @@ def _broadcast_into(prefix, tree, result):
         prefix_children = [prefix[key] for key in context]
     elif isinstance(prefix, list) != isinstance(tree, list):
         return False
-    return all(_broadcast_into(child_prefix, child, result)
-               for child_prefix, child in zip(prefix_children, children))
+    return all(_broadcast_into(child_prefix, child, result) for child_prefix, child in zip(prefix_children, children))

@@ -13,6 +13,7 @@ Two variants, as in PyTorch:
   `backward` inside backward; gradients reach only tensors given as positional arguments and the
   parameters the function uses, and only through `.backward()`.
 """
+
 import contextlib
 import warnings
 
@@ -21,14 +22,23 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import saved_tensors_hooks
 
-__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction", "noop_context_fn",
-           "detach_variable", "set_checkpoint_early_stop", "set_checkpoint_debug_enabled"]
+__all__ = [
+    "checkpoint",
+    "checkpoint_sequential",
+    "CheckpointError",
+    "CheckpointFunction",
+    "noop_context_fn",
+    "detach_variable",
+    "set_checkpoint_early_stop",
+    "set_checkpoint_debug_enabled",
+]
 
 _REENTRANT_WARNING = (
     "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in PyTorch 2.9, "
     "calling checkpoint without use_reentrant will raise an exception. use_reentrant=False is recommended, but if "
     "you need to preserve the current default behavior, you can pass use_reentrant=True. Refer to docs for more "
-    "details on the differences between the two variants.")
+    "details on the differences between the two variants."
+)
 
 
 class CheckpointError(RuntimeError):
@@ -55,12 +65,21 @@ def detach_variable(inputs):
     """Detached copies of a tuple of tensors that keep each one's requires_grad."""
     if not isinstance(inputs, tuple):
         raise RuntimeError(f"Only tuple of tensors is supported. Got Unsupported input type: {type(inputs).__name__}")
-    return tuple(item.detach().requires_grad_(item.requires_grad) if isinstance(item, Tensor) else item
-                 for item in inputs)
+    return tuple(
+        item.detach().requires_grad_(item.requires_grad) if isinstance(item, Tensor) else item for item in inputs
+    )
 
 
-def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, determinism_check="default",
-               debug=False, early_stop=True, **kwargs):
+def checkpoint(
+    function,
+    *args,
+    use_reentrant=None,
+    context_fn=noop_context_fn,
+    determinism_check="default",
+    debug=False,
+    early_stop=True,
+    **kwargs,
+):
     """Run `function(*args, **kwargs)` keeping only its inputs; recompute the rest during backward.
 
     Args:
@@ -102,6 +121,7 @@ class _RandomState:
 
     def __init__(self, preserve):
         from .. import get_rng_state
+
         self.state = get_rng_state() if preserve else None
 
     @contextlib.contextmanager
@@ -110,6 +130,7 @@ class _RandomState:
             yield
             return
         from .. import get_rng_state, set_rng_state
+
         current = get_rng_state()
         set_rng_state(self.state)
         try:
@@ -141,8 +162,11 @@ class CheckpointFunction(autograd.Function):
         with ctx.random_state.replay(), grad_mode.enable_grad():
             outputs = ctx.run_function(*inputs)
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-        pairs = [(output, grad) for output, grad in zip(outputs, grad_outputs)
-                 if isinstance(output, Tensor) and output.requires_grad]
+        pairs = [
+            (output, grad)
+            for output, grad in zip(outputs, grad_outputs)
+            if isinstance(output, Tensor) and output.requires_grad
+        ]
         if not pairs:
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
         autograd.backward([output for output, _ in pairs], [grad for _, grad in pairs])
@@ -158,7 +182,7 @@ class _Recomputation:
         self.random_state = random_state
         self.recompute_context = recompute_context
         self.determinism_check = determinism_check
-        self.metadata = []       # (shape, dtype) of each tensor the forward saved
+        self.metadata = []  # (shape, dtype) of each tensor the forward saved
         self.recomputed = None
 
     def pack(self, tensor):
@@ -172,10 +196,15 @@ class _Recomputation:
 
     def _rerun(self):
         saved = []
-        args = tuple(arg.detach().requires_grad_(arg.requires_grad) if isinstance(arg, Tensor) else arg
-                     for arg in self.args)
-        with self.random_state.replay(), grad_mode.enable_grad(), self.recompute_context, \
-                saved_tensors_hooks(lambda tensor: saved.append(tensor.detach()), lambda packed: packed):
+        args = tuple(
+            arg.detach().requires_grad_(arg.requires_grad) if isinstance(arg, Tensor) else arg for arg in self.args
+        )
+        with (
+            self.random_state.replay(),
+            grad_mode.enable_grad(),
+            self.recompute_context,
+            saved_tensors_hooks(lambda tensor: saved.append(tensor.detach()), lambda packed: packed),
+        ):
             self.function(*args, **self.kwargs)
         if self.determinism_check == "default":
             self._check(saved)
@@ -186,20 +215,26 @@ class _Recomputation:
             raise CheckpointError(
                 "torch.utils.checkpoint: A different number of tensors was saved during the original forward and "
                 f"recomputation.\nNumber of tensors saved during forward: {len(self.metadata)}\n"
-                f"Number of tensors saved during recomputation: {len(saved)}")
-        differing = [f"tensor at position {index}:\nsaved metadata: {{'shape': {list(shape)}, 'dtype': {dtype}}}\n"
-                     f"recomputed metadata: {{'shape': {list(tensor.shape)}, 'dtype': {tensor.dtype}}}"
-                     for index, ((shape, dtype), tensor) in enumerate(zip(self.metadata, saved))
-                     if (shape, dtype) != (tuple(tensor.shape), tensor.dtype)]
+                f"Number of tensors saved during recomputation: {len(saved)}"
+            )
+        differing = [
+            f"tensor at position {index}:\nsaved metadata: {{'shape': {list(shape)}, 'dtype': {dtype}}}\n"
+            f"recomputed metadata: {{'shape': {list(tensor.shape)}, 'dtype': {tensor.dtype}}}"
+            for index, ((shape, dtype), tensor) in enumerate(zip(self.metadata, saved))
+            if (shape, dtype) != (tuple(tensor.shape), tensor.dtype)
+        ]
         if differing:
-            raise CheckpointError("torch.utils.checkpoint: Recomputed values for the following tensors have "
-                                  "different metadata than during the forward pass.\n" + "\n".join(differing))
+            raise CheckpointError(
+                "torch.utils.checkpoint: Recomputed values for the following tensors have "
+                "different metadata than during the forward pass.\n" + "\n".join(differing)
+            )
 
 
 def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, determinism_check, args, kwargs):
     forward_context, recompute_context = context_fn()
-    recomputation = _Recomputation(function, args, kwargs, _RandomState(preserve_rng_state), recompute_context,
-                                   determinism_check)
+    recomputation = _Recomputation(
+        function, args, kwargs, _RandomState(preserve_rng_state), recompute_context, determinism_check
+    )
     with saved_tensors_hooks(recomputation.pack, recomputation.unpack), forward_context:
         return function(*args, **kwargs)
 
@@ -232,12 +267,14 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
             for index in range(start, end + 1):
                 value = functions[index](value)
             return value
+
         return forward
 
     segment_size = len(functions) // segments
     end = -1
     for start in range(0, segment_size * (segments - 1), segment_size):
         end = start + segment_size - 1
-        input = checkpoint(run_segment(start, end), input, use_reentrant=use_reentrant,
-                           preserve_rng_state=preserve_rng_state)
+        input = checkpoint(
+            run_segment(start, end), input, use_reentrant=use_reentrant, preserve_rng_state=preserve_rng_state
+        )
     return run_segment(end + 1, len(functions) - 1)(input)

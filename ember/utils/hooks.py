@@ -1,4 +1,5 @@
 """Handles returned by every `register_*hook` call."""
+
 import itertools
 
 __all__ = ["RemovableHandle"]

@@ -8,6 +8,7 @@ tensors alone do not.
 `__version__` is the torchvision release whose API this package follows (the one paired with
 PyTorch 2.13), marked `+ember` so that code checking it can tell the difference.
 """
+
 import importlib
 
 __version__ = "0.28.0+ember"

@@ -1,4 +1,5 @@
 """Pillow, imported only when an image is made or read; a clear error naming what to install otherwise."""
+
 import importlib
 
 _INSTALL_HINT = "pip install pillow (or pip install 'ember-autograd[vision]')"
@@ -9,8 +10,9 @@ def pil_image():
     try:
         return importlib.import_module("PIL.Image")
     except ImportError:
-        raise ImportError(f"this needs Pillow to work with images, and Pillow is not installed: {_INSTALL_HINT}") \
-            from None
+        raise ImportError(
+            f"this needs Pillow to work with images, and Pillow is not installed: {_INSTALL_HINT}"
+        ) from None
 
 
 def pil_module(name):
@@ -22,5 +24,6 @@ def pil_module(name):
 def is_pil_image(value):
     """True for a PIL image; never imports Pillow just to answer (nothing can be one if it is not loaded)."""
     import sys
+
     image_module = sys.modules.get("PIL.Image")
     return image_module is not None and isinstance(value, image_module.Image)

@@ -1,4 +1,5 @@
 """torchvision.io's image file functions ember provides: read_image and decode_image through Pillow."""
+
 from enum import Enum
 
 from .._backend import np
@@ -10,6 +11,7 @@ __all__ = ["ImageReadMode", "read_image", "decode_image", "write_png", "write_jp
 
 class ImageReadMode(Enum):
     """How to convert the decoded image (torchvision's names)."""
+
     UNCHANGED = 0
     GRAY = 1
     GRAY_ALPHA = 2
@@ -17,8 +19,12 @@ class ImageReadMode(Enum):
     RGB_ALPHA = 4
 
 
-_PIL_MODE = {ImageReadMode.GRAY: "L", ImageReadMode.GRAY_ALPHA: "LA", ImageReadMode.RGB: "RGB",
-             ImageReadMode.RGB_ALPHA: "RGBA"}
+_PIL_MODE = {
+    ImageReadMode.GRAY: "L",
+    ImageReadMode.GRAY_ALPHA: "LA",
+    ImageReadMode.RGB: "RGB",
+    ImageReadMode.RGB_ALPHA: "RGBA",
+}
 
 
 def _image_to_tensor(image, mode):
@@ -40,6 +46,7 @@ def read_image(path, mode=ImageReadMode.UNCHANGED):
     Example: `image = read_image("cat.png", ImageReadMode.RGB)`.
     """
     from .datasets.folder import pil_loader_raw
+
     return _image_to_tensor(pil_loader_raw(path), mode)
 
 
@@ -47,6 +54,7 @@ def decode_image(input, mode=ImageReadMode.UNCHANGED):
     """Decode encoded image bytes (a uint8 tensor, or a path) into a uint8 (C, H, W) tensor."""
     import io as _io
     import os
+
     if isinstance(input, (str, os.PathLike)):
         return read_image(input, mode)
     data = bytes(np.asarray(input.numpy(), dtype=np.uint8)) if hasattr(input, "numpy") else bytes(input)

@@ -1,4 +1,5 @@
 """torchvision.utils: make_grid (images tiled into one) and save_image (through Pillow)."""
+
 import math
 
 from .._backend import np
@@ -11,8 +12,10 @@ __all__ = ["make_grid", "save_image"]
 def _as_batch(tensor):
     if isinstance(tensor, (list, tuple)):
         if not all(isinstance(item, Tensor) for item in tensor):
-            raise TypeError(f"tensor or list of tensors expected, got a list containing "
-                            f"{sorted({type(item).__name__ for item in tensor})}")
+            raise TypeError(
+                f"tensor or list of tensors expected, got a list containing "
+                f"{sorted({type(item).__name__ for item in tensor})}"
+            )
         return np.stack([item.detach().numpy() for item in tensor])
     if not isinstance(tensor, Tensor):
         raise TypeError(f"tensor or list of tensors expected, got {type(tensor)}")
@@ -61,12 +64,13 @@ def make_grid(tensor, nrow=8, padding=2, normalize=False, value_range=None, scal
     columns = min(nrow, count)
     rows = math.ceil(count / columns)
     cell_height, cell_width = height + padding, width + padding
-    grid = np.full((channels, cell_height * rows + padding, cell_width * columns + padding), pad_value,
-                   dtype=array.dtype)
+    grid = np.full(
+        (channels, cell_height * rows + padding, cell_width * columns + padding), pad_value, dtype=array.dtype
+    )
     for index in range(count):
         row, column = divmod(index, columns)
         top, left = row * cell_height + padding, column * cell_width + padding
-        grid[:, top:top + height, left:left + width] = array[index]
+        grid[:, top : top + height, left : left + width] = array[index]
     return new_tensor(grid)
 
 

@@ -1,4 +1,5 @@
 """Anomaly detection: the forward line in backward errors, NaN/inf stops naming the op, state handling."""
+
 import sys
 import pathlib
 import warnings
@@ -77,9 +78,10 @@ def test_nan_produced_in_forward_raises_naming_the_op():
 def test_nan_returned_by_backward_raises_naming_the_node():
     x = ember.zeros(2, requires_grad=True)
     with _quiet_detect_anomaly():
-        y = x.sqrt().sum()   # finite forward, inf gradient at 0
-        with pytest.raises(RuntimeError, match="(?s)Function 'SqrtBackward0' returned inf values in its 0th output.*"
-                                               "y = x.sqrt"):
+        y = x.sqrt().sum()  # finite forward, inf gradient at 0
+        with pytest.raises(
+            RuntimeError, match="(?s)Function 'SqrtBackward0' returned inf values in its 0th output.*y = x.sqrt"
+        ):
             y.backward()
 
 
@@ -125,6 +127,7 @@ def test_set_detect_anomaly_as_call_and_context_manager():
 
 def test_anomaly_mode_is_thread_local():
     import threading
+
     seen = []
     with _quiet_detect_anomaly():
         thread = threading.Thread(target=lambda: seen.append(is_anomaly_enabled()))
@@ -144,4 +147,4 @@ def test_overhead_benchmark_runs():
         exec(compile(source.replace('if __name__ == "__main__":\n    main()', ""), str(script), "exec"), namespace)
     finally:
         sys.path.remove(str(script.parent))
-    assert namespace["flag_read_seconds"]() < 1e-6   # a flag read is far below a microsecond
+    assert namespace["flag_read_seconds"]() < 1e-6  # a flag read is far below a microsecond

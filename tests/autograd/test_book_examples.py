@@ -1,4 +1,5 @@
 """The autograd chapter's examples, as a reader types them (with `import ember as t`)."""
+
 import warnings
 
 import numpy as np
@@ -50,7 +51,7 @@ class Sigmoid(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        output, = ctx.saved_tensors
+        (output,) = ctx.saved_tensors
         return output * (1 - output) * grad_output
 
 
@@ -114,9 +115,9 @@ def test_sigmoid_function_passes_gradcheck():
 
 def test_x_squared_second_derivative():
     x = t.tensor([5.0], requires_grad=True)
-    y = x ** 2
-    grad_x, = t.autograd.grad(y, x, create_graph=True)
-    grad_grad_x, = t.autograd.grad(grad_x, x)
+    y = x**2
+    (grad_x,) = t.autograd.grad(y, x, create_graph=True)
+    (grad_grad_x,) = t.autograd.grad(grad_x, x)
     assert float(grad_x) == 10.0 and float(grad_grad_x) == 2.0
 
 
@@ -164,7 +165,7 @@ def test_saved_variables_spelling_warns():
         @staticmethod
         def backward(ctx, grad):
             with pytest.warns(DeprecationWarning, match="saved_tensors"):
-                x, = ctx.saved_variables
+                (x,) = ctx.saved_variables
             return 2 * x * grad
 
     x = t.tensor([3.0], requires_grad=True)

@@ -1,5 +1,6 @@
 """Graph edges: one Edge per forward argument, NO_EDGE where no gradient flows; users see PyTorch's
 `next_functions` tuples."""
+
 import pytest
 
 import ember
@@ -28,8 +29,10 @@ class GradientForANumber(ScaleBy):
 
 GRAPHS = {
     "mul by a number": lambda t, x, y: x * 2,
-    "number times": pytest.param(lambda t, x, y: 2 * x, marks=pytest.mark.xfail(
-        strict=True, reason="ember's __rmul__ records mul(2, x); PyTorch records mul(x, 2)")),
+    "number times": pytest.param(
+        lambda t, x, y: 2 * x,
+        marks=pytest.mark.xfail(strict=True, reason="ember's __rmul__ records mul(2, x); PyTorch records mul(x, 2)"),
+    ),
     "pow": lambda t, x, y: x.pow(2),
     "sum over a dim": lambda t, x, y: x.sum(0),
     "with a constant tensor": lambda t, x, y: x * t.ones(3),

@@ -1,4 +1,5 @@
 """The backward engine: accumulation, roots, autograd.grad options, hooks, deep graphs, memory."""
+
 import gc
 import threading
 import weakref
@@ -134,8 +135,10 @@ def test_node_hooks_and_prehooks():
     calls = []
     y.grad_fn.register_prehook(lambda grad_outputs: calls.append(("pre", grad_outputs[0].tolist())))
     post = y.grad_fn.register_hook(
-        lambda grad_inputs, grad_outputs: (calls.append(("post", grad_inputs[0].tolist())),
-                                           (grad_inputs[0] * 2, None))[1])
+        lambda grad_inputs, grad_outputs: (calls.append(("post", grad_inputs[0].tolist())), (grad_inputs[0] * 2, None))[
+            1
+        ]
+    )
     y.sum().backward(retain_graph=True)
     assert calls == [("pre", [1.0, 1.0]), ("post", [3.0, 3.0])]
     assert_close(x.grad, [6.0, 6.0])
@@ -147,7 +150,7 @@ def test_node_hooks_and_prehooks():
 def test_grad_returns_without_touching_dot_grad():
     x = t.ones(2, requires_grad=True)
     w = t.ones(2, requires_grad=True)
-    gx, = t.autograd.grad((x * w * 3).sum(), x)
+    (gx,) = t.autograd.grad((x * w * 3).sum(), x)
     assert_close(gx, [3.0, 3.0])
     assert x.grad is None and w.grad is None
 
@@ -167,8 +170,8 @@ def test_grad_unused_input_rules():
 def test_grad_of_non_leaf_and_with_grad_outputs():
     x = t.ones(3, requires_grad=True)
     h = x * 2
-    y = h ** 2
-    gh, = t.autograd.grad(y, h, grad_outputs=t.tensor([1.0, 2.0, 3.0]))
+    y = h**2
+    (gh,) = t.autograd.grad(y, h, grad_outputs=t.tensor([1.0, 2.0, 3.0]))
     assert_close(gh, [4.0, 8.0, 12.0])
 
 
@@ -191,7 +194,7 @@ def test_grad_skips_branches_that_do_not_lead_to_inputs():
     a = t.ones(2, requires_grad=True)
     b = t.ones(2, requires_grad=True)
     y = (a * 2 + Exploding.apply(b)).sum()
-    ga, = t.autograd.grad(y, a)
+    (ga,) = t.autograd.grad(y, a)
     assert_close(ga, [2.0, 2.0])
 
 
@@ -215,20 +218,20 @@ def test_autograd_backward_with_several_roots_and_grad_variables():
 
 def test_higher_order_through_several_levels():
     x = t.tensor([1.5], dtype=t.float64, requires_grad=True)
-    y = x ** 4
-    first, = t.autograd.grad(y, x, create_graph=True)
-    second, = t.autograd.grad(first, x, create_graph=True)
-    third, = t.autograd.grad(second, x)
-    assert_close(first, [4 * 1.5 ** 3])
-    assert_close(second, [12 * 1.5 ** 2])
+    y = x**4
+    (first,) = t.autograd.grad(y, x, create_graph=True)
+    (second,) = t.autograd.grad(first, x, create_graph=True)
+    (third,) = t.autograd.grad(second, x)
+    assert_close(first, [4 * 1.5**3])
+    assert_close(second, [12 * 1.5**2])
     assert_close(third, [24 * 1.5])
 
 
 def test_create_graph_backward_keeps_graph_in_dot_grad():
     x = t.tensor([2.0], requires_grad=True)
-    (x ** 3).backward(create_graph=True)
+    (x**3).backward(create_graph=True)
     assert x.grad.requires_grad
-    grad_of_grad, = t.autograd.grad(x.grad, x)
+    (grad_of_grad,) = t.autograd.grad(x.grad, x)
     assert_close(grad_of_grad, [12.0])
 
 
@@ -270,7 +273,7 @@ def test_saved_outputs_do_not_keep_tensors_alive():
         alive = weakref.ref(y)
         del y
         assert alive() is None
-        saved, = node.saved_tensors
+        (saved,) = node.saved_tensors
         assert saved.grad_fn is node
     finally:
         gc.enable()
@@ -351,11 +354,20 @@ def test_in_place_on_leaf_requiring_grad_is_refused():
     assert_close(x.detach(), [2.0, 2.0])
 
 
-@pytest.mark.parametrize("operation", [
-    lambda y: y.add_(1), lambda y: y.sub_(1), lambda y: y.mul_(2), lambda y: y.div_(2), lambda y: y.zero_(),
-    lambda y: y.fill_(3.0), lambda y: y.copy_(t.ones(3)), lambda y: y.clamp_(0, 1),
-    lambda y: y.__setitem__(0, 5.0),
-])
+@pytest.mark.parametrize(
+    "operation",
+    [
+        lambda y: y.add_(1),
+        lambda y: y.sub_(1),
+        lambda y: y.mul_(2),
+        lambda y: y.div_(2),
+        lambda y: y.zero_(),
+        lambda y: y.fill_(3.0),
+        lambda y: y.copy_(t.ones(3)),
+        lambda y: y.clamp_(0, 1),
+        lambda y: y.__setitem__(0, 5.0),
+    ],
+)
 def test_in_place_ops_bump_the_version(operation):
     x = t.ones(3, requires_grad=True)
     y = x * 1

@@ -1,4 +1,5 @@
 """Forward-mode AD: tangents against finite differences and against torch.autograd.forward_ad."""
+
 import numpy as np
 import pytest
 
@@ -17,8 +18,8 @@ CASES = [
     ("rsub_number", lambda lib, a: 1.0 - a, [(3,)], (-2, 2)),
     ("mul", lambda lib, a, b: a * b, [(2, 3), (1, 3)], (-2, 2)),
     ("div", lambda lib, a, b: a / b, [(4,), (4,)], (0.5, 2)),
-    ("pow_scalar", lambda lib, a: a ** 3, [(4,)], (-2, 2)),
-    ("pow_tensor", lambda lib, a, b: a ** b, [(4,), (4,)], (0.5, 2)),
+    ("pow_scalar", lambda lib, a: a**3, [(4,)], (-2, 2)),
+    ("pow_tensor", lambda lib, a, b: a**b, [(4,), (4,)], (0.5, 2)),
     ("neg", lambda lib, a: -a, [(4,)], (-2, 2)),
     ("exp", lambda lib, a: a.exp(), [(4,)], (-2, 2)),
     ("log", lambda lib, a: a.log(), [(4,)], (0.5, 2)),
@@ -79,12 +80,14 @@ def test_tangent_matches_finite_differences(name, fn, shapes, domain):
 @pytest.mark.parametrize("name,fn,shapes,domain", CASES, ids=[case[0] for case in CASES])
 def test_tangent_matches_torch(torch, name, fn, shapes, domain):
     import torch.autograd.forward_ad as torch_fwAD
+
     primals, tangents = _inputs(shapes, domain, seed=1)
-    primal, tangent = _ember_jvp(fn, [p.astype(np.float32) for p in primals],
-                                 [t.astype(np.float32) for t in tangents])
+    primal, tangent = _ember_jvp(fn, [p.astype(np.float32) for p in primals], [t.astype(np.float32) for t in tangents])
     with torch_fwAD.dual_level():
-        duals = [torch_fwAD.make_dual(torch.tensor(p, dtype=torch.float32), torch.tensor(t, dtype=torch.float32))
-                 for p, t in zip(primals, tangents)]
+        duals = [
+            torch_fwAD.make_dual(torch.tensor(p, dtype=torch.float32), torch.tensor(t, dtype=torch.float32))
+            for p, t in zip(primals, tangents)
+        ]
         expected_primal, expected_tangent = torch_fwAD.unpack_dual(fn(torch, *duals))
     assert_close(primal, expected_primal, rtol=1e-5, atol=1e-6, what=f"{name} primal")
     assert_close(tangent, expected_tangent, rtol=1e-4, atol=1e-5, what=f"{name} tangent")
@@ -143,17 +146,17 @@ class Cube(Function):
     def forward(ctx, x):
         ctx.save_for_forward(x)
         ctx.save_for_backward(x)
-        return x ** 3
+        return x**3
 
     @staticmethod
     def backward(ctx, grad):
-        x, = ctx.saved_tensors
-        return grad * 3 * x ** 2
+        (x,) = ctx.saved_tensors
+        return grad * 3 * x**2
 
     @staticmethod
     def jvp(ctx, tangent):
-        x, = ctx.saved_tensors
-        return tangent * 3 * x ** 2
+        (x,) = ctx.saved_tensors
+        return tangent * 3 * x**2
 
 
 class NoJvp(Function):
@@ -200,6 +203,7 @@ def test_primitive_without_a_rule_names_itself():
 def test_tangent_rules_live_on_the_declarations():
     from ember.ops import elementwise, shape, linalg, conv
     from ember.ops._tangents import linear_jvp
+
     for cls in (elementwise.Mul, elementwise.Exp, shape.View, shape.Permute, conv.Convolution):
         assert cls.jvp is not Function.jvp, cls
     assert shape.View.jvp is linear_jvp
@@ -212,13 +216,16 @@ def test_conv2d_tangent_matches_finite_differences():
     x, w, b = (ember.tensor(rng.standard_normal(shape)) for shape in ((2, 3, 5, 5), (4, 3, 3, 3), (4,)))
     tx, tw, tb = (ember.tensor(rng.standard_normal(t.shape)) for t in (x, w, b))
     with fwAD.dual_level():
-        out = ember.nn.functional.conv2d(fwAD.make_dual(x, tx), fwAD.make_dual(w, tw), fwAD.make_dual(b, tb),
-                                         padding=1, stride=2)
+        out = ember.nn.functional.conv2d(
+            fwAD.make_dual(x, tx), fwAD.make_dual(w, tw), fwAD.make_dual(b, tb), padding=1, stride=2
+        )
         tangent = fwAD.unpack_dual(out).tangent
     step = 1e-6
     conv = ember.nn.functional.conv2d
-    expected = (conv(x + step * tx, w + step * tw, b + step * tb, padding=1, stride=2) -
-                conv(x - step * tx, w - step * tw, b - step * tb, padding=1, stride=2)) / (2 * step)
+    expected = (
+        conv(x + step * tx, w + step * tw, b + step * tb, padding=1, stride=2)
+        - conv(x - step * tx, w - step * tw, b - step * tb, padding=1, stride=2)
+    ) / (2 * step)
     assert_close(tangent, expected, atol=1e-6)
 
 

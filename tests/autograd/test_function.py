@@ -1,5 +1,6 @@
 """Function semantics: ctx, saved tensors, non-tensor arguments, dirty/non-differentiable outputs,
 materialized gradients, setup_context, once_differentiable, and the backward contract's errors."""
+
 import warnings
 
 import numpy as np
@@ -18,8 +19,9 @@ class Scale(Function):
 
     @staticmethod
     def forward(ctx, x, factor, label=None):
-        Scale.seen = dict(is_tensor=isinstance(x, t.Tensor), grad_enabled=t.is_grad_enabled(),
-                          needs=ctx.needs_input_grad, label=label)
+        Scale.seen = dict(
+            is_tensor=isinstance(x, t.Tensor), grad_enabled=t.is_grad_enabled(), needs=ctx.needs_input_grad, label=label
+        )
         ctx.factor = factor
         return x * factor
 
@@ -110,7 +112,7 @@ def test_mark_non_differentiable_output():
 
         @staticmethod
         def backward(ctx, grad_values, grad_order):
-            order, = ctx.saved_tensors
+            (order,) = ctx.saved_tensors
             grad = t.zeros(ctx.size, dtype=grad_values.dtype)
             grad[order] = grad_values
             return grad
@@ -203,22 +205,22 @@ def test_setup_context_style():
     class Cube(Function):
         @staticmethod
         def forward(x):
-            return x ** 3
+            return x**3
 
         @staticmethod
         def setup_context(ctx, inputs, output):
-            x, = inputs
+            (x,) = inputs
             ctx.save_for_backward(x)
 
         @staticmethod
         def backward(ctx, grad):
-            x, = ctx.saved_tensors
-            return grad * 3 * x ** 2
+            (x,) = ctx.saved_tensors
+            return grad * 3 * x**2
 
     x = t.tensor([2.0], requires_grad=True)
     y = Cube.apply(x)
-    grad, = t.autograd.grad(y, x, create_graph=True)
-    second, = t.autograd.grad(grad, x)
+    (grad,) = t.autograd.grad(y, x, create_graph=True)
+    (second,) = t.autograd.grad(grad, x)
     assert float(grad) == 12.0 and float(second) == 12.0
 
 
@@ -231,7 +233,7 @@ def test_double_backward_through_a_user_function():
 
         @staticmethod
         def backward(ctx, grad):
-            x, = ctx.saved_tensors
+            (x,) = ctx.saved_tensors
             return 2 * x * grad
 
     x = t.randn(4, dtype=t.float64, requires_grad=True)
@@ -248,7 +250,7 @@ class NumpyExp(Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
-        result, = ctx.saved_tensors
+        (result,) = ctx.saved_tensors
         assert not grad.requires_grad and not t.is_grad_enabled()
         return t.from_numpy(grad.numpy() * result.detach().numpy())
 
@@ -261,7 +263,7 @@ def test_once_differentiable_first_order_works():
 def test_once_differentiable_refuses_second_order():
     x = t.randn(3, requires_grad=True)
     y = NumpyExp.apply(x).sum()
-    grad, = t.autograd.grad(y, x, create_graph=True)
+    (grad,) = t.autograd.grad(y, x, create_graph=True)
     assert grad.requires_grad
     with pytest.raises(RuntimeError, match="once_differentiable"):
         grad.sum().backward()
@@ -278,8 +280,11 @@ def test_wrong_number_of_gradients():
             return grad
 
     x = t.ones(2, requires_grad=True)
-    with pytest.raises(RuntimeError, match="Wrong.backward returned 1 gradient, but forward took 2 inputs; "
-                                           "return None for inputs that need no gradient"):
+    with pytest.raises(
+        RuntimeError,
+        match="Wrong.backward returned 1 gradient, but forward took 2 inputs; "
+        "return None for inputs that need no gradient",
+    ):
         Wrong.apply(x, x).sum().backward()
 
 
@@ -323,8 +328,11 @@ def test_gradient_of_wrong_shape_raises_naming_the_function():
         def backward(ctx, grad):
             return t.ones(3)
 
-    with pytest.raises(RuntimeError, match=r"WrongShapeBackward returned an invalid gradient at index 0 - "
-                                           r"got \[3\] but expected shape compatible with \[2\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"WrongShapeBackward returned an invalid gradient at index 0 - "
+        r"got \[3\] but expected shape compatible with \[2\]",
+    ):
         WrongShape.apply(t.ones(2, requires_grad=True)).backward()
 
 
@@ -394,8 +402,10 @@ def test_legacy_non_static_forward_raises_with_the_static_pattern():
     with pytest.raises(RuntimeError, match="non-static forward") as caught:
         Legacy.apply(t.ones(1))
     assert "@staticmethod" in str(caught.value) and "Legacy.apply(x)" in str(caught.value)
-    with pytest.raises(RuntimeError, match="non-static forward"), \
-            pytest.warns(DeprecationWarning, match="should not be instantiated"):
+    with (
+        pytest.raises(RuntimeError, match="non-static forward"),
+        pytest.warns(DeprecationWarning, match="should not be instantiated"),
+    ):
         Legacy()(t.ones(1))
 
 
@@ -423,9 +433,12 @@ def test_saved_tensor_modified_in_place_raises_with_details():
     x = t.ones(3, requires_grad=True)
     y = x.exp()
     y.add_(1)
-    with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[torch.FloatTensor \[3\]\], "
-                                           r"which is output 0 of ExpBackward0, is at version 1; expected "
-                                           r"version 0 instead. Hint: enable anomaly detection"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"modified by an inplace operation: \[torch.FloatTensor \[3\]\], "
+        r"which is output 0 of ExpBackward0, is at version 1; expected "
+        r"version 0 instead. Hint: enable anomaly detection",
+    ):
         y.sum().backward()
 
 
@@ -450,13 +463,16 @@ def test_backward_twice_raises_and_retain_graph_allows_it():
 
 def test_function_matches_torch_metadata(torch):
     from ember._examples import MultiplyAdd, define_multiply_add
+
     TorchMultiplyAdd = define_multiply_add(torch.autograd.Function)
 
     values = np.array([0.3, 0.7], np.float32)
-    theirs = TorchMultiplyAdd.apply(torch.tensor(values, requires_grad=True), torch.ones(2),
-                                    torch.tensor(values, requires_grad=True))
+    theirs = TorchMultiplyAdd.apply(
+        torch.tensor(values, requires_grad=True), torch.ones(2), torch.tensor(values, requires_grad=True)
+    )
     ours = MultiplyAdd.apply(t.tensor(values, requires_grad=True), t.ones(2), t.tensor(values, requires_grad=True))
     assert ours.grad_fn.name() == theirs.grad_fn.name()
-    assert [node is None for node, _ in ours.grad_fn.next_functions] == \
-        [node is None for node, _ in theirs.grad_fn.next_functions]
+    assert [node is None for node, _ in ours.grad_fn.next_functions] == [
+        node is None for node, _ in theirs.grad_fn.next_functions
+    ]
     assert ours.requires_grad == theirs.requires_grad and ours.is_leaf == theirs.is_leaf

@@ -1,4 +1,5 @@
 """ember.autograd.functional against torch.autograd.functional: values, shapes, tuple structure, errors."""
+
 import numpy as np
 import pytest
 
@@ -36,11 +37,11 @@ def two_outputs(lib, x, y):
 
 
 def scalar(lib, x):
-    return (x ** 3).sum() * x.sin().sum()
+    return (x**3).sum() * x.sin().sum()
 
 
 def scalar_two(lib, x, y):
-    return (x.exp() * y).sum() + (y ** 2).sum()
+    return (x.exp() * y).sum() + (y**2).sum()
 
 
 def _call(module, name, fn, inputs, *args, **kwargs):
@@ -51,11 +52,15 @@ def _call(module, name, fn, inputs, *args, **kwargs):
 @pytest.mark.parametrize("create_graph", [False, True])
 def test_vjp(torch, create_graph):
     import torch.autograd.functional as TF
+
     rng = np.random.default_rng(0)
     (x,), (tx,) = _pair(torch, rng.random((4, 4)))
     (v,), (tv,) = _pair(torch, rng.random(4))
-    _compare(_call(F, "vjp", exp_reducer, x, v, create_graph=create_graph),
-             _call(TF, "vjp", exp_reducer, tx, tv, create_graph=create_graph), "vjp")
+    _compare(
+        _call(F, "vjp", exp_reducer, x, v, create_graph=create_graph),
+        _call(TF, "vjp", exp_reducer, tx, tv, create_graph=create_graph),
+        "vjp",
+    )
     inputs, tinputs = _pair(torch, rng.random(2), rng.random(2))
     (v,), (tv,) = _pair(torch, np.ones(2))
     _compare(_call(F, "vjp", adder, inputs, v), _call(TF, "vjp", adder, tinputs, tv), "vjp tuple")
@@ -63,6 +68,7 @@ def test_vjp(torch, create_graph):
 
 def test_jvp_two_outputs_and_tuple_inputs(torch):
     import torch.autograd.functional as TF
+
     rng = np.random.default_rng(1)
     inputs, tinputs = _pair(torch, rng.random((2, 3)), rng.random((2, 3)))
     v, tv = _pair(torch, rng.random((2, 3)), rng.random((2, 3)))
@@ -70,28 +76,42 @@ def test_jvp_two_outputs_and_tuple_inputs(torch):
     v, tv = _pair(torch, rng.random((2, 3)), rng.random(2))
     _compare(_call(F, "vjp", two_outputs, inputs, v), _call(TF, "vjp", two_outputs, tinputs, tv), "vjp two outputs")
     (x,), (tx,) = _pair(torch, np.array([0.7]))
-    _compare(_call(F, "jvp", lambda lib, x: x.sin() * 3, x), _call(TF, "jvp", lambda lib, x: x.sin() * 3, tx),
-             "jvp with v omitted")
+    _compare(
+        _call(F, "jvp", lambda lib, x: x.sin() * 3, x),
+        _call(TF, "jvp", lambda lib, x: x.sin() * 3, tx),
+        "jvp with v omitted",
+    )
 
 
 @pytest.mark.parametrize("vectorize", [False, True])
 def test_jacobian_matches_torch(torch, vectorize):
     import torch.autograd.functional as TF
+
     rng = np.random.default_rng(2)
     inputs, tinputs = _pair(torch, rng.random((2, 3)), rng.random((2, 3)))
-    _compare(_call(F, "jacobian", two_outputs, inputs, vectorize=vectorize),
-             _call(TF, "jacobian", two_outputs, tinputs, vectorize=vectorize), "jacobian")
+    _compare(
+        _call(F, "jacobian", two_outputs, inputs, vectorize=vectorize),
+        _call(TF, "jacobian", two_outputs, tinputs, vectorize=vectorize),
+        "jacobian",
+    )
     (x,), (tx,) = _pair(torch, rng.random((3, 2)))
-    _compare(_call(F, "jacobian", exp_reducer, x, vectorize=vectorize),
-             _call(TF, "jacobian", exp_reducer, tx, vectorize=vectorize), "jacobian single")
+    _compare(
+        _call(F, "jacobian", exp_reducer, x, vectorize=vectorize),
+        _call(TF, "jacobian", exp_reducer, tx, vectorize=vectorize),
+        "jacobian single",
+    )
 
 
 def test_jacobian_forward_mode_matches_reverse_mode(torch):
     import torch.autograd.functional as TF
+
     rng = np.random.default_rng(3)
     inputs, tinputs = _pair(torch, rng.random((2, 3)), rng.random((2, 3)))
-    _compare(_call(F, "jacobian", two_outputs, inputs, vectorize=True, strategy="forward-mode"),
-             _call(TF, "jacobian", two_outputs, tinputs, vectorize=True, strategy="forward-mode"), "jacfwd")
+    _compare(
+        _call(F, "jacobian", two_outputs, inputs, vectorize=True, strategy="forward-mode"),
+        _call(TF, "jacobian", two_outputs, tinputs, vectorize=True, strategy="forward-mode"),
+        "jacfwd",
+    )
     with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
         _call(F, "jacobian", two_outputs, inputs, strategy="forward-mode")
     with pytest.raises(NotImplementedError, match="create_graph=True"):
@@ -101,16 +121,17 @@ def test_jacobian_forward_mode_matches_reverse_mode(torch):
 def test_jacobian_create_graph_is_differentiable(torch):
     rng = np.random.default_rng(4)
     x = ember.tensor(rng.random(3), requires_grad=True)
-    jac = F.jacobian(lambda x: (x ** 3).sum(), x, create_graph=True)
+    jac = F.jacobian(lambda x: (x**3).sum(), x, create_graph=True)
     assert jac.requires_grad
     jac.sum().backward()
     assert_close(x.grad, 6 * x.detach(), what="d/dx sum(3x^2)")
-    assert not F.jacobian(lambda x: (x ** 3).sum(), x).requires_grad
+    assert not F.jacobian(lambda x: (x**3).sum(), x).requires_grad
 
 
 @pytest.mark.parametrize("fn,shapes", [(scalar, [(2, 3)]), (scalar_two, [(3,), (3,)])])
 def test_hessian_hvp_vhp(torch, fn, shapes):
     import torch.autograd.functional as TF
+
     rng = np.random.default_rng(5)
     arrays = [rng.random(shape) for shape in shapes]
     inputs, tinputs = _pair(torch, *arrays)
@@ -124,12 +145,13 @@ def test_hessian_hvp_vhp(torch, fn, shapes):
 
 def test_hessian_create_graph(torch):
     import torch.autograd.functional as TF
+
     if not hasattr(ember, "stack"):
         pytest.skip("hessian(create_graph=True) of a vector input stacks rows with ember.stack")
     x = ember.tensor([0.5, 1.5], dtype=ember.float64, requires_grad=True)
     tx = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
-    hess = F.hessian(lambda x: (x ** 4).sum(), x, create_graph=True)
-    thess = TF.hessian(lambda x: (x ** 4).sum(), tx, create_graph=True)
+    hess = F.hessian(lambda x: (x**4).sum(), x, create_graph=True)
+    thess = TF.hessian(lambda x: (x**4).sum(), tx, create_graph=True)
     assert_close(hess, thess, what="hessian")
     hess.sum().backward()
     thess.sum().backward()
@@ -138,6 +160,7 @@ def test_hessian_create_graph(torch):
 
 def test_strict_mode_errors_match_torch(torch):
     import torch.autograd.functional as TF
+
     cases = [
         ("vjp", lambda lib, x, y: x * 2, (np.ones(2), np.ones(2)), (np.ones(2),)),
         ("jacobian", lambda lib, x, y: x * 2, (np.ones(2), np.ones(2)), None),
@@ -163,12 +186,13 @@ def test_non_strict_gives_zeros_for_unused_inputs():
 
 def test_argument_errors_match_torch(torch):
     import torch.autograd.functional as TF
+
     calls = [
-        lambda m, lib: m.vjp(lambda x: x * 2, lib.ones(2)),                      # v needed for 2 outputs
-        lambda m, lib: m.jvp(lambda x: x * 2, lib.ones(2)),                      # v needed for 2 inputs
-        lambda m, lib: m.vjp(lambda x: x * 2, lib.ones(2), lib.ones(3)),         # wrong v size
+        lambda m, lib: m.vjp(lambda x: x * 2, lib.ones(2)),  # v needed for 2 outputs
+        lambda m, lib: m.jvp(lambda x: x * 2, lib.ones(2)),  # v needed for 2 inputs
+        lambda m, lib: m.vjp(lambda x: x * 2, lib.ones(2), lib.ones(3)),  # wrong v size
         lambda m, lib: m.jvp(lambda x, y: x * y, (lib.ones(2), lib.ones(2)), (lib.ones(2),)),  # wrong v length
-        lambda m, lib: m.hvp(lambda x: x * 2, lib.ones(2), lib.ones(2)),         # not a scalar function
+        lambda m, lib: m.hvp(lambda x: x * 2, lib.ones(2), lib.ones(2)),  # not a scalar function
         lambda m, lib: m.hessian(lambda x: (x, x), lib.ones(2)),
     ]
     for index, call in enumerate(calls):

@@ -1,4 +1,5 @@
 """gradcheck, gradgradcheck and check_function: they pass correct code and explain broken code."""
+
 import numpy as np
 import pytest
 
@@ -28,7 +29,7 @@ class ForgotGradOutputElementwise(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        x, = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
         return 2 * x
 
 
@@ -40,7 +41,7 @@ class ForgotGradOutputScalar(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        x, = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
         return 2 * x
 
 
@@ -52,7 +53,7 @@ class WrongSign(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        x, = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
         return -grad_output * x.cos()
 
 
@@ -64,7 +65,7 @@ class WrongFactor(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        x, = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
         return grad_output * x
 
 
@@ -92,17 +93,21 @@ def test_gradcheck_works_on_non_contiguous_inputs():
     assert gradcheck(lambda a: a.sin() * 2, (x,))
 
 
-@pytest.mark.parametrize("function,cause", [
-    (SwappedGradients, "wrong gradient returned for input 0.*equals the gradient of input 1"),
-    (ForgotGradOutputElementwise, "forgot to multiply by grad_output"),
-    (ForgotGradOutputScalar, "forgot to multiply by grad_output"),
-    (WrongSign, "wrong sign"),
-    (WrongFactor, "constant factor.*= 2"),
-    (NoGradient, "returned None or zeros for input 0"),
-])
+@pytest.mark.parametrize(
+    "function,cause",
+    [
+        (SwappedGradients, "wrong gradient returned for input 0.*equals the gradient of input 1"),
+        (ForgotGradOutputElementwise, "forgot to multiply by grad_output"),
+        (ForgotGradOutputScalar, "forgot to multiply by grad_output"),
+        (WrongSign, "wrong sign"),
+        (WrongFactor, "constant factor.*= 2"),
+        (NoGradient, "returned None or zeros for input 0"),
+    ],
+)
 def test_failures_name_the_likely_cause(function, cause):
-    inputs = (_double(3, seed=1), _double(3, seed=2), _double(3, seed=3))[:1 if function not in
-                                                                           (SwappedGradients,) else 3]
+    inputs = (_double(3, seed=1), _double(3, seed=2), _double(3, seed=3))[
+        : 1 if function not in (SwappedGradients,) else 3
+    ]
     with pytest.raises(GradcheckError, match=cause):
         gradcheck(function.apply, inputs)
     assert gradcheck(function.apply, inputs, raise_exception=False) is False
@@ -142,13 +147,13 @@ def test_check_forward_ad_uses_jvp():
 
         @staticmethod
         def backward(ctx, grad):
-            result, = ctx.saved_tensors
+            (result,) = ctx.saved_tensors
             return grad * result
 
         @staticmethod
         def jvp(ctx, tangent):
-            result, = ctx.saved_tensors
-            return tangent * result * 2   # wrong on purpose
+            (result,) = ctx.saved_tensors
+            return tangent * result * 2  # wrong on purpose
 
     x = _double(3)
     assert gradcheck(ExpWithJvp.apply, (x,))
@@ -162,11 +167,11 @@ def test_gradgradcheck_names_the_grad_output_input():
         @staticmethod
         def forward(ctx, x):
             ctx.save_for_backward(x)
-            return x ** 3
+            return x**3
 
         @staticmethod
         def backward(ctx, grad):
-            x, = ctx.saved_tensors
+            (x,) = ctx.saved_tensors
             # right value, but computed through detach: the second derivative is lost
             return grad * 3 * x.detach() ** 2
 
@@ -263,7 +268,7 @@ def test_check_function_skips_gradgradcheck_for_once_differentiable():
         @staticmethod
         @once_differentiable
         def backward(ctx, grad):
-            result, = ctx.saved_tensors
+            (result,) = ctx.saved_tensors
             return ember.tensor(grad.numpy() * result.detach().numpy())
 
     report = check_function(NumpyExp, _double(3))

@@ -4,6 +4,7 @@
 that shared memory with another leaf's `.grad`, the caller's grad_output or a hook's tensor would
 silently change them too.
 """
+
 import numpy as np
 import pytest
 
@@ -18,7 +19,7 @@ def _leaves(count=2, size=3):
 
 def _assert_separate(*tensors):
     for index, first in enumerate(tensors):
-        for second in tensors[index + 1:]:
+        for second in tensors[index + 1 :]:
             assert not np.shares_memory(first._data, second._data), f"{first} and {second} share memory"
 
 
@@ -77,11 +78,19 @@ def test_a_leaf_used_twice_gets_the_sum_and_its_own_buffer():
     _assert_separate(a.grad, b.grad)
 
 
-@pytest.mark.parametrize("graph", [lambda a: a * 1, lambda a: a + 0, lambda a: a.view(3), lambda a: a.clone(),
-                                   lambda a: PassThrough.apply(a, ember.zeros(3))],
-                         ids=["mul", "add", "view", "clone", "user pass-through"])
+@pytest.mark.parametrize(
+    "graph",
+    [
+        lambda a: a * 1,
+        lambda a: a + 0,
+        lambda a: a.view(3),
+        lambda a: a.clone(),
+        lambda a: PassThrough.apply(a, ember.zeros(3)),
+    ],
+    ids=["mul", "add", "view", "clone", "user pass-through"],
+)
 def test_the_callers_grad_output_is_never_mutated(graph):
-    a, = _leaves(1)
+    (a,) = _leaves(1)
     grad_output = ember.tensor([1.0, 2.0, 3.0])
     for _ in range(3):
         graph(a).backward(grad_output)
@@ -91,7 +100,7 @@ def test_the_callers_grad_output_is_never_mutated(graph):
 
 
 def test_the_grad_outputs_of_autograd_grad_are_never_mutated():
-    a, = _leaves(1)
+    (a,) = _leaves(1)
     grad_output = ember.tensor([1.0, 2.0, 3.0])
     (first,) = ember.autograd.grad(a.view(3), a, grad_output)
     a.grad = first
@@ -100,7 +109,7 @@ def test_the_grad_outputs_of_autograd_grad_are_never_mutated():
 
 
 def test_a_hooks_returned_tensor_is_never_mutated():
-    a, = _leaves(1)
+    (a,) = _leaves(1)
     replacement = ember.tensor([5.0, 6.0, 7.0], dtype=ember.float64)
     a.register_hook(lambda grad: replacement)
     for _ in range(3):
@@ -110,7 +119,7 @@ def test_a_hooks_returned_tensor_is_never_mutated():
 
 
 def test_a_hook_on_an_intermediate_returning_a_tensor_that_reaches_a_leaf():
-    a, = _leaves(1)
+    (a,) = _leaves(1)
     replacement = ember.tensor([5.0, 6.0, 7.0], dtype=ember.float64)
     for _ in range(3):
         middle = a * 2
@@ -120,7 +129,7 @@ def test_a_hook_on_an_intermediate_returning_a_tensor_that_reaches_a_leaf():
 
 
 def test_a_gradient_a_hook_kept_is_never_mutated():
-    a, = _leaves(1)
+    (a,) = _leaves(1)
     seen = []
     middle_hook = lambda grad: seen.append(grad)  # noqa: E731  (keeps the gradient, returns None)
     for _ in range(2):
@@ -132,7 +141,7 @@ def test_a_gradient_a_hook_kept_is_never_mutated():
 
 
 def test_a_user_backward_returning_a_global_never_gets_it_mutated():
-    a, = _leaves(1)
+    (a,) = _leaves(1)
     for _ in range(3):
         ReturnsAGlobal.apply(a).sum().backward()
     np.testing.assert_array_equal(GLOBAL_GRADIENT.numpy(), np.ones(3))
@@ -140,7 +149,7 @@ def test_a_user_backward_returning_a_global_never_gets_it_mutated():
 
 
 def test_a_backward_trace_keeps_what_it_saw():
-    a, = _leaves(1)
+    (a,) = _leaves(1)
     with ember.autograd.trace() as recorded:
         (a * 2).sum().backward()
     (a * 2).sum().backward()

@@ -1,15 +1,10 @@
 """ember.autograd.graph: saved-tensor hooks on built-in ops and user Functions, save_on_cpu, disabling."""
+
 import numpy as np
 import pytest
 
 import ember
-from ember.autograd.graph import (
-    Node,
-    disable_saved_tensors_hooks,
-    increment_version,
-    save_on_cpu,
-    saved_tensors_hooks,
-)
+from ember.autograd.graph import Node, disable_saved_tensors_hooks, increment_version, save_on_cpu, saved_tensors_hooks
 
 from ..conftest import assert_close
 
@@ -22,7 +17,7 @@ def test_pack_sees_every_saved_tensor_including_outputs():
     x = _input()
     packed = []
     with saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
-        y = x.exp()        # saves its output
+        y = x.exp()  # saves its output
         z = (y * x).sum()  # saves both inputs
     assert len(packed) == 3 and all(isinstance(t, ember.Tensor) for t in packed)
     z.backward()
@@ -124,20 +119,23 @@ def test_hooks_match_torch_call_counts():
         return len(packs), len(unpacks)
 
     value = np.arange(3.0)
-    assert counts(ember, ember.tensor(value, requires_grad=True)) == counts(torch, torch.tensor(value, requires_grad=True))
+    assert counts(ember, ember.tensor(value, requires_grad=True)) == counts(
+        torch, torch.tensor(value, requires_grad=True)
+    )
 
 
-@pytest.mark.parametrize("pack", [lambda t: t, lambda t: t.detach(), lambda t: t.detach().clone()],
-                         ids=["identity", "detach", "clone"])
+@pytest.mark.parametrize(
+    "pack", [lambda t: t, lambda t: t.detach(), lambda t: t.detach().clone()], ids=["identity", "detach", "clone"]
+)
 def test_in_place_ops_keep_the_packed_old_values(pack):
     torch = pytest.importorskip("torch")
     grads = []
     for lib in (torch, ember):
-        x = lib.tensor([1., 2., 3.], requires_grad=True)
-        b = lib.tensor([2., 3., 4.], requires_grad=True)
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        b = lib.tensor([2.0, 3.0, 4.0], requires_grad=True)
         with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
             a = x * 1
-            a.mul_(b)   # saves the old `a` for b's gradient, then overwrites it
+            a.mul_(b)  # saves the old `a` for b's gradient, then overwrites it
             a.exp_()
         a.sum().backward()
         grads.append((x.grad.detach().numpy(), b.grad.detach().numpy()))

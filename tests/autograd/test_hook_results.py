@@ -1,5 +1,6 @@
 """A gradient hook that returns the wrong thing is named in the error (PyTorch's classes), and
 autograd.grad names the unused input. Differential with torch where installed."""
+
 import pytest
 
 import ember
@@ -73,17 +74,27 @@ def test_tensor_hooks_match_torch(hook, where):
 
 
 def test_dtype_message_is_pytorchs():
-    with pytest.raises(RuntimeError, match=r"hook 'wrong_dtype_hook' has changed the type of value \(was "
-                                           r"torch.FloatTensor got torch.DoubleTensor\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"hook 'wrong_dtype_hook' has changed the type of value \(was "
+        r"torch.FloatTensor got torch.DoubleTensor\)",
+    ):
         x = ember.ones(2, requires_grad=True)
         y = x * 2
         y.register_hook(wrong_dtype_hook)
         y.sum().backward()
 
 
-@pytest.mark.parametrize("hook", [lambda grads: ("s",), lambda grads: (grads[0].new_ones(3),),
-                                  lambda grads: (grads[0].double(),), lambda grads: (grads[0], grads[0])],
-                         ids=["type", "shape", "dtype", "count"])
+@pytest.mark.parametrize(
+    "hook",
+    [
+        lambda grads: ("s",),
+        lambda grads: (grads[0].new_ones(3),),
+        lambda grads: (grads[0].double(),),
+        lambda grads: (grads[0], grads[0]),
+    ],
+    ids=["type", "shape", "dtype", "count"],
+)
 def test_node_prehook_results_are_checked(hook):
     torch = pytest.importorskip("torch")
     ours, theirs = _run(ember, hook, "prehook"), _run(torch, hook, "prehook")
@@ -91,9 +102,15 @@ def test_node_prehook_results_are_checked(hook):
     assert "hook '<lambda>'" in ours[1], ours[1]
 
 
-@pytest.mark.parametrize("hook", [lambda inputs, outputs: ("s",), lambda inputs, outputs: (inputs[0].double(), None),
-                                  lambda inputs, outputs: (inputs[0].new_ones(3), None)],
-                         ids=["count", "dtype", "shape"])
+@pytest.mark.parametrize(
+    "hook",
+    [
+        lambda inputs, outputs: ("s",),
+        lambda inputs, outputs: (inputs[0].double(), None),
+        lambda inputs, outputs: (inputs[0].new_ones(3), None),
+    ],
+    ids=["count", "dtype", "shape"],
+)
 def test_node_posthook_results_are_checked(hook):
     torch = pytest.importorskip("torch")
     ours, theirs = _run(ember, hook, "posthook"), _run(torch, hook, "posthook")

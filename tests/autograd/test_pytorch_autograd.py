@@ -9,6 +9,7 @@ extensions, __torch_function__, functorch and private APIs (torch._C...) are not
 private helper was only a means to an end (e.g. `torch._C._functions.UndefinedGrad` to produce an
 undefined gradient), the test reaches the same situation through the public API and says so.
 """
+
 import gc
 import math
 import pickle
@@ -92,8 +93,10 @@ class TestCase(unittest.TestCase):
                 self.assertEqual(a, b, msg, atol=atol, rtol=rtol, exact_dtype=exact_dtype)
         elif isinstance(x, float) or isinstance(y, float):
             self.assertTrue(x is not None and y is not None, msg or f"{x!r} != {y!r}")
-            self.assertTrue(math.isclose(x, y, rel_tol=rtol or 1.3e-6, abs_tol=atol or 1e-5)
-                            or (math.isnan(x) and math.isnan(y)), msg or f"{x!r} != {y!r}")
+            self.assertTrue(
+                math.isclose(x, y, rel_tol=rtol or 1.3e-6, abs_tol=atol or 1e-5) or (math.isnan(x) and math.isnan(y)),
+                msg or f"{x!r} != {y!r}",
+            )
         else:
             super().assertEqual(x, y, msg)
 
@@ -111,8 +114,7 @@ class TestCase(unittest.TestCase):
         if a.dtype == np.bool_ or b.dtype == np.bool_:
             close = np.array_equal(a, b)
         else:
-            close = np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=rtol, atol=atol,
-                                equal_nan=True)
+            close = np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
         self.assertTrue(close, msg or f"tensors differ (rtol={rtol}, atol={atol}):\n{a}\nvs\n{b}")
 
     def assertNotEqual(self, x, y, msg=None, **kwargs):
@@ -218,11 +220,7 @@ class TestAutograd(TestCase):
                 self.assertIsInstance(var1, torch.Tensor)
                 self.assertIsInstance(var2, torch.Tensor)
                 self.assertIsInstance(grad_output, torch.Tensor)
-                return (
-                    grad_output + grad_output * var2,
-                    None,
-                    grad_output * ctx.pyscalar + grad_output * var1,
-                )
+                return (grad_output + grad_output * var2, None, grad_output * ctx.pyscalar + grad_output * var1)
 
         x, y = self._function_test(MyFunction)
         # (PyTorch compares graph_desc of x.grad.grad_fn with an expect file naming its C++
@@ -247,11 +245,7 @@ class TestAutograd(TestCase):
             def backward(ctx, grad_output):
                 self.assertFalse(torch.is_grad_enabled())
                 t1, t2 = ctx.saved_tensors
-                return (
-                    grad_output + grad_output * t2,
-                    None,
-                    grad_output * ctx.pyscalar + grad_output * t1,
-                )
+                return (grad_output + grad_output * t2, None, grad_output * ctx.pyscalar + grad_output * t1)
 
         x, y = self._function_test(MyFunction)
         # (PyTorch checks the graph is CopyBackwards(None, Error(...)): differentiating it raises.)
@@ -305,9 +299,7 @@ class TestAutograd(TestCase):
         MyFunction.apply(x).sum().backward()
         self.assertIsNone(x.grad)
 
-        self.assertIsNone(
-            torch.autograd.grad(MyFunction.apply(x), x, allow_unused=True)[0]
-        )
+        self.assertIsNone(torch.autograd.grad(MyFunction.apply(x), x, allow_unused=True)[0])
 
     # PyTorch makes the undefined gradient with the private torch._C._functions.UndefinedGrad;
     # an output of a two-output Function that no gradient reaches gets an undefined one too.
@@ -345,9 +337,7 @@ class TestAutograd(TestCase):
         y = torch.ones(10, requires_grad=True)
         z = (x**2).sum()
 
-        g = torch.autograd.grad(
-            z, (x, y), allow_unused=True, materialize_grads=True, create_graph=False
-        )
+        g = torch.autograd.grad(z, (x, y), allow_unused=True, materialize_grads=True, create_graph=False)
 
         self.assertFalse(g[0].requires_grad)
         self.assertFalse(g[1].requires_grad)
@@ -363,8 +353,7 @@ class TestAutograd(TestCase):
 
         # Check exception occurs
         with self.assertRaisesRegex(
-            RuntimeError,
-            "Legacy autograd function with non-static forward method is deprecated",
+            RuntimeError, "Legacy autograd function with non-static forward method is deprecated"
         ):
             MyFunction()(torch.randn(3, 4))
 
@@ -501,14 +490,14 @@ class TestAutograd(TestCase):
         gradcheck(my_function, (x, y))
         gradgradcheck(my_function, (x, y))
 
-    @pytest.mark.xfail(reason='ember has no torch.nextafter (the op PyTorch uses as one without a derivative)', strict=True)
+    @pytest.mark.xfail(
+        reason='ember has no torch.nextafter (the op PyTorch uses as one without a derivative)', strict=True
+    )
     def test_not_implemented_grad(self):
         a = torch.rand(2, requires_grad=True)
         # if grad for nextafter ends up being implemented, this should be changed
         y = torch.nextafter(a, a).sum()
-        with self.assertRaisesRegex(
-            NotImplementedError, "the derivative for .* is not implemented"
-        ):
+        with self.assertRaisesRegex(NotImplementedError, "the derivative for .* is not implemented"):
             y.backward()
 
     def test_custom_function_setup_context_simple(self):
@@ -587,9 +576,7 @@ class TestAutograd(TestCase):
             y = MyReshape.apply(x, shape, scale_forward, scale_backward).sum()
             (gx,) = torch.autograd.grad(y, x)
 
-            y_expected = MyReshapeRef.apply(
-                x, shape, scale_forward, scale_backward
-            ).sum()
+            y_expected = MyReshapeRef.apply(x, shape, scale_forward, scale_backward).sum()
             (gx_expected,) = torch.autograd.grad(y_expected, x)
 
             self.assertEqual(y_expected, y)
@@ -619,30 +606,18 @@ class TestAutograd(TestCase):
         self.assertEqual(x_grad, x_grad_clone)
 
     def test_accumulate_grad_tensor_reference(self):
-        def _test_grad_tensor(
-            params_grad_tensor,
-            backward_grad_tensor,
-            should_preserve_reference,
-            create_graph,
-        ):
+        def _test_grad_tensor(params_grad_tensor, backward_grad_tensor, should_preserve_reference, create_graph):
             params = torch.tensor([1.5, 1.5]).requires_grad_()
             params.grad = params_grad_tensor
             grad_saved = params.grad
             params.backward(backward_grad_tensor, create_graph=create_graph)
-            self.assertEqual(
-                id(grad_saved) == id(params.grad), should_preserve_reference
-            )
+            self.assertEqual(id(grad_saved) == id(params.grad), should_preserve_reference)
 
         for create_graph in (False, True):
             # (the sparse cases are not ported)
             # Accumulate dense gradient to dense gradient will preserve the `params.grad` reference,
             # but only if create_graph=False.
-            _test_grad_tensor(
-                torch.tensor([1.5, 1.5]),
-                torch.tensor([1.5, 1.5]),
-                not create_graph,
-                create_graph,
-            )
+            _test_grad_tensor(torch.tensor([1.5, 1.5]), torch.tensor([1.5, 1.5]), not create_graph, create_graph)
 
     def test_accumulate_grad_with_zero_numel_grad(self):
         a = torch.rand(4, 0, requires_grad=True)
@@ -691,12 +666,7 @@ class TestAutograd(TestCase):
         self.assertEqual(y.grad, y_grad)
 
         grad_sum = 2 * x.grad + y.grad
-        x_hv = torch.autograd.grad(
-            outputs=[grad_sum],
-            grad_outputs=[torch.ones(2, 2)],
-            inputs=[x],
-            create_graph=True,
-        )
+        x_hv = torch.autograd.grad(outputs=[grad_sum], grad_outputs=[torch.ones(2, 2)], inputs=[x], create_graph=True)
         expected_x_hv = torch.ones(2, 2) * 5
         expected_y_hv = torch.ones(2, 2) * 4
 
@@ -711,12 +681,7 @@ class TestAutograd(TestCase):
         # Test that grad_outputs and outputs have the same shape
         grad_out = torch.ones(2)
         try:
-            torch.autograd.grad(
-                outputs=[grad_sum],
-                grad_outputs=[grad_out],
-                inputs=[x],
-                create_graph=True,
-            )
+            torch.autograd.grad(outputs=[grad_sum], grad_outputs=[grad_out], inputs=[x], create_graph=True)
             self.fail()
         except RuntimeError as error:
             self.assertEqual(
@@ -738,9 +703,7 @@ class TestAutograd(TestCase):
             return x**2 + y * x + y**2
 
         for _ in range(5):
-            (grad_x,) = torch.autograd.grad(
-                fn(x), x, grad_outputs=grad_output, create_graph=True
-            )
+            (grad_x,) = torch.autograd.grad(fn(x), x, grad_outputs=grad_output, create_graph=True)
 
             grad_x_expected = 2 * x + y
             self.assertIsNone(y.grad)
@@ -771,9 +734,7 @@ class TestAutograd(TestCase):
         x.register_hook(hook)
 
         go = torch.randn(2, 2)
-        grad_a, grad_b = torch.autograd.grad(
-            (a + 2 * b), [a, b], grad_outputs=go, create_graph=True
-        )
+        grad_a, grad_b = torch.autograd.grad((a + 2 * b), [a, b], grad_outputs=go, create_graph=True)
 
         self.assertEqual(grad_a, go)
         self.assertEqual(grad_b, go * 2)
@@ -814,17 +775,13 @@ class TestAutograd(TestCase):
         y = x * a
         dydx = torch.autograd.grad(y, x, create_graph=True)
         d2ydx2_none = torch.autograd.grad(dydx, x, create_graph=True, allow_unused=True)
-        d2ydx2 = torch.autograd.grad(
-            dydx, x, create_graph=True, allow_unused=True, materialize_grads=True
-        )
+        d2ydx2 = torch.autograd.grad(dydx, x, create_graph=True, allow_unused=True, materialize_grads=True)
         # `allow_unused` set to True implicitly
         d3ydx3 = torch.autograd.grad(d2ydx2, x, materialize_grads=True)
         self.assertIsNone(d2ydx2_none[0])
         self.assertEqual(d2ydx2[0].item(), 0)
         self.assertEqual(d3ydx3[0].item(), 0)
-        with self.assertRaisesRegex(
-            ValueError, "Expected allow_unused to be True or not passed when"
-        ):
+        with self.assertRaisesRegex(ValueError, "Expected allow_unused to be True or not passed when"):
             torch.autograd.grad(y, x, allow_unused=False, materialize_grads=True)
 
     def test_post_accumulate_grad_hook_on_non_leaf(self):
@@ -835,8 +792,7 @@ class TestAutograd(TestCase):
         non_leaf = 2.0 * leaf
 
         with self.assertRaisesRegex(
-            RuntimeError,
-            "post accumulate grad hooks cannot be registered on non-leaf tensors",
+            RuntimeError, "post accumulate grad hooks cannot be registered on non-leaf tensors"
         ):
             non_leaf.register_post_accumulate_grad_hook(hook)
 
@@ -934,9 +890,7 @@ class TestAutograd(TestCase):
             optim_copy.step()
             optim_copy.zero_grad()
 
-        for p_static, p_reference, p in zip(
-            params_copy, model_copy.parameters(), model.parameters()
-        ):
+        for p_static, p_reference, p in zip(params_copy, model_copy.parameters(), model.parameters()):
             self.assertEqual(p_static, p)
             self.assertNotEqual(p_reference, p)
 
@@ -958,9 +912,7 @@ class TestAutograd(TestCase):
         gc.disable()  # (PyTorch: `with disable_gc():`)
         try:
             tensor, ref = fun_stuff_with_hook()
-            self.assertIsNotNone(
-                ref()
-            )  # thing_to_put_in_hook should be kept alive by tensor
+            self.assertIsNotNone(ref())  # thing_to_put_in_hook should be kept alive by tensor
 
             del tensor
             gc.collect()
@@ -1279,45 +1231,25 @@ class TestAutograd(TestCase):
         x = torch.randn(2, 2, requires_grad=True)
 
         out = x.clone()  # Size([2, 2])
-        batched_grad = (
-            torch.arange(3).expand(2, 2, 3).transpose(0, 2)
-        )  # Size([3, 2, 2])
+        batched_grad = torch.arange(3).expand(2, 2, 3).transpose(0, 2)  # Size([3, 2, 2])
         (grad,) = torch.autograd.grad(out, (x,), (batched_grad,), is_grads_batched=True)
-        self.assertEqual(
-            grad, torch.arange(3).expand(2, 2, 3).transpose(0, 2).to(dtype=grad.dtype)
-        )
+        self.assertEqual(grad, torch.arange(3).expand(2, 2, 3).transpose(0, 2).to(dtype=grad.dtype))
 
         # Detect shape mismatch
         grad_out = torch.ones(2, 2)
-        with self.assertRaisesRegex(
-            RuntimeError, "If `is_grads_batched=True`, we interpret the first"
-        ):
-            torch.autograd.grad(
-                outputs=out,
-                grad_outputs=(grad_out,),
-                inputs=(x,),
-                is_grads_batched=True,
-            )
+        with self.assertRaisesRegex(RuntimeError, "If `is_grads_batched=True`, we interpret the first"):
+            torch.autograd.grad(outputs=out, grad_outputs=(grad_out,), inputs=(x,), is_grads_batched=True)
 
         # Scalar outputs
         out = x.sum()  # Size([])
         batched_grad = torch.arange(3)  # Size([3])
         (grad,) = torch.autograd.grad(out, (x,), (batched_grad,), is_grads_batched=True)
-        self.assertEqual(
-            grad, torch.arange(3).expand(2, 2, 3).transpose(0, 2).to(dtype=grad.dtype)
-        )
+        self.assertEqual(grad, torch.arange(3).expand(2, 2, 3).transpose(0, 2).to(dtype=grad.dtype))
 
         # We consider scalar and sized-1 to be a mismatch. This is consistent with current non-batched behavior.
         grad_out = torch.ones(2).unsqueeze(1)
-        with self.assertRaisesRegex(
-            RuntimeError, "If `is_grads_batched=True`, we interpret the first"
-        ):
-            torch.autograd.grad(
-                outputs=out,
-                grad_outputs=(grad_out,),
-                inputs=(x,),
-                is_grads_batched=True,
-            )
+        with self.assertRaisesRegex(RuntimeError, "If `is_grads_batched=True`, we interpret the first"):
+            torch.autograd.grad(outputs=out, grad_outputs=(grad_out,), inputs=(x,), is_grads_batched=True)
 
     def test_hooks(self):
         x = torch.ones(5, 5, requires_grad=True)
@@ -1542,9 +1474,7 @@ class TestAutograd(TestCase):
         z.sum().backward()
 
         self.assertEqual(counter[0], 1, msg="bw_hook not called")
-        self.assertEqual(
-            x.grad, torch.ones(5, 5, dtype=torch.double) * 2, atol=1e-5, rtol=0
-        )
+        self.assertEqual(x.grad, torch.ones(5, 5, dtype=torch.double) * 2, atol=1e-5, rtol=0)
 
     def test_hook_none(self):
         # WARNING: this is a test for autograd internals.
@@ -1766,7 +1696,10 @@ class TestAutograd(TestCase):
             h2.remove()
             h3.remove()
 
-    @pytest.mark.xfail(reason="a hook registered on a view before an in-place op on that view still fires; PyTorch drops it with the view's old grad_fn", strict=True)
+    @pytest.mark.xfail(
+        reason="a hook registered on a view before an in-place op on that view still fires; PyTorch drops it with the view's old grad_fn",
+        strict=True,
+    )
     def test_tensor_hooks_inplace_over_view(self):
         # There might be a better UX here, but this is the way it is now
         count = [0]
@@ -1902,9 +1835,7 @@ class TestAutograd(TestCase):
 
         reset_grad()
         self.assertRaisesRegex(
-            RuntimeError,
-            "cannot be empty",
-            lambda: torch.autograd.backward(fn(), gradient, inputs=[]),
+            RuntimeError, "cannot be empty", lambda: torch.autograd.backward(fn(), gradient, inputs=[])
         )
 
     def test_backward_with_scalar_input(self):
@@ -1921,11 +1852,7 @@ class TestAutograd(TestCase):
 
         out = x_nonleaf**2 + y * x_nonleaf + y**2
 
-        out.backward(
-            torch.ones(2, 2, dtype=torch.double),
-            create_graph=True,
-            inputs=[x, y, x_nonleaf],
-        )
+        out.backward(torch.ones(2, 2, dtype=torch.double), create_graph=True, inputs=[x, y, x_nonleaf])
         x_grad_expected = 2 * x + y
         y_grad_expected = x + 2 * y
         x_non_leaf_expected = 2 * x_nonleaf + y
@@ -1937,9 +1864,7 @@ class TestAutograd(TestCase):
         # backward doesn't have an allow_unused flag, so the behavior of backward
         # when variable is not part of the graph is as if allow_used were true
         # x.grad will simply be None.
-        out.backward(
-            torch.ones(2, 2, dtype=torch.double), create_graph=True, inputs=[z]
-        )
+        out.backward(torch.ones(2, 2, dtype=torch.double), create_graph=True, inputs=[z])
         self.assertIsNone(z.grad)
 
         # Avoid leaking memory
@@ -2016,9 +1941,7 @@ class TestAutograd(TestCase):
 
             # Build a "chain with skip connections" graph
             for _ in range(depth):
-                prev_tensors = [
-                    tensor for tensor in prev_values[:-1] if tensor is not None
-                ]
+                prev_tensors = [tensor for tensor in prev_values[:-1] if tensor is not None]
                 prev_values.append(y)
                 prev_values.pop(0)
 
@@ -2494,12 +2417,7 @@ class TestAutograd(TestCase):
         idx = ([[1, 2], [0, 0]], [[0, 1], [1, 1]])
         y[idx].sum().backward()
         expected_grad = torch.tensor(
-            [
-                [0.0, 2.0, 0.0, 0.0],
-                [1.0, 0.0, 0.0, 0.0],
-                [0.0, 1.0, 0.0, 0.0],
-                [0.0, 0.0, 0.0, 0.0],
-            ]
+            [[0.0, 2.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]
         )
         self.assertEqual(y.grad, expected_grad)
 
@@ -2549,10 +2467,7 @@ class TestAutograd(TestCase):
             y = torch.randn((3, 3), requires_grad=True)
             MyFunction.apply(x, y).sum().backward()
 
-            has_deprecated = (
-                "deprecated" in str(warn) and "saved_variables" in str(warn)
-                for warn in warns
-            )
+            has_deprecated = ("deprecated" in str(warn) and "saved_variables" in str(warn) for warn in warns)
             has_deprecated = reduce(lambda x, y: x or y, has_deprecated)
             self.assertTrue(has_deprecated)
 
@@ -2658,16 +2573,17 @@ class TestAutograd(TestCase):
         with self.assertRaises(RuntimeError):
             torch.autograd.backward([b], [None])
 
-    @pytest.mark.xfail(reason="a second backward through index_put (c[[1, 2]] = b[[1, 1]]) does not raise 'Specify retain_graph=True': ember's index nodes keep their indices as plain ctx attributes, not saved tensors that backward frees", strict=True)
+    @pytest.mark.xfail(
+        reason="a second backward through index_put (c[[1, 2]] = b[[1, 1]]) does not raise 'Specify retain_graph=True': ember's index nodes keep their indices as plain ctx attributes, not saved tensors that backward frees",
+        strict=True,
+    )
     def test_backward_twice_with_saved_values(self):
         b = torch.randn(3, requires_grad=True, dtype=torch.double)
         c = torch.zeros(3, dtype=torch.double)
         c[[1, 2]] = b[[1, 1]]
         c.backward(torch.tensor([1, 1, 1], dtype=torch.double))
         self.assertRaisesRegex(
-            RuntimeError,
-            "Specify retain_graph=True",
-            lambda: c.backward(torch.tensor([1, 1, 1], dtype=torch.double)),
+            RuntimeError, "Specify retain_graph=True", lambda: c.backward(torch.tensor([1, 1, 1], dtype=torch.double))
         )
 
     def test_backward_twice_retained_graph_with_saved_values(self):
@@ -2698,23 +2614,13 @@ class TestAutograd(TestCase):
             warnings.simplefilter("always")
             c.backward(torch.ones_like(c), create_graph=True)
         b.grad = None
-        self.assertTrue(
-            any(
-                "Using backward() with create_graph=True" in str(w.message)
-                for w in ws
-            )
-        )
+        self.assertTrue(any("Using backward() with create_graph=True" in str(w.message) for w in ws))
 
         # Should not warn for grad
         with warnings.catch_warnings(record=True) as ws:
             warnings.simplefilter("always")
             torch.autograd.grad(c, b, torch.ones_like(c), create_graph=True)
-        self.assertFalse(
-            any(
-                "Using backward() with create_graph=True" in str(w.message)
-                for w in ws
-            )
-        )
+        self.assertFalse(any("Using backward() with create_graph=True" in str(w.message) for w in ws))
 
     def test_next_functions(self):
         x = torch.randn(5, 5, requires_grad=True)
@@ -2938,9 +2844,7 @@ class TestAutograd(TestCase):
         self._test_setitem_tensor((5, 5), 3)
         self._test_setitem_tensor((5, 5), ([0, 1], [1, 0]))
         self._test_setitem_tensor((5,), 3)
-        self._test_setitem_tensor(
-            (5,), Variable(torch.LongTensor([3]), requires_grad=False).sum()
-        )
+        self._test_setitem_tensor((5,), Variable(torch.LongTensor([3]), requires_grad=False).sum())
         self._test_setitem_tensor((5,), [[0, 1, 2, 3]])
         self._test_setitem_tensor((5, 5, 5), (slice(None), slice(None), [1, 3]))
         self._test_setitem_tensor((5, 5, 5), (slice(None), [1, 3], slice(None)))
@@ -2948,12 +2852,7 @@ class TestAutograd(TestCase):
         self._test_setitem_tensor((5, 5, 5), (slice(None), [2, 4], [1, 3]))
         self._test_setitem_tensor((5, 5, 5), ([1, 3], [2, 4], slice(None)))
         self._test_setitem_tensor(
-            (5, 5, 5),
-            (
-                Variable(torch.LongTensor([1, 3]), requires_grad=False),
-                [2, 4],
-                slice(None),
-            ),
+            (5, 5, 5), (Variable(torch.LongTensor([1, 3]), requires_grad=False), [2, 4], slice(None))
         )
 
     def test_setitem_mask(self):
@@ -3052,15 +2951,16 @@ class TestAutograd(TestCase):
         # After raising warning, should still return an instance
         self.assertIsInstance(f, Id)
         x = torch.zeros(1, requires_grad=True)
-        with self.assertRaisesRegex(
-            RuntimeError, "non-static forward method is deprecated"
-        ):
+        with self.assertRaisesRegex(RuntimeError, "non-static forward method is deprecated"):
             f(x)
         t = Id.apply(x)
         self.assertEqual(t.grad_fn.name(), "IdBackward")
         # (the checks of private attributes of the instance are not ported)
 
-    @pytest.mark.xfail(reason="a ctx kept alive by user code still holds its saved tensors after the graph is dropped; PyTorch frees them with the graph's last reference", strict=True)
+    @pytest.mark.xfail(
+        reason="a ctx kept alive by user code still holds its saved tensors after the graph is dropped; PyTorch frees them with the graph's last reference",
+        strict=True,
+    )
     def test_naughty_autograd_function_stashing_ctx(self):
         saved_ctx = []
 
@@ -3227,12 +3127,7 @@ class TestAutograd(TestCase):
         self.assertIsInstance(x.int(), torch.IntTensor)
         # (the CUDA branches are not ported)
 
-        for t in [
-            torch.DoubleTensor,
-            torch.FloatTensor,
-            torch.IntTensor,
-            torch.ByteTensor,
-        ]:
+        for t in [torch.DoubleTensor, torch.FloatTensor, torch.IntTensor, torch.ByteTensor]:
             for y_var in (True, False):
                 y = torch.randint(5, (5, 5), dtype=t.dtype)
                 y = Variable(y) if y_var else y
@@ -3352,9 +3247,7 @@ class TestAutograd(TestCase):
         z = (x * y).sum()
         with torch.no_grad():
             x *= 2
-        self.assertRaisesRegex(
-            RuntimeError, "modified by an inplace operation", lambda: z.backward()
-        )
+        self.assertRaisesRegex(RuntimeError, "modified by an inplace operation", lambda: z.backward())
 
     def test_no_grad_input(self):
         class MyFunction(Function):
@@ -3620,4 +3513,3 @@ class TestAutograd(TestCase):
         run_test((10,), torch.zeros(10))
         run_test((10, 10), torch.zeros(10, 10))
         run_test((10,), 0)
-

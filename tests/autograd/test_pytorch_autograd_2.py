@@ -7,6 +7,7 @@ possible. Only the parts of a test that use sparse, complex, mkldnn or CUDA tens
 (the test says so); tests of the profiler, TorchScript, torch.compile, private APIs (torch._C...),
 multiprocessing, checkpointing and saved-tensor hooks are not ported.
 """
+
 import gc
 import io
 import sys
@@ -54,22 +55,20 @@ class TestAutograd2(TestCase):
         x = torch.zeros(1, requires_grad=True)
         y = x.view_as(x)
         with self.assertRaisesRegex(
-            RuntimeError,
-            "a view of a leaf Variable that "
-            "requires grad is being used in "
-            "an in-place operation.",
+            RuntimeError, "a view of a leaf Variable that requires grad is being used in an in-place operation."
         ):
             y.add_(1)
 
-    @pytest.mark.xfail(reason="in-place threshold on a view rebases history to ViewBackward0 (as_strided-style) instead of ThresholdBackward0, so the double-backward node is not ThresholdBackwardBackward0", strict=True)
+    @pytest.mark.xfail(
+        reason="in-place threshold on a view rebases history to ViewBackward0 (as_strided-style) instead of ThresholdBackward0, so the double-backward node is not ThresholdBackwardBackward0",
+        strict=True,
+    )
     def test_inplace_on_view_backward(self):
         # Issue #10532: Make sure that this does not raise RuntimeError.
         net = nn.Sequential(nn.InstanceNorm2d(2), nn.ReLU(True))
 
         x = torch.tensor([[[[1.0, 1.0]]]], requires_grad=True)
-        (g,) = torch.autograd.grad(
-            net(x).pow(2), [x], grad_outputs=x.new_ones(x.shape), create_graph=True
-        )
+        (g,) = torch.autograd.grad(net(x).pow(2), [x], grad_outputs=x.new_ones(x.shape), create_graph=True)
         torch.autograd.grad(g.sum(), [x])
         self.assertEqual(x, torch.tensor([[[[1.0, 1.0]]]]))
 
@@ -158,27 +157,24 @@ class TestAutograd2(TestCase):
 
         inp = torch.rand(size, requires_grad=True)
         out = MyFunc.apply(inp, inp, True)
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "Function 'MyFuncBackward' returned nan values in its 0th output.",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "Function 'MyFuncBackward' returned nan values in its 0th output."):
             with warnings.catch_warnings(record=True) as w:
                 with detect_anomaly():
                     out.backward()
             self.assertIn("No forward pass information", str(w[0].message))
 
         inp = torch.rand(size, requires_grad=True)
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "Function 'MyFuncBackward' returned nan values in its 1th output.",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "Function 'MyFuncBackward' returned nan values in its 1th output."):
             with warnings.catch_warnings(record=True) as w:
                 with detect_anomaly():
                     out = MyFunc.apply(inp, inp, False)
                     out.backward()
             self.assertIn("MyFunc.apply", str(w[0].message))
 
-    @pytest.mark.xfail(reason="ember warns numpy's RuntimeWarning 'invalid value encountered in divide' (x/0 leaks np warnings) and anomaly mode emits no 'No forward pass information' warning", strict=True)
+    @pytest.mark.xfail(
+        reason="ember warns numpy's RuntimeWarning 'invalid value encountered in divide' (x/0 leaks np warnings) and anomaly mode emits no 'No forward pass information' warning",
+        strict=True,
+    )
     def test_nested_anomaly_detect_nan(self):
         size = 10
 
@@ -229,8 +225,7 @@ class TestAutograd2(TestCase):
         gsum = ginp.sum()
         with warnings.catch_warnings(record=True) as w:
             with self.assertRaisesRegex(
-                RuntimeError,
-                "Function 'MyFunc2Backward' returned nan values in its 0th output.",
+                RuntimeError, "Function 'MyFunc2Backward' returned nan values in its 0th output."
             ):
                 with detect_anomaly():
                     gsum.backward()
@@ -239,8 +234,7 @@ class TestAutograd2(TestCase):
         inp = torch.rand(size, requires_grad=True)
         with warnings.catch_warnings(record=True) as w:
             with self.assertRaisesRegex(
-                RuntimeError,
-                "Function 'MyFunc2Backward' returned nan values in its 1th output.",
+                RuntimeError, "Function 'MyFunc2Backward' returned nan values in its 1th output."
             ):
                 with detect_anomaly():
                     out = MyFunc.apply(inp, False)
@@ -250,7 +244,10 @@ class TestAutograd2(TestCase):
         self.assertIn("MyFunc2.apply", str(w[1].message))
         self.assertIn("MyFunc.apply", str(w[2].message))
 
-    @pytest.mark.xfail(reason="anomaly mode puts the forward trace in the error message instead of warning 'Error detected in PowBackward0' (only 1 warning)", strict=True)
+    @pytest.mark.xfail(
+        reason="anomaly mode puts the forward trace in the error message instead of warning 'Error detected in PowBackward0' (only 1 warning)",
+        strict=True,
+    )
     def test_anomaly_grad_warnings(self):
         # PyTorch won't throw warnings if there is an error
         # but we'd want to at least see them in stderr
@@ -269,8 +266,7 @@ class TestAutograd2(TestCase):
         # if the warnings don't throw, they will be handled as regular warnings
         with self.assertRaisesRegex(
             RuntimeError,
-            "one of the variables needed for gradient computation has been "
-            "modified by an inplace operation",
+            "one of the variables needed for gradient computation has been modified by an inplace operation",
         ):
             with warnings.catch_warnings(record=True) as w:
                 with detect_anomaly():
@@ -287,8 +283,7 @@ class TestAutograd2(TestCase):
         # if the warning throws, it will be printed to sys.stderr
         with self.assertRaisesRegex(
             RuntimeError,
-            "one of the variables needed for gradient computation has been "
-            "modified by an inplace operation",
+            "one of the variables needed for gradient computation has been modified by an inplace operation",
         ):
             with warnings.catch_warnings(record=True) as w:
                 with detect_anomaly():
@@ -326,8 +321,7 @@ class TestAutograd2(TestCase):
 
                 with torch.autograd.detect_anomaly(check_nan=True):
                     with self.assertRaisesRegex(
-                        RuntimeError,
-                        "Function 'MyFuncBackward' returned nan values in its 0th output.",
+                        RuntimeError, "Function 'MyFuncBackward' returned nan values in its 0th output."
                     ):
                         out.backward(retain_graph=True)
 
@@ -379,21 +373,16 @@ class TestAutograd2(TestCase):
             def f(inp):
                 return inp.mul(5)
 
-            gradcheck(
-                f,
-                torch.rand(10, dtype=torch.float64, requires_grad=True),
-                fast_mode=fast_mode,
-            )
-            gradgradcheck(
-                f,
-                torch.rand(10, dtype=torch.float64, requires_grad=True),
-                fast_mode=fast_mode,
-            )
+            gradcheck(f, torch.rand(10, dtype=torch.float64, requires_grad=True), fast_mode=fast_mode)
+            gradgradcheck(f, torch.rand(10, dtype=torch.float64, requires_grad=True), fast_mode=fast_mode)
 
         check(fast_mode=True)
         check(fast_mode=False)
 
-    @pytest.mark.xfail(reason="ember gradcheck does not run backward twice to check reentrancy ('Backward is not reentrant'); nondet_tol ignored", strict=True)
+    @pytest.mark.xfail(
+        reason="ember gradcheck does not run backward twice to check reentrancy ('Backward is not reentrant'); nondet_tol ignored",
+        strict=True,
+    )
     def test_gradcheck_nondeterministic(self):
         class NonDetFunc(Function):
             @staticmethod
@@ -403,47 +392,20 @@ class TestAutograd2(TestCase):
 
             @staticmethod
             def backward(ctx, grad_out):
-                return (
-                    NonDetFunc.apply(grad_out, ctx._jitter)
-                    * (1 + torch.rand_like(grad_out) * ctx._jitter),
-                    None,
-                )
+                return (NonDetFunc.apply(grad_out, ctx._jitter) * (1 + torch.rand_like(grad_out) * ctx._jitter), None)
 
         def check(fast_mode):
             inp = torch.randn(5, 5, dtype=torch.double, requires_grad=True)
-            gradcheck(
-                lambda x: NonDetFunc.apply(x, 0.0),
-                inp,
-                check_batched_grad=False,
-                fast_mode=fast_mode,
-            )
+            gradcheck(lambda x: NonDetFunc.apply(x, 0.0), inp, check_batched_grad=False, fast_mode=fast_mode)
             with self.assertRaisesRegex(RuntimeError, "Backward is not reentrant"):
-                gradcheck(
-                    lambda x: NonDetFunc.apply(x, 1e-6),
-                    inp,
-                    check_batched_grad=False,
-                    fast_mode=fast_mode,
-                )
+                gradcheck(lambda x: NonDetFunc.apply(x, 1e-6), inp, check_batched_grad=False, fast_mode=fast_mode)
             with self.assertRaisesRegex(RuntimeError, "Backward is not reentrant"):
-                gradgradcheck(
-                    lambda x: NonDetFunc.apply(x, 1e-12),
-                    inp,
-                    check_batched_grad=False,
-                    fast_mode=fast_mode,
-                )
+                gradgradcheck(lambda x: NonDetFunc.apply(x, 1e-12), inp, check_batched_grad=False, fast_mode=fast_mode)
             gradcheck(
-                lambda x: NonDetFunc.apply(x, 0.0),
-                inp,
-                nondet_tol=1e-5,
-                check_batched_grad=False,
-                fast_mode=fast_mode,
+                lambda x: NonDetFunc.apply(x, 0.0), inp, nondet_tol=1e-5, check_batched_grad=False, fast_mode=fast_mode
             )
             gradcheck(
-                lambda x: NonDetFunc.apply(x, 1e-6),
-                inp,
-                nondet_tol=1e-5,
-                check_batched_grad=False,
-                fast_mode=fast_mode,
+                lambda x: NonDetFunc.apply(x, 1e-6), inp, nondet_tol=1e-5, check_batched_grad=False, fast_mode=fast_mode
             )
             gradgradcheck(
                 lambda x: NonDetFunc.apply(x, 1e-12),
@@ -456,55 +418,44 @@ class TestAutograd2(TestCase):
         check(fast_mode=True)
         check(fast_mode=False)
 
-    @pytest.mark.xfail(reason="ember gradcheck does not reject inputs with a stride-0 dimension ('The 0th input has a dimension with stride 0')", strict=True)
+    @pytest.mark.xfail(
+        reason="ember gradcheck does not reject inputs with a stride-0 dimension ('The 0th input has a dimension with stride 0')",
+        strict=True,
+    )
     def test_gradcheck_validates_inputs(self):
         # The sparse-input part of the upstream test is not ported.
         def check(fast_mode):
             # when none of the inputs require grad (always raises even if raise_exception=False)
             x = torch.rand(10, requires_grad=False)
-            with self.assertRaisesRegex(
-                ValueError, "at least one input tensor to require gradient"
-            ):
+            with self.assertRaisesRegex(ValueError, "at least one input tensor to require gradient"):
                 gradcheck(lambda x: x, (x,), raise_exception=False, fast_mode=fast_mode)
 
             # (warning) when inputs are not double precision
             x = torch.ones(1, dtype=torch.float32, requires_grad=True)
-            with self.assertWarnsRegex(
-                UserWarning, "Input #0 requires gradient and is not a double precision"
-            ):
-                self.assertTrue(
-                    gradcheck(lambda x: x, (x,), atol=1e-1, fast_mode=fast_mode)
-                )
+            with self.assertWarnsRegex(UserWarning, "Input #0 requires gradient and is not a double precision"):
+                self.assertTrue(gradcheck(lambda x: x, (x,), atol=1e-1, fast_mode=fast_mode))
 
             # when layout is not mkldnn(aka has strides) and input has a dimension with stride 0. (always raises
             # even if raise_exception=False)
             x = torch.ones(1, dtype=torch.float64, requires_grad=True)
             x = x.expand((2, 2))
-            with self.assertRaisesRegex(
-                RuntimeError, "The 0th input has a dimension with stride 0"
-            ):
+            with self.assertRaisesRegex(RuntimeError, "The 0th input has a dimension with stride 0"):
                 gradcheck(lambda x: x, (x,), raise_exception=False, fast_mode=fast_mode)
 
         check(fast_mode=True)
         check(fast_mode=False)
 
-    @pytest.mark.xfail(reason="ember gradcheck ignores non-differentiable outputs: no 'Numerical gradient for function expected to be zero' error", strict=True)
+    @pytest.mark.xfail(
+        reason="ember gradcheck ignores non-differentiable outputs: no 'Numerical gradient for function expected to be zero' error",
+        strict=True,
+    )
     def test_gradcheck_check_no_differentiable_outputs(self):
         def check(fast_mode):
             # When none of the outputs are differentiable, but numerical gradient is not zero
             x = torch.ones((1,), requires_grad=True)
-            with self.assertRaisesRegex(
-                RuntimeError, "Numerical gradient for function expected to be zero"
-            ):
+            with self.assertRaisesRegex(RuntimeError, "Numerical gradient for function expected to be zero"):
                 gradcheck(lambda x: torch.tensor([x]), x)
-            self.assertFalse(
-                gradcheck(
-                    lambda x: torch.tensor([x]),
-                    x,
-                    raise_exception=False,
-                    fast_mode=fast_mode,
-                )
-            )
+            self.assertFalse(gradcheck(lambda x: torch.tensor([x]), x, raise_exception=False, fast_mode=fast_mode))
 
             # succeed when no outputs at all
             self.assertTrue(gradcheck(lambda x: (), (x,), fast_mode=fast_mode))
@@ -512,7 +463,10 @@ class TestAutograd2(TestCase):
         check(fast_mode=True)
         check(fast_mode=False)
 
-    @pytest.mark.xfail(reason="ember gradcheck's grad_output linearity probe does not catch a hook adding 1e-2 within atol=1e-1 (no 'backward not multiplied by grad_output' error)", strict=True)
+    @pytest.mark.xfail(
+        reason="ember gradcheck's grad_output linearity probe does not catch a hook adding 1e-2 within atol=1e-1 (no 'backward not multiplied by grad_output' error)",
+        strict=True,
+    )
     def test_gradcheck_backward_mul_by_grad_output(self):
         # Only the dense part of the upstream test (fn2) is ported; the rest needs sparse tensors.
         def check(fast_mode):
@@ -523,20 +477,16 @@ class TestAutograd2(TestCase):
                 return y
 
             x = torch.ones(1, dtype=torch.double, requires_grad=True)
-            with self.assertRaisesRegex(
-                RuntimeError, "backward not multiplied by grad_output"
-            ):
+            with self.assertRaisesRegex(RuntimeError, "backward not multiplied by grad_output"):
                 gradcheck(fn2, (x,), atol=1e-1, fast_mode=fast_mode)
-            self.assertFalse(
-                gradcheck(
-                    fn2, (x,), atol=1e-1, raise_exception=False, fast_mode=fast_mode
-                )
-            )
+            self.assertFalse(gradcheck(fn2, (x,), atol=1e-1, raise_exception=False, fast_mode=fast_mode))
 
         check(fast_mode=True)
         check(fast_mode=False)
 
-    @pytest.mark.xfail(reason="ember gradcheck ignores check_undefined_grad (no undefined-grad backward check / warning)", strict=True)
+    @pytest.mark.xfail(
+        reason="ember gradcheck ignores check_undefined_grad (no undefined-grad backward check / warning)", strict=True
+    )
     def test_gradcheck_undefined_grad(self):
         def check(fast_mode):
             # when encounter runtime error while running backward
@@ -551,17 +501,13 @@ class TestAutograd2(TestCase):
 
             x = torch.ones(1, dtype=torch.double, requires_grad=True)
             with self.assertWarnsRegex(
-                UserWarning,
-                "Backwards compatibility: New undefined gradient support checking feature",
+                UserWarning, "Backwards compatibility: New undefined gradient support checking feature"
             ):
                 with self.assertRaisesRegex(
-                    RuntimeError,
-                    "Expected backward function to handle undefined output grads",
+                    RuntimeError, "Expected backward function to handle undefined output grads"
                 ):
                     gradcheck(fn, (x,), fast_mode=fast_mode)
-                self.assertFalse(
-                    gradcheck(fn, (x,), raise_exception=False, fast_mode=fast_mode)
-                )
+                self.assertFalse(gradcheck(fn, (x,), raise_exception=False, fast_mode=fast_mode))
 
         check(fast_mode=True)
         check(fast_mode=False)
@@ -575,18 +521,17 @@ class TestAutograd2(TestCase):
                 return y
 
             x = torch.ones(2, 2, requires_grad=True)
-            with self.assertRaisesRegex(
-                RuntimeError, "Jacobian mismatch for output 0 with respect to input 0"
-            ):
+            with self.assertRaisesRegex(RuntimeError, "Jacobian mismatch for output 0 with respect to input 0"):
                 gradcheck(fn, (x,), fast_mode=fast_mode)
-            self.assertFalse(
-                gradcheck(fn, (x,), raise_exception=False, fast_mode=fast_mode)
-            )
+            self.assertFalse(gradcheck(fn, (x,), raise_exception=False, fast_mode=fast_mode))
 
         check(fast_mode=True)
         check(fast_mode=False)
 
-    @pytest.mark.xfail(reason="ember gradcheck does not check that perturbed outputs keep shape/dtype (AssertionError expected)", strict=True)
+    @pytest.mark.xfail(
+        reason="ember gradcheck does not check that perturbed outputs keep shape/dtype (AssertionError expected)",
+        strict=True,
+    )
     def test_gradcheck_output_shape_or_dtype_depend_on_values(self):
         def check(fast_mode):
             def fn(x):
@@ -596,10 +541,7 @@ class TestAutograd2(TestCase):
                     return x
 
             a = torch.ones(1, dtype=torch.double, requires_grad=True)
-            with self.assertRaisesRegex(
-                AssertionError,
-                "return outputs with the same shape when inputs are perturbed",
-            ):
+            with self.assertRaisesRegex(AssertionError, "return outputs with the same shape when inputs are perturbed"):
                 self.assertTrue(gradcheck(fn, (a,), fast_mode=fast_mode))
 
             def fn2(x):
@@ -608,10 +550,7 @@ class TestAutograd2(TestCase):
                 else:
                     return x
 
-            with self.assertRaisesRegex(
-                AssertionError,
-                "return outputs with the same dtype when inputs are perturbed",
-            ):
+            with self.assertRaisesRegex(AssertionError, "return outputs with the same dtype when inputs are perturbed"):
                 self.assertTrue(gradcheck(fn2, (a,), fast_mode=fast_mode))
 
         check(fast_mode=True)
@@ -627,17 +566,11 @@ class TestAutograd2(TestCase):
                 return y
 
             x = torch.ones(2, 2, requires_grad=True)
-            with self.assertRaisesRegex(
-                GradcheckError, "Jacobian mismatch for output 0 with respect to input 0"
-            ):
+            with self.assertRaisesRegex(GradcheckError, "Jacobian mismatch for output 0 with respect to input 0"):
                 gradcheck(fn, (x,), fast_mode=fast_mode)
-            with self.assertRaisesRegex(
-                RuntimeError, "Jacobian mismatch for output 0 with respect to input 0"
-            ):
+            with self.assertRaisesRegex(RuntimeError, "Jacobian mismatch for output 0 with respect to input 0"):
                 gradcheck(fn, (x,), fast_mode=fast_mode)
-            self.assertFalse(
-                gradcheck(fn, (x,), raise_exception=False, fast_mode=fast_mode)
-            )
+            self.assertFalse(gradcheck(fn, (x,), raise_exception=False, fast_mode=fast_mode))
 
             def fn2(x):
                 raise RuntimeError("Not a GradcheckError!")
@@ -649,7 +582,10 @@ class TestAutograd2(TestCase):
         check(fast_mode=True)
         check(fast_mode=False)
 
-    @pytest.mark.xfail(reason="gradcheck(check_forward_ad=True) gives inputs other than the one being perturbed no tangent, so fwAD.unpack_dual(y).tangent is None inside the forward-AD level", strict=True)
+    @pytest.mark.xfail(
+        reason="gradcheck(check_forward_ad=True) gives inputs other than the one being perturbed no tangent, so fwAD.unpack_dual(y).tangent is None inside the forward-AD level",
+        strict=True,
+    )
     def test_gradcheck_forward_ad(self):
         # Only the all-real part of the upstream test is ported (the rest needs complex dtypes).
         fwAD = torch.autograd.forward_ad
@@ -678,7 +614,10 @@ class TestAutograd2(TestCase):
             with self.assertRaisesRegex(RuntimeError, err_msg):
                 gradcheck(bad_fn, (x, y), check_forward_ad=True, fast_mode=fast_mode)
 
-    @pytest.mark.xfail(reason="a Function defining vjp (PyTorch's alias of backward) is rejected: 'You must implement either the backward or vjp method'", strict=True)
+    @pytest.mark.xfail(
+        reason="a Function defining vjp (PyTorch's alias of backward) is rejected: 'You must implement either the backward or vjp method'",
+        strict=True,
+    )
     def test_gradcheck_check_forward_or_backward_only(self):
         """Depending on settings for check_forward_ad and check_backward_ad, the
         correct codepaths should be reached (or not reached)
@@ -729,9 +668,7 @@ class TestAutograd2(TestCase):
                             x = torch.rand(2, dtype=torch.double, requires_grad=True)
 
                             if not check_forward_ad and not check_backward_ad:
-                                with self.assertRaisesRegex(
-                                    AssertionError, "Expected at least one of"
-                                ):
+                                with self.assertRaisesRegex(AssertionError, "Expected at least one of"):
                                     run()
                                 continue
 
@@ -786,12 +723,13 @@ class TestAutograd2(TestCase):
         b = torch.tensor(2.0)
         c = torch.tensor(3, dtype=torch.int64)
         a.data = b
-        with self.assertRaisesRegex(
-            RuntimeError, "must be floating point or complex dtype"
-        ):
+        with self.assertRaisesRegex(RuntimeError, "must be floating point or complex dtype"):
             a.data = c
 
-    @pytest.mark.xfail(reason="reentrant backward recurses on the Python stack: 2000 nested backward() calls raise RecursionError", strict=True)
+    @pytest.mark.xfail(
+        reason="reentrant backward recurses on the Python stack: 2000 nested backward() calls raise RecursionError",
+        strict=True,
+    )
     def test_deep_reentrant(self):
         class DeepReentrant(Function):
             @staticmethod
@@ -864,7 +802,9 @@ class TestAutograd2(TestCase):
         self.assertEqual(order.count("Reentrant"), 10)
         self.assertEqual(order[-1], "MyFunction")
 
-    @pytest.mark.xfail(reason="Variable._execution_engine.queue_callback is not implemented (no engine callbacks)", strict=True)
+    @pytest.mark.xfail(
+        reason="Variable._execution_engine.queue_callback is not implemented (no engine callbacks)", strict=True
+    )
     def test_callback_adds_callback(self):
         called = [0]
 
@@ -942,21 +882,27 @@ class TestAutograd2(TestCase):
 
         return counter
 
-    @pytest.mark.xfail(reason="Variable._execution_engine.queue_callback is not implemented (no engine callbacks)", strict=True)
+    @pytest.mark.xfail(
+        reason="Variable._execution_engine.queue_callback is not implemented (no engine callbacks)", strict=True
+    )
     def test_reentrant_with_callbacks_depth_0(self):
         # Verify callback is called only once.
         ret = self._test_reentrant_with_callbacks([0])
         self.assertEqual(ret["outer"], 1)
         self.assertEqual(ret["inner"], 0)
 
-    @pytest.mark.xfail(reason="Variable._execution_engine.queue_callback is not implemented (no engine callbacks)", strict=True)
+    @pytest.mark.xfail(
+        reason="Variable._execution_engine.queue_callback is not implemented (no engine callbacks)", strict=True
+    )
     def test_reentrant_with_callbacks_depth_1(self):
         # Verify callback is called only once.
         ret = self._test_reentrant_with_callbacks([1])
         self.assertEqual(ret["outer"], 0)
         self.assertEqual(ret["inner"], 1)
 
-    @pytest.mark.xfail(reason="Variable._execution_engine.queue_callback is not implemented (no engine callbacks)", strict=True)
+    @pytest.mark.xfail(
+        reason="Variable._execution_engine.queue_callback is not implemented (no engine callbacks)", strict=True
+    )
     def test_reentrant_with_callbacks_both_depths(self):
         # Verify callback is called twice.
         ret = self._test_reentrant_with_callbacks([0, 1])
@@ -1010,7 +956,10 @@ class TestAutograd2(TestCase):
         loss.backward()
         self.assertEqual(param.grad, 6 * param)
 
-    @pytest.mark.xfail(reason="Tensor._is_view() is missing (and unbind outputs are not multi-output views that forbid in-place)", strict=True)
+    @pytest.mark.xfail(
+        reason="Tensor._is_view() is missing (and unbind outputs are not multi-output views that forbid in-place)",
+        strict=True,
+    )
     def test_autograd_views_codegen(self):
         # This test checks the behavior of two codegen functions (view_as and unbind)
         # with respect to view tracking and inplace operation on the output.
@@ -1045,42 +994,27 @@ class TestAutograd2(TestCase):
         # should_raise contains None if it should not raise
         # should_raise contains a string of the error if it should raise
         # The 3 elements are for view_as, first output of unbind and second output of unbind
-        run_test(
-            grad_mode=True,
-            requires_grad=False,
-            is_view=True,
-            should_raise_tuple=(None, None, None),
-        )
-        inp_change_err = (
-            "Output {} of UnbindBackward0 is a view and is being modified inplace."
-        )
+        run_test(grad_mode=True, requires_grad=False, is_view=True, should_raise_tuple=(None, None, None))
+        inp_change_err = "Output {} of UnbindBackward0 is a view and is being modified inplace."
         run_test(
             grad_mode=True,
             requires_grad=True,
             is_view=True,
-            should_raise_tuple=(
-                None,
-                inp_change_err.format("0"),
-                inp_change_err.format("1"),
-            ),
+            should_raise_tuple=(None, inp_change_err.format("0"), inp_change_err.format("1")),
         )
-        leaf_grad_err = (
-            "A view was created in no_grad mode and is being modified inplace"
-        )
+        leaf_grad_err = "A view was created in no_grad mode and is being modified inplace"
         run_test(
             grad_mode=False,
             requires_grad=True,
             is_view=True,
             should_raise_tuple=(leaf_grad_err, leaf_grad_err, leaf_grad_err),
         )
-        run_test(
-            grad_mode=False,
-            requires_grad=False,
-            is_view=True,
-            should_raise_tuple=(None, None, None),
-        )
+        run_test(grad_mode=False, requires_grad=False, is_view=True, should_raise_tuple=(None, None, None))
 
-    @pytest.mark.xfail(reason="in-place on a view returned by a custom Function (input not requiring grad) does not raise 'This view was created inside a custom Function'", strict=True)
+    @pytest.mark.xfail(
+        reason="in-place on a view returned by a custom Function (input not requiring grad) does not raise 'This view was created inside a custom Function'",
+        strict=True,
+    )
     def test_inplace_not_requires_grad(self):
         class MyFn(torch.autograd.Function):
             @staticmethod
@@ -1100,9 +1034,7 @@ class TestAutograd2(TestCase):
         # Take an invalid view on 'a' that should raise an error (warns during deprecation)
         view_a = MyFn.apply(a)
 
-        with self.assertRaisesRegex(
-            RuntimeError, "This view was created inside a custom Function"
-        ):
+        with self.assertRaisesRegex(RuntimeError, "This view was created inside a custom Function"):
             view_a += b
 
         # Extra test for copy_ that is a manual implementation and could be easily
@@ -1111,19 +1043,14 @@ class TestAutograd2(TestCase):
         b = torch.rand(1, requires_grad=True)
         view_a = MyFn.apply(a)
 
-        with self.assertRaisesRegex(
-            RuntimeError, "This view was created inside a custom Function"
-        ):
+        with self.assertRaisesRegex(RuntimeError, "This view was created inside a custom Function"):
             view_a.copy_(b)
 
         # Functions that should throw must properly throw
         a = torch.rand(1, 2)
         b = torch.rand(1, requires_grad=True)
         view_a = a.unbind()[0]
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "This view is the output of a function that returns multiple views.",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "This view is the output of a function that returns multiple views."):
             view_a.copy_(b)
 
         # Sanity check that views that should work still work
@@ -1131,7 +1058,10 @@ class TestAutograd2(TestCase):
         b = torch.rand(1, requires_grad=True)
         a.select(1, 0).copy_(b)
 
-    @pytest.mark.xfail(reason="custom Function returning a view of its input: in-place on the output does not raise 'This view was created inside a custom Function' and the custom backward call count differs", strict=True)
+    @pytest.mark.xfail(
+        reason="custom Function returning a view of its input: in-place on the output does not raise 'This view was created inside a custom Function' and the custom backward call count differs",
+        strict=True,
+    )
     def test_autograd_simple_views_python(self):
         # Upstream also runs torch.cdouble; ember has no complex autograd, so only torch.double.
         dtype = torch.double
@@ -1224,9 +1154,7 @@ class TestAutograd2(TestCase):
                             a = a.clone()
                             b = b.clone()
                             if fn_id == "two_output":
-                                tmp1, tmp2 = IdTwoOutput.apply(
-                                    a, b, make_view, pure_view
-                                )
+                                tmp1, tmp2 = IdTwoOutput.apply(a, b, make_view, pure_view)
                                 if inplace:
                                     tmp1 += 3
                                     tmp2 += 3
@@ -1249,9 +1177,7 @@ class TestAutograd2(TestCase):
                         a = torch.ones(2, dtype=dtype, requires_grad=True)
                         b = torch.ones(2, dtype=dtype, requires_grad=True)
 
-                        err_msg = fn_id_to_inplace_on_view_err_msg[fn_id][
-                            int(pure_view)
-                        ]
+                        err_msg = fn_id_to_inplace_on_view_err_msg[fn_id][int(pure_view)]
 
                         will_raise_error = (
                             (pure_view and fn_id == "two_output")
@@ -1279,12 +1205,7 @@ class TestAutograd2(TestCase):
                         else:
                             fn(a, b).abs().backward()
 
-                        if (
-                            fn_id == "one_output"
-                            and inplace
-                            and output_is_a_view
-                            and pure_view
-                        ):
+                        if fn_id == "one_output" and inplace and output_is_a_view and pure_view:
                             # We expect the op to have been replayed and we leveraged the pure view
                             # to re-create the graph, so the original backward was not called
                             expected_called = 0
@@ -1292,7 +1213,10 @@ class TestAutograd2(TestCase):
                         self.assertTrue(bw_called[0] == expected_called)
                         self.assertTrue(ga_nz[0] == expected_ga_nz)
 
-    @pytest.mark.xfail(reason="Tensor.as_strided_ is missing (and in-place view ops do not carry the no_grad/multi-view/custom-Function creation errors)", strict=True)
+    @pytest.mark.xfail(
+        reason="Tensor.as_strided_ is missing (and in-place view ops do not carry the no_grad/multi-view/custom-Function creation errors)",
+        strict=True,
+    )
     def test_autograd_inplace_views_creation_meta(self):
         # Tests creation_meta properly handled for inplace views
 
@@ -1307,9 +1231,7 @@ class TestAutograd2(TestCase):
 
         view_custom = Func.apply
 
-        def run_test(
-            fn, fn_type, grad_mode_view, grad_mode_iview, requires_grad, error1, error2
-        ):
+        def run_test(fn, fn_type, grad_mode_view, grad_mode_iview, requires_grad, error1, error2):
             # This test checks the behavior of inplace-view functions when
             # the views are created in grad mode or not
             base = torch.rand(2, 3, requires_grad=requires_grad).clone()
@@ -1369,15 +1291,7 @@ class TestAutograd2(TestCase):
                                     if grad_mode_view and not grad_mode_iview:
                                         error2 = custom_err
 
-                            run_test(
-                                fn,
-                                fn_type,
-                                grad_mode_view,
-                                grad_mode_iview,
-                                requires_grad,
-                                error1,
-                                error2,
-                            )
+                            run_test(fn, fn_type, grad_mode_view, grad_mode_iview, requires_grad, error1, error2)
 
         # This list was created by logging gen_inplace_or_view_type.py
         #   detach_ is excluded for this test because it cannot be applied to
@@ -1390,7 +1304,9 @@ class TestAutograd2(TestCase):
         run_tests(lambda v: v.swapdims_(0, 0))
         run_tests(lambda v: v.swapaxes_(0, 0))
 
-    @pytest.mark.xfail(reason="repr of a no_grad view modified in-place under no_grad lacks 'grad_fn=<Invalid>'", strict=True)
+    @pytest.mark.xfail(
+        reason="repr of a no_grad view modified in-place under no_grad lacks 'grad_fn=<Invalid>'", strict=True
+    )
     def test_autograd_print_tensor(self):
         a = torch.ones(1, requires_grad=True)
         a_clone = a.clone()
@@ -1417,7 +1333,10 @@ class TestAutograd2(TestCase):
         c = Func.apply(a)
         self.assertEqual(repr(c), "tensor([2.], grad_fn=<FuncBackward>)")
 
-    @pytest.mark.xfail(reason="in-place on a view of a view created in no_grad (base later requires grad) does not raise 'a view of a view ... inside the no_grad block'", strict=True)
+    @pytest.mark.xfail(
+        reason="in-place on a view of a view created in no_grad (base later requires grad) does not raise 'a view of a view ... inside the no_grad block'",
+        strict=True,
+    )
     def test_autograd_inplace_view_of_view(self):
         # The inference_mode half of the upstream test is not ported (ember's inference_mode is no_grad).
         x = torch.zeros(2)
@@ -1425,12 +1344,13 @@ class TestAutograd2(TestCase):
             y = x.view(2)
         y.requires_grad_(True)
         z = y.view(2)
-        with self.assertRaisesRegex(
-            RuntimeError, "a view of a view .* is being .* inside the no_grad block"
-        ):
+        with self.assertRaisesRegex(RuntimeError, "a view of a view .* is being .* inside the no_grad block"):
             z /= 2
 
-    @pytest.mark.xfail(reason="in-place on a view returned by a custom Function does not raise 'Output 0 of ComplexViewBackward is a view and is being modified inplace'", strict=True)
+    @pytest.mark.xfail(
+        reason="in-place on a view returned by a custom Function does not raise 'Output 0 of ComplexViewBackward is a view and is being modified inplace'",
+        strict=True,
+    )
     def test_autograd_multiple_views_python(self):
         # This checks that multiples views in the forward are properly traced and how they
         # behave with respect to inplace operations.
@@ -1465,12 +1385,14 @@ class TestAutograd2(TestCase):
 
         out = ComplexView.apply(a.clone(), idx)
         with self.assertRaisesRegex(
-            RuntimeError,
-            "Output 0 of ComplexViewBackward is a view and is being modified inplace",
+            RuntimeError, "Output 0 of ComplexViewBackward is a view and is being modified inplace"
         ):
             out += 1
 
-    @pytest.mark.xfail(reason="mark_dirty on an input that is a view rebases the output to ViewBackward0 and the custom backward is never called", strict=True)
+    @pytest.mark.xfail(
+        reason="mark_dirty on an input that is a view rebases the output to ViewBackward0 and the custom backward is never called",
+        strict=True,
+    )
     def test_autograd_python_custom_function_inplace(self):
         # This test checks custom autograd.Function that perform inplace operations
 
@@ -1559,9 +1481,7 @@ class TestAutograd2(TestCase):
         self.assertTrue(bw_called[0] == 1)
 
         # The input is a view
-        inplace_on_view_err = (
-            "your Function modifies inplace an input that is a view of another Tensor"
-        )
+        inplace_on_view_err = "your Function modifies inplace an input that is a view of another Tensor"
         with self.assertRaisesRegex(RuntimeError, inplace_on_view_err):
             c, d = MyBadAdder.apply(a.clone().view_as(a), b)
 
@@ -1588,7 +1508,10 @@ class TestAutograd2(TestCase):
         with self.assertRaisesRegex(RuntimeError, bad_mark_dirty_err):
             fn(a, b)
 
-    @pytest.mark.xfail(reason="a jvp that does not modify the tangent in place for a mark_dirty input does not raise 'jvp function must modify the corresponding gradient inplace'", strict=True)
+    @pytest.mark.xfail(
+        reason="a jvp that does not modify the tangent in place for a mark_dirty input does not raise 'jvp function must modify the corresponding gradient inplace'",
+        strict=True,
+    )
     def test_custom_function_mark_dirty_not_differentiable(self):
         fwAD = torch.autograd.forward_ad
 
@@ -1628,9 +1551,7 @@ class TestAutograd2(TestCase):
                 x_dual = fwAD.make_dual(x, x_tangent)
 
                 if jvp_err:
-                    bad_mark_dirty_err = (
-                        "jvp function must modify the corresponding gradient inplace"
-                    )
+                    bad_mark_dirty_err = "jvp function must modify the corresponding gradient inplace"
                     with self.assertRaisesRegex(RuntimeError, bad_mark_dirty_err):
                         InplaceMul.apply(x_dual)
                 else:
@@ -1639,7 +1560,10 @@ class TestAutograd2(TestCase):
                     self.assertTrue(out_dual is x_dual)
                     self.assertTrue(out_tangent is x_tangent)
 
-    @pytest.mark.xfail(reason="mark_dirty of a tensor that is not an input does not raise 'received a tensor that was not an input.'", strict=True)
+    @pytest.mark.xfail(
+        reason="mark_dirty of a tensor that is not an input does not raise 'received a tensor that was not an input.'",
+        strict=True,
+    )
     def test_custom_function_mark_output_view_of_intermediate(self):
         class Func(torch.autograd.Function):
             @staticmethod
@@ -1655,12 +1579,13 @@ class TestAutograd2(TestCase):
         a = torch.tensor([1.0], requires_grad=True)
         a_clone = a.clone()
 
-        with self.assertRaisesRegex(
-            RuntimeError, "received a tensor that was not an input."
-        ):
+        with self.assertRaisesRegex(RuntimeError, "received a tensor that was not an input."):
             Func.apply(a_clone)
 
-    @pytest.mark.xfail(reason="mark_dirty on an output of split_with_sizes (multi-output view) does not raise 'output of a function that returns multiple view'", strict=True)
+    @pytest.mark.xfail(
+        reason="mark_dirty on an output of split_with_sizes (multi-output view) does not raise 'output of a function that returns multiple view'",
+        strict=True,
+    )
     def test_custom_function_inplace_on_non_default_view(self):
         class Func(torch.autograd.Function):
             @staticmethod
@@ -1677,12 +1602,13 @@ class TestAutograd2(TestCase):
         a_clone = a.clone()
         b, c = a.split_with_sizes([1, 1], dim=0)
 
-        with self.assertRaisesRegex(
-            RuntimeError, "output of a function that returns multiple view"
-        ):
+        with self.assertRaisesRegex(RuntimeError, "output of a function that returns multiple view"):
             Func.apply(b)
 
-    @pytest.mark.xfail(reason="Function modifying in-place (mark_dirty) a view of a leaf that requires grad does not raise 'a view of a leaf Variable that requires grad'", strict=True)
+    @pytest.mark.xfail(
+        reason="Function modifying in-place (mark_dirty) a view of a leaf that requires grad does not raise 'a view of a leaf Variable that requires grad'",
+        strict=True,
+    )
     def test_custom_function_inplace_on_view_of_leaf(self):
         class Func(torch.autograd.Function):
             @staticmethod
@@ -1698,12 +1624,13 @@ class TestAutograd2(TestCase):
         a = torch.tensor([1.0, 2.0], requires_grad=True)
         b = a.view_as(a)
 
-        with self.assertRaisesRegex(
-            RuntimeError, "a view of a leaf Variable that requires grad"
-        ):
+        with self.assertRaisesRegex(RuntimeError, "a view of a leaf Variable that requires grad"):
             Func.apply(b)
 
-    @pytest.mark.xfail(reason="a view input marked dirty and saved for backward is kept alive by a reference cycle (weakref not cleared)", strict=True)
+    @pytest.mark.xfail(
+        reason="a view input marked dirty and saved for backward is kept alive by a reference cycle (weakref not cleared)",
+        strict=True,
+    )
     def test_custom_function_saving_mutated_view_no_leak(self):
         class Test(torch.autograd.Function):
             @staticmethod
@@ -1725,7 +1652,10 @@ class TestAutograd2(TestCase):
         ref = scope()
         self.assertIsNone(ref())
 
-    @pytest.mark.xfail(reason="a view returned by a custom Function under no_grad raises the leaf-view error on zero_() instead of 'A view was created in no_grad mode and is being modified inplace'", strict=True)
+    @pytest.mark.xfail(
+        reason="a view returned by a custom Function under no_grad raises the leaf-view error on zero_() instead of 'A view was created in no_grad mode and is being modified inplace'",
+        strict=True,
+    )
     def test_custom_function_return_view_in_nograd(self):
         class Alias(Function):
             @staticmethod
@@ -1748,9 +1678,7 @@ class TestAutograd2(TestCase):
         self.assertEqual(output.requires_grad, expected_output.requires_grad)
 
         # Check that in-place modification on view throws
-        leaf_grad_err = (
-            "A view was created in no_grad mode and is being modified inplace"
-        )
+        leaf_grad_err = "A view was created in no_grad mode and is being modified inplace"
         with self.assertRaisesRegex(RuntimeError, leaf_grad_err):
             output.zero_()
 
@@ -1792,7 +1720,10 @@ class TestAutograd2(TestCase):
         c.backward()
         self.assertEqual(b.grad, torch.tensor([-inf, 0.0, 0.0]))
 
-    @pytest.mark.xfail(reason="a Function defining both backward and vjp does not raise: Implementing both 'backward' and 'vjp'", strict=True)
+    @pytest.mark.xfail(
+        reason="a Function defining both backward and vjp does not raise: Implementing both 'backward' and 'vjp'",
+        strict=True,
+    )
     def test_custom_function_error(self):
         fwAD = torch.autograd.forward_ad
 
@@ -1831,9 +1762,7 @@ class TestAutograd2(TestCase):
         with self.assertRaisesRegex(RuntimeError, "must implement either the backward"):
             BadBw.apply(inp).sum().backward()
 
-        with self.assertRaisesRegex(
-            RuntimeError, "Implementing both 'backward' and 'vjp'"
-        ):
+        with self.assertRaisesRegex(RuntimeError, "Implementing both 'backward' and 'vjp'"):
             BadBw2.apply(inp).sum().backward()
 
         with self.assertRaisesRegex(RuntimeError, "must implement the jvp function"):
@@ -1841,7 +1770,10 @@ class TestAutograd2(TestCase):
                 d = fwAD.make_dual(inp, torch.rand_like(inp))
                 res = BadJvp.apply(d)
 
-    @pytest.mark.xfail(reason="a Function defining vjp (PyTorch's alias of backward) instead of backward is rejected: 'You must implement either the backward or vjp method'", strict=True)
+    @pytest.mark.xfail(
+        reason="a Function defining vjp (PyTorch's alias of backward) instead of backward is rejected: 'You must implement either the backward or vjp method'",
+        strict=True,
+    )
     def test_custom_function_forward_mode_inplace_checks(self):
         class InplaceFn(Function):
             @staticmethod
@@ -1873,8 +1805,7 @@ class TestAutograd2(TestCase):
         gradcheck(test_fn, (inp, False), check_forward_ad=True)
 
         with self.assertRaisesRegex(
-            RuntimeError,
-            "inplace custom Function is not modifying the forward mode gradients inplace",
+            RuntimeError, "inplace custom Function is not modifying the forward mode gradients inplace"
         ):
             gradcheck(test_fn, (inp, True), check_forward_ad=True)
 
@@ -1900,9 +1831,7 @@ class TestAutograd2(TestCase):
         inp = torch.rand(10, dtype=torch.double, requires_grad=True)
         gradcheck(UserFn.apply, (inp, False), check_forward_ad=True)
 
-        with self.assertRaisesRegex(
-            RuntimeError, "Jacobian computed with forward mode mismatch for output 0"
-        ):
+        with self.assertRaisesRegex(RuntimeError, "Jacobian computed with forward mode mismatch for output 0"):
             gradcheck(UserFn.apply, (inp, True), check_forward_ad=True)
 
     def test_custom_function_forward_mode_non_tensor_before_tensor_args(self):
@@ -1935,7 +1864,10 @@ class TestAutograd2(TestCase):
             check_batched_grad=False,
         )
 
-    @pytest.mark.xfail(reason="a Function defining vjp (PyTorch's alias of backward) instead of backward is rejected: 'You must implement either the backward or vjp method'", strict=True)
+    @pytest.mark.xfail(
+        reason="a Function defining vjp (PyTorch's alias of backward) instead of backward is rejected: 'You must implement either the backward or vjp method'",
+        strict=True,
+    )
     def test_custom_function_save_for_forward(self):
         fwAD = torch.autograd.forward_ad
 
@@ -1997,7 +1929,9 @@ class TestAutograd2(TestCase):
 
         gradcheck(Func.apply, (a,), check_forward_ad=True)
 
-    @pytest.mark.xfail(reason="jvp receives a zero int64 tangent instead of None for an integer input that has no tangent", strict=True)
+    @pytest.mark.xfail(
+        reason="jvp receives a zero int64 tangent instead of None for an integer input that has no tangent", strict=True
+    )
     def test_custom_function_forward_mode_non_differentiable(self):
         fwAD = torch.autograd.forward_ad
 
@@ -2053,9 +1987,7 @@ class TestAutograd2(TestCase):
 
         with fwAD.dual_level():
             x_dual = fwAD.make_dual(x, x_tangent)
-            with self.assertRaisesRegex(
-                RuntimeError, "You should return None at that position instead"
-            ):
+            with self.assertRaisesRegex(RuntimeError, "You should return None at that position instead"):
                 FuncWrong.apply(x_dual, y)
 
         # returns non-tensor
@@ -2139,37 +2071,26 @@ class TestAutograd2(TestCase):
         for sort in [True, False]:
             for return_inverse in [True, False]:
                 for return_counts in [True, False]:
-                    res = torch.unique(
-                        inp,
-                        sorted=sort,
-                        return_inverse=return_inverse,
-                        return_counts=return_counts,
-                    )
+                    res = torch.unique(inp, sorted=sort, return_inverse=return_inverse, return_counts=return_counts)
                     assert_only_first_requires_grad(res)
 
                     res = torch.unique(
-                        inp,
-                        sorted=sort,
-                        return_inverse=return_inverse,
-                        return_counts=return_counts,
-                        dim=0,
+                        inp, sorted=sort, return_inverse=return_inverse, return_counts=return_counts, dim=0
                     )
+                    assert_only_first_requires_grad(res)
+
+                    res = torch.unique_consecutive(inp, return_inverse=return_inverse, return_counts=return_counts)
                     assert_only_first_requires_grad(res)
 
                     res = torch.unique_consecutive(
-                        inp, return_inverse=return_inverse, return_counts=return_counts
+                        inp, return_inverse=return_inverse, return_counts=return_counts, dim=0
                     )
                     assert_only_first_requires_grad(res)
 
-                    res = torch.unique_consecutive(
-                        inp,
-                        return_inverse=return_inverse,
-                        return_counts=return_counts,
-                        dim=0,
-                    )
-                    assert_only_first_requires_grad(res)
-
-    @pytest.mark.xfail(reason="register_full_backward_hook fires again during the double backward through the create_graph gradient (counter 2, expected 1)", strict=True)
+    @pytest.mark.xfail(
+        reason="register_full_backward_hook fires again during the double backward through the create_graph gradient (counter 2, expected 1)",
+        strict=True,
+    )
     def test_full_backward_hook_double_backward(self):
         x = torch.rand(1, requires_grad=True)
         y = torch.rand_like(x)
@@ -2190,15 +2111,16 @@ class TestAutograd2(TestCase):
         # We should not error, and counter should not be incremented
         self.assertEqual(counter[0], 1)
 
-    @pytest.mark.xfail(reason="detach_() on a tensor saved as an input of SinBackward0 does not make backward raise 'Trying to use a saved tensor that has been detached'", strict=True)
+    @pytest.mark.xfail(
+        reason="detach_() on a tensor saved as an input of SinBackward0 does not make backward raise 'Trying to use a saved tensor that has been detached'",
+        strict=True,
+    )
     def test_saved_variable_saved_original_inplace_detach(self):
         # Detaching a tensor that is saved input raises
         a = torch.tensor(1.0, requires_grad=True).clone()
         b = a.sin()
         a.detach_()
-        with self.assertRaisesRegex(
-            RuntimeError, "Trying to use a saved tensor that has been detached"
-        ):
+        with self.assertRaisesRegex(RuntimeError, "Trying to use a saved tensor that has been detached"):
             b.backward()
 
         # Detaching a tensor that is saved as output is OK

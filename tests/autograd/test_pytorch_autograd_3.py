@@ -9,6 +9,7 @@ sparse, nested, vmap/batched forward grad, saved-tensor hooks, allow_mutation_on
 checkpointing, multithreading, inference-tensor semantics (ember's inference_mode is no_grad)
 and private APIs (torch._C, torch.ops.aten, _view_func).
 """
+
 import math
 import sys
 import threading
@@ -50,7 +51,10 @@ def mask_not_all_zeros(shape):
 
 
 class TestAutograd(TestCase):
-    @pytest.mark.xfail(reason="Function.apply passes setup_context only the given inputs, not forward's defaults: PowFunction.apply(x) gives inputs == (x,) (PyTorch binds defaults: (x, 3))", strict=True)
+    @pytest.mark.xfail(
+        reason="Function.apply passes setup_context only the given inputs, not forward's defaults: PowFunction.apply(x) gives inputs == (x,) (PyTorch binds defaults: (x, 3))",
+        strict=True,
+    )
     def test_setup_context_when_forward_has_default_args(self):
         class PowFunction(Function):
             @staticmethod
@@ -116,15 +120,15 @@ class TestAutogradForwardMode(TestCase):
         tangent = torch.rand(3)
 
         with fwAD.dual_level():
-            with self.assertRaisesRegex(
-                RuntimeError,
-                "Trying to set a forward gradient that has a different size",
-            ):
+            with self.assertRaisesRegex(RuntimeError, "Trying to set a forward gradient that has a different size"):
                 dual = fwAD.make_dual(foo, tangent)
 
             dual = fwAD.make_dual(foo, tangent[1:])
 
-    @pytest.mark.xfail(reason="make_dual reuses a tangent whose layout differs from the primal's (PyTorch copies it): unpack_dual(make_dual(randn(5)[:4], t)).tangent *= 2 changes t; also Tensor.as_strided is not implemented", strict=True)
+    @pytest.mark.xfail(
+        reason="make_dual reuses a tangent whose layout differs from the primal's (PyTorch copies it): unpack_dual(make_dual(randn(5)[:4], t)).tangent *= 2 changes t; also Tensor.as_strided is not implemented",
+        strict=True,
+    )
     def test_metadata_check_checks_storage_numel(self):
         primal = torch.randn(5)[:4].detach()
         self.assertEqual(len(primal.storage()), 5)
@@ -164,9 +168,7 @@ class TestAutogradForwardMode(TestCase):
             self.assertEqual(level, 0)
 
         with fwAD.dual_level():
-            with self.assertRaisesRegex(
-                RuntimeError, "Nested forward mode AD is not supported at the moment"
-            ):
+            with self.assertRaisesRegex(RuntimeError, "Nested forward mode AD is not supported at the moment"):
                 nest_level = fwAD.enter_dual_level()
 
     def test_set_fw_grad_having_own_fw_grad_at_same_level(self):
@@ -176,9 +178,7 @@ class TestAutogradForwardMode(TestCase):
 
         with fwAD.dual_level():
             dual = fwAD.make_dual(foo, bar)
-            with self.assertRaisesRegex(
-                RuntimeError, "has a forward gradient at the same level"
-            ):
+            with self.assertRaisesRegex(RuntimeError, "has a forward gradient at the same level"):
                 fwAD.make_dual(baz, dual)
 
     @pytest.mark.xfail(reason='Tensor._is_view() is not implemented', strict=True)
@@ -204,21 +204,15 @@ class TestAutogradForwardMode(TestCase):
 
         with fwAD.dual_level():
             # Float Primal and Long Tangent
-            with self.assertRaisesRegex(
-                ValueError, "Expected tangent to be floating point or complex"
-            ):
+            with self.assertRaisesRegex(ValueError, "Expected tangent to be floating point or complex"):
                 fwAD.make_dual(primal_f, tangent_l)
 
             # Long Primal and Long Tangent
-            with self.assertRaisesRegex(
-                ValueError, "Expected primal to be floating point or complex"
-            ):
+            with self.assertRaisesRegex(ValueError, "Expected primal to be floating point or complex"):
                 fwAD.make_dual(primal_l, tangent_l)
 
             # Long Primal and Float Tangent
-            with self.assertRaisesRegex(
-                ValueError, "Expected primal to be floating point or complex"
-            ):
+            with self.assertRaisesRegex(ValueError, "Expected primal to be floating point or complex"):
                 fwAD.make_dual(primal_l, tangent_f)
 
     def test_print(self):
@@ -255,7 +249,10 @@ class TestAutogradForwardMode(TestCase):
             self.assertEqual(foo_primal, foo)
             self.assertIsNone(foo_tangent)
 
-    @pytest.mark.xfail(reason='detach() keeps the forward-AD tangent: fwAD.unpack_dual(dual.detach() * 2).tangent is not None', strict=True)
+    @pytest.mark.xfail(
+        reason='detach() keeps the forward-AD tangent: fwAD.unpack_dual(dual.detach() * 2).tangent is not None',
+        strict=True,
+    )
     def test_advanced_packing_unpacking(self):
         foo = torch.rand(2)
         bar = torch.ones(2)
@@ -275,9 +272,7 @@ class TestAutogradForwardMode(TestCase):
             # Unpacking should only create aliases as well
             dual_primal, dual_tangent = fwAD.unpack_dual(dual)
             self.assertEqual(dual_primal.storage().data_ptr(), foo.storage().data_ptr())
-            self.assertEqual(
-                dual_tangent.storage().data_ptr(), bar.storage().data_ptr()
-            )
+            self.assertEqual(dual_tangent.storage().data_ptr(), bar.storage().data_ptr())
             # And the tangent is actually reused as-is so it is still the same Tensor
             self.assertIs(dual_tangent, bar)
 
@@ -298,15 +293,11 @@ class TestAutogradForwardMode(TestCase):
             dual = fwAD.make_dual(foo, bar)
             p, t = fwAD.unpack_dual(dual)
 
-            gfoo, gbar = torch.autograd.grad(
-                p.sum(), (foo, bar), retain_graph=True, allow_unused=True
-            )
+            gfoo, gbar = torch.autograd.grad(p.sum(), (foo, bar), retain_graph=True, allow_unused=True)
             self.assertEqual(gfoo, torch.ones_like(foo))
             self.assertIsNone(gbar)
 
-            gfoo, gbar = torch.autograd.grad(
-                t.sum(), (foo, bar), retain_graph=True, allow_unused=True
-            )
+            gfoo, gbar = torch.autograd.grad(t.sum(), (foo, bar), retain_graph=True, allow_unused=True)
             self.assertIsNone(gfoo)
             self.assertEqual(gbar, torch.ones_like(bar))
 
@@ -336,7 +327,10 @@ class TestAutogradForwardMode(TestCase):
             self.assertEqual(p, foo * 2)
             self.assertIsNone(t)
 
-    @pytest.mark.xfail(reason='dual *= 2 does not scale the tangent tensor in place (PyTorch: bar, the tangent given to make_dual, becomes bar * 2)', strict=True)
+    @pytest.mark.xfail(
+        reason='dual *= 2 does not scale the tangent tensor in place (PyTorch: bar, the tangent given to make_dual, becomes bar * 2)',
+        strict=True,
+    )
     def test_view_inplace_non_differentiable_views(self):
         original_foo = torch.rand(2, dtype=torch.double)
         original_bar = torch.ones(2, dtype=torch.double)
@@ -371,7 +365,10 @@ class TestAutogradForwardMode(TestCase):
             self.assertEqual(fwAD.unpack_dual(dual)[0], original_foo * 4)
             self.assertEqual(fwAD.unpack_dual(dual)[1], original_bar * 4)
 
-    @pytest.mark.xfail(reason="an in-place op on a differentiable view does not update the base's tangent: view = dual.narrow(0, 0, 1); view *= 2 leaves unpack_dual(dual).tangent unchanged", strict=True)
+    @pytest.mark.xfail(
+        reason="an in-place op on a differentiable view does not update the base's tangent: view = dual.narrow(0, 0, 1); view *= 2 leaves unpack_dual(dual).tangent unchanged",
+        strict=True,
+    )
     def test_view_inplace_differentiable_views(self):
         original_foo = torch.rand(2)
         original_bar = torch.ones(2)
@@ -411,7 +408,10 @@ class TestAutogradForwardMode(TestCase):
             view += dual
             self.assertIsNone(fwAD.unpack_dual(baz)[1])
 
-    @pytest.mark.xfail(reason="an in-place op on a view with a dual operand does not give the view's base a tangent: view=base.t(); view.add_(dual); unpack_dual(base).tangent is None", strict=True)
+    @pytest.mark.xfail(
+        reason="an in-place op on a view with a dual operand does not give the view's base a tangent: view=base.t(); view.add_(dual); unpack_dual(base).tangent is None",
+        strict=True,
+    )
     def test_view_inplace_always_creates_a_view(self):
         # See https://github.com/pytorch/pytorch/issues/67800
         inplace_binary_ops = (  # Add more to this list?
@@ -510,12 +510,8 @@ class TestAutogradDeviceType(TestCase):
 
     def test_min_max_median_backprops_to_all_values(self, device="cpu"):
         for f in [torch.min, torch.max, torch.median, torch.nanmedian]:
-            x1 = torch.tensor(
-                [1.0, 0.0, 1.0, 0.0, 1.0, 0.0], device=device, requires_grad=True
-            )
-            x2 = torch.tensor(
-                [float("nan"), float("nan"), float("nan")], requires_grad=True
-            )
+            x1 = torch.tensor([1.0, 0.0, 1.0, 0.0, 1.0, 0.0], device=device, requires_grad=True)
+            x2 = torch.tensor([float("nan"), float("nan"), float("nan")], requires_grad=True)
             for x in [x1, x2]:
                 y = f(x)
                 y.backward()
@@ -527,9 +523,7 @@ class TestAutogradDeviceType(TestCase):
         fns = (torch.scatter_reduce,)  # ember has no index_reduce
         reduces = ("amin", "amax")
         for fn, reduction in product(fns, reduces):
-            input = torch.randn(
-                (2, 3), device=device, dtype=torch.float64, requires_grad=True
-            )
+            input = torch.randn((2, 3), device=device, dtype=torch.float64, requires_grad=True)
             src = input.clone().detach_().requires_grad_(True)
             idx = torch.arange(2).to(dtype=torch.long, device=device)
             if fn == torch.scatter_reduce:
@@ -537,24 +531,21 @@ class TestAutogradDeviceType(TestCase):
 
             gradcheck(fn, (input, 0, idx, src, reduction), check_batched_grad=False)
 
-    @pytest.mark.xfail(reason="scatter_reduce(..., 'prod') backward gives nan when two zeros in src go to one position (PyTorch handles zeros exactly), and no 'Double backward is unsupported' error", strict=True)
+    @pytest.mark.xfail(
+        reason="scatter_reduce(..., 'prod') backward gives nan when two zeros in src go to one position (PyTorch handles zeros exactly), and no 'Double backward is unsupported' error",
+        strict=True,
+    )
     def test_scatter_index_reduce_prod_gradgrad_error(self, device="cpu"):
         # test that double backward raises an error for the case where 2 zeros in src
         # are scattered to the same position in self
-        input = torch.tensor(
-            [1.0], device=device, dtype=torch.float64, requires_grad=True
-        )
-        src = torch.tensor(
-            [0.0, 0.0], device=device, dtype=torch.float64, requires_grad=True
-        )
+        input = torch.tensor([1.0], device=device, dtype=torch.float64, requires_grad=True)
+        src = torch.tensor([0.0, 0.0], device=device, dtype=torch.float64, requires_grad=True)
         idx = torch.tensor([0, 0], device=device, dtype=torch.long)
 
         for fn in (torch.scatter_reduce,):  # ember has no index_reduce
             # check that this case passes on gradcheck
             gradcheck(fn, (input, 0, idx, src, "prod"), check_batched_grad=False)
-            with self.assertRaisesRegex(
-                RuntimeError, "Double backward is unsupported for"
-            ):
+            with self.assertRaisesRegex(RuntimeError, "Double backward is unsupported for"):
                 gradgradcheck(fn, (input, 0, idx, src, "prod"))
 
     def test_pyscalar_conversions(self, device="cpu"):
@@ -611,9 +602,7 @@ class TestAutogradDeviceType(TestCase):
         _test_pyscalar_conversions(lambda x: x.to(device), lambda x: int(x))
 
     def test_set_requires_grad_only_for_floats(self, device="cpu"):
-        for dtype in (
-            torch.float, torch.double, torch.int8, torch.int16, torch.int32, torch.int64
-        ):
+        for dtype in (torch.float, torch.double, torch.int8, torch.int16, torch.int32, torch.int64):
             self._test_set_requires_grad_only_for_floats(device, dtype)
 
     def _test_set_requires_grad_only_for_floats(self, device, dtype):
@@ -636,11 +625,7 @@ class TestAutogradDeviceType(TestCase):
             if dtype.is_floating_point:
                 f()
             else:
-                with self.assertRaisesRegex(
-                    RuntimeError,
-                    "floating point",
-                    msg=f"dt: {a.dtype} device: {a.device}",
-                ):
+                with self.assertRaisesRegex(RuntimeError, "floating point", msg=f"dt: {a.dtype} device: {a.device}"):
                     f()
 
     def test_where_functional(self, device="cpu"):
@@ -702,9 +687,7 @@ class TestAutogradDeviceType(TestCase):
 
             for fn in fns:
                 for requires_grad in [True, False]:
-                    output = fn(
-                        x, dtype=dtype, device=devices[0], requires_grad=requires_grad
-                    )
+                    output = fn(x, dtype=dtype, device=devices[0], requires_grad=requires_grad)
                     self.assertEqual(requires_grad, output.requires_grad)
                     self.assertIs(dtype, output.dtype)
                     self.assertEqual(devices[0], str(x.device))
@@ -798,9 +781,7 @@ class TestAutogradDeviceType(TestCase):
             return x
 
         gradcheck(func, [a, b], raise_exception=True)
-        go = torch.randn(
-            a.size(), dtype=torch.double, device=device, requires_grad=True
-        )
+        go = torch.randn(a.size(), dtype=torch.double, device=device, requires_grad=True)
         gradgradcheck(func, (a, b), (go,))
 
     def test_inplace_on_view_multiple_outputs(self, device="cpu"):
@@ -811,18 +792,14 @@ class TestAutogradDeviceType(TestCase):
             v1[0].mul_(2)
 
     def test_inplace_on_view_of_multiple_output_view(self, device="cpu"):
-        a = torch.rand(
-            10, dtype=torch.double, device=device, requires_grad=True
-        ).clone()
+        a = torch.rand(10, dtype=torch.double, device=device, requires_grad=True).clone()
         b = a.unbind(0)
         c = b[0].view_as(b[0])
         with self.assertRaises(RuntimeError):
             c.mul_(2)
 
     def test_inplace_multiple_output_view_of_view(self, device="cpu"):
-        a = torch.rand(
-            10, dtype=torch.double, device=device, requires_grad=True
-        ).clone()
+        a = torch.rand(10, dtype=torch.double, device=device, requires_grad=True).clone()
         b = a.view_as(a)
         c = b.unbind(0)
         with self.assertRaises(RuntimeError):
@@ -841,9 +818,7 @@ class TestAutogradDeviceType(TestCase):
             return x
 
         gradcheck(func, [a, b], raise_exception=True)
-        go = torch.randn(
-            a.size(), dtype=torch.double, device=device, requires_grad=True
-        )
+        go = torch.randn(a.size(), dtype=torch.double, device=device, requires_grad=True)
         gradgradcheck(func, (a, b), (go,))
 
     def test_inplace_on_view_backprop_view(self, device="cpu"):
@@ -855,7 +830,10 @@ class TestAutogradDeviceType(TestCase):
         self.assertEqual(b.grad.tolist(), [5])
         self.assertIsNone(a.grad)
 
-    @pytest.mark.xfail(reason='a view taken before an in-place op made its base require grad does not start requiring grad: v = x.select(0, 1); x.add_(r); v.requires_grad is False', strict=True)
+    @pytest.mark.xfail(
+        reason='a view taken before an in-place op made its base require grad does not start requiring grad: v = x.select(0, 1); x.add_(r); v.requires_grad is False',
+        strict=True,
+    )
     def test_inplace_on_view_modify_base(self, device="cpu"):
         # Test that an in-place operation on a base that forced it to require
         # grad also forces any previous views to require grad and backprop
@@ -874,7 +852,10 @@ class TestAutogradDeviceType(TestCase):
         gradcheck(fn, [r])
         gradgradcheck(fn, [r])
 
-    @pytest.mark.xfail(reason="a custom Function that mark_dirty()s a view input does not rebase the base's history: gradient w.r.t. b through x.narrow(...) is zero", strict=True)
+    @pytest.mark.xfail(
+        reason="a custom Function that mark_dirty()s a view input does not rebase the base's history: gradient w.r.t. b through x.narrow(...) is zero",
+        strict=True,
+    )
     def test_inplace_on_view_python(self, device="cpu"):
         # in-place modifications of Python-autograd created view
         a = torch.randn(4, 4, dtype=torch.double, device=device, requires_grad=True)
@@ -898,9 +879,7 @@ class TestAutogradDeviceType(TestCase):
             return x
 
         gradcheck(func, [a, b], raise_exception=True)
-        go = torch.randn(
-            a.size(), dtype=torch.double, device=device, requires_grad=True
-        )
+        go = torch.randn(a.size(), dtype=torch.double, device=device, requires_grad=True)
         gradgradcheck(func, (a, b), (go,))
 
     def test_inplace_on_view_non_contig(self, device="cpu"):
@@ -913,21 +892,18 @@ class TestAutogradDeviceType(TestCase):
         self.assertEqual(root.grad.tolist(), [[1, 2], [1, 1], [1, 1]])
 
     def test_inplace_on_view_multi_output_safe(self, device="cpu"):
-        for f in [
-            lambda t: t.split(1),
-            lambda t: t.split_with_sizes((1, 1, 1)),
-            lambda t: t.chunk(3),
-        ]:
+        for f in [lambda t: t.split(1), lambda t: t.split_with_sizes((1, 1, 1)), lambda t: t.chunk(3)]:
             a = torch.randn(3, 3, device=device, requires_grad=True)
             b = a + a
             s1, s2, s3 = f(b)
-            error_msg = (
-                "This view is the output of a function that returns multiple views."
-            )
+            error_msg = "This view is the output of a function that returns multiple views."
             with self.assertRaisesRegex(RuntimeError, error_msg):
                 s1.mul_(s2)
 
-    @pytest.mark.xfail(reason='a custom Function that mark_dirty()s a view (v = a.clone()[:]) loses its backward: a.grad is 1, expected 2', strict=True)
+    @pytest.mark.xfail(
+        reason='a custom Function that mark_dirty()s a view (v = a.clone()[:]) loses its backward: a.grad is 1, expected 2',
+        strict=True,
+    )
     def test_inplace_on_view_undefined_grad_output(self, device="cpu"):
         a = torch.tensor([1.0], requires_grad=True)
         c = a.clone()
@@ -972,24 +948,18 @@ class TestAutogradDeviceType(TestCase):
             out_c_inter = out_c.sum()
             out_c_inter.abs().backward()
             with torch.no_grad():
-                self.assertEqual(
-                    inp_r.grad, torch.ones_like(inp_r) * torch.sgn(out_c_inter).real
-                )
+                self.assertEqual(inp_r.grad, torch.ones_like(inp_r) * torch.sgn(out_c_inter).real)
 
         self.assertNotWarn(do_test)
 
     def test_to_r_to_c(self, device="cpu"):
         def do_test():
-            inp_r = torch.randn(
-                3, 2, dtype=torch.double, device=device, requires_grad=True
-            )
+            inp_r = torch.randn(3, 2, dtype=torch.double, device=device, requires_grad=True)
             out = inp_r.to(torch.complex128)
             out_inter = out.sum()
             out_inter.abs().backward()
             with torch.no_grad():
-                self.assertEqual(
-                    inp_r.grad, torch.ones_like(inp_r) * torch.sgn(out_inter).real
-                )
+                self.assertEqual(inp_r.grad, torch.ones_like(inp_r) * torch.sgn(out_inter).real)
 
         self.assertNotWarn(do_test)
 
@@ -1018,9 +988,7 @@ class TestAutogradDeviceType(TestCase):
     def test_pow_real_negative_base_complex_exponent(self, device="cpu"):
         # OpInfo doesn't naturally support input of mixed types, hence this test here.
         base = -torch.ones(2, device=device, dtype=torch.double)
-        exponent = torch.randn(
-            2, device=device, dtype=torch.cdouble, requires_grad=True
-        )
+        exponent = torch.randn(2, device=device, dtype=torch.cdouble, requires_grad=True)
 
         def fn(exponent):
             return torch.pow(base, exponent)
@@ -1061,9 +1029,7 @@ class TestAutogradInferenceMode(TestCase):
 
 
 class TestMultithreadAutograd(TestCase):
-    def _run_py_multithread_fn(
-        self, fn, args=(), num_threads=10, kwargs=None, pass_idx=False
-    ):
+    def _run_py_multithread_fn(self, fn, args=(), num_threads=10, kwargs=None, pass_idx=False):
         class PropagatingThread(threading.Thread):
             """Helper class to propagate exception from child
             thread to main thread on join.

@@ -1,4 +1,5 @@
 """The backward trace: one step per node, in engine order, with the gradients a reader checks by hand."""
+
 import pytest
 
 import ember
@@ -19,13 +20,13 @@ def test_steps_follow_the_chain_rule_of_the_books_example():
     names = [step.name for step in tr.steps]
     assert names[0] == "AddBackward0"
     assert sorted(names[1:]) == ["MulBackward0", "b", "w"]
-    add, = [s for s in tr.steps if s.name == "AddBackward0"]
+    (add,) = [s for s in tr.steps if s.name == "AddBackward0"]
     assert add.grad_outputs[0].tolist() == [1.0]
     assert add.destinations == ("MulBackward0", "b")
     assert [g.tolist() for g in add.grad_inputs] == [[1.0], [1.0]]
-    mul, = [s for s in tr.steps if s.name == "MulBackward0"]
-    assert mul.destinations == ("w", None)            # x needs no gradient
-    assert mul.grad_inputs[0].tolist() == [3.0]       # dz/dw = x
+    (mul,) = [s for s in tr.steps if s.name == "MulBackward0"]
+    assert mul.destinations == ("w", None)  # x needs no gradient
+    assert mul.grad_inputs[0].tolist() == [3.0]  # dz/dw = x
     assert tr.leaf_grads["w"].tolist() == w.grad.tolist() == [3.0]
     assert tr.leaf_grads["b"].tolist() == b.grad.tolist() == [1.0]
     assert [s.is_leaf for s in tr.steps].count(True) == 2
@@ -60,7 +61,7 @@ def test_grad_is_traced_and_the_observer_is_removed():
     x = ember.tensor([1.0, 2.0], requires_grad=True)
     before = list(engine.observers)
     with trace(params={"x": x}) as tr:
-        g, = ember.autograd.grad((x.exp()).sum(), x)
+        (g,) = ember.autograd.grad((x.exp()).sum(), x)
     assert engine.observers == before
     assert [s.name for s in tr.steps] == ["SumBackward0", "ExpBackward0", "x"]
     assert x.grad is None and tr.leaf_grads["x"].tolist() == g.tolist()
@@ -81,6 +82,5 @@ def test_observer_removed_even_when_backward_fails():
 def test_recorded_gradients_are_detached():
     x = ember.tensor([1.0], requires_grad=True)
     with trace() as tr:
-        (x ** 3).sum().backward(create_graph=True)
-    assert all(not g.requires_grad for step in tr.steps for g in step.grad_inputs + step.grad_outputs
-               if g is not None)
+        (x**3).sum().backward(create_graph=True)
+    assert all(not g.requires_grad for step in tr.steps for g in step.grad_inputs + step.grad_outputs if g is not None)

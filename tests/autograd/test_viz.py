@@ -1,4 +1,5 @@
 """Graph drawing: the Graphviz source is parsed (node shapes, labels, edges); SVG rendered when dot exists."""
+
 import re
 import shutil
 
@@ -65,6 +66,7 @@ def test_books_graph_shapes_and_labels():
 
 def test_user_function_node_is_named_after_the_function():
     from ember._examples import MultiplyAdd
+
     x, w, b, _ = book_graph()
     nodes, _ = parse(viz.make_dot(MultiplyAdd.apply(w, x, b)))
     assert nodes[by_label(nodes, "MultiplyAddBackward")]["shape"] == "box"
@@ -93,7 +95,7 @@ def test_show_attrs_lists_ctx_attributes():
 
 def test_graph_recorded_with_create_graph_is_drawable():
     x = ember.tensor([2.0], requires_grad=True)
-    (x ** 3).backward(create_graph=True)
+    (x**3).backward(create_graph=True)
     nodes, _ = parse(viz.make_dot(x.grad, params={"x": x}))
     labels = {attrs["label"] for attrs in nodes.values()}
     assert "x\\n(1,) float32" in labels and "AccumulateGrad" in labels

@@ -6,6 +6,7 @@ tensors (dtype, shape, values, requires_grad, grad_fn name and repr), `Size`, dt
 storages, NumPy arrays, named tuples (`torch.return_types.max`), numbers and strings. If torch
 raises, ember must raise the same exception class.
 """
+
 import contextlib
 import io
 import warnings
@@ -68,8 +69,9 @@ def assert_same(mine, theirs, torch, path="result", check_repr=True, rtol=1e-6, 
         assert mine.tolist() == theirs.tolist(), f"{path}: {mine.tolist()} vs torch's {theirs.tolist()}"
         assert str(mine.dtype) == str(theirs.dtype) and repr(mine) == repr(theirs), f"{path}: repr differs"
     elif isinstance(theirs, (tuple, list)):
-        assert type(mine).__name__ == type(theirs).__name__, \
+        assert type(mine).__name__ == type(theirs).__name__, (
             f"{path}: {type(mine).__name__} instead of {type(theirs).__name__}"
+        )
         assert len(mine) == len(theirs), f"{path}: {len(mine)} items vs torch's {len(theirs)}"
         for index, (item, reference) in enumerate(zip(mine, theirs)):
             assert_same(item, reference, torch, f"{path}[{index}]", check_repr, rtol, atol)
@@ -89,8 +91,9 @@ def _assert_same_tensor(mine, theirs, path, check_repr, rtol, atol):
     assert isinstance(mine, ember.Tensor), f"{path}: {type(mine).__name__} instead of a Tensor"
     assert str(mine.dtype) == str(theirs.dtype), f"{path}: dtype {mine.dtype} vs torch's {theirs.dtype}"
     assert tuple(mine.shape) == tuple(theirs.shape), f"{path}: shape {tuple(mine.shape)} vs {tuple(theirs.shape)}"
-    np.testing.assert_allclose(mine.detach().numpy(), theirs.detach().numpy(), rtol=rtol, atol=atol,
-                               equal_nan=True, err_msg=path)
+    np.testing.assert_allclose(
+        mine.detach().numpy(), theirs.detach().numpy(), rtol=rtol, atol=atol, equal_nan=True, err_msg=path
+    )
     assert mine.requires_grad == theirs.requires_grad, f"{path}: requires_grad {mine.requires_grad}"
     ours_node = type(mine.grad_fn).__name__ if mine.grad_fn is not None else None
     their_node = type(theirs.grad_fn).__name__ if theirs.grad_fn is not None else None

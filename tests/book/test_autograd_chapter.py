@@ -7,6 +7,7 @@ section 3.3, as a reader types it with `import ember as t`. Each cell is written
 reprs (including `grad_fn=<...>`) and exceptions, and the test asserts what the book shows. Random
 inputs are replaced by fixed numbers so that the two libraries see the same values.
 """
+
 import warnings
 
 import numpy as np
@@ -21,10 +22,12 @@ RANDN_3x4 = np.array([[0.1, -0.5, 1.2, 2.0], [-1.0, 0.3, 0.0, 1.5], [0.7, -2.0, 
 
 def _deprecations_ignored(cell):
     """A 0.3-era cell: run it with the book-era warnings silenced (they are tested separately)."""
+
     def run(t):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return cell(t)
+
     return run
 
 
@@ -38,6 +41,7 @@ def test_three_ways_to_require_grad(torch):
         a = t.randn(3, 4)
         a.requires_grad = True
         return first, second, a.requires_grad, a.is_leaf, a.grad_fn
+
     assert same_as_torch(cell, torch) == (True, True, True, True, None)
 
 
@@ -48,8 +52,16 @@ def test_add_sum_backward(torch):
         c = a.add(b)  # 也可写成c = a + b
         d = c.sum()
         d.backward()  # 反向传播
-        return (c, d, d.requires_grad, a.grad, (a.requires_grad, b.requires_grad, c.requires_grad),
-                (a.is_leaf, b.is_leaf, c.is_leaf), c.grad is None)
+        return (
+            c,
+            d,
+            d.requires_grad,
+            a.grad,
+            (a.requires_grad, b.requires_grad, c.requires_grad),
+            (a.is_leaf, b.is_leaf, c.is_leaf),
+            c.grad is None,
+        )
+
     c, d, d_requires, a_grad, requires, leaves, no_grad = same_as_torch(cell, torch)
     assert repr(d) == "tensor(3.1000, grad_fn=<SumBackward0>)" and d_requires
     assert a_grad.tolist() == [[1.0] * 4] * 3
@@ -64,6 +76,7 @@ def test_new_edition_sum_then_backward(torch):
         c = (a + b).sum()
         c.backward()
         return c, a.grad, (a.requires_grad, b.requires_grad, c.requires_grad), (a.is_leaf, b.is_leaf, c.is_leaf)
+
     same_as_torch(cell, torch)
 
 
@@ -74,6 +87,7 @@ def test_leaf_tensors(torch):
         d = t.rand(10)
         e = t.rand(10).requires_grad_()
         return a.is_leaf, c.is_leaf, d.requires_grad, d.is_leaf, e.is_leaf
+
     assert same_as_torch(cell, torch) == (True, False, False, True, True)
 
 
@@ -85,16 +99,17 @@ def test_autograd_matches_the_hand_written_derivative(torch):
     def cell(t):
         def f(x):
             """计算y"""
-            return x ** 2 * t.exp(x)
+            return x**2 * t.exp(x)
 
         def gradf(x):
             """手动求导函数"""
-            return 2 * x * t.exp(x) + x ** 2 * t.exp(x)
+            return 2 * x * t.exp(x) + x**2 * t.exp(x)
 
         x = t.tensor(RANDN_3x4, requires_grad=True)  # book: t.randn(3, 4, requires_grad=True)
         y = f(x)
         y.backward(t.ones(y.size()))  # gradient形状与y一致
         return y, x.grad, gradf(x), t.allclose(x.grad, gradf(x))
+
     y, grad, by_hand, close = same_as_torch(cell, torch, rtol=1e-5)
     assert close is True
     assert repr(y).endswith("grad_fn=<MulBackward0>)")
@@ -104,9 +119,9 @@ def test_autograd_matches_the_hand_written_derivative(torch):
 def test_new_edition_asserts_exact_equality():
     # assert t.all(x.grad == gradf(x)): autograd computes exactly the hand-written formula here
     x = t.tensor(RANDN_3x4, requires_grad=True)
-    y = x ** 2 * t.exp(x)
+    y = x**2 * t.exp(x)
     y.backward(t.ones(y.size()))
-    assert bool(t.all(x.grad == 2 * x * t.exp(x) + x ** 2 * t.exp(x)))
+    assert bool(t.all(x.grad == 2 * x * t.exp(x) + x**2 * t.exp(x)))
 
 
 # ---------------------------------------------------------------------------- 3.2.2 the graph
@@ -126,8 +141,14 @@ def _names(next_functions):
 def test_requires_grad_and_leaves_of_the_graph(torch):
     def cell(t):
         x, b, w, y, z = _graph(t)
-        return ((x.requires_grad, b.requires_grad, w.requires_grad), y.requires_grad,
-                (x.is_leaf, w.is_leaf, b.is_leaf), (y.is_leaf, z.is_leaf), z)
+        return (
+            (x.requires_grad, b.requires_grad, w.requires_grad),
+            y.requires_grad,
+            (x.is_leaf, w.is_leaf, b.is_leaf),
+            (y.is_leaf, z.is_leaf),
+            z,
+        )
+
     x_b_w, y_requires, leaves, non_leaves, z = same_as_torch(cell, torch)
     assert x_b_w == (False, True, True) and y_requires is True
     assert leaves == (True, True, True) and non_leaves == (False, False)
@@ -137,9 +158,16 @@ def test_requires_grad_and_leaves_of_the_graph(torch):
 def test_grad_fn_and_next_functions(torch):
     def cell(t):
         x, b, w, y, z = _graph(t)
-        return (type(z.grad_fn).__name__, z.grad_fn.name(), _names(z.grad_fn.next_functions),
-                z.grad_fn.next_functions[0][0] == y.grad_fn, _names(y.grad_fn.next_functions),
-                (w.grad_fn, x.grad_fn), z.grad_fn.next_functions[1][0].variable is b)
+        return (
+            type(z.grad_fn).__name__,
+            z.grad_fn.name(),
+            _names(z.grad_fn.next_functions),
+            z.grad_fn.next_functions[0][0] == y.grad_fn,
+            _names(y.grad_fn.next_functions),
+            (w.grad_fn, x.grad_fn),
+            z.grad_fn.next_functions[1][0].variable is b,
+        )
+
     name, node_name, z_next, is_y, y_next, leaves, variable = same_as_torch(cell, torch)
     assert name == node_name == "AddBackward0"  # 0.4 printed AddBackward1, 0.3 AddBackward
     assert z_next == (("MulBackward0", 0), ("AccumulateGrad", 0))
@@ -151,6 +179,7 @@ def test_grad_fn_repr(torch):
     def cell(t):
         _, _, _, _, z = _graph(t)
         return repr(z.grad_fn).split(" object at ")[0], repr(z.grad_fn.next_functions[1][0]).split(" object at ")[0]
+
     same_as_torch(cell, torch)
 
 
@@ -161,6 +190,7 @@ def test_retain_graph_and_accumulation(torch):
         first = w.grad.clone()
         z.backward()  # 多次反向传播，梯度累加，这也就是w中AccumulateGrad标识的含义
         return first, w.grad, b.grad, x.grad
+
     first, second, b_grad, x_grad = same_as_torch(cell, torch)
     assert repr(first) == "tensor([1.])" and repr(second) == "tensor([2.])"
     assert b_grad.tolist() == [2.0] and x_grad is None
@@ -171,6 +201,7 @@ def test_second_backward_without_retain_graph_raises(torch):
         _, _, _, _, z = _graph(t)
         z.backward()
         z.backward()
+
     error = raises_like_torch(cell, torch)
     assert "second time" in str(error)
 
@@ -202,6 +233,7 @@ def test_dynamic_graph_with_python_control_flow(torch):
                 return x
             else:
                 return -x
+
         x = t.ones(1, requires_grad=True)
         y = abs(x)
         y.backward()
@@ -212,6 +244,7 @@ def test_dynamic_graph_with_python_control_flow(torch):
         y.backward()
         print(x.grad)
         return positive, x.grad
+
     positive, negative = same_as_torch(cell, torch)
     assert positive.tolist() == [1.0] and negative.tolist() == [-1.0]
 
@@ -224,10 +257,12 @@ def test_product_of_positive_elements(torch):
                 if ii.item() > 0:
                     result = ii * result
             return result
+
         x = t.arange(-2, 4).float().requires_grad_()  # new edition; 0.4: t.arange(-2,4,requires_grad=True)
         y = f(x)  # y = x[3]*x[4]*x[5]
         y.backward()
         return y, x.grad
+
     y, grad = same_as_torch(cell, torch)
     assert repr(grad) == "tensor([0., 0., 0., 6., 3., 2.])" and y.item() == 6
 
@@ -247,6 +282,7 @@ def test_0_3_product_with_data_indexing(torch):
         x = t.arange(-2, 4).float().requires_grad_()
         for ii in x:
             ii.data[0]
+
     raises_like_torch(cell, torch)
 
 
@@ -271,6 +307,7 @@ def test_no_grad_and_set_grad_enabled(torch):
         finally:
             restored = t.set_grad_enabled(True)  # 恢复默认配置
         return enabled, in_no_grad, disabled, type(restored).__name__, t.is_grad_enabled()
+
     enabled, in_no_grad, disabled, restored, now = same_as_torch(cell, torch)
     assert enabled == (True, True, True)
     assert in_no_grad == (False, True, False) and disabled == (False, True, False, False)
@@ -282,7 +319,9 @@ def test_no_grad_as_decorator(torch):
         @t.no_grad()
         def doubled(x):
             return x * 2
+
         return doubled(t.ones(2, requires_grad=True))
+
     assert same_as_torch(cell, torch).requires_grad is False
 
 
@@ -296,6 +335,7 @@ def test_data_is_outside_the_graph(torch):
         d = a.data.sigmoid_()  # sigmoid_ 是个inplace操作，会修改a自身的值
         c.sum().backward()  # not seen by autograd: no error
         return data, data.requires_grad, d.requires_grad, a, a.requires_grad, b.grad
+
     data, data_requires, d_requires, a, a_requires, b_grad = same_as_torch(cell, torch)
     assert data_requires is False and d_requires is False and a_requires is True
     assert a[0, 0].item() == pytest.approx(0.7311, abs=1e-4)
@@ -310,6 +350,7 @@ def test_detach_shares_memory_and_version(torch):
         mean, std, maximum = tensor.mean(), tensor.std(), tensor.max()  # 统计tensor的一些指标
         tensor[0] = 1
         return tensor.requires_grad, mean, std, maximum, a._version
+
     requires, mean, std, maximum, version = same_as_torch(cell, torch)
     assert requires is False and mean.item() == 1 and std.item() == 0 and version == 1
 
@@ -324,6 +365,7 @@ def test_backward_after_changing_a_detached_tensor_raises(torch):
         # RuntimeError: one of the variables needed for gradient computation has been modified by an
         # inplace operation
         c.sum().backward()
+
     error = raises_like_torch(cell, torch)
     assert "modified by an inplace operation" in str(error)
 
@@ -338,6 +380,7 @@ def test_non_leaf_grad_is_none(torch):
         requires = (x.requires_grad, w.requires_grad, y.requires_grad)
         z.backward()  # 非叶子节点grad计算完之后自动清空，y.grad是None
         return requires, (x.grad, w.grad, y.grad)
+
     requires, grads = same_as_torch(cell, torch)
     assert requires == (True, True, True)
     assert repr(grads[0]) == "tensor([0.2709, 0.0473, 0.5052])" and grads[2] is None
@@ -350,6 +393,7 @@ def test_autograd_grad_of_an_intermediate(torch):
         y = x * w
         z = y.sum()
         return t.autograd.grad(z, y)  # z对y的梯度，隐式调用backward()
+
     (grad,) = same_as_torch(cell, torch)
     assert repr(grad) == "tensor([1., 1., 1.])"
 
@@ -358,6 +402,7 @@ def test_tensor_hook_prints_the_gradient(torch):
     def cell(t):
         def variable_hook(grad):  # hook是一个函数，输入是梯度，不应该有返回值
             print("y的梯度：", grad)
+
         x = t.ones(3, requires_grad=True)
         w = t.rand(3, requires_grad=True)
         y = x * w
@@ -368,6 +413,7 @@ def test_tensor_hook_prints_the_gradient(torch):
         (x * w).sum().backward()  # removed: prints nothing
         print("y的梯度： \r\n", t.ones(3))  # the 0.3 edition's print
         return x.grad.shape
+
     same_as_torch(cell, torch)
 
 
@@ -378,22 +424,24 @@ def test_hook_can_replace_the_gradient(torch):
         y.register_hook(lambda grad: grad * 10)
         y.sum().backward()
         return x.grad
+
     assert same_as_torch(cell, torch).tolist() == [20.0, 20.0, 20.0]
 
 
 def test_backward_from_z_equals_backward_from_y(torch):
     def cell(t):
         x = t.arange(0, 3).float().requires_grad_()  # 0.4: t.arange(0,3, requires_grad=True)
-        y = x ** 2 + x * 2
+        y = x**2 + x * 2
         z = y.sum()
         z.backward()  # 从z开始反向传播
         from_z = x.grad
         x = t.arange(0, 3).float().requires_grad_()
-        y = x ** 2 + x * 2
+        y = x**2 + x * 2
         z = y.sum()
         y_gradient = t.Tensor([1, 1, 1])  # dz/dy
         y.backward(y_gradient)  # 从y开始反向传播
         return from_z, x.grad
+
     from_z, from_y = same_as_torch(cell, torch)
     assert repr(from_z) == repr(from_y) == "tensor([2., 4., 6.])"
 
@@ -402,6 +450,7 @@ def test_backward_of_non_scalar_needs_gradient(torch):
     def cell(t):
         x = t.ones(3, requires_grad=True)
         (x * 2).backward()
+
     error = raises_like_torch(cell, torch)
     assert "scalar" in str(error)
 
@@ -409,7 +458,6 @@ def test_backward_of_non_scalar_needs_gradient(torch):
 # ---------------------------------------------------------------------------- 3.2.3 Function
 def _multiply_add(t):
     class MultiplyAdd(t.autograd.Function):
-
         @staticmethod
         def forward(ctx, w, x, b):
             print("type in forward", type(x).__name__)
@@ -425,6 +473,7 @@ def _multiply_add(t):
             grad_x = grad_output * w
             grad_b = grad_output * 1
             return grad_w, grad_x, grad_b
+
     return MultiplyAdd
 
 
@@ -440,6 +489,7 @@ def test_multiply_add_backward(torch):
         z.backward()
         # x不需要求导，中间过程还是会计算它的导数，但随后被清空
         return z, x.grad, w.grad, b.grad
+
     z, x_grad, w_grad, b_grad = same_as_torch(cell, torch)
     assert repr(z) == "tensor([0.6563], grad_fn=<MultiplyAddBackward>)"
     assert (x_grad, repr(w_grad), repr(b_grad)) == (None, "tensor([1.])", "tensor([1.])")
@@ -454,6 +504,7 @@ def test_grad_fn_apply_calls_backward(torch):
         z = MultiplyAdd.apply(w, x, b)
         # 调用MultiplyAdd.backward, 输出grad_w, grad_x, grad_b
         return type(z.grad_fn).__name__, z.grad_fn.apply(t.ones(1))
+
     name, grads = same_as_torch(cell, torch)
     assert name == "MultiplyAddBackward"
     assert repr(grads) == "(tensor([1.]), tensor([0.3763], grad_fn=<MulBackward0>), tensor([1.]))"
@@ -509,17 +560,19 @@ def test_mul_with_non_tensor_argument(torch):
         z = Mul.apply(w, x, b, False)
         z.backward()
         return z, w.grad, x.grad, b.grad
+
     z, w_grad, x_grad, b_grad = same_as_torch(cell, torch)
     assert z.item() == 7 and w_grad.item() == 3 and x_grad is None and b_grad.item() == 1
 
 
 def test_second_derivative_of_x_squared(torch):
     def cell(t):
-        x = t.tensor([5.], requires_grad=True)  # 0.4: t.tensor([5], ...) (int64 in PyTorch 2)
-        y = x ** 2
+        x = t.tensor([5.0], requires_grad=True)  # 0.4: t.tensor([5], ...) (int64 in PyTorch 2)
+        y = x**2
         grad_x = t.autograd.grad(y, x, create_graph=True)  # dy/dx = 2 * x
         grad_grad_x = t.autograd.grad(grad_x[0], x)  # 二阶导数 d(2x)/dx = 2
         return grad_x, grad_grad_x
+
     grad_x, grad_grad_x = same_as_torch(cell, torch)
     assert repr(grad_x) == "(tensor([10.], grad_fn=<MulBackward0>),)"
     assert repr(grad_grad_x) == "(tensor([2.]),)"
@@ -530,15 +583,15 @@ def test_0_3_second_derivative_with_variable(torch):
     def cell(t):
         V = t.autograd.Variable
         x = V(t.Tensor([5]), requires_grad=True)
-        y = x ** 2
+        y = x**2
         grad_x = t.autograd.grad(y, x, create_graph=True)
         return grad_x, t.autograd.grad(grad_x[0], x)
+
     same_as_torch(cell, torch)
 
 
 def _sigmoid(t):
     class Sigmoid(t.autograd.Function):
-
         @staticmethod
         def forward(ctx, x):
             output = 1 / (1 + t.exp(-x))
@@ -547,9 +600,10 @@ def _sigmoid(t):
 
         @staticmethod
         def backward(ctx, grad_output):
-            output, = ctx.saved_tensors
+            (output,) = ctx.saved_tensors
             grad_x = output * (1 - output) * grad_output
             return grad_x
+
     return Sigmoid
 
 
@@ -558,6 +612,7 @@ def test_sigmoid_function_passes_gradcheck(torch):
     def cell(t):
         test_input = t.tensor(RANDN_3x4, requires_grad=True)  # book: t.randn(3,4, requires_grad=True)
         return t.autograd.gradcheck(_sigmoid(t).apply, (test_input,), eps=1e-3)
+
     assert same_as_torch(cell, torch) is True
     double = t.tensor(RANDN_3x4, dtype=t.float64, requires_grad=True)
     assert t.autograd.gradcheck(_sigmoid(t).apply, (double,)) and t.autograd.gradgradcheck(_sigmoid(t).apply, (double,))
@@ -586,6 +641,7 @@ def test_sigmoid_three_ways_give_the_same_gradient(torch):
             function(x)
             grads.append(x.grad)
         return tuple(grads)
+
     custom, naive, builtin = same_as_torch(cell, torch, check_repr=False)
     assert np.allclose(custom.numpy(), builtin.numpy(), atol=1e-6)
     assert np.allclose(naive.numpy(), builtin.numpy(), atol=1e-6)
@@ -595,6 +651,7 @@ def test_once_differentiable_backward_on_arrays(torch):
     # The book's note on @once_differentiable: backward may use NumPy, but only once.
     def cell(t):
         from importlib import import_module
+
         once_differentiable = import_module(t.__name__ + ".autograd.function").once_differentiable
 
         class Exp(t.autograd.Function):
@@ -607,12 +664,13 @@ def test_once_differentiable_backward_on_arrays(torch):
             @staticmethod
             @once_differentiable
             def backward(ctx, grad_output):
-                result, = ctx.saved_tensors
+                (result,) = ctx.saved_tensors
                 return t.from_numpy(np.asarray(grad_output) * np.asarray(result))
 
         x = t.tensor([0.0, 1.0], requires_grad=True)
         Exp.apply(x).sum().backward()
         return x.grad
+
     same_as_torch(cell, torch)
 
 
@@ -626,8 +684,19 @@ def test_0_3_variable_cells(torch):
         c = a.add(b)  # 函数的使用与tensor一致
         d = c.sum()
         d.backward()  # 反向传播
-        return (a, b, c.data.sum(), c.sum(), a.grad, (a.requires_grad, b.requires_grad, c.requires_grad),
-                (a.is_leaf, b.is_leaf, c.is_leaf), c.grad is None, type(a).__name__, isinstance(a, V))
+        return (
+            a,
+            b,
+            c.data.sum(),
+            c.sum(),
+            a.grad,
+            (a.requires_grad, b.requires_grad, c.requires_grad),
+            (a.is_leaf, b.is_leaf, c.is_leaf),
+            c.grad is None,
+            type(a).__name__,
+            isinstance(a, V),
+        )
+
     result = same_as_torch(cell, torch)
     assert result[5] == (True, False, True) and result[6] == (True, True, False)  # the 0.3 output
     assert result[8] == "Tensor" and result[9] is True
@@ -648,6 +717,7 @@ def test_0_3_volatile(torch):
         y = x * w
         # 0.3 printed (False, True, False) and x.volatile True; volatile has no effect any more
         return (x.requires_grad, w.requires_grad, y.requires_grad), (x.volatile, w.volatile, y.volatile)
+
     requires, volatile = same_as_torch(cell, torch)
     assert requires == (False, True, True) and volatile == (False, False, False)
 
@@ -705,8 +775,7 @@ def _autograd_linear_regression(t):
 
 
 def test_autograd_linear_regression_matches_torch(torch):
-    w, b, losses, leaf, grad = same_as_torch(_autograd_linear_regression, torch, check_repr=False,
-                                             rtol=1e-4, atol=1e-3)
+    w, b, losses, leaf, grad = same_as_torch(_autograd_linear_regression, torch, check_repr=False, rtol=1e-4, atol=1e-3)
     assert abs(w.item() - 2) < 0.2 and abs(b.item() - 3) < 0.3  # the book: w: 2.026 b: 2.973
     assert leaf and grad.tolist() == [[0.0]] and losses[-50:].mean() < losses[:5].mean()
 
@@ -774,6 +843,7 @@ def test_chapter2_gradients_accumulate(torch):
         zeroed = x.grad.data.zero_().clone()  # 以下划线结束的函数是inplace操作
         y.backward()
         return x, y, names, first, second, third, zeroed, x.grad
+
     x, y, names, *grads = same_as_torch(cell, torch)
     assert repr(y) == "tensor(4., grad_fn=<SumBackward0>)" and names == ("SumBackward0",)
     assert [grad[0, 0].item() for grad in grads] == [1, 2, 3, 0, 1]
@@ -790,4 +860,5 @@ def test_chapter2_manual_sgd_step(torch):
         for f in weights:
             f.data.sub_(f.grad.data * learning_rate)  # inplace 减法
         return tuple(weights), loss
+
     same_as_torch(cell, torch)

@@ -8,6 +8,7 @@ book draws random numbers, the cell takes fixed numbers instead (the random call
 their own), and where a 0.3/0.4-era cell behaves differently in PyTorch 2.x (integer `arange`,
 bool comparisons), the test asserts what PyTorch 2.13 does.
 """
+
 import warnings
 
 import numpy as np
@@ -18,9 +19,10 @@ import ember as t
 from .compare import raises_like_torch, same_as_torch
 
 # Stand-in for the book's `a = t.randn(3, 4)` (the values it printed, 0.4 edition).
-RANDN_3x4 = np.array([[-0.1855, -0.4570, 1.6097, -0.9747],
-                      [-0.5941, -0.8057, -0.6049, 1.5967],
-                      [-0.4694, -1.0633, -0.2432, -0.4794]], dtype=np.float32)
+RANDN_3x4 = np.array(
+    [[-0.1855, -0.4570, 1.6097, -0.9747], [-0.5941, -0.8057, -0.6049, 1.5967], [-0.4694, -1.0633, -0.2432, -0.4794]],
+    dtype=np.float32,
+)
 
 
 # ---------------------------------------------------------------------------- creating tensors
@@ -28,6 +30,7 @@ def test_tensor_from_sizes_is_uninitialized_float32(torch):
     def cell(t):
         a = t.Tensor(2, 3)  # 指定tensor的形状; values depend on memory
         return a.shape, a.dtype, t.Tensor(1, 2).shape, a.type()
+
     shape, dtype, other_shape, type_name = same_as_torch(cell, torch)
     assert (shape, dtype, other_shape, type_name) == ((2, 3), t.float32, (1, 2), "torch.FloatTensor")
 
@@ -37,6 +40,7 @@ def test_tensor_from_list_tolist_size_numel(torch):
         b = t.Tensor([[1, 2, 3], [4, 5, 6]])
         b_size = b.size()
         return b, b.tolist(), b_size, b.numel(), b.nelement(), b.shape
+
     b, as_list, size, numel, nelement, shape = same_as_torch(cell, torch)
     assert repr(b) == "tensor([[1., 2., 3.],\n        [4., 5., 6.]])"
     assert as_list == [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
@@ -50,6 +54,7 @@ def test_tensor_from_size_object_versus_tuple(torch):
         c = t.Tensor(b_size)  # 创建一个和b形状一样的tensor
         d = t.Tensor((2, 3))  # 创建一个元素为2和3的tensor
         return c.shape, d
+
     c_shape, d = same_as_torch(cell, torch)
     assert c_shape == (2, 3)
     assert repr(d) == "tensor([2., 3.])"
@@ -59,6 +64,7 @@ def test_tensor_of_a_tensor_and_empty_constructors(torch):
     def cell(t):
         c = t.Tensor(t.ones(2, 3))  # 输入数据是一个Tensor
         return c, t.Tensor(), t.tensor(()), t.tensor([]).shape
+
     c, empty_legacy, empty, empty_shape = same_as_torch(cell, torch)
     assert repr(empty_legacy) == repr(empty) == "tensor([])"
     assert repr(empty_shape) == "torch.Size([0])"
@@ -71,8 +77,15 @@ def test_tensor_requires_data(torch):
 
 def test_common_constructors(torch):
     def cell(t):
-        return (t.ones(2, 3), t.zeros(2, 3), t.arange(1, 6, 2), t.linspace(1, 10, 3),
-                t.eye(2, 3, dtype=t.int), t.ones_like(t.tensor([[1, 2, 3], [4, 5, 6]])))
+        return (
+            t.ones(2, 3),
+            t.zeros(2, 3),
+            t.arange(1, 6, 2),
+            t.linspace(1, 10, 3),
+            t.eye(2, 3, dtype=t.int),
+            t.ones_like(t.tensor([[1, 2, 3], [4, 5, 6]])),
+        )
+
     ones, zeros, arange, linspace, eye, ones_like = same_as_torch(cell, torch)
     assert repr(arange) == "tensor([1, 3, 5])"  # an int64 tensor since PyTorch 0.5
     assert repr(linspace) == "tensor([ 1.0000,  5.5000, 10.0000])"
@@ -100,6 +113,7 @@ def test_tensor_function_infers_dtype(torch):
         matrix = t.tensor([[0.1, 1.2], [2.2, 3.1], [4.9, 5.2]])
         double = t.tensor([[0.11111, 0.222222, 0.3333333]], dtype=t.float64, device=t.device("cpu"))
         return matrix, matrix.shape, double, t.tensor([2, 3]).type(), t.Tensor([2, 3]).type()
+
     matrix, shape, double, tensor_type, legacy_type = same_as_torch(cell, torch)
     assert repr(shape) == "torch.Size([3, 2])"
     assert repr(double) == "tensor([[0.1111, 0.2222, 0.3333]], dtype=torch.float64)"
@@ -111,6 +125,7 @@ def test_new_ones_keeps_dtype(torch):
         a = t.tensor((), dtype=t.int32)
         b = a.new_ones((2, 3))
         return b, (b.numel(), b.nelement())
+
     b, counts = same_as_torch(cell, torch)
     assert repr(b) == "tensor([[1, 1, 1],\n        [1, 1, 1]], dtype=torch.int32)" and counts == (6, 6)
 
@@ -121,8 +136,16 @@ def test_view_unsqueeze_squeeze(torch):
         a = t.arange(0, 6)
         b = a.view(-1, 3)  # 当某一维为-1的时候，会自动计算它的大小
         c = b.view(1, 1, 1, 2, 3)
-        return (a.view(2, 3), b.shape, b.unsqueeze(1).shape, b[:, None].shape, b.unsqueeze(-2),
-                c.squeeze(0), c.squeeze())
+        return (
+            a.view(2, 3),
+            b.shape,
+            b.unsqueeze(1).shape,
+            b[:, None].shape,
+            b.unsqueeze(-2),
+            c.squeeze(0),
+            c.squeeze(),
+        )
+
     _, b_shape, unsqueezed, indexed, minus_two, squeezed_0, squeezed = same_as_torch(cell, torch)
     assert b_shape == (2, 3) and unsqueezed == indexed == (2, 1, 3)
     assert squeezed_0.shape == (1, 1, 2, 3) and squeezed.shape == (2, 3)
@@ -134,6 +157,7 @@ def test_view_shares_memory(torch):
         b = a.view(-1, 3)
         a[1] = 100
         return b  # a修改，b作为view之后的，也会跟着修改
+
     b = same_as_torch(cell, torch)
     assert b.tolist() == [[0, 100, 2], [3, 4, 5]]
 
@@ -146,6 +170,7 @@ def test_resize_shrinks_and_grows_over_the_storage(torch):
         small = b.resize_(1, 3).clone()
         b.resize_(3, 3)  # 旧的数据依旧保存着，多出的大小会分配新空间
         return small, b.shape, b[:2]
+
     small, shape, kept = same_as_torch(cell, torch)
     assert small.tolist() == [[0, 100, 2]] and shape == (3, 3)
     assert kept.tolist() == [[0, 100, 2], [3, 4, 5]]
@@ -153,11 +178,12 @@ def test_resize_shrinks_and_grows_over_the_storage(torch):
 
 def test_resize_of_a_slice_starts_at_its_offset(torch):
     def cell(t):
-        a = t.arange(6.)
+        a = t.arange(6.0)
         c = a[2:]
         c.resize_(2)
         c[0] = -1  # still a's memory
         return c, c.storage_offset(), a
+
     same_as_torch(cell, torch)
 
 
@@ -175,6 +201,7 @@ def test_basic_indexing(torch):
         print("查看第2列结果：", a[:, 1])
         print("查看第2行最后两个元素：", a[1, -2:])
         return a[0], a[:, 0], a[0][2], a[0, -1], a[:2], a[:2, 0:2]
+
     row, column, element, last, rows, block = same_as_torch(cell, torch)
     assert repr(element) == "tensor(1.6097)" and repr(last) == "tensor(-0.9747)"
     assert repr(column) == "tensor([-0.1855, -0.5941, -0.4694])"
@@ -185,6 +212,7 @@ def test_indexing_with_none(torch):
         a = t.tensor(RANDN_3x4)
         # None类似于np.newaxis, 为a新增了一个轴; 等价于a.view(1, a.shape[0], a.shape[1])
         return a[None].shape, a[None, :, :].shape, a[:, None, :].shape, a[:, None, :, None, None].shape
+
     shapes = same_as_torch(cell, torch)
     assert shapes == ((1, 3, 4), (1, 3, 4), (3, 1, 4), (3, 1, 4, 1, 1))
 
@@ -199,6 +227,7 @@ def test_comparison_gives_bool_tensor_and_masks_select(torch):
         print(a.masked_select(a > 0))
         print(t.where(a > 0, a, t.zeros_like(a)))  # 用torch.where保留原始的索引位置
         return mask, a[a > 1], a.masked_select(a > 1), a[t.LongTensor([0, 1])]
+
     mask, selected, masked, rows = same_as_torch(cell, torch)
     assert mask.dtype == t.bool
     assert selected.tolist() == pytest.approx([1.6097, 1.5967])
@@ -211,6 +240,7 @@ def test_selection_does_not_share_memory_but_slicing_does(torch):
         selected, sliced = a[a > 1], a[:2]
         selected[0], sliced[0, 0] = 100, 200
         return a
+
     a = same_as_torch(cell, torch)
     assert a[0, 0].item() == 200 and a[0, 2].item() == pytest.approx(1.6097)
 
@@ -224,6 +254,7 @@ def test_gather(torch):
         index = t.LongTensor([[0, 1, 2, 3], [3, 2, 1, 0]]).t()
         both = a.gather(1, index)  # 选取两个对角线上的元素
         return a, diagonal, anti_column, anti_row, both
+
     _, diagonal, anti_column, anti_row, both = same_as_torch(cell, torch)
     assert diagonal.tolist() == [[0, 5, 10, 15]]
     assert anti_column.tolist() == [[3], [6], [9], [12]]
@@ -239,6 +270,7 @@ def test_scatter_puts_gathered_values_back(torch):
         c = t.zeros(4, 4).long()  # new edition; the 0.4 edition scattered into t.zeros(4, 4)
         d = t.zeros(4, 4)
         return c.scatter_(1, index, b), d.scatter_(1, index, b.float()), c.scatter_(1, index, b) is c
+
     scattered, float_scattered, returns_self = same_as_torch(cell, torch)
     assert scattered.tolist() == [[0, 0, 0, 3], [0, 5, 6, 0], [0, 9, 10, 0], [12, 0, 0, 15]]
     assert returns_self is True  # in-place: scatter_ returns the tensor it changed
@@ -250,6 +282,7 @@ def test_scatter_of_int64_source_into_float32_is_refused(torch):
         a = t.arange(0, 16).view(4, 4)
         index = t.LongTensor([[0, 1, 2, 3], [3, 2, 1, 0]]).t()
         return t.zeros(4, 4).scatter_(1, index, a.gather(1, index))
+
     raises_like_torch(cell, torch)
 
 
@@ -258,7 +291,8 @@ def test_item(torch):
         a = t.arange(0, 16).view(4, 4).float()
         d = a[0:1, 0:1, None]
         print(d.shape)
-        return a[0, 0], a[0, 0].item(), d.item(), t.Tensor([1.]).item()
+        return a[0, 0], a[0, 0].item(), d.item(), t.Tensor([1.0]).item()
+
     element, value, single, one = same_as_torch(cell, torch)
     assert repr(element) == "tensor(0.)" and value == single == 0.0 and one == 1.0
 
@@ -275,6 +309,7 @@ def test_advanced_indexing_3x3x3(torch):
     def cell(t):
         x = t.arange(0, 27).view(3, 3, 3)
         return x, x[[1, 2], [1, 2], [2, 0]], x[[2, 1, 0], [0], [1]], x[[0, 2], ...]
+
     _, pairs, broadcast, rows = same_as_torch(cell, torch)
     assert pairs.tolist() == [14, 24]  # x[1,1,2]和x[2,2,0]
     assert broadcast.tolist() == [19, 10, 1]  # x[2,0,1],x[1,0,1],x[0,0,1]
@@ -285,6 +320,7 @@ def test_advanced_indexing_2x2x4(torch):
     def cell(t):
         x = t.arange(0, 16).view(2, 2, 4)
         return x[[1, 0], [1, 1], [2, 0]], x[[1, 0], [0], [1]]
+
     pairs, broadcast = same_as_torch(cell, torch)
     assert pairs.tolist() == [14, 4] and broadcast.tolist() == [9, 1]
 
@@ -295,6 +331,7 @@ def test_advanced_indexing_copies(torch):
         y = x[[0, 2], ...]
         y[0, 0, 0] = 100
         return x[0, 0, 0], y.storage().data_ptr() == x.storage().data_ptr()
+
     value, shared = same_as_torch(cell, torch)
     assert value.item() == 0 and shared is False
 
@@ -305,6 +342,7 @@ def test_cat_and_stack(torch):
         a = t.arange(6).view(2, 3)
         b = t.stack((a, a), 0)
         return t.cat((a, a), 0), t.cat([a, a], 0), t.cat((a, a), 1), b, b.shape
+
     rows, rows_list, columns, stacked, shape = same_as_torch(cell, torch)
     assert rows.tolist() == [[0, 1, 2], [3, 4, 5], [0, 1, 2], [3, 4, 5]]
     assert columns.tolist() == [[0, 1, 2, 0, 1, 2], [3, 4, 5, 3, 4, 5]]
@@ -324,6 +362,7 @@ def test_set_default_tensor_type(torch):
         finally:
             t.set_default_tensor_type("torch.FloatTensor")  # 恢复之前的默认设置
         return a.dtype, legacy.dtype, t.Tensor(2).dtype, t.get_default_dtype()
+
     dtypes = same_as_torch(cell, torch)
     assert dtypes == (t.float64, t.float64, t.float32, t.float32)
 
@@ -344,6 +383,7 @@ def test_type_conversions(torch):
         b3 = a.type_as(b1)  # 等价于a.type(b.dtype)或a.type(b.type())
         b4 = a.type(b1.type())
         return (a.dtype, b1.dtype, b2.dtype, b3.dtype, b4.dtype), b3, a.new_ones(2, 4), a.long().type()
+
     dtypes, converted, new_ones, type_name = same_as_torch(cell, torch)
     assert dtypes == (t.float64, t.float32, t.float32, t.float32, t.float32)
     assert repr(new_ones) == "tensor([[1., 1., 1., 1.],\n        [1., 1., 1., 1.]], dtype=torch.float64)"
@@ -354,8 +394,18 @@ def test_new_like_and_new_star(torch):
     def cell(t):
         a = t.zeros(2, 3, dtype=t.float64)
         new = a.new(2, 3)  # 等价于torch.DoubleTensor(2,3)，建议使用a.new_tensor
-        return (new.dtype, new.shape, t.zeros_like(a), t.zeros_like(a, dtype=t.int16), t.rand_like(a).dtype,
-                a.new_ones(4, 5, dtype=t.int), a.new_tensor([3, 4]), a.new([1, 2]), a.new().shape)
+        return (
+            new.dtype,
+            new.shape,
+            t.zeros_like(a),
+            t.zeros_like(a, dtype=t.int16),
+            t.rand_like(a).dtype,
+            a.new_ones(4, 5, dtype=t.int),
+            a.new_tensor([3, 4]),
+            a.new([1, 2]),
+            a.new().shape,
+        )
+
     result = same_as_torch(cell, torch)
     assert result[0] == t.float64 and result[1] == (2, 3)
     assert repr(result[6]) == "tensor([3., 4.], dtype=torch.float64)"
@@ -366,6 +416,7 @@ def test_new_of_int_tensor_keeps_its_type(torch):
     def cell(t):
         a = t.IntTensor(2, 3)
         return a.new(2, 3).type(), a.new((2, 3)), a.new(t.Size([2, 3])).shape
+
     type_name, data, shape = same_as_torch(cell, torch)
     assert type_name == "torch.IntTensor" and data.tolist() == [2, 3] and shape == (2, 3)
 
@@ -381,7 +432,8 @@ def test_elementwise_on_int64_arange(torch):
     def cell(t):
         a = t.arange(0, 6).view(2, 3)
         print(a)
-        return t.cos(a), a % 3, t.fmod(a, 3), a ** 2, t.pow(a, 2), t.clamp(a, min=3)
+        return t.cos(a), a % 3, t.fmod(a, 3), a**2, t.pow(a, 2), t.clamp(a, min=3)
+
     cos, mod, fmod, square, power, clamped = same_as_torch(cell, torch)
     assert repr(cos) == "tensor([[ 1.0000,  0.5403, -0.4161],\n        [-0.9900, -0.6536,  0.2837]])"
     assert mod.tolist() == fmod.tolist() == [[0, 1, 2], [0, 1, 2]]
@@ -396,6 +448,7 @@ def test_elementwise_on_float_arange(torch):
         print(a)
         print(t.clamp(a, min=2, max=4))
         return t.cos(a)
+
     same_as_torch(cell, torch)
 
 
@@ -404,6 +457,7 @@ def test_inplace_sin(torch):
         a = t.arange(0, 6).float().view(2, 3)
         b = a.sin_()  # 效果同 a = a.sin();b=a ,但是更高效节省显存
         return a, b is a
+
     a, same = same_as_torch(cell, torch)
     assert same and a[0, 1].item() == pytest.approx(0.8414709568)
 
@@ -420,6 +474,7 @@ def test_sum_with_keepdim(torch):
         print(b.sum(dim=0, keepdim=True), b.sum(dim=0, keepdim=True).shape)
         print(b.sum(dim=0, keepdim=False), b.sum(dim=0, keepdim=False).shape)
         return b.sum(dim=0, keepdim=True), b.sum(dim=0, keepdim=False), b.sum(dim=1)
+
     keep, drop, rows = same_as_torch(cell, torch)
     assert keep.shape == (1, 3) and drop.shape == (3,) and rows.tolist() == [3.0, 3.0]
 
@@ -430,15 +485,27 @@ def test_cumsum(torch):
         print(a)
         b = t.arange(2, 8).view(2, 3)
         return a.cumsum(dim=1), b.cumsum(dim=1)  # 沿着行累加
+
     a_sum, b_sum = same_as_torch(cell, torch)
     assert a_sum.tolist() == [[0, 1, 3], [3, 7, 12]] and b_sum.tolist() == [[2, 5, 9], [5, 11, 18]]
 
 
 def test_detached_statistics(torch):
     def cell(t):
-        a = t.arange(12.).view(3, 4)
-        return (a.mean(), a.std(), a.max(), a.median(), t.mode(a, 1), a.var(dim=0), a.norm(), t.dist(a, a + 1),
-                a.dist(a * 2, 1), a.cumprod(1))
+        a = t.arange(12.0).view(3, 4)
+        return (
+            a.mean(),
+            a.std(),
+            a.max(),
+            a.median(),
+            t.mode(a, 1),
+            a.var(dim=0),
+            a.norm(),
+            t.dist(a, a + 1),
+            a.dist(a * 2, 1),
+            a.cumprod(1),
+        )
+
     same_as_torch(cell, torch)
 
 
@@ -451,6 +518,7 @@ def test_comparisons_max_and_clamp(torch):
         print("a中大于b的元素: ", a[a > b])
         print("a中最大的元素: ", t.max(a))
         return a, b, a > b, a[a > b], t.max(a), t.max(b, dim=1), t.max(a, b), t.clamp(a, min=10)
+
     a, b, greater, bigger, maximum, by_row, pairwise, clamped = same_as_torch(cell, torch)
     assert a.tolist() == [[0, 3, 6], [9, 12, 15]] and b.tolist() == [[15, 12, 9], [6, 3, 0]]
     assert greater.tolist() == [[False, False, False], [True, True, True]]
@@ -465,6 +533,7 @@ def test_topk_argsort_sort(torch):
         a = t.tensor([2, 3, 4, 5, 1])
         b = t.tensor([[-0.1712, 0.2442, -1.1505], [-0.0754, -0.1402, 1.1420]])  # book: t.randn(2, 3)
         return t.topk(a, 3), t.argsort(b, dim=1), t.sort(b, dim=1)
+
     top, order, ordered = same_as_torch(cell, torch)
     assert top.values.tolist() == [5, 4, 3] and top.indices.tolist() == [3, 2, 1]
     assert order.tolist() == [[2, 0, 1], [1, 0, 2]]
@@ -476,6 +545,7 @@ def test_allclose_versus_equality(torch):
         b = t.ones_like(a)  # [1., 1., 1.]
         print(a == b)
         return t.allclose(a, b)
+
     assert same_as_torch(cell, torch) is True
 
 
@@ -485,6 +555,7 @@ def test_transpose_is_not_contiguous(torch):
         a = t.linspace(0, 15, 6).view(2, 3)
         b = a.t()
         return b.is_contiguous(), b.contiguous(), b.contiguous().is_contiguous()
+
     transposed, copy, contiguous = same_as_torch(cell, torch)
     assert transposed is False and contiguous is True
     assert copy.tolist() == [[0, 9], [3, 12], [6, 15]]
@@ -493,34 +564,55 @@ def test_transpose_is_not_contiguous(torch):
 def test_linear_algebra_table(torch):
     # 表3-7: trace, diag, triu/tril, mm/bmm, addmm/addbmm/addmv/addr/baddbmm, t, dot/cross, inverse, svd
     def cell(t):
-        m = t.tensor([[2., 1., 0.], [1., 3., 1.], [0., 1., 4.]])
-        v = t.tensor([1., 2., 3.])
-        batch = t.arange(24.).view(2, 3, 4)
-        other = t.arange(8.).view(2, 4, 1)
-        return (m.trace(), m.diag(), t.diag(v), m.triu(), m.tril(-1), m.mm(m), t.bmm(batch, other),
-                t.addmm(m, m, m, beta=0.5, alpha=2), t.addbmm(t.zeros(3, 1), batch, other),
-                t.addmv(v, m, v), t.addr(m, v, v), t.baddbmm(t.ones(2, 3, 1), batch, other), m.t(),
-                t.dot(v, v), t.cross(v, t.tensor([0., 1., 0.]), dim=0), m.inverse(),
-                t.linalg.det(m), t.linalg.matrix_rank(m), t.linalg.norm(m), t.linalg.inv(m))
+        m = t.tensor([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]])
+        v = t.tensor([1.0, 2.0, 3.0])
+        batch = t.arange(24.0).view(2, 3, 4)
+        other = t.arange(8.0).view(2, 4, 1)
+        return (
+            m.trace(),
+            m.diag(),
+            t.diag(v),
+            m.triu(),
+            m.tril(-1),
+            m.mm(m),
+            t.bmm(batch, other),
+            t.addmm(m, m, m, beta=0.5, alpha=2),
+            t.addbmm(t.zeros(3, 1), batch, other),
+            t.addmv(v, m, v),
+            t.addr(m, v, v),
+            t.baddbmm(t.ones(2, 3, 1), batch, other),
+            m.t(),
+            t.dot(v, v),
+            t.cross(v, t.tensor([0.0, 1.0, 0.0]), dim=0),
+            m.inverse(),
+            t.linalg.det(m),
+            t.linalg.matrix_rank(m),
+            t.linalg.norm(m),
+            t.linalg.inv(m),
+        )
+
     same_as_torch(cell, torch, rtol=1e-5)
 
 
 def test_decompositions(torch):
     def cell(t):
-        m = t.tensor([[2., 1., 0.], [1., 3., 1.], [0., 1., 4.], [1., 0., 1.]])
+        m = t.tensor([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0], [1.0, 0.0, 1.0]])
         u, s, vh = t.linalg.svd(m, full_matrices=False)
         q, r = t.linalg.qr(m)
         return s, (u @ t.diag(s) @ vh), q @ r, t.linalg.pinv(m) @ m
+
     singular, rebuilt, qr_product, identity = same_as_torch(cell, torch, check_repr=False, rtol=1e-4, atol=1e-5)
     assert np.allclose(identity.numpy(), np.eye(3), atol=1e-5)
 
 
 def test_fft(torch):
     """The new edition's torch.fft table: fft.fft and its inverse fft.ifft."""
+
     def cell(t):
         x = t.tensor([1.0, 2.0, 3.0, 4.0])
         spectrum = t.fft.fft(x)
         return spectrum, t.fft.ifft(spectrum), t.fft.ifft(spectrum).real
+
     same_as_torch(cell, torch)
 
 
@@ -537,6 +629,7 @@ def test_from_numpy_and_tensor_share_float32_memory(torch):
         a[0, 1] = 100
         c = b.numpy()  # a, b, c三个对象共享内存
         return b, legacy, c, np.shares_memory(c, a)
+
     b, legacy, c, shares = same_as_torch(cell, torch)
     assert b[0, 1].item() == legacy[0, 1].item() == 100 and shares
 
@@ -548,6 +641,7 @@ def test_other_dtypes_are_copied(torch):
         c = t.from_numpy(a)  # 注意c的类型（DoubleTensor）
         a[0, 1] = 100
         return a.dtype.name, b.dtype, b, c
+
     dtype_name, b_dtype, b, c = same_as_torch(cell, torch)
     assert dtype_name == "float64" and b_dtype == t.float32
     assert b[0, 1].item() == 1 and c[0, 1].item() == 100 and c.dtype == t.float64
@@ -562,6 +656,7 @@ def test_tensor_function_always_copies(torch):
         a_tensor = t.tensor(a)
         a_tensor[0, 1] = 1
         return a
+
     a = same_as_torch(cell, torch)
     assert a.tolist() == [[1, 100, 1], [1, 1, 1]]
 
@@ -571,8 +666,13 @@ def test_automatic_and_manual_broadcasting(torch):
     def cell(t):
         a = t.ones(3, 2)
         b = t.zeros(2, 3, 1)
-        return (a + b, a[None].expand(2, 3, 2) + b.expand(2, 3, 2),
-                a.view(1, 3, 2).expand(2, 3, 2) + b.expand(2, 3, 2), a.unsqueeze(0).expand_as(b.expand(2, 3, 2)))
+        return (
+            a + b,
+            a[None].expand(2, 3, 2) + b.expand(2, 3, 2),
+            a.view(1, 3, 2).expand(2, 3, 2) + b.expand(2, 3, 2),
+            a.unsqueeze(0).expand_as(b.expand(2, 3, 2)),
+        )
+
     automatic, manual, viewed, expanded = same_as_torch(cell, torch)
     assert automatic.shape == (2, 3, 2) and automatic.tolist() == manual.tolist() == viewed.tolist()
 
@@ -582,6 +682,7 @@ def test_expand_takes_no_memory(torch):
         a = t.ones(3, 2)
         e = a.unsqueeze(0).expand(10000000000000, 3, 2)  # expand不会占用额外空间
         return e.shape, e.stride(), e.is_contiguous()
+
     shape, stride, contiguous = same_as_torch(cell, torch)
     assert shape[0] == 10000000000000 and stride == (0, 2, 1) and contiguous is False
 
@@ -592,6 +693,7 @@ def test_repeat_copies(torch):
         r = a.repeat(1, 2)
         r[0, 0] = 9
         return r, a, r.storage().data_ptr() == a.storage().data_ptr()
+
     same_as_torch(cell, torch)
 
 
@@ -601,9 +703,11 @@ def test_storage_is_shared_by_views(torch):
         a = t.arange(0, 6)
         b = a.view(2, 3)
         return a.storage(), b.storage(), id(b.storage()) == id(a.storage())
+
     a_storage, b_storage, same_id = same_as_torch(cell, torch)
-    assert repr(a_storage) == (" 0\n 1\n 2\n 3\n 4\n 5\n"
-                               "[torch.storage.TypedStorage(dtype=torch.int64, device=cpu) of size 6]")
+    assert repr(a_storage) == (
+        " 0\n 1\n 2\n 3\n 4\n 5\n[torch.storage.TypedStorage(dtype=torch.int64, device=cpu) of size 6]"
+    )
     assert same_id is True
 
 
@@ -620,16 +724,29 @@ def test_storage_data_ptr_offset_and_strides(torch):
         c[0] = -100  # c[0]的内存地址对应a[2]的内存地址
         d = t.Tensor(c.storage())
         d[0] = 6666
-        all_shared = (a.storage().data_ptr() == b.storage().data_ptr() == c.storage().data_ptr()
-                      == d.storage().data_ptr())
+        all_shared = (
+            a.storage().data_ptr() == b.storage().data_ptr() == c.storage().data_ptr() == d.storage().data_ptr()
+        )
         same_ids = id(a.storage()) == id(b.storage()) == id(c.storage()) == id(d.storage())
         e = b[::2, ::2]  # 隔2行/列取一个元素
-        return (shared, c_storage, gap, a, b, all_shared, same_ids,
-                (a.storage_offset(), c.storage_offset(), d.storage_offset()),
-                id(e.storage()) == id(a.storage()), a.storage().data_ptr() == e.storage().data_ptr(),
-                (b.stride(), e.stride()), e.is_contiguous())
-    (shared, c_storage, gap, a, b, all_shared, same_ids, offsets, e_same_id, e_shared, strides,
-     contiguous) = same_as_torch(cell, torch)
+        return (
+            shared,
+            c_storage,
+            gap,
+            a,
+            b,
+            all_shared,
+            same_ids,
+            (a.storage_offset(), c.storage_offset(), d.storage_offset()),
+            id(e.storage()) == id(a.storage()),
+            a.storage().data_ptr() == e.storage().data_ptr(),
+            (b.stride(), e.stride()),
+            e.is_contiguous(),
+        )
+
+    (shared, c_storage, gap, a, b, all_shared, same_ids, offsets, e_same_id, e_shared, strides, contiguous) = (
+        same_as_torch(cell, torch)
+    )
     assert shared and all_shared and same_ids and e_same_id and e_shared
     assert len(c_storage) == 6 and c_storage[1] == 100.0 and gap == 8
     assert a.tolist() == [6666, 100, -100, 3, 4, 5] and b[0, 0].item() == 6666
@@ -638,10 +755,11 @@ def test_storage_data_ptr_offset_and_strides(torch):
 
 def test_storage_indexing_and_tensor_of_storage(torch):
     def cell(t):
-        a = t.arange(6.)
+        a = t.arange(6.0)
         s = a[3:].storage()
         s[0] = -1.0
         return s[0], s[5], len(s), s.size(), s.tolist(), a, t.Tensor(s).shape, s.dtype, s.element_size()
+
     same_as_torch(cell, torch)
 
 
@@ -650,11 +768,12 @@ def test_storage_of_a_strided_view_covers_the_whole_base(torch):
         a = t.arange(12).view(3, 4)
         e = a.t()[1:, ::2]
         return e.storage().tolist() == a.storage().tolist(), e.storage_offset(), e.stride(), len(e.storage())
+
     same_as_torch(cell, torch)
 
 
 def test_storage_slices_are_refused(torch):
-    raises_like_torch(lambda t: t.arange(6.).storage()[1:3], torch)
+    raises_like_torch(lambda t: t.arange(6.0).storage()[1:3], torch)
 
 
 # ---------------------------------------------------------------------------- devices, persistence
@@ -664,6 +783,7 @@ def test_device_and_to(torch):
         device = t.device("cpu")
         moved = a.to(device)
         return a.device, device, moved, moved.device, moved is a, t.cuda.is_available()
+
     same_as_torch(cell, torch)
 
 
@@ -687,9 +807,11 @@ def test_for_loop_add_equals_vectorized_add(torch):
             for i, j in zip(x, y):
                 result.append(i + j)
             return t.Tensor(result)
+
         x = t.zeros(100)
         y = t.ones(100)
         return for_loop_add(x, y), x + y, t.equal(for_loop_add(x, y), x + y)
+
     looped, vectorized, equal = same_as_torch(cell, torch)
     assert equal is True
 
@@ -700,23 +822,28 @@ def test_out_argument_and_int64_range(torch):
         b = t.LongTensor()
         result = t.arange(0, 20000000, out=b)  # 64bit的LongTensor不会溢出
         return a[-1], a[-2], b[-1], b[-2], result is b, b.dtype
+
     last, before, b_last, b_before, same, dtype = same_as_torch(cell, torch)
     assert last.item() == 19999999 and b_before.item() == 19999998 and same and dtype == t.int64
 
 
 def test_set_printoptions_precision(torch):
     def cell(t):
-        a = t.tensor([[0.4316843748, 2.1250586510, 1.0684313774],
-                      [1.0297036171, 1.0137003660, -0.8690901995]])  # book: t.randn(2, 3)
+        a = t.tensor(
+            [[0.4316843748, 2.1250586510, 1.0684313774], [1.0297036171, 1.0137003660, -0.8690901995]]
+        )  # book: t.randn(2, 3)
         t.set_printoptions(precision=10)
         try:
             shown = repr(a)
         finally:
             t.set_printoptions(profile="default")
         return shown, repr(a)
+
     shown, default = same_as_torch(cell, torch)
-    assert shown == ("tensor([[ 0.4316843748,  2.1250586510,  1.0684313774],\n"
-                     "        [ 1.0297036171,  1.0137003660, -0.8690901995]])")
+    assert shown == (
+        "tensor([[ 0.4316843748,  2.1250586510,  1.0684313774],\n"
+        "        [ 1.0297036171,  1.0137003660, -0.8690901995]])"
+    )
     assert default == "tensor([[ 0.4317,  2.1251,  1.0684],\n        [ 1.0297,  1.0137, -0.8691]])"
 
 
@@ -731,6 +858,7 @@ def test_size_dim_numel(torch):
         tensor = t.arange(24).reshape(2, 3, 4)
         print(f"a.shape={tensor.shape}. a.size()={tensor.size()}")
         return f"这是个{tensor.dim()}维Tensor, 共有{tensor.numel()}个元素"
+
     assert same_as_torch(cell, torch) == "这是个3维Tensor, 共有24个元素"
 
 
@@ -743,6 +871,7 @@ def test_view_and_reshape_share_storage(torch):
         shared = a.storage().data_ptr() == b.storage().data_ptr() == c.storage().data_ptr()
         b = b.t()  # b不再连续
         return ids, shared, b.reshape(-1, 4)
+
     ids, shared, reshaped = same_as_torch(cell, torch)
     assert ids is False and shared is True
     assert reshaped.tolist() == [[1, 7, 2, 8], [3, 9, 4, 10], [5, 11, 6, 12]]
@@ -761,9 +890,16 @@ def test_image_reshapes(torch):
         alpha_HxW = t.tensor(np.linspace(0, 1, 128 * 256, dtype=np.float32).reshape(128, 256))
         alpha_1xHxW = alpha_HxW[None]  # 等价于 alpha.unsqueeze(0)
         rgba_img = t.cat([alpha_1xHxW, img_3xHxW], dim=0)
-        return (img_3xHW.mean(dim=1), img_3xHxW.flatten(1, 2).shape, rgba_img.shape,
-                alpha_1xHxW.view(128, 256).shape, alpha_1xHxW.squeeze().shape, alpha_1xHxW.flatten(0, 1).shape,
-                t.equal(alpha_1xHxW[0], alpha_HxW))
+        return (
+            img_3xHW.mean(dim=1),
+            img_3xHxW.flatten(1, 2).shape,
+            rgba_img.shape,
+            alpha_1xHxW.view(128, 256).shape,
+            alpha_1xHxW.squeeze().shape,
+            alpha_1xHxW.flatten(0, 1).shape,
+            t.equal(alpha_1xHxW[0], alpha_HxW),
+        )
+
     means, flat, rgba, viewed, squeezed, flattened, equal = same_as_torch(cell, torch, check_repr=False)
     assert rgba == (4, 128, 256) and viewed == squeezed == flattened == (128, 256) and equal
 
@@ -771,8 +907,8 @@ def test_image_reshapes(torch):
 def test_transpose_permute_t(torch):
     def cell(t):
         mask = t.arange(6).view(2, 3)  # 一张高为2，宽为3的图片
-        return (mask, mask.transpose(0, 1), mask.transpose(1, 0), mask.t(), mask.T, mask.permute(1, 0),
-                mask.view(3, 2))
+        return (mask, mask.transpose(0, 1), mask.transpose(1, 0), mask.t(), mask.T, mask.permute(1, 0), mask.view(3, 2))
+
     mask, *rotated, reshaped = same_as_torch(cell, torch)
     for result in rotated:
         assert result.tolist() == [[0, 3], [1, 4], [2, 5]]
@@ -781,9 +917,10 @@ def test_transpose_permute_t(torch):
 
 def test_permute_to_channels_last(torch):
     def cell(t):
-        img_3xHxW = t.arange(3 * 4 * 5.).view(3, 4, 5)  # book: t.randn(3, 128, 256)
+        img_3xHxW = t.arange(3 * 4 * 5.0).view(3, 4, 5)  # book: t.randn(3, 128, 256)
         img_HxWx3 = img_3xHxW.permute(1, 2, 0)
         return img_HxWx3.shape, img_HxWx3.is_contiguous(), img_HxWx3.reshape(-1)
+
     shape, contiguous, flat = same_as_torch(cell, torch)
     assert shape == (4, 5, 3) and contiguous is False and flat[:4].tolist() == [0, 20, 40, 1]
     raises_like_torch(lambda t: t.randn(3, 128, 256).permute(1, 2, 0).view(-1), torch)  # .view会报错
@@ -792,11 +929,12 @@ def test_permute_to_channels_last(torch):
 def test_reshape_versus_transpose(torch):
     def cell(t):
         H, W = 4, 5
-        img_3xHxW = t.arange(3. * H * W).view(3, H, W)  # book: t.randn(3, H, W)
+        img_3xHxW = t.arange(3.0 * H * W).view(3, H, W)  # book: t.randn(3, H, W)
         img_3xHW = img_3xHxW.reshape(3, -1)  # 目标数据排列和输入一样，直接使用reshape
         img_3xWH = img_3xHxW.transpose(1, 2).reshape(3, -1)  # 先通过transpose变成(3,W,H), 再变成(3,WH)
         img_3xWxH = img_3xWH.reshape(3, W, H)
         return img_3xHW, img_3xWH, img_3xWxH
+
     same_as_torch(cell, torch)
 
 
@@ -879,6 +1017,7 @@ def test_chapter2_tensor_basics(torch):
         print(y.add(x) is y, y)  # 普通加法，不改变y的内容
         print(y.add_(x) is y, y)  # inplace 加法，y变了
         return (x.size()[1], x.size(1)), x + y, t.add(x, y), result, returned is result, x[:, 1]
+
     columns, *_ = same_as_torch(cell, torch)
     assert columns == (3, 3)
 
@@ -895,8 +1034,16 @@ def test_chapter2_numpy_bridge_and_scalars(torch):
         print(b)  # Tensor和Numpy共享内存
         scalar = b[0]
         tensor = t.tensor([2])  # 注意和scalar的区别
-        return scalar, scalar.size(), scalar.item(), (tensor, scalar), (tensor.size(), scalar.size()), \
-            (tensor.item(), scalar.item()), t.tensor(3)
+        return (
+            scalar,
+            scalar.size(),
+            scalar.item(),
+            (tensor, scalar),
+            (tensor.size(), scalar.size()),
+            (tensor.item(), scalar.item()),
+            t.tensor(3),
+        )
+
     scalar, size, value, *_ = same_as_torch(cell, torch)
     assert repr(scalar) == "tensor(2., dtype=torch.float64)" and repr(size) == "torch.Size([])" and value == 2.0
 
@@ -912,6 +1059,7 @@ def test_chapter2_tensor_copies_and_detach_shares(torch):
         new_tensor[0] = 1111
         device = t.device("cuda:0" if t.cuda.is_available() else "cpu")
         return copied, (old_tensor, new_tensor), (tensor.to(device) + tensor.to(device)).device
+
     (copy_old, copy_new), (old, new), device = same_as_torch(cell, torch)
     assert copy_old.tolist() == [3, 4] and copy_new.tolist() == [1111, 4]
     assert old.tolist() == new.tolist() == [1111, 4] and str(device) == "cpu"

@@ -1,4 +1,5 @@
 """Run a worker script on N MPI processes and collect what each rank reports."""
+
 import json
 import os
 import pathlib
@@ -34,15 +35,29 @@ def run(worker, processes=2, args=(), timeout=120, launcher=None, check=True, la
     requires_mpi()
     script = os.path.join(WORKERS, worker)
     if launcher == "ember":
-        command = [sys.executable, "-m", "ember.distributed.run", *launcher_options, "--nproc-per-node",
-                   str(processes), script]
+        command = [
+            sys.executable,
+            "-m",
+            "ember.distributed.run",
+            *launcher_options,
+            "--nproc-per-node",
+            str(processes),
+            script,
+        ]
     elif launcher == "python":
         command = [sys.executable, script]
     else:
         command = [find_mpiexec(), "-n", str(processes), sys.executable, script]
     with tempfile.TemporaryDirectory() as folder:
-        result = subprocess.run(command + list(args), capture_output=True, text=True, timeout=timeout,
-                                stdin=subprocess.DEVNULL, env=environment(folder), cwd=ROOT)
+        result = subprocess.run(
+            command + list(args),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            env=environment(folder),
+            cwd=ROOT,
+        )
         result.reports = [json.loads(pathlib.Path(folder, name).read_text()) for name in sorted(os.listdir(folder))]
     if check and result.returncode != 0:
         raise AssertionError(f"{worker} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")

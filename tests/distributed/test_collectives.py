@@ -1,10 +1,24 @@
 """Every collective on 2 MPI processes, checked against NumPy (tests/distributed/workers/collectives.py)."""
+
 import pytest
 
 from . import launch
 
-CHECKS = ["all_reduce_sum", "all_reduce_ops", "all_reduce_non_contiguous_and_async", "broadcast", "all_gather",
-          "gather_scatter", "reduce", "reduce_scatter", "all_to_all", "send_recv", "objects", "new_group", "errors"]
+CHECKS = [
+    "all_reduce_sum",
+    "all_reduce_ops",
+    "all_reduce_non_contiguous_and_async",
+    "broadcast",
+    "all_gather",
+    "gather_scatter",
+    "reduce",
+    "reduce_scatter",
+    "all_to_all",
+    "send_recv",
+    "objects",
+    "new_group",
+    "errors",
+]
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,16 @@
 """DistributedDataParallel on 2 MPI processes (tests/distributed/workers/ddp.py)."""
+
 import pytest
 
 from . import launch
 
-CHECKS = ["matches_single_process", "no_sync_accumulates", "find_unused_parameters",
-          "unused_without_detection_raises", "broadcast_buffers"]
+CHECKS = [
+    "matches_single_process",
+    "no_sync_accumulates",
+    "find_unused_parameters",
+    "unused_without_detection_raises",
+    "broadcast_buffers",
+]
 
 
 @pytest.fixture(scope="module")

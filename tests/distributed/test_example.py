@@ -1,4 +1,5 @@
 """examples/ddp_mnist.py runs unchanged under ember's launcher and under torchrun with real PyTorch."""
+
 import os
 import re
 import shutil
@@ -19,9 +20,15 @@ def accuracy(output):
 
 
 def run(command, tmp_path):
-    result = subprocess.run(command + [EXAMPLE, "--epochs", "1", "--checkpoint", str(tmp_path / "model.pt")],
-                            capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
-                            env=launch.environment(), cwd=tmp_path)
+    result = subprocess.run(
+        command + [EXAMPLE, "--epochs", "1", "--checkpoint", str(tmp_path / "model.pt")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        env=launch.environment(),
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert (tmp_path / "model.pt").exists()
     return result.stdout

@@ -1,5 +1,6 @@
 """A failing rank ends the job with its rank named; the launcher sets torchrun's variables;
 init_process_group explains what is missing without a launcher."""
+
 import subprocess
 import sys
 import time
@@ -69,12 +70,21 @@ def test_launcher_with_a_host_file(tmp_path):
 
 
 def test_without_mpi4py_init_says_what_to_install():
-    code = ("import sys; sys.modules['mpi4py'] = None\n"
-            "import ember.distributed as dist\n"
-            "assert not dist.is_available()\n"
-            "try:\n    dist.init_process_group('gloo', rank=0, world_size=1)\n"
-            "except RuntimeError as error:\n    print(error)\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                            stdin=subprocess.DEVNULL, env=launch.environment(), cwd=launch.ROOT)
+    code = (
+        "import sys; sys.modules['mpi4py'] = None\n"
+        "import ember.distributed as dist\n"
+        "assert not dist.is_available()\n"
+        "try:\n    dist.init_process_group('gloo', rank=0, world_size=1)\n"
+        "except RuntimeError as error:\n    print(error)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        env=launch.environment(),
+        cwd=launch.ROOT,
+    )
     assert result.returncode == 0, result.stderr
     assert "mpi4py" in result.stdout and 'pip install "ember-autograd[distributed]"' in result.stdout

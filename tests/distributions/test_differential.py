@@ -1,5 +1,6 @@
 """Each distribution against torch.distributions on the same parameters: densities, cdf/icdf,
 entropy, moments, gradients of them with respect to the parameters, and repr."""
+
 import numpy as np
 import pytest
 
@@ -129,10 +130,23 @@ def test_expand_matches_torch(case, torch):
 
 
 # ---------------------------------------------------------------- float64 numerical gradient checks
-GRADCHECK_CASES = ["Normal", "Bernoulli-logits", "Categorical-logits", "Beta", "Gamma", "Dirichlet", "Laplace",
-                   "MultivariateNormal-scale_tril", "MultivariateNormal-covariance",
-                   "MultivariateNormal-precision", "StudentT", "Binomial-probs",
-                   "LogNormal", "TransformedDistribution-stick-breaking", "Poisson"]
+GRADCHECK_CASES = [
+    "Normal",
+    "Bernoulli-logits",
+    "Categorical-logits",
+    "Beta",
+    "Gamma",
+    "Dirichlet",
+    "Laplace",
+    "MultivariateNormal-scale_tril",
+    "MultivariateNormal-covariance",
+    "MultivariateNormal-precision",
+    "StudentT",
+    "Binomial-probs",
+    "LogNormal",
+    "TransformedDistribution-stick-breaking",
+    "Poisson",
+]
 
 
 @pytest.mark.parametrize("name", GRADCHECK_CASES)

@@ -1,5 +1,6 @@
 """kl_divergence against torch's on the same parameters (values and gradients), the registry's
 dispatch, and NotImplementedError for pairs without a rule."""
+
 import numpy as np
 import pytest
 
@@ -28,94 +29,182 @@ def _normal(D, p):
 NORMAL = (_normal, {"loc": _R.standard_normal(3), "scale": _positive(3)})
 PAIRS = {
     "Normal-Normal": (NORMAL, (_normal, {"loc": _R.standard_normal(3), "scale": _positive(3)})),
-    "Bernoulli-Bernoulli": ((lambda D, p: D.Bernoulli(probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
-                            (lambda D, p: D.Bernoulli(logits=p["logits"]), {"logits": _R.standard_normal(3)})),
-    "Categorical-Categorical": ((lambda D, p: D.Categorical(probs=p["probs"]), {"probs": _positive(2, 4)}),
-                                (lambda D, p: D.Categorical(logits=p["logits"]),
-                                 {"logits": _R.standard_normal((2, 4))})),
+    "Bernoulli-Bernoulli": (
+        (lambda D, p: D.Bernoulli(probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
+        (lambda D, p: D.Bernoulli(logits=p["logits"]), {"logits": _R.standard_normal(3)}),
+    ),
+    "Categorical-Categorical": (
+        (lambda D, p: D.Categorical(probs=p["probs"]), {"probs": _positive(2, 4)}),
+        (lambda D, p: D.Categorical(logits=p["logits"]), {"logits": _R.standard_normal((2, 4))}),
+    ),
     "OneHotCategorical-OneHotCategorical": (
         (lambda D, p: D.OneHotCategorical(probs=p["probs"]), {"probs": _positive(2, 4)}),
-        (lambda D, p: D.OneHotCategorical(probs=p["probs"]), {"probs": _positive(2, 4)})),
-    "Beta-Beta": ((lambda D, p: D.Beta(p["a"], p["b"]), {"a": _positive(3), "b": _positive(3)}),
-                  (lambda D, p: D.Beta(p["a"], p["b"]), {"a": _positive(3), "b": _positive(3)})),
-    "Gamma-Gamma": ((lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)}),
-                    (lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)})),
-    "Dirichlet-Dirichlet": ((lambda D, p: D.Dirichlet(p["c"]), {"c": _positive(2, 4)}),
-                            (lambda D, p: D.Dirichlet(p["c"]), {"c": _positive(2, 4)})),
-    "Exponential-Exponential": ((lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)}),
-                                (lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)})),
-    "Laplace-Laplace": ((lambda D, p: D.Laplace(p["loc"], p["s"]), {"loc": _R.standard_normal(3), "s": _positive(3)}),
-                        (lambda D, p: D.Laplace(p["loc"], p["s"]), {"loc": _R.standard_normal(3), "s": _positive(3)})),
+        (lambda D, p: D.OneHotCategorical(probs=p["probs"]), {"probs": _positive(2, 4)}),
+    ),
+    "Beta-Beta": (
+        (lambda D, p: D.Beta(p["a"], p["b"]), {"a": _positive(3), "b": _positive(3)}),
+        (lambda D, p: D.Beta(p["a"], p["b"]), {"a": _positive(3), "b": _positive(3)}),
+    ),
+    "Gamma-Gamma": (
+        (lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)}),
+        (lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)}),
+    ),
+    "Dirichlet-Dirichlet": (
+        (lambda D, p: D.Dirichlet(p["c"]), {"c": _positive(2, 4)}),
+        (lambda D, p: D.Dirichlet(p["c"]), {"c": _positive(2, 4)}),
+    ),
+    "Exponential-Exponential": (
+        (lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)}),
+        (lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)}),
+    ),
+    "Laplace-Laplace": (
+        (lambda D, p: D.Laplace(p["loc"], p["s"]), {"loc": _R.standard_normal(3), "s": _positive(3)}),
+        (lambda D, p: D.Laplace(p["loc"], p["s"]), {"loc": _R.standard_normal(3), "s": _positive(3)}),
+    ),
     "MultivariateNormal-MultivariateNormal": (
-        (lambda D, p: D.MultivariateNormal(p["loc"], covariance_matrix=p["cov"]),
-         {"loc": _R.standard_normal((2, 3)), "cov": _covariance(3)}),
-        (lambda D, p: D.MultivariateNormal(p["loc"], precision_matrix=p["prec"]),
-         {"loc": _R.standard_normal(3), "prec": _covariance(3, (2,))})),
-    "Uniform-Uniform": ((lambda D, p: D.Uniform(p["low"], p["high"]),
-                         {"low": np.array([0.0, 0.5, -1.0]), "high": np.array([1.0, 2.0, 0.0])}),
-                        (lambda D, p: D.Uniform(p["low"], p["high"]),
-                         {"low": np.array([-1.0, 0.0, -0.5]), "high": np.array([2.0, 1.0, 1.0])})),
-    "Poisson-Poisson": ((lambda D, p: D.Poisson(p["r"]), {"r": _positive(3)}),
-                        (lambda D, p: D.Poisson(p["r"]), {"r": _positive(3)})),
-    "Binomial-Binomial": ((lambda D, p: D.Binomial(10, probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
-                          (lambda D, p: D.Binomial(10, logits=p["logits"]), {"logits": _R.standard_normal(3)})),
-    "Geometric-Geometric": ((lambda D, p: D.Geometric(probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
-                            (lambda D, p: D.Geometric(probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)})),
-    "HalfNormal-HalfNormal": ((lambda D, p: D.HalfNormal(p["s"]), {"s": _positive(3)}),
-                              (lambda D, p: D.HalfNormal(p["s"]), {"s": _positive(3)})),
-    "Cauchy-Cauchy": ((lambda D, p: D.Cauchy(p["loc"], p["s"]), {"loc": _R.standard_normal(3), "s": _positive(3)}),
-                      (lambda D, p: D.Cauchy(p["loc"], p["s"]), {"loc": _R.standard_normal(3), "s": _positive(3)})),
+        (
+            lambda D, p: D.MultivariateNormal(p["loc"], covariance_matrix=p["cov"]),
+            {"loc": _R.standard_normal((2, 3)), "cov": _covariance(3)},
+        ),
+        (
+            lambda D, p: D.MultivariateNormal(p["loc"], precision_matrix=p["prec"]),
+            {"loc": _R.standard_normal(3), "prec": _covariance(3, (2,))},
+        ),
+    ),
+    "Uniform-Uniform": (
+        (
+            lambda D, p: D.Uniform(p["low"], p["high"]),
+            {"low": np.array([0.0, 0.5, -1.0]), "high": np.array([1.0, 2.0, 0.0])},
+        ),
+        (
+            lambda D, p: D.Uniform(p["low"], p["high"]),
+            {"low": np.array([-1.0, 0.0, -0.5]), "high": np.array([2.0, 1.0, 1.0])},
+        ),
+    ),
+    "Poisson-Poisson": (
+        (lambda D, p: D.Poisson(p["r"]), {"r": _positive(3)}),
+        (lambda D, p: D.Poisson(p["r"]), {"r": _positive(3)}),
+    ),
+    "Binomial-Binomial": (
+        (lambda D, p: D.Binomial(10, probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
+        (lambda D, p: D.Binomial(10, logits=p["logits"]), {"logits": _R.standard_normal(3)}),
+    ),
+    "Geometric-Geometric": (
+        (lambda D, p: D.Geometric(probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
+        (lambda D, p: D.Geometric(probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
+    ),
+    "HalfNormal-HalfNormal": (
+        (lambda D, p: D.HalfNormal(p["s"]), {"s": _positive(3)}),
+        (lambda D, p: D.HalfNormal(p["s"]), {"s": _positive(3)}),
+    ),
+    "Cauchy-Cauchy": (
+        (lambda D, p: D.Cauchy(p["loc"], p["s"]), {"loc": _R.standard_normal(3), "s": _positive(3)}),
+        (lambda D, p: D.Cauchy(p["loc"], p["s"]), {"loc": _R.standard_normal(3), "s": _positive(3)}),
+    ),
     "Independent-Independent": (
-        (lambda D, p: D.Independent(D.Normal(p["loc"], p["s"]), 1),
-         {"loc": _R.standard_normal((2, 3)), "s": _positive(2, 3)}),
-        (lambda D, p: D.Independent(D.Normal(p["loc"], p["s"]), 1),
-         {"loc": _R.standard_normal((2, 3)), "s": _positive(2, 3)})),
+        (
+            lambda D, p: D.Independent(D.Normal(p["loc"], p["s"]), 1),
+            {"loc": _R.standard_normal((2, 3)), "s": _positive(2, 3)},
+        ),
+        (
+            lambda D, p: D.Independent(D.Normal(p["loc"], p["s"]), 1),
+            {"loc": _R.standard_normal((2, 3)), "s": _positive(2, 3)},
+        ),
+    ),
     "LogNormal-LogNormal": (
         (lambda D, p: D.LogNormal(p["loc"], p["s"]), {"loc": _R.standard_normal(3), "s": _positive(3)}),
-        (lambda D, p: D.LogNormal(p["loc"], p["s"]), {"loc": _R.standard_normal(3), "s": _positive(3)})),
-    "Chi2-Chi2 (Gamma)": ((lambda D, p: D.Chi2(p["df"]), {"df": _positive(3)}),
-                          (lambda D, p: D.Chi2(p["df"]), {"df": _positive(3)})),
-    "Uniform-Normal": ((lambda D, p: D.Uniform(p["low"], p["high"]),
-                        {"low": np.array([0.0, 0.5, -1.0]), "high": np.array([1.0, 2.0, 0.0])}), NORMAL),
-    "Uniform-Exponential": ((lambda D, p: D.Uniform(p["low"], p["high"]),
-                             {"low": np.array([0.0, 0.5, -1.0]), "high": np.array([1.0, 2.0, 0.0])}),
-                            (lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)})),
-    "Uniform-Gamma": ((lambda D, p: D.Uniform(p["low"], p["high"]),
-                       {"low": np.array([0.0, 0.5, -1.0]), "high": np.array([1.0, 2.0, 0.0])}),
-                      (lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)})),
-    "Uniform-Beta": ((lambda D, p: D.Uniform(p["low"], p["high"]),
-                      {"low": np.array([0.0, 0.25, -1.0]), "high": np.array([1.0, 0.5, 0.0])}),
-                     (lambda D, p: D.Beta(p["a"], p["b"]), {"a": _positive(3), "b": _positive(3)})),
-    "Exponential-Gamma": ((lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)}),
-                          (lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)})),
+        (lambda D, p: D.LogNormal(p["loc"], p["s"]), {"loc": _R.standard_normal(3), "s": _positive(3)}),
+    ),
+    "Chi2-Chi2 (Gamma)": (
+        (lambda D, p: D.Chi2(p["df"]), {"df": _positive(3)}),
+        (lambda D, p: D.Chi2(p["df"]), {"df": _positive(3)}),
+    ),
+    "Uniform-Normal": (
+        (
+            lambda D, p: D.Uniform(p["low"], p["high"]),
+            {"low": np.array([0.0, 0.5, -1.0]), "high": np.array([1.0, 2.0, 0.0])},
+        ),
+        NORMAL,
+    ),
+    "Uniform-Exponential": (
+        (
+            lambda D, p: D.Uniform(p["low"], p["high"]),
+            {"low": np.array([0.0, 0.5, -1.0]), "high": np.array([1.0, 2.0, 0.0])},
+        ),
+        (lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)}),
+    ),
+    "Uniform-Gamma": (
+        (
+            lambda D, p: D.Uniform(p["low"], p["high"]),
+            {"low": np.array([0.0, 0.5, -1.0]), "high": np.array([1.0, 2.0, 0.0])},
+        ),
+        (lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)}),
+    ),
+    "Uniform-Beta": (
+        (
+            lambda D, p: D.Uniform(p["low"], p["high"]),
+            {"low": np.array([0.0, 0.25, -1.0]), "high": np.array([1.0, 0.5, 0.0])},
+        ),
+        (lambda D, p: D.Beta(p["a"], p["b"]), {"a": _positive(3), "b": _positive(3)}),
+    ),
+    "Exponential-Gamma": (
+        (lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)}),
+        (lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)}),
+    ),
     "Exponential-Normal": ((lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)}), NORMAL),
-    "Gamma-Exponential": ((lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)}),
-                          (lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)})),
+    "Gamma-Exponential": (
+        (lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)}),
+        (lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)}),
+    ),
     "Gamma-Normal": ((lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)}), NORMAL),
     "Beta-Normal": ((lambda D, p: D.Beta(p["a"], p["b"]), {"a": _positive(3), "b": _positive(3)}), NORMAL),
-    "Beta-Uniform": ((lambda D, p: D.Beta(p["a"], p["b"]), {"a": _positive(3), "b": _positive(3)}),
-                     (lambda D, p: D.Uniform(p["low"], p["high"]),
-                      {"low": np.array([0.0, -0.5, 0.2]), "high": np.array([1.0, 2.0, 1.0])})),
-    "Beta-Exponential": ((lambda D, p: D.Beta(p["a"], p["b"]), {"a": _positive(3), "b": _positive(3)}),
-                         (lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)})),
-    "Beta-Gamma": ((lambda D, p: D.Beta(p["a"], p["b"]), {"a": _positive(3), "b": _positive(3)}),
-                   (lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)})),
-    "Laplace-Normal": ((lambda D, p: D.Laplace(p["loc"], p["s"]), {"loc": _R.standard_normal(3), "s": _positive(3)}),
-                       NORMAL),
-    "Normal-Laplace": (NORMAL, (lambda D, p: D.Laplace(p["loc"], p["s"]),
-                                {"loc": _R.standard_normal(3), "s": _positive(3)})),
-    "Bernoulli-Poisson": ((lambda D, p: D.Bernoulli(probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
-                          (lambda D, p: D.Poisson(p["r"]), {"r": _positive(3)})),
+    "Beta-Uniform": (
+        (lambda D, p: D.Beta(p["a"], p["b"]), {"a": _positive(3), "b": _positive(3)}),
+        (
+            lambda D, p: D.Uniform(p["low"], p["high"]),
+            {"low": np.array([0.0, -0.5, 0.2]), "high": np.array([1.0, 2.0, 1.0])},
+        ),
+    ),
+    "Beta-Exponential": (
+        (lambda D, p: D.Beta(p["a"], p["b"]), {"a": _positive(3), "b": _positive(3)}),
+        (lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)}),
+    ),
+    "Beta-Gamma": (
+        (lambda D, p: D.Beta(p["a"], p["b"]), {"a": _positive(3), "b": _positive(3)}),
+        (lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)}),
+    ),
+    "Laplace-Normal": (
+        (lambda D, p: D.Laplace(p["loc"], p["s"]), {"loc": _R.standard_normal(3), "s": _positive(3)}),
+        NORMAL,
+    ),
+    "Normal-Laplace": (
+        NORMAL,
+        (lambda D, p: D.Laplace(p["loc"], p["s"]), {"loc": _R.standard_normal(3), "s": _positive(3)}),
+    ),
+    "Bernoulli-Poisson": (
+        (lambda D, p: D.Bernoulli(probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
+        (lambda D, p: D.Poisson(p["r"]), {"r": _positive(3)}),
+    ),
     "Normal-Gamma (infinite)": (NORMAL, (lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)})),
-    "Exponential-Uniform (infinite)": ((lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)}),
-                                       (lambda D, p: D.Uniform(p["low"], p["high"]),
-                                        {"low": np.zeros(3), "high": np.ones(3)})),
-    "Poisson-Binomial (infinite)": ((lambda D, p: D.Poisson(p["r"]), {"r": _positive(3)}),
-                                    (lambda D, p: D.Binomial(10, probs=p["probs"]),
-                                     {"probs": _R.uniform(0.1, 0.9, 3)})),
+    "Exponential-Uniform (infinite)": (
+        (lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)}),
+        (lambda D, p: D.Uniform(p["low"], p["high"]), {"low": np.zeros(3), "high": np.ones(3)}),
+    ),
+    "Poisson-Binomial (infinite)": (
+        (lambda D, p: D.Poisson(p["r"]), {"r": _positive(3)}),
+        (lambda D, p: D.Binomial(10, probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
+    ),
 }
-EXPONENTIAL_FAMILIES = ["Normal-Normal", "Bernoulli-Bernoulli", "Beta-Beta", "Gamma-Gamma", "Dirichlet-Dirichlet",
-                        "Exponential-Exponential", "Poisson-Poisson", "Chi2-Chi2 (Gamma)"]
+EXPONENTIAL_FAMILIES = [
+    "Normal-Normal",
+    "Bernoulli-Bernoulli",
+    "Beta-Beta",
+    "Gamma-Gamma",
+    "Dirichlet-Dirichlet",
+    "Exponential-Exponential",
+    "Poisson-Poisson",
+    "Chi2-Chi2 (Gamma)",
+]
 
 
 def _build(lib, side):
@@ -156,13 +245,23 @@ def test_bregman_divergence_and_entropy_of_exponential_families_match_torchs_clo
     our_p, our_q = _build(ember, p_side)[0], _build(ember, q_side)[0]
     their_p, their_q = _build(torch, p_side)[0], _build(torch, q_side)[0]
     bregman = ember.distributions.kl._kl_expfamily_expfamily(our_p, our_q)
-    assert_close(bregman.detach().numpy(), torch.distributions.kl_divergence(their_p, their_q).detach().numpy(),
-                 rtol=1e-6, atol=1e-8, what=f"Bregman KL {name}")
+    assert_close(
+        bregman.detach().numpy(),
+        torch.distributions.kl_divergence(their_p, their_q).detach().numpy(),
+        rtol=1e-6,
+        atol=1e-8,
+        what=f"Bregman KL {name}",
+    )
     if type(our_p).__name__ in ("Beta", "Dirichlet", "Poisson"):
         return  # no closed-form carrier measure (nor in torch)
     generic_entropy = ember.distributions.ExponentialFamily.entropy(our_p)
-    assert_close(generic_entropy.detach().numpy(), their_p.entropy().detach().numpy(), rtol=1e-6, atol=1e-8,
-                 what=f"ExponentialFamily entropy of {type(our_p).__name__}")
+    assert_close(
+        generic_entropy.detach().numpy(),
+        their_p.entropy().detach().numpy(),
+        rtol=1e-6,
+        atol=1e-8,
+        what=f"ExponentialFamily entropy of {type(our_p).__name__}",
+    )
 
 
 def test_kl_of_a_distribution_with_itself_is_zero():
@@ -179,8 +278,11 @@ def test_kl_agrees_with_monte_carlo():
 
 
 def test_unregistered_pairs_raise_not_implemented_error_as_torch(torch):
-    for make in (lambda D: (D.Normal(0.0, 1.0), D.Bernoulli(0.3)), lambda D: (D.Cauchy(0.0, 1.0), D.Normal(0.0, 1.0)),
-                 lambda D: (D.StudentT(3.0), D.StudentT(4.0))):
+    for make in (
+        lambda D: (D.Normal(0.0, 1.0), D.Bernoulli(0.3)),
+        lambda D: (D.Cauchy(0.0, 1.0), D.Normal(0.0, 1.0)),
+        lambda D: (D.StudentT(3.0), D.StudentT(4.0)),
+    ):
         with pytest.raises(NotImplementedError) as theirs:
             torch.distributions.kl_divergence(*make(torch.distributions))
         with pytest.raises(NotImplementedError) as ours:

@@ -2,6 +2,7 @@
 near torch's moments, and reparameterized gradients (pathwise) checked against independent
 computations: the implicit gradient from torch's cdf, torch's gamma gradient, finite differences,
 and Monte Carlo estimates of d E[f(x)] / d theta."""
+
 import numpy as np
 import pytest
 
@@ -69,8 +70,9 @@ def test_empirical_moments_match_torchs_moments(case, torch):
         pytest.skip(f"{case.name} has no finite moments")
     standard_error = np.sqrt(variance / count)
     error = np.abs(samples.mean(0) - mean)
-    assert np.all((error <= 6 * standard_error + 1e-9)[finite]), \
+    assert np.all((error <= 6 * standard_error + 1e-9)[finite]), (
         f"{case.name}: sample means {samples.mean(0)[finite]} vs {mean[finite]}"
+    )
     if case.name not in HEAVY_TAILED:
         relative = np.abs(samples.var(0) - variance) / np.maximum(variance, 1e-12)
         assert np.all((relative < 0.1)[finite]), f"{case.name}: sample variances {samples.var(0)} vs {variance}"
@@ -84,8 +86,16 @@ def test_categorical_frequencies_follow_probs():
 
 
 # ---------------------------------------------------------------- pathwise gradients
-IMPLICIT_CASES = ["Normal", "Normal-broadcast", "Laplace", "Exponential", "Cauchy", "Uniform", "LogNormal",
-                  "HalfNormal"]
+IMPLICIT_CASES = [
+    "Normal",
+    "Normal-broadcast",
+    "Laplace",
+    "Exponential",
+    "Cauchy",
+    "Uniform",
+    "LogNormal",
+    "HalfNormal",
+]
 
 
 @pytest.mark.parametrize("name", IMPLICIT_CASES)
@@ -108,8 +118,7 @@ def test_rsample_gradient_is_the_implicit_quantile_gradient(name, torch):
 
 
 def test_gamma_rsample_gradient_matches_torchs_standard_gamma_grad(torch):
-    concentration = ember.tensor([0.05, 0.3, 1.0, 2.5, 10.0, 150.0, 4000.0], dtype=ember.float64,
-                                 requires_grad=True)
+    concentration = ember.tensor([0.05, 0.3, 1.0, 2.5, 10.0, 150.0, 4000.0], dtype=ember.float64, requires_grad=True)
     rate = ember.tensor([1.0, 2.0, 0.5, 1.0, 3.0, 1.0, 0.1], dtype=ember.float64, requires_grad=True)
     draws = ember.distributions.Gamma(concentration, rate).rsample((50,))
     grad_concentration, grad_rate = ember.autograd.grad(draws.sum(), [concentration, rate])
@@ -127,7 +136,7 @@ def test_gamma_rsample_gradient_matches_finite_differences_of_the_cdf():
     alphas = np.array([0.02, 0.2, 0.9, 3.0, 25.0, 400.0])
     concentration = ember.tensor(alphas, requires_grad=True)
     draws = ember.distributions.Gamma(concentration, 1.0).rsample((20,))
-    gradient, = ember.autograd.grad(draws.sum(), [concentration])
+    (gradient,) = ember.autograd.grad(draws.sum(), [concentration])
     x = numpy(draws)
     step = 1e-5 * alphas
     upper = numpy(ember.special.gammainc(ember.tensor(alphas + step).expand(x.shape), ember.tensor(x)))
@@ -140,7 +149,7 @@ def test_gamma_rsample_gradient_matches_finite_differences_of_the_cdf():
 def test_gamma_rsample_has_no_second_derivative_as_in_torch():
     concentration = ember.tensor([2.0], requires_grad=True)
     draws = ember.distributions.Gamma(concentration, 1.0).rsample()
-    gradient, = ember.autograd.grad(draws.sum(), [concentration], create_graph=True)
+    (gradient,) = ember.autograd.grad(draws.sum(), [concentration], create_graph=True)
     with pytest.raises(NotImplementedError, match="_standard_gamma_grad"):
         ember.autograd.grad(gradient.sum(), [concentration])
 
@@ -151,15 +160,26 @@ def _monte_carlo_gradient(make, params, function, count=200_000):
     return ember.autograd.grad(function(draws).mean(), params)
 
 
-@pytest.mark.parametrize("name, make, function, values", [
-    ("Beta", lambda a, b: ember.distributions.Beta(a, b), lambda x: x ** 2, ([0.7, 2.0, 5.0], [1.5, 0.6, 3.0])),
-    ("Dirichlet", lambda c: ember.distributions.Dirichlet(c),
-     lambda x: (x ** 2 * ember.tensor([1.0, 2.0, 3.0])).sum(-1), ([[0.7, 2.0, 5.0], [1.5, 0.6, 3.0]],)),
-    ("Gamma", lambda c, r: ember.distributions.Gamma(c, r), lambda x: x ** 2, ([0.4, 2.0, 7.0], [1.0, 0.5, 2.0])),
-    ("Chi2", lambda df: ember.distributions.Chi2(df), lambda x: x.sqrt(), ([1.5, 4.0, 9.0],)),
-    ("StudentT", lambda df, loc, scale: ember.distributions.StudentT(df, loc, scale), lambda x: x ** 2,
-     ([5.0, 7.0, 12.0], [0.5, -1.0, 0.0], [1.0, 2.0, 0.5])),
-])
+@pytest.mark.parametrize(
+    "name, make, function, values",
+    [
+        ("Beta", lambda a, b: ember.distributions.Beta(a, b), lambda x: x**2, ([0.7, 2.0, 5.0], [1.5, 0.6, 3.0])),
+        (
+            "Dirichlet",
+            lambda c: ember.distributions.Dirichlet(c),
+            lambda x: (x**2 * ember.tensor([1.0, 2.0, 3.0])).sum(-1),
+            ([[0.7, 2.0, 5.0], [1.5, 0.6, 3.0]],),
+        ),
+        ("Gamma", lambda c, r: ember.distributions.Gamma(c, r), lambda x: x**2, ([0.4, 2.0, 7.0], [1.0, 0.5, 2.0])),
+        ("Chi2", lambda df: ember.distributions.Chi2(df), lambda x: x.sqrt(), ([1.5, 4.0, 9.0],)),
+        (
+            "StudentT",
+            lambda df, loc, scale: ember.distributions.StudentT(df, loc, scale),
+            lambda x: x**2,
+            ([5.0, 7.0, 12.0], [0.5, -1.0, 0.0], [1.0, 2.0, 0.5]),
+        ),
+    ],
+)
 def test_rsample_gradients_are_unbiased(name, make, function, values, torch):
     """The mean of pathwise gradients estimates d E[f(x)] / d theta, which torch gives exactly
     here from its moments (E[x^2] = variance + mean^2; E[sqrt(x)] of Chi2 by lgamma)."""
@@ -169,20 +189,21 @@ def test_rsample_gradients_are_unbiased(name, make, function, values, torch):
     theirs = [torch.tensor(value, dtype=torch.float64, requires_grad=True) for value in values]
     reference = getattr(torch.distributions, name)(*theirs)
     if name == "Chi2":  # E[sqrt(x)] = sqrt(2) Gamma((df + 1) / 2) / Gamma(df / 2)
-        df, = theirs
-        expectation = (2 ** 0.5 * ((df + 1) / 2).lgamma().exp() / (df / 2).lgamma().exp()).mean()
+        (df,) = theirs
+        expectation = (2**0.5 * ((df + 1) / 2).lgamma().exp() / (df / 2).lgamma().exp()).mean()
     elif name == "Dirichlet":
-        second_moment = reference.variance + reference.mean ** 2
+        second_moment = reference.variance + reference.mean**2
         expectation = (second_moment * torch.tensor([1.0, 2.0, 3.0])).sum(-1).mean()
     else:
-        expectation = (reference.variance + reference.mean ** 2).mean()
+        expectation = (reference.variance + reference.mean**2).mean()
     exact = torch.autograd.grad(expectation, theirs)
     for index, (estimate, truth) in enumerate(zip(estimates, exact)):
         assert_close(numpy(estimate), truth.numpy(), rtol=0.05, atol=0.01, what=f"{name} gradient {index}")
 
 
-@pytest.mark.parametrize("name", ["MultivariateNormal-covariance", "MultivariateNormal-precision",
-                                  "MultivariateNormal-scale_tril"])
+@pytest.mark.parametrize(
+    "name", ["MultivariateNormal-covariance", "MultivariateNormal-precision", "MultivariateNormal-scale_tril"]
+)
 def test_multivariate_normal_rsample_gradient_matches_torch_on_the_same_noise(name, torch):
     case = CASES_BY_NAME[name]
     ours, our_params = build(case, ember, requires_grad=True)
@@ -206,6 +227,6 @@ def test_relaxed_bernoulli_rsample_gradient_matches_torch_on_the_same_noise(torc
     their_probs = torch.tensor(numpy(probs), requires_grad=True)
     logistic_noise = torch.logit(torch.tensor(numpy(draws))) * 0.6 - torch.logit(their_probs.detach())
     their_draws = torch.sigmoid((logistic_noise + torch.logit(their_probs)) / 0.6)
-    mine, = ember.autograd.grad(draws.sum(), [probs])
-    reference, = torch.autograd.grad(their_draws.sum(), [their_probs])
+    (mine,) = ember.autograd.grad(draws.sum(), [probs])
+    (reference,) = torch.autograd.grad(their_draws.sum(), [their_probs])
     assert_close(numpy(mine), reference.numpy(), rtol=1e-6, what="RelaxedBernoulli.rsample d/dprobs")

@@ -1,6 +1,7 @@
 """Transforms against torch's (forward, inverse, log |det J|, their gradients, shapes, constraints,
 repr), log |det J| against the Jacobian from ember's autograd, caching and inverses, and the
 biject_to / transform_to registries."""
+
 import numpy as np
 import pytest
 
@@ -27,8 +28,7 @@ TRANSFORMS = {
     "Exp": (lambda D, T, t: T.ExpTransform(), _matrix(2, 3)),
     "Affine-tensors": (lambda D, T, t: T.AffineTransform(t(_LOC), t(_SCALE)), _matrix(2, 3)),
     "Affine-numbers": (lambda D, T, t: T.AffineTransform(2.0, -3.0), _matrix(2, 3)),
-    "Affine-event_dim": (lambda D, T, t: T.AffineTransform(t(_LOC), t(_POSITIVE_SCALE), event_dim=1),
-                         _matrix(2, 3)),
+    "Affine-event_dim": (lambda D, T, t: T.AffineTransform(t(_LOC), t(_POSITIVE_SCALE), event_dim=1), _matrix(2, 3)),
     "Sigmoid": (lambda D, T, t: T.SigmoidTransform(), _matrix(2, 3) * 3),
     "Tanh": (lambda D, T, t: T.TanhTransform(), _matrix(2, 3)),
     "Softplus": (lambda D, T, t: T.SoftplusTransform(), _matrix(2, 3) * 3),
@@ -38,15 +38,20 @@ TRANSFORMS = {
     "StickBreaking": (lambda D, T, t: T.StickBreakingTransform(), _matrix(2, 3)),
     "LowerCholesky": (lambda D, T, t: T.LowerCholeskyTransform(), _matrix(2, 3, 3)),
     "PositiveDefinite": (lambda D, T, t: T.PositiveDefiniteTransform(), _matrix(2, 3, 3)),
-    "Compose": (lambda D, T, t: T.ComposeTransform([T.ExpTransform(), T.AffineTransform(1.0, t(np.array(2.0)))]),
-                _matrix(2, 3)),
-    "Compose-stick-breaking": (lambda D, T, t: T.ComposeTransform([T.AffineTransform(0.5, 2.0),
-                                                                   T.StickBreakingTransform()]), _matrix(2, 3)),
+    "Compose": (
+        lambda D, T, t: T.ComposeTransform([T.ExpTransform(), T.AffineTransform(1.0, t(np.array(2.0)))]),
+        _matrix(2, 3),
+    ),
+    "Compose-stick-breaking": (
+        lambda D, T, t: T.ComposeTransform([T.AffineTransform(0.5, 2.0), T.StickBreakingTransform()]),
+        _matrix(2, 3),
+    ),
     "Independent": (lambda D, T, t: T.IndependentTransform(T.SigmoidTransform(), 1), _matrix(2, 3)),
     "Reshape": (lambda D, T, t: T.ReshapeTransform((2, 3), (6,)), _matrix(4, 2, 3)),
-    "CumulativeDistribution": (lambda D, T, t: T.CumulativeDistributionTransform(D.Normal(t(np.zeros(3)),
-                                                                                          t(np.ones(3)))),
-                               _matrix(2, 3)),
+    "CumulativeDistribution": (
+        lambda D, T, t: T.CumulativeDistributionTransform(D.Normal(t(np.zeros(3)), t(np.ones(3)))),
+        _matrix(2, 3),
+    ),
     "Inverse-of-Exp": (lambda D, T, t: T.ExpTransform().inv, _R.uniform(0.2, 3.0, (2, 3))),
     "Identity": (lambda D, T, t: T.identity_transform, _matrix(2, 3)),
 }
@@ -80,8 +85,13 @@ def test_transform_matches_torch(name, torch):
     assert ours.bijective == theirs.bijective
     our_y, their_y = ours(our_x), theirs(their_x)
     assert_close(our_y.detach().numpy(), their_y.detach().numpy(), rtol=1e-7, atol=1e-10, what=f"{name} forward")
-    assert_close(ours.inv(our_y).detach().numpy(), theirs.inv(their_y).detach().numpy(), rtol=1e-6, atol=1e-9,
-                 what=f"{name} inverse")
+    assert_close(
+        ours.inv(our_y).detach().numpy(),
+        theirs.inv(their_y).detach().numpy(),
+        rtol=1e-6,
+        atol=1e-9,
+        what=f"{name} inverse",
+    )
     shape = torch.Size(their_x.shape)
     assert ours.forward_shape(ember.Size(shape)) == tuple(theirs.forward_shape(shape))
     assert ours.inverse_shape(ember.Size(their_y.shape)) == tuple(theirs.inverse_shape(torch.Size(their_y.shape)))
@@ -91,8 +101,13 @@ def test_transform_matches_torch(name, torch):
         assert isinstance(our_jacobian, NotImplementedError)
         our_total, their_total = (our_y * our_y).sum(), (their_y * their_y).sum()
     else:
-        assert_close(our_jacobian.detach().numpy(), their_jacobian.detach().numpy(), rtol=1e-7, atol=1e-10,
-                     what=f"{name} log_abs_det_jacobian")
+        assert_close(
+            our_jacobian.detach().numpy(),
+            their_jacobian.detach().numpy(),
+            rtol=1e-7,
+            atol=1e-10,
+            what=f"{name} log_abs_det_jacobian",
+        )
         our_total = (our_y * our_y).sum() + (our_jacobian * our_jacobian).sum()
         their_total = (their_y * their_y).sum() + (their_jacobian * their_jacobian).sum()
     our_grads = ember.autograd.grad(our_total, [our_x] + our_params)
@@ -101,14 +116,31 @@ def test_transform_matches_torch(name, torch):
         assert_close(mine.numpy(), reference.numpy(), rtol=1e-6, atol=1e-9, what=f"{name} gradient {index}")
 
 
-@pytest.mark.parametrize("name", ["Exp", "Affine-tensors", "Sigmoid", "Tanh", "Softplus", "Power", "Compose",
-                                  "CumulativeDistribution", "Inverse-of-Exp"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Exp",
+        "Affine-tensors",
+        "Sigmoid",
+        "Tanh",
+        "Softplus",
+        "Power",
+        "Compose",
+        "CumulativeDistribution",
+        "Inverse-of-Exp",
+    ],
+)
 def test_elementwise_log_abs_det_jacobian_is_log_of_the_derivative(name):
     transform, x, _ = _make(ember, name)
-    derivative, = ember.autograd.grad(transform(x).sum(), [x])
+    (derivative,) = ember.autograd.grad(transform(x).sum(), [x])
     expected = np.log(np.abs(derivative.numpy()))
-    assert_close(transform.log_abs_det_jacobian(x, transform(x)).detach().numpy(), expected, rtol=1e-7,
-                 atol=1e-9, what=f"{name} log |dy/dx|")
+    assert_close(
+        transform.log_abs_det_jacobian(x, transform(x)).detach().numpy(),
+        expected,
+        rtol=1e-7,
+        atol=1e-9,
+        what=f"{name} log |dy/dx|",
+    )
 
 
 def test_stick_breaking_log_abs_det_jacobian_is_the_log_determinant():
@@ -143,16 +175,33 @@ def test_transform_equality():
 
 
 def test_signs_match_torch(torch):
-    for make in (lambda T: T.ExpTransform(), lambda T: T.AffineTransform(1.0, -2.0), lambda T: T.SigmoidTransform(),
-                 lambda T: T.ComposeTransform([T.ExpTransform(), T.AffineTransform(0.0, -1.0)])):
+    for make in (
+        lambda T: T.ExpTransform(),
+        lambda T: T.AffineTransform(1.0, -2.0),
+        lambda T: T.SigmoidTransform(),
+        lambda T: T.ComposeTransform([T.ExpTransform(), T.AffineTransform(0.0, -1.0)]),
+    ):
         assert make(ember.distributions.transforms).sign == make(torch.distributions.transforms).sign
 
 
 # ---------------------------------------------------------------- biject_to / transform_to
 def _constraints(C):
-    return [C.real, C.positive, C.nonnegative, C.greater_than(1.5), C.greater_than_eq(-1.0), C.less_than(2.0),
-            C.unit_interval, C.interval(-1.0, 2.0), C.half_open_interval(0.0, 1.0), C.simplex,
-            C.independent(C.positive, 1), C.real_vector, C.lower_cholesky, C.positive_definite]
+    return [
+        C.real,
+        C.positive,
+        C.nonnegative,
+        C.greater_than(1.5),
+        C.greater_than_eq(-1.0),
+        C.less_than(2.0),
+        C.unit_interval,
+        C.interval(-1.0, 2.0),
+        C.half_open_interval(0.0, 1.0),
+        C.simplex,
+        C.independent(C.positive, 1),
+        C.real_vector,
+        C.lower_cholesky,
+        C.positive_definite,
+    ]
 
 
 @pytest.mark.parametrize("registry", ["biject_to", "transform_to"])

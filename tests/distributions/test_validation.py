@@ -1,6 +1,7 @@
 """Constraints (repr, check, event_dim) against torch's, and validation as torch's: invalid
 parameters and values outside the support raise ValueError naming them, unless validation is off;
 plus reaching ember.distributions as `torch.distributions` through compat."""
+
 import subprocess
 import sys
 
@@ -13,19 +14,58 @@ from .cases import CASES, CASES_BY_NAME, build, values
 
 
 def _constraints(C):
-    return [C.real, C.positive, C.nonnegative, C.unit_interval, C.simplex, C.boolean, C.one_hot,
-            C.integer_interval(0, 3), C.nonnegative_integer, C.positive_integer, C.positive_definite,
-            C.positive_semidefinite, C.lower_cholesky, C.lower_triangular, C.corr_cholesky, C.square, C.symmetric,
-            C.interval(-1.0, 2.0), C.half_open_interval(0.0, 1.0), C.greater_than(1.5), C.greater_than_eq(1.5),
-            C.less_than(0.5), C.independent(C.real, 1), C.independent(C.positive, 2), C.real_vector,
-            C.multinomial(4)]
+    return [
+        C.real,
+        C.positive,
+        C.nonnegative,
+        C.unit_interval,
+        C.simplex,
+        C.boolean,
+        C.one_hot,
+        C.integer_interval(0, 3),
+        C.nonnegative_integer,
+        C.positive_integer,
+        C.positive_definite,
+        C.positive_semidefinite,
+        C.lower_cholesky,
+        C.lower_triangular,
+        C.corr_cholesky,
+        C.square,
+        C.symmetric,
+        C.interval(-1.0, 2.0),
+        C.half_open_interval(0.0, 1.0),
+        C.greater_than(1.5),
+        C.greater_than_eq(1.5),
+        C.less_than(0.5),
+        C.independent(C.real, 1),
+        C.independent(C.positive, 2),
+        C.real_vector,
+        C.multinomial(4),
+    ]
 
 
 def _values(lib):
-    matrices = np.array([[[2.0, 0.0], [0.5, 1.0]], [[1.0, 0.5], [0.5, 1.0]], [[1.0, 2.0], [2.0, 1.0]],
-                         [[0.0, 0.0], [0.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[0.6, 0.0], [0.6, 0.8]]])
-    vectors = np.array([[0.2, 0.3, 0.5], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [-0.1, 0.6, 0.5], [1.0, 2.0, 1.0],
-                        [np.nan, 0.0, 1.0], [1.5, 0.0, 2.0]])
+    matrices = np.array(
+        [
+            [[2.0, 0.0], [0.5, 1.0]],
+            [[1.0, 0.5], [0.5, 1.0]],
+            [[1.0, 2.0], [2.0, 1.0]],
+            [[0.0, 0.0], [0.0, 0.0]],
+            [[1.0, 0.0], [0.0, 1.0]],
+            [[0.6, 0.0], [0.6, 0.8]],
+        ]
+    )
+    vectors = np.array(
+        [
+            [0.2, 0.3, 0.5],
+            [0.0, 1.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [-0.1, 0.6, 0.5],
+            [1.0, 2.0, 1.0],
+            [np.nan, 0.0, 1.0],
+            [1.5, 0.0, 2.0],
+        ]
+    )
     return [lib.tensor(matrices), lib.tensor(vectors)]
 
 
@@ -53,19 +93,28 @@ def test_dependent_constraints_cannot_be_checked():
 
 
 # case name -> a parameter replaced by a value outside its constraint
-INVALID = {"Normal": ("scale", [1.0, -1.0, 2.0]), "Bernoulli-probs": ("probs", [0.5, 1.5, 0.2]),
-           "Categorical-probs": ("probs", [[1.0, -1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]),
-           "Beta": ("concentration1", [1.0, 0.0, 2.0]), "Gamma": ("rate", [1.0, -2.0, 1.0]),
-           "Dirichlet": ("concentration", [[1.0, 1.0, -1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]),
-           "Exponential": ("rate", [0.0, 1.0, 1.0]), "Laplace": ("scale", [np.nan, 1.0, 1.0]),
-           "Uniform": ("high", [-2.0, 3.0, 2.5]),
-           "MultivariateNormal-covariance": ("cov", [[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]]),
-           "MultivariateNormal-scale_tril": ("tril", [[1.0, 0.5, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]),
-           "Poisson": ("rate", [1.0, -1.0, 1.0]), "Binomial-probs": ("probs", [1.2, 0.5, 0.5]),
-           "Geometric": ("probs", [0.0, 0.5, 0.5]), "Cauchy": ("scale", [-1.0, 1.0, 1.0]),
-           "StudentT": ("df", [-1.0, 1.0, 1.0]), "Chi2": ("df", [1.0, 0.0, 1.0]),
-           "HalfNormal": ("scale", [-1.0, 1.0, 1.0]),
-           "LogNormal": ("scale", [-1.0, 1.0, 1.0]), "RelaxedBernoulli": ("probs", [1.5, 0.5, 0.5])}
+INVALID = {
+    "Normal": ("scale", [1.0, -1.0, 2.0]),
+    "Bernoulli-probs": ("probs", [0.5, 1.5, 0.2]),
+    "Categorical-probs": ("probs", [[1.0, -1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]),
+    "Beta": ("concentration1", [1.0, 0.0, 2.0]),
+    "Gamma": ("rate", [1.0, -2.0, 1.0]),
+    "Dirichlet": ("concentration", [[1.0, 1.0, -1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]),
+    "Exponential": ("rate", [0.0, 1.0, 1.0]),
+    "Laplace": ("scale", [np.nan, 1.0, 1.0]),
+    "Uniform": ("high", [-2.0, 3.0, 2.5]),
+    "MultivariateNormal-covariance": ("cov", [[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]]),
+    "MultivariateNormal-scale_tril": ("tril", [[1.0, 0.5, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]),
+    "Poisson": ("rate", [1.0, -1.0, 1.0]),
+    "Binomial-probs": ("probs", [1.2, 0.5, 0.5]),
+    "Geometric": ("probs", [0.0, 0.5, 0.5]),
+    "Cauchy": ("scale", [-1.0, 1.0, 1.0]),
+    "StudentT": ("df", [-1.0, 1.0, 1.0]),
+    "Chi2": ("df", [1.0, 0.0, 1.0]),
+    "HalfNormal": ("scale", [-1.0, 1.0, 1.0]),
+    "LogNormal": ("scale", [-1.0, 1.0, 1.0]),
+    "RelaxedBernoulli": ("probs", [1.5, 0.5, 0.5]),
+}
 
 
 def _with(case, name, value):
@@ -92,9 +141,11 @@ def test_invalid_parameters_raise_value_error_as_torch(name, torch):
 def test_parameter_error_message_names_parameter_constraint_and_values():
     with pytest.raises(ValueError) as error:
         ember.distributions.Normal(ember.zeros(2), ember.tensor([1.0, -1.0]))
-    assert str(error.value) == ("Expected parameter scale (Tensor of shape (2,)) of distribution Normal(loc: "
-                                "torch.Size([2]), scale: torch.Size([2])) to satisfy the constraint "
-                                "GreaterThan(lower_bound=0.0), but found invalid values:\ntensor([ 1., -1.])")
+    assert str(error.value) == (
+        "Expected parameter scale (Tensor of shape (2,)) of distribution Normal(loc: "
+        "torch.Size([2]), scale: torch.Size([2])) to satisfy the constraint "
+        "GreaterThan(lower_bound=0.0), but found invalid values:\ntensor([ 1., -1.])"
+    )
 
 
 def _outside(case, lib):
@@ -153,12 +204,16 @@ def test_validation_can_be_turned_off():
 
 
 def test_giving_both_or_neither_parametrization_is_a_value_error(torch):
-    for make in (lambda D, lib: D.Bernoulli(probs=lib.tensor([0.5]), logits=lib.tensor([0.0])),
-                 lambda D, lib: D.Categorical(), lambda D, lib: D.Binomial(3),
-                 lambda D, lib: D.MultivariateNormal(lib.zeros(2)),
-                 lambda D, lib: D.MultivariateNormal(lib.zeros(2), lib.eye(2), scale_tril=lib.eye(2)),
-                 lambda D, lib: D.Independent(D.Normal(lib.zeros(2), lib.ones(2)), 2),
-                 lambda D, lib: D.Dirichlet(lib.tensor(1.0)), lambda D, lib: D.Categorical(lib.tensor(1.0))):
+    for make in (
+        lambda D, lib: D.Bernoulli(probs=lib.tensor([0.5]), logits=lib.tensor([0.0])),
+        lambda D, lib: D.Categorical(),
+        lambda D, lib: D.Binomial(3),
+        lambda D, lib: D.MultivariateNormal(lib.zeros(2)),
+        lambda D, lib: D.MultivariateNormal(lib.zeros(2), lib.eye(2), scale_tril=lib.eye(2)),
+        lambda D, lib: D.Independent(D.Normal(lib.zeros(2), lib.ones(2)), 2),
+        lambda D, lib: D.Dirichlet(lib.tensor(1.0)),
+        lambda D, lib: D.Categorical(lib.tensor(1.0)),
+    ):
         theirs = _error(lambda: make(torch.distributions, torch))
         ours = _error(lambda: make(ember.distributions, ember))
         assert theirs is not None and ours is not None and str(ours) == str(theirs), (ours, theirs)
@@ -175,13 +230,15 @@ def test_sample_n_and_unimplemented_methods():
 
 
 def test_reachable_as_torch_distributions_through_compat():
-    script = ("import ember.compat; ember.compat.install()\n"
-              "import torch\n"
-              "from torch.distributions import Normal, kl_divergence\n"
-              "import torch.distributions.constraints as C\n"
-              "import ember\n"
-              "assert Normal is ember.distributions.Normal and C.positive is ember.distributions.constraints.positive\n"
-              "print(kl_divergence(Normal(0.0, 1.0), Normal(0.0, 1.0)).item())\n")
+    script = (
+        "import ember.compat; ember.compat.install()\n"
+        "import torch\n"
+        "from torch.distributions import Normal, kl_divergence\n"
+        "import torch.distributions.constraints as C\n"
+        "import ember\n"
+        "assert Normal is ember.distributions.Normal and C.positive is ember.distributions.constraints.positive\n"
+        "print(kl_divergence(Normal(0.0, 1.0), Normal(0.0, 1.0)).item())\n"
+    )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "0.0"

@@ -4,6 +4,7 @@ ember has no differentiable `view_as_real` / `torch.complex` yet, and gradcheck 
 Jacobians; these two Functions (each other's adjoint, so they differentiate to any order) let a
 test feed a transform complex input built from real leaves and check a real view of its output.
 """
+
 import numpy as np
 
 import ember

@@ -1,6 +1,7 @@
 """Gradients of the transforms: against torch's (real and complex inputs, real losses, first and
 second order), float64 gradcheck / gradgradcheck over every norm with n padding and trimming, and
 forward mode against torch's."""
+
 import itertools
 
 import numpy as np
@@ -29,7 +30,9 @@ def _loss(lib, output, weights, magnitude):
     `magnitude` (first order only: ember's abs of a complex tensor has no second derivative yet, its
     backward multiplies by sign(), whose gradient is zero)."""
     parts = _real_view(lib, output)
-    return (output.abs().sum() if magnitude else 0) + (parts ** 2 * lib.tensor(weights[:parts.numel()].reshape(tuple(parts.shape)))).sum()
+    return (output.abs().sum() if magnitude else 0) + (
+        parts**2 * lib.tensor(weights[: parts.numel()].reshape(tuple(parts.shape)))
+    ).sum()
 
 
 def _gradients(lib, transform, parts, weights, order):
@@ -44,7 +47,7 @@ def _gradients(lib, transform, parts, weights, order):
     if order == 1:
         return lib.autograd.grad(loss, leaves)
     firsts = lib.autograd.grad(loss, leaves, create_graph=True)
-    return lib.autograd.grad(sum((first ** 2).sum() for first in firsts), leaves)
+    return lib.autograd.grad(sum((first**2).sum() for first in firsts), leaves)
 
 
 def _compare(torch, transform, shape, is_complex, order=1, seed=0):
@@ -54,20 +57,26 @@ def _compare(torch, transform, shape, is_complex, order=1, seed=0):
     ours = _gradients(ember, transform, parts, weights, order)
     theirs = _gradients(torch, transform, parts, weights, order)
     for index, (mine, reference) in enumerate(zip(ours, theirs)):
-        assert_close(mine, reference.resolve_neg().resolve_conj().numpy(), rtol=1e-8, atol=1e-10, what=f"gradient of part {index}")
+        assert_close(
+            mine,
+            reference.resolve_neg().resolve_conj().numpy(),
+            rtol=1e-8,
+            atol=1e-10,
+            what=f"gradient of part {index}",
+        )
 
 
 @pytest.mark.parametrize("name", ONE_DIM)
 def test_one_dimensional_gradients_match_torch(torch, name):
     for n, dim, norm in itertools.product([None, 3, 4, 9], [-1, 0], NORMS):
-        for is_complex in ([False] if name in REAL_INPUT_ONLY else [False, True]):
+        for is_complex in [False] if name in REAL_INPUT_ONLY else [False, True]:
             _compare(torch, lambda lib, x: getattr(lib.fft, name)(x, n=n, dim=dim, norm=norm), (5, 6), is_complex)
 
 
 @pytest.mark.parametrize("name", N_DIM)
 def test_n_dimensional_gradients_match_torch(torch, name):
     for s, dim, norm in itertools.product([None, (3, 7), (-1, 2)], [(0, 2), (2, 0)], NORMS):
-        for is_complex in ([False] if name in REAL_INPUT_ONLY else [False, True]):
+        for is_complex in [False] if name in REAL_INPUT_ONLY else [False, True]:
             _compare(torch, lambda lib, x: getattr(lib.fft, name)(x, s=s, dim=dim, norm=norm), (3, 4, 5), is_complex)
 
 
@@ -95,8 +104,10 @@ def _leaves(count, shape, seed=0):
     return [ember.tensor(rng.standard_normal(shape), requires_grad=True) for _ in range(count)]
 
 
-@pytest.mark.parametrize("name,is_complex", [("fft", True), ("fft", False), ("ifft", True), ("rfft", False),
-                                             ("irfft", True), ("hfft", True), ("ihfft", False)])
+@pytest.mark.parametrize(
+    "name,is_complex",
+    [("fft", True), ("fft", False), ("ifft", True), ("rfft", False), ("irfft", True), ("hfft", True), ("ihfft", False)],
+)
 @pytest.mark.parametrize("norm", NORMS)
 def test_gradcheck_and_gradgradcheck_with_padding_and_trimming(name, is_complex, norm):
     """n below, equal to and above the input length, even and odd (with and without a Nyquist bin)."""
@@ -107,16 +118,19 @@ def test_gradcheck_and_gradgradcheck_with_padding_and_trimming(name, is_complex,
         assert gradgradcheck(function, leaves, eps=1e-6, atol=1e-6, rtol=1e-5)
 
 
-@pytest.mark.parametrize("name,is_complex", [("fftn", True), ("ifftn", False), ("rfftn", False), ("irfftn", True),
-                                             ("hfftn", True), ("ihfftn", False)])
+@pytest.mark.parametrize(
+    "name,is_complex",
+    [("fftn", True), ("ifftn", False), ("rfftn", False), ("irfftn", True), ("hfftn", True), ("ihfftn", False)],
+)
 def test_gradcheck_n_dimensional(name, is_complex):
     for norm in NORMS:
         function = _real_function(name, is_complex, s=(3, 4), dim=(2, 0), norm=norm)
         leaves = _leaves(2 if is_complex else 1, (2, 2, 3))
         assert gradcheck(function, leaves, eps=1e-6, atol=1e-7, rtol=1e-6)
         assert gradgradcheck(function, leaves, eps=1e-6, atol=1e-6, rtol=1e-5)
-        assert gradcheck(function, leaves, eps=1e-6, atol=1e-7, rtol=1e-6, check_forward_ad=True,
-                         check_backward_ad=False)
+        assert gradcheck(
+            function, leaves, eps=1e-6, atol=1e-7, rtol=1e-6, check_forward_ad=True, check_backward_ad=False
+        )
 
 
 # ---------------------------------------------------------------- forward mode
@@ -125,6 +139,7 @@ def test_forward_mode_matches_torch(torch, name):
     """The tangent of a transform is the transform of the tangent (with n padding the input)."""
     import ember.autograd.forward_ad as ember_forward
     import torch.autograd.forward_ad as torch_forward
+
     rng = np.random.default_rng(3)
     primal, tangent = rng.standard_normal((2, 5)), rng.standard_normal((2, 5))
     if name not in REAL_INPUT_ONLY:

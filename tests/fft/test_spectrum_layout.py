@@ -1,4 +1,5 @@
 """fftfreq, rfftfreq, fftshift and ifftshift against numpy.fft and torch.fft."""
+
 import numpy as np
 import pytest
 

@@ -1,5 +1,6 @@
 """Values and dtypes of every transform: against numpy.fft (an independent implementation) and
 against torch.fft for each norm, padding and trimming by n / s, and dims."""
+
 import itertools
 
 import numpy as np
@@ -79,9 +80,14 @@ def test_values_match_numpy(norm):
         (F.rfft(ember.tensor(real), n=7, norm=norm), np.fft.rfft(real, n=7, norm=norm)),
         (F.irfft(ember.tensor(spectrum), n=11, norm=norm), np.fft.irfft(spectrum, n=11, norm=norm)),
         (F.irfft(ember.tensor(spectrum), n=4, dim=0, norm=norm), np.fft.irfft(spectrum, n=4, axis=0, norm=norm)),
-        (F.rfftn(ember.tensor(real), s=(5, 3), dim=(1, 0), norm=norm),
-         np.fft.rfftn(real, s=(5, 3), axes=(1, 0), norm=norm)),
-        (F.irfftn(ember.tensor(spectrum), s=(4, 9), norm=norm), np.fft.irfftn(spectrum, s=(4, 9), axes=(0, 1), norm=norm)),
+        (
+            F.rfftn(ember.tensor(real), s=(5, 3), dim=(1, 0), norm=norm),
+            np.fft.rfftn(real, s=(5, 3), axes=(1, 0), norm=norm),
+        ),
+        (
+            F.irfftn(ember.tensor(spectrum), s=(4, 9), norm=norm),
+            np.fft.irfftn(spectrum, s=(4, 9), axes=(0, 1), norm=norm),
+        ),
         (F.hfft(ember.tensor(spectrum), n=9, norm=norm), np.fft.hfft(spectrum, n=9, norm=norm)),
         (F.ihfft(ember.tensor(real), n=5, dim=0, norm=norm), np.fft.ihfft(real, n=5, axis=0, norm=norm)),
     ]
@@ -105,7 +111,7 @@ def test_dtypes_follow_torch():
     F = ember.fft
     assert F.fft(ember.ones(4)).dtype is ember.complex64
     assert F.fft(ember.ones(4, dtype=ember.float64)).dtype is ember.complex128
-    assert F.fft(ember.arange(4)).dtype is ember.complex64          # integers: the default float's complex
+    assert F.fft(ember.arange(4)).dtype is ember.complex64  # integers: the default float's complex
     assert F.rfft(ember.tensor([True, False, True])).dtype is ember.complex64
     assert F.irfft(ember.ones(4, dtype=ember.complex64)).dtype is ember.float32
     assert F.irfft(ember.ones(4, dtype=ember.float64)).dtype is ember.float64  # real input read as a spectrum

@@ -1,4 +1,5 @@
 """ember.func's differentiating transforms against explicit autograd and against torch.func."""
+
 import numpy as np
 import pytest
 
@@ -21,8 +22,9 @@ def _compare_tree(actual, expected, what="result"):
         for key in expected:
             _compare_tree(actual[key], expected[key], f"{what}[{key!r}]")
     elif isinstance(expected, (tuple, list)):
-        assert isinstance(actual, (tuple, list)) and len(actual) == len(expected), \
+        assert isinstance(actual, (tuple, list)) and len(actual) == len(expected), (
             f"{what}: structure {type(actual).__name__} of {len(actual)} vs {len(expected)}"
+        )
         for index, (a, e) in enumerate(zip(actual, expected)):
             _compare_tree(a, e, f"{what}[{index}]")
     else:
@@ -58,10 +60,10 @@ def test_grad_of_pytree_argument_keeps_structure():
 
 def test_grad_and_value_and_has_aux():
     x = _array(5)
-    f = lambda a: ((a ** 2).sum(), {"mean": a.mean()})
+    f = lambda a: ((a**2).sum(), {"mean": a.mean()})
     (gradient, (value, aux)) = grad_and_value(f, has_aux=True)(ember.tensor(x))
     assert_close(gradient, 2 * x)
-    assert_close(value, (x ** 2).sum())
+    assert_close(value, (x**2).sum())
     assert_close(aux["mean"], x.mean())
     assert not value.requires_grad and not aux["mean"].requires_grad
     gradient, aux = grad(f, has_aux=True)(ember.tensor(x))
@@ -94,9 +96,9 @@ def test_grad_closing_over_the_outer_input():
 def test_grad_stays_differentiable_for_plain_autograd():
     w = ember.tensor(_array(3), requires_grad=True)
     x = ember.tensor(_array(3))
-    gradient = grad(lambda x: (w * x ** 2).sum())(x)  # 2 w x, depends on w
+    gradient = grad(lambda x: (w * x**2).sum())(x)  # 2 w x, depends on w
     assert gradient.requires_grad
-    penalty = (gradient ** 2).sum()
+    penalty = (gradient**2).sum()
     (dw,) = autograd.grad(penalty, w)
     assert_close(dw, 8 * w.detach().numpy() * x.numpy() ** 2)
 
@@ -146,24 +148,31 @@ def test_jacrev_of_nested_outputs_and_aux():
 
 def test_hessian_matches_autograd_functional():
     x = _array(4)
-    f = lambda a: (a ** 3).sum() + (a[0] * a[1]).sin()
+    f = lambda a: (a**3).sum() + (a[0] * a[1]).sin()
     expected = autograd.functional.hessian(f, ember.tensor(x))
     _compare_tree(hessian(f)(ember.tensor(x)), expected)
     _compare_tree(jacrev(jacrev(f))(ember.tensor(x)), expected)
 
 
-@pytest.mark.parametrize("call, error, message", [
-    (lambda x: grad(lambda a: a * 2)(x), RuntimeError, "Expected f(*args) to return a scalar Tensor, got tensor with 1 dims"),
-    (lambda x: grad(lambda a: a.sum(), has_aux=True)(x), RuntimeError, "should be a tuple: (output, aux)"),
-    (lambda x: grad(lambda a: a.sum(), argnums=1)(x), RuntimeError, "Got argnum=1, but only 1 positional inputs"),
-    (lambda x: grad(lambda a: a.sum(), argnums=(0, 0))(x), RuntimeError, "argnums elements must be unique"),
-    (lambda x: grad(lambda a: a.sum(), argnums=1.0)(x), RuntimeError, "argnums must be int or Tuple[int, ...]"),
-    (lambda x: grad(lambda a: 3.0)(x), RuntimeError, "Expected f(*args) to return a Tensor"),
-    (lambda x: grad(lambda a: a)(3.0), ValueError, "Thing passed to transform API must be Tensor"),
-    (lambda x: jvp(lambda a: a, x, x), RuntimeError, "Expected primals to be a tuple"),
-    (lambda x: jvp(lambda a: a, (x,), (ember.ones(2),)), RuntimeError, "different size"),
-    (lambda x: vjp(lambda a: a * 2, x)[1](ember.ones(2)), RuntimeError, "Mismatch in shape"),
-])
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (
+            lambda x: grad(lambda a: a * 2)(x),
+            RuntimeError,
+            "Expected f(*args) to return a scalar Tensor, got tensor with 1 dims",
+        ),
+        (lambda x: grad(lambda a: a.sum(), has_aux=True)(x), RuntimeError, "should be a tuple: (output, aux)"),
+        (lambda x: grad(lambda a: a.sum(), argnums=1)(x), RuntimeError, "Got argnum=1, but only 1 positional inputs"),
+        (lambda x: grad(lambda a: a.sum(), argnums=(0, 0))(x), RuntimeError, "argnums elements must be unique"),
+        (lambda x: grad(lambda a: a.sum(), argnums=1.0)(x), RuntimeError, "argnums must be int or Tuple[int, ...]"),
+        (lambda x: grad(lambda a: 3.0)(x), RuntimeError, "Expected f(*args) to return a Tensor"),
+        (lambda x: grad(lambda a: a)(3.0), ValueError, "Thing passed to transform API must be Tensor"),
+        (lambda x: jvp(lambda a: a, x, x), RuntimeError, "Expected primals to be a tuple"),
+        (lambda x: jvp(lambda a: a, (x,), (ember.ones(2),)), RuntimeError, "different size"),
+        (lambda x: vjp(lambda a: a * 2, x)[1](ember.ones(2)), RuntimeError, "Mismatch in shape"),
+    ],
+)
 def test_errors_as_pytorch(call, error, message):
     with pytest.raises(error) as info:
         call(ember.randn(3))
@@ -229,8 +238,10 @@ def test_vjp_and_jvp_against_torch_func():
     cotangents = {"y": _array(3, 2), "z": (_array(2), _array(3, 2))}
     _compare_tree(out_e, out_t)
     _compare_tree(fn_e(_ember_tree(cotangents)), fn_t(_torch_tree(torch, cotangents)))
-    _compare_tree(ember.func.jvp(f, (ember.tensor(x),), (ember.tensor(t),)),
-                  torch.func.jvp(f, (torch.tensor(x),), (torch.tensor(t),)))
+    _compare_tree(
+        ember.func.jvp(f, (ember.tensor(x),), (ember.tensor(t),)),
+        torch.func.jvp(f, (torch.tensor(x),), (torch.tensor(t),)),
+    )
 
 
 def test_functional_call_per_sample_gradients_against_torch():
@@ -261,7 +272,7 @@ def test_transform_outputs_pass_gradcheck_under_plain_autograd():
     assert autograd.gradcheck(lambda a: grad(f)(a), (x,))
     assert autograd.gradcheck(lambda a: jacrev(lambda b: b.tanh() * b.sum())(a), (x,))
     assert autograd.gradcheck(lambda a: jvp(lambda b: b.exp() * b, (a,), (ember.ones_like(a),))[1], (x,))
-    assert autograd.gradcheck(lambda a: vmap(grad(lambda row: (row ** 3).sum()))(a.reshape(1, 3)), (x,))
+    assert autograd.gradcheck(lambda a: vmap(grad(lambda row: (row**3).sum()))(a.reshape(1, 3)), (x,))
 
 
 def test_linearize_functionalize_and_top_level_vmap():

@@ -1,4 +1,5 @@
 """vmap against a Python loop (and torch.func.vmap), functional_call and stack_module_state."""
+
 import collections
 
 import numpy as np
@@ -25,7 +26,9 @@ def test_vmap_equals_python_loop():
 
 def test_in_dims_none_negative_and_out_dims():
     x, w = RNG.standard_normal((3, 4)), RNG.standard_normal(3)
-    actual = vmap(lambda column, weights: column * weights, in_dims=(1, None), out_dims=1)(ember.tensor(x), ember.tensor(w))
+    actual = vmap(lambda column, weights: column * weights, in_dims=(1, None), out_dims=1)(
+        ember.tensor(x), ember.tensor(w)
+    )
     assert actual.shape == (3, 4)
     assert_close(actual, x * w[:, None])
     assert_close(vmap(ember.sum, in_dims=-1)(ember.tensor(x)), x.sum(0))
@@ -56,7 +59,7 @@ def test_nested_vmap_is_an_outer_product_of_loops():
 
 def test_vmap_is_differentiable():
     x = ember.tensor(RNG.standard_normal((4, 3)), requires_grad=True)
-    vmap(lambda row: (row ** 2).sum())(x).sum().backward()
+    vmap(lambda row: (row**2).sum())(x).sum().backward()
     assert_close(x.grad, 2 * x.detach().numpy())
 
 
@@ -80,15 +83,21 @@ def test_randomness_modes():
     assert vmap(lambda a: a * 2, chunk_size=2)(x).shape == (4, 3)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: vmap(lambda a, b: a + b)(ember.ones(2, 3), ember.ones(3, 3)), "same size in the mapped dimension, got sizes [2, 3]"),
-    (lambda: vmap(lambda a: a, in_dims=None)(ember.ones(2)), "expected `in_dims` to be int or a"),
-    (lambda: vmap(lambda a: a, in_dims=(None,))(ember.ones(2)), "Expected at least one Tensor to vmap over"),
-    (lambda: vmap(lambda a: 3)(ember.ones(2)), "must only return Tensors, got type <class 'int'>"),
-    (lambda: vmap(lambda a: a, in_dims=2)(ember.ones(2, 3)), "expected in_dim to satisfy -2 <= in_dim < 2"),
-    (lambda: vmap(lambda a: a, in_dims=(0, 0))(ember.ones(2)), "in_dims is not compatible with the structure"),
-    (lambda: vmap(lambda a: a)(3.0), "We cannot vmap over non-Tensor arguments"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: vmap(lambda a, b: a + b)(ember.ones(2, 3), ember.ones(3, 3)),
+            "same size in the mapped dimension, got sizes [2, 3]",
+        ),
+        (lambda: vmap(lambda a: a, in_dims=None)(ember.ones(2)), "expected `in_dims` to be int or a"),
+        (lambda: vmap(lambda a: a, in_dims=(None,))(ember.ones(2)), "Expected at least one Tensor to vmap over"),
+        (lambda: vmap(lambda a: 3)(ember.ones(2)), "must only return Tensors, got type <class 'int'>"),
+        (lambda: vmap(lambda a: a, in_dims=2)(ember.ones(2, 3)), "expected in_dim to satisfy -2 <= in_dim < 2"),
+        (lambda: vmap(lambda a: a, in_dims=(0, 0))(ember.ones(2)), "in_dims is not compatible with the structure"),
+        (lambda: vmap(lambda a: a)(3.0), "We cannot vmap over non-Tensor arguments"),
+    ],
+)
 def test_vmap_errors_as_pytorch(call, message):
     with pytest.raises(ValueError) as info:
         call()
@@ -100,12 +109,14 @@ def test_vmap_against_torch():
     x, y = RNG.standard_normal((3, 4, 2)), RNG.standard_normal((4, 5))
 
     def f(lib, a, b):
-        return {"mm": a @ b, "norm": (a ** 2).sum(-1).sqrt()}
+        return {"mm": a @ b, "norm": (a**2).sum(-1).sqrt()}
 
     expected = torch.func.vmap(lambda a, b: f(torch, a, b), in_dims=(2, None), out_dims={"mm": 1, "norm": 0})(
-        torch.tensor(x), torch.tensor(y))
+        torch.tensor(x), torch.tensor(y)
+    )
     actual = vmap(lambda a, b: f(ember, a, b), in_dims=(2, None), out_dims={"mm": 1, "norm": 0})(
-        ember.tensor(x), ember.tensor(y))
+        ember.tensor(x), ember.tensor(y)
+    )
     for key in expected:
         assert_close(actual[key], expected[key].numpy(), what=key)
 

@@ -1,5 +1,6 @@
 """ember.multiprocessing: the standard module re-exported, spawn and its exceptions, shared-memory tensors and
 Hogwild training with the fork and spawn start methods. Process targets live at module level (spawn)."""
+
 import multiprocessing as stdlib_multiprocessing
 import os
 import pickle
@@ -89,11 +90,14 @@ def test_sharing_strategies(torch):
 
 def test_torch_multiprocessing_resolves_to_ember_under_compat():
     from ember import compat
+
     compat.install()
     try:
         import torch.multiprocessing as torch_mp
+
         assert torch_mp.spawn is mp.spawn and torch_mp.Queue is mp.Queue
         import torch
+
         assert torch.multiprocessing.get_start_method() == mp.get_start_method()
     finally:
         compat.uninstall()
@@ -117,17 +121,19 @@ def test_spawn_reraises_a_child_exception_with_its_traceback():
     assert isinstance(error, mp.ProcessException)
 
 
-@pytest.mark.parametrize("target, message, code, signal_name", [
-    (_exit_with_three, "process 0 terminated with exit code 3", 3, None),
-    (_kill_self, "process 0 terminated with signal SIGKILL", -signal.SIGKILL, "SIGKILL"),
-])
+@pytest.mark.parametrize(
+    "target, message, code, signal_name",
+    [
+        (_exit_with_three, "process 0 terminated with exit code 3", 3, None),
+        (_kill_self, "process 0 terminated with signal SIGKILL", -signal.SIGKILL, "SIGKILL"),
+    ],
+)
 def test_start_processes_reports_exit_codes_and_signals(target, message, code, signal_name):
     with pytest.raises(mp.ProcessExitedException, match=message) as caught:
         mp.start_processes(target, nprocs=1, start_method="fork")
     assert caught.value.exit_code == code and caught.value.signal_name == signal_name
     again = pickle.loads(pickle.dumps(caught.value))
-    assert (again.exit_code, again.signal_name, again.error_index, str(again)) == \
-        (code, signal_name, 0, message)
+    assert (again.exit_code, again.signal_name, again.error_index, str(again)) == (code, signal_name, 0, message)
 
 
 def test_process_context_join_and_pids(tmp_path):
@@ -140,9 +146,9 @@ def test_process_context_join_and_pids(tmp_path):
 
 def test_exception_classes_match_torch(torch):
     for name in ["ProcessRaisedException", "ProcessExitedException"]:
-        assert [cls.__name__ for cls in getattr(mp, name).__mro__] == \
-            [cls.__name__ for cls in getattr(torch.multiprocessing, name).__mro__ if cls.__name__ != "object"] + \
-            ["object"]
+        assert [cls.__name__ for cls in getattr(mp, name).__mro__] == [
+            cls.__name__ for cls in getattr(torch.multiprocessing, name).__mro__ if cls.__name__ != "object"
+        ] + ["object"]
 
 
 # ---------------------------------------------------------------- shared tensors
@@ -178,6 +184,7 @@ def test_module_share_memory_shares_parameters_and_buffers(torch):
 
 def test_plain_pickle_copies_a_shared_tensor_but_multiprocessing_pickle_aliases_it():
     from multiprocessing.reduction import ForkingPickler
+
     tensor = ember.zeros(4).share_memory_()
     copied = pickle.loads(pickle.dumps(tensor))
     aliased = pickle.loads(ForkingPickler.dumps(tensor))
@@ -192,6 +199,7 @@ def test_plain_pickle_copies_a_shared_tensor_but_multiprocessing_pickle_aliases_
 def test_a_tensor_in_a_graph_cannot_be_sent(torch):
     from multiprocessing.reduction import ForkingPickler
     import torch.multiprocessing  # noqa: F401  (registers torch's reducers)
+
     with pytest.raises(RuntimeError):
         ForkingPickler.dumps(torch.ones(2, requires_grad=True) * 2)
     with pytest.raises(RuntimeError, match="detach"):
@@ -200,6 +208,7 @@ def test_a_tensor_in_a_graph_cannot_be_sent(torch):
 
 def _shared_files():
     from ember.multiprocessing._shared_blocks import SHARED_DIRECTORY
+
     return {name for name in os.listdir(SHARED_DIRECTORY) if name.startswith(f"ember-{os.getpid()}-")}
 
 

@@ -1,4 +1,5 @@
 """Helpers for comparing ember modules with PyTorch's: move tensors and weights across through NumPy."""
+
 import numpy as np
 
 import ember
@@ -29,8 +30,9 @@ def compare_with_torch(torch, torch_module, ember_module, inputs, rtol=1e-4, ato
     copy_weights(torch_module, ember_module)
     differentiable = [np.asarray(array).dtype.kind == "f" and grad for array in inputs]
     torch_inputs = [to_torch(torch, array, flag) for array, flag in zip(inputs, differentiable)]
-    ember_inputs = [ember.from_numpy(np.array(array)).requires_grad_(flag)
-                    for array, flag in zip(inputs, differentiable)]
+    ember_inputs = [
+        ember.from_numpy(np.array(array)).requires_grad_(flag) for array, flag in zip(inputs, differentiable)
+    ]
     torch_output = torch_module(*torch_inputs)
     ember_output = ember_module(*ember_inputs)
     torch_outputs = _flatten(torch_output)
@@ -43,12 +45,14 @@ def compare_with_torch(torch, torch_module, ember_module, inputs, rtol=1e-4, ato
         return ember_output
     rng = np.random.default_rng(1)
     upstream = [rng.standard_normal(tuple(output.shape)).astype(np.float32) for output in torch_outputs]
-    torch.autograd.backward([o for o in torch_outputs if o.requires_grad],
-                            [to_torch(torch, u).to(o.dtype) for u, o in zip(upstream, torch_outputs)
-                             if o.requires_grad])
-    ember.autograd.backward([o for o in ember_outputs if o.requires_grad],
-                            [ember.from_numpy(u).to(o.dtype) for u, o in zip(upstream, ember_outputs)
-                             if o.requires_grad])
+    torch.autograd.backward(
+        [o for o in torch_outputs if o.requires_grad],
+        [to_torch(torch, u).to(o.dtype) for u, o in zip(upstream, torch_outputs) if o.requires_grad],
+    )
+    ember.autograd.backward(
+        [o for o in ember_outputs if o.requires_grad],
+        [ember.from_numpy(u).to(o.dtype) for u, o in zip(upstream, ember_outputs) if o.requires_grad],
+    )
     for index, (torch_input, ember_input) in enumerate(zip(torch_inputs, ember_inputs)):
         if torch_input.requires_grad:
             assert_close(ember_input.grad, torch_input.grad, rtol, atol, what=f"gradient of input {index}")

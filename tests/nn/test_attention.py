@@ -1,5 +1,6 @@
 """scaled_dot_product_attention, MultiheadAttention and the Transformer family against PyTorch:
 outputs and gradients with copied weights, masks, padding masks, both layouts, both norm orders."""
+
 import math
 
 import numpy as np
@@ -14,8 +15,10 @@ from tests.nn.differential import compare_with_torch, to_ember, to_torch
 
 # The cases mix a bool padding mask with a float attention mask and use norm_first / batch_first=False,
 # where PyTorch warns (and ember warns as PyTorch does); the warnings are expected here.
-pytestmark = [pytest.mark.filterwarnings("ignore:Support for mismatched .* is deprecated:UserWarning"),
-              pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")]
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:Support for mismatched .* is deprecated:UserWarning"),
+    pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning"),
+]
 
 rng = np.random.default_rng(0)
 
@@ -90,11 +93,13 @@ def test_sdpa_row_with_nothing_to_attend_is_zero_as_torch(torch):
     q, k, v = normal(1, 3, 8), normal(1, 4, 8), normal(1, 4, 5)
     mask = np.ones((3, 4), dtype=bool)
     mask[1] = False
-    expected = torch.nn.functional.scaled_dot_product_attention(*(torch.from_numpy(x) for x in (q, k, v)),
-                                                                attn_mask=torch.from_numpy(mask))
+    expected = torch.nn.functional.scaled_dot_product_attention(
+        *(torch.from_numpy(x) for x in (q, k, v)), attn_mask=torch.from_numpy(mask)
+    )
     query = ember.from_numpy(q).requires_grad_()
-    actual = F.scaled_dot_product_attention(query, ember.from_numpy(k), ember.from_numpy(v),
-                                            attn_mask=ember.from_numpy(mask))
+    actual = F.scaled_dot_product_attention(
+        query, ember.from_numpy(k), ember.from_numpy(v), attn_mask=ember.from_numpy(mask)
+    )
     assert_close(actual, expected)
     actual.sum().backward()
     assert np.isfinite(query.grad.numpy()).all() and not query.grad.numpy()[0, 1].any()
@@ -102,8 +107,9 @@ def test_sdpa_row_with_nothing_to_attend_is_zero_as_torch(torch):
 
 def test_sdpa_grouped_query_attention(torch):
     q, k, v = normal(2, 4, 3, 8), normal(2, 2, 5, 8), normal(2, 2, 5, 8)
-    expected = torch.nn.functional.scaled_dot_product_attention(*(torch.from_numpy(x) for x in (q, k, v)),
-                                                                enable_gqa=True)
+    expected = torch.nn.functional.scaled_dot_product_attention(
+        *(torch.from_numpy(x) for x in (q, k, v)), enable_gqa=True
+    )
     actual = F.scaled_dot_product_attention(*(ember.from_numpy(x) for x in (q, k, v)), enable_gqa=True)
     assert_close(actual, expected, 1e-5, 1e-5)
 
@@ -124,21 +130,35 @@ def test_sdpa_gradcheck_float64():
     mask = ember.from_numpy(rng.random((3, 3)) > 0.3)
     mask[:, 0] = True
     for kwargs in (dict(), dict(is_causal=True), dict(attn_mask=mask), dict(scale=0.7)):
+
         def function(q, k, v, kwargs=kwargs):
             return F.scaled_dot_product_attention(q, k, v, **kwargs)
+
         assert gradcheck(function, inputs)
         assert gradgradcheck(function, inputs)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=ember.zeros(3, 5)), r"\[3, 5\].*\[2, 4, 6\]"),
-    (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=ember.zeros(4, 6, dtype=ember.bool),
-                                                    is_causal=True), "should not be set when is_causal=True"),
-    (lambda q, k, v: F.scaled_dot_product_attention(q, k.double(), v), "same dtype"),
-    (lambda q, k, v: F.scaled_dot_product_attention(q, k[..., :3], v), r"\[2, 4, 8\].*\[2, 6, 3\]"),
-    (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=ember.zeros(4, 6, dtype=ember.int64)),
-     "bool or float"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=ember.zeros(3, 5)),
+            r"\[3, 5\].*\[2, 4, 6\]",
+        ),
+        (
+            lambda q, k, v: F.scaled_dot_product_attention(
+                q, k, v, attn_mask=ember.zeros(4, 6, dtype=ember.bool), is_causal=True
+            ),
+            "should not be set when is_causal=True",
+        ),
+        (lambda q, k, v: F.scaled_dot_product_attention(q, k.double(), v), "same dtype"),
+        (lambda q, k, v: F.scaled_dot_product_attention(q, k[..., :3], v), r"\[2, 4, 8\].*\[2, 6, 3\]"),
+        (
+            lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=ember.zeros(4, 6, dtype=ember.int64)),
+            "bool or float",
+        ),
+    ],
+)
 def test_sdpa_errors(call, message):
     q, k, v = ember.randn(2, 4, 8), ember.randn(2, 6, 8), ember.randn(2, 6, 5)
     with pytest.raises(RuntimeError, match=message):
@@ -154,8 +174,14 @@ MHA_CASES = [
     (dict(kdim=5, vdim=3), dict()),
     (dict(batch_first=True), dict(key_padding_mask=np.array([[False] * 6, [False] * 4 + [True] * 2]))),
     (dict(), dict(attn_mask=np.triu(np.ones((4, 6), dtype=bool), 1), average_attn_weights=False)),
-    (dict(), dict(attn_mask=normal(4, 6), key_padding_mask=np.array([[0.0] * 6, [0.0] * 5 + [-1.5]],
-                                                                     dtype=np.float32), need_weights=False)),
+    (
+        dict(),
+        dict(
+            attn_mask=normal(4, 6),
+            key_padding_mask=np.array([[0.0] * 6, [0.0] * 5 + [-1.5]], dtype=np.float32),
+            need_weights=False,
+        ),
+    ),
     (dict(add_bias_kv=True), dict(attn_mask=normal(6, 4, 6), need_weights=False)),
 ]
 
@@ -169,10 +195,16 @@ def test_multihead_attention_matches_torch(torch, options, call_kwargs, train):
     torch_module.train(train)
     ember_module.train(train)
     batch_first = options.get("batch_first", False)
-    shape = (lambda length, features: (2, length, features)) if batch_first else \
-        (lambda length, features: (length, 2, features))
-    inputs = [normal(*shape(4, 6)), normal(*shape(6, options.get("kdim", 6))),
-              normal(*shape(6, options.get("vdim", 6)))]
+    shape = (
+        (lambda length, features: (2, length, features))
+        if batch_first
+        else (lambda length, features: (length, 2, features))
+    )
+    inputs = [
+        normal(*shape(4, 6)),
+        normal(*shape(6, options.get("kdim", 6))),
+        normal(*shape(6, options.get("vdim", 6))),
+    ]
     compare_call(torch, torch_module, ember_module, inputs, call_kwargs, rtol=1e-4, atol=1e-5)
 
 
@@ -181,8 +213,13 @@ def test_multihead_self_attention_unbatched_and_causal(torch):
     ember_module = nn.MultiheadAttention(8, 2)
     causal = np.triu(np.full((5, 5), -np.inf, dtype=np.float32), 1)
     compare_call(torch, torch_module, ember_module, [normal(5, 8)] * 3, dict(attn_mask=causal))
-    compare_call(torch, torch_module, ember_module, [normal(5, 2, 8)] * 3,
-                 dict(attn_mask=causal, is_causal=True, need_weights=False))
+    compare_call(
+        torch,
+        torch_module,
+        ember_module,
+        [normal(5, 2, 8)] * 3,
+        dict(attn_mask=causal, is_causal=True, need_weights=False),
+    )
 
 
 def test_multihead_attention_repr_and_errors(torch):
@@ -206,11 +243,25 @@ def test_multi_head_attention_forward_functional(torch):
     query = normal(3, 2, 6)
 
     def arguments(m, tensor):
-        return (tensor(query), tensor(query), tensor(query), 6, 2, m.in_proj_weight, m.in_proj_bias, None, None,
-                False, 0.0, m.out_proj.weight, m.out_proj.bias)
+        return (
+            tensor(query),
+            tensor(query),
+            tensor(query),
+            6,
+            2,
+            m.in_proj_weight,
+            m.in_proj_bias,
+            None,
+            None,
+            False,
+            0.0,
+            m.out_proj.weight,
+            m.out_proj.bias,
+        )
 
     expected, expected_weights = torch.nn.functional.multi_head_attention_forward(
-        *arguments(torch_module, torch.from_numpy))
+        *arguments(torch_module, torch.from_numpy)
+    )
     ember_module = nn.MultiheadAttention(6, 2)
     ember_module.load_state_dict({k: to_ember(v) for k, v in torch_module.state_dict().items()})
     actual, weights = F.multi_head_attention_forward(*arguments(ember_module, ember.from_numpy))
@@ -242,8 +293,13 @@ def test_encoder_layer_matches_torch(torch, options, train):
     ember_layer.train(train)
     padding = np.array([[False] * 5, [False] * 3 + [True] * 2])
     compare_call(torch, torch_layer, ember_layer, [normal(*_shape(options, 5))])
-    compare_call(torch, torch_layer, ember_layer, [normal(*_shape(options, 5))],
-                 dict(src_mask=np.triu(np.full((5, 5), -np.inf, dtype=np.float32), 1), src_key_padding_mask=padding))
+    compare_call(
+        torch,
+        torch_layer,
+        ember_layer,
+        [normal(*_shape(options, 5))],
+        dict(src_mask=np.triu(np.full((5, 5), -np.inf, dtype=np.float32), 1), src_key_padding_mask=padding),
+    )
 
 
 @pytest.mark.parametrize("options", LAYER_OPTIONS)
@@ -256,9 +312,13 @@ def test_decoder_layer_matches_torch(torch, options, train):
     ember_layer.train(train)
     inputs = [normal(*_shape(options, 4)), normal(*_shape(options, 5))]
     compare_call(torch, torch_layer, ember_layer, inputs)
-    masks = dict(tgt_mask=np.triu(np.ones((4, 4), dtype=bool), 1), memory_mask=normal(4, 5),
-                 tgt_key_padding_mask=np.array([[False] * 4, [False] * 3 + [True]]),
-                 memory_key_padding_mask=np.array([[False] * 5, [False] * 2 + [True] * 3]), tgt_is_causal=True)
+    masks = dict(
+        tgt_mask=np.triu(np.ones((4, 4), dtype=bool), 1),
+        memory_mask=normal(4, 5),
+        tgt_key_padding_mask=np.array([[False] * 4, [False] * 3 + [True]]),
+        memory_key_padding_mask=np.array([[False] * 5, [False] * 2 + [True] * 3]),
+        tgt_is_causal=True,
+    )
     compare_call(torch, torch_layer, ember_layer, inputs, masks)
 
 
@@ -280,22 +340,27 @@ def test_transformer_matches_torch(torch, options, train):
     torch_model.train(train)
     ember_model.train(train)
     tgt_mask = nn.Transformer.generate_square_subsequent_mask(4).numpy()
-    masks = dict(tgt_mask=tgt_mask, src_key_padding_mask=np.array([[False] * 5, [False] * 4 + [True]]),
-                 memory_key_padding_mask=np.array([[False] * 5, [False] * 4 + [True]]))
+    masks = dict(
+        tgt_mask=tgt_mask,
+        src_key_padding_mask=np.array([[False] * 5, [False] * 4 + [True]]),
+        memory_key_padding_mask=np.array([[False] * 5, [False] * 4 + [True]]),
+    )
     compare_call(torch, torch_model, ember_model, [normal(*_shape(options, 5)), normal(*_shape(options, 4))], masks)
 
 
 def test_generate_square_subsequent_mask_is_torchs(torch):
-    assert_close(nn.Transformer.generate_square_subsequent_mask(5),
-                 torch.nn.Transformer.generate_square_subsequent_mask(5))
+    assert_close(
+        nn.Transformer.generate_square_subsequent_mask(5), torch.nn.Transformer.generate_square_subsequent_mask(5)
+    )
     assert nn.Transformer.generate_square_subsequent_mask(3, dtype=ember.float64).dtype == ember.float64
 
 
 def test_encoder_stack_with_norm_and_detected_causal_mask(torch):
     with pytest.warns(UserWarning, match="enable_nested_tensor is True, but self.use_nested_tensor is False"):
         ember_encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, 0.0), 3, norm=nn.LayerNorm(8))
-    torch_encoder = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(8, 2, 16, 0.0), 3,
-                                                norm=torch.nn.LayerNorm(8), enable_nested_tensor=False)
+    torch_encoder = torch.nn.TransformerEncoder(
+        torch.nn.TransformerEncoderLayer(8, 2, 16, 0.0), 3, norm=torch.nn.LayerNorm(8), enable_nested_tensor=False
+    )
     with np.errstate(divide="ignore"):
         mask = np.log(np.tril(np.ones((6, 6), dtype=np.float32)))  # the word language model's causal mask
     compare_call(torch, torch_encoder, ember_encoder, [normal(6, 2, 8)], dict(mask=mask))
@@ -330,12 +395,13 @@ def test_word_language_model_subclasses_transformer(torch):
             self.register_buffer("pe", pe.unsqueeze(0).transpose(0, 1))
 
         def forward(self, x):
-            return self.dropout(x + self.pe[:x.size(0), :])
+            return self.dropout(x + self.pe[: x.size(0), :])
 
     class TransformerModel(nn.Transformer):
         def __init__(self, ntoken, ninp, nhead, nhid, nlayers, dropout=0.5):
-            super(TransformerModel, self).__init__(d_model=ninp, nhead=nhead, dim_feedforward=nhid,
-                                                   num_encoder_layers=nlayers)
+            super(TransformerModel, self).__init__(
+                d_model=ninp, nhead=nhead, dim_feedforward=nhid, num_encoder_layers=nlayers
+            )
             self.model_type = "Transformer"
             self.src_mask = None
             self.pos_encoder = PositionalEncoding(ninp, dropout)

@@ -1,4 +1,5 @@
 """EmbeddingBag / F.embedding_bag and CTCLoss / F.ctc_loss against PyTorch, plus float64 gradchecks."""
+
 import numpy as np
 import pytest
 
@@ -43,10 +44,14 @@ def test_embedding_bag_matches_torch(torch, case):
     def run(framework, functional):
         table = framework.from_numpy(weight.copy()).requires_grad_()
         sample_weights = framework.from_numpy(psw).requires_grad_() if weighted else None
-        output = functional.embedding_bag(framework.from_numpy(indices),
-                                          table, None if offsets is None else framework.tensor(offsets),
-                                          per_sample_weights=sample_weights, **case)
-        output.backward(framework.from_numpy(upstream[:output.shape[0]]))
+        output = functional.embedding_bag(
+            framework.from_numpy(indices),
+            table,
+            None if offsets is None else framework.tensor(offsets),
+            per_sample_weights=sample_weights,
+            **case,
+        )
+        output.backward(framework.from_numpy(upstream[: output.shape[0]]))
         return output, table.grad, None if sample_weights is None else sample_weights.grad
 
     upstream = normal(4, 3)
@@ -74,28 +79,37 @@ def test_embedding_bag_gradcheck_float64():
     weight = ember.from_numpy(normal(6, 2, dtype=np.float64)).requires_grad_()
     psw = ember.from_numpy(normal(7, dtype=np.float64)).requires_grad_()
     indices, offsets = ember.tensor([0, 1, 5, 2, 3, 1, 4]), ember.tensor([0, 3, 3])
-    assert gradcheck(lambda w, s: F.embedding_bag(indices, w, offsets, mode="sum", per_sample_weights=s),
-                     [weight, psw])
-    assert gradgradcheck(lambda w, s: F.embedding_bag(indices, w, offsets, mode="sum", per_sample_weights=s),
-                         [weight, psw])
+    assert gradcheck(lambda w, s: F.embedding_bag(indices, w, offsets, mode="sum", per_sample_weights=s), [weight, psw])
+    assert gradgradcheck(
+        lambda w, s: F.embedding_bag(indices, w, offsets, mode="sum", per_sample_weights=s), [weight, psw]
+    )
     for mode in ("mean", "max"):
         assert gradcheck(lambda w, mode=mode: F.embedding_bag(indices, w, offsets, mode=mode), [weight])
         assert gradgradcheck(lambda w, mode=mode: F.embedding_bag(indices, w, offsets, mode=mode), [weight])
 
 
-@pytest.mark.parametrize("call, error, message", [
-    (lambda i, w: F.embedding_bag(i, w), ValueError, "offsets has to be a 1D Tensor but got None"),
-    (lambda i, w: F.embedding_bag(i.reshape(2, 5), w, ember.tensor([0])), ValueError, "input is 2D"),
-    (lambda i, w: F.embedding_bag(i, w, ember.tensor([1, 4])), RuntimeError, r"offsets\[0\] has to be 0"),
-    (lambda i, w: F.embedding_bag(i, w, ember.tensor([0, 11])), RuntimeError, "greater than input's length 10"),
-    (lambda i, w: F.embedding_bag(i, w, ember.tensor([0]), mode="min"), ValueError, "sum, mean or max"),
-    (lambda i, w: F.embedding_bag(i, w, ember.tensor([0]), per_sample_weights=ember.ones(10)), NotImplementedError,
-     "only supported for mode='sum'"),
-    (lambda i, w: F.embedding_bag(i, w, ember.tensor([0]), mode="sum", per_sample_weights=ember.ones(9)),
-     ValueError, "same shape as the input"),
-    (lambda i, w: F.embedding_bag(i.float(), w, ember.tensor([0])), RuntimeError, "'indices'"),
-    (lambda i, w: F.embedding_bag(i.reshape(1, 2, 5), w), ValueError, "1D or 2D Tensor"),
-])
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda i, w: F.embedding_bag(i, w), ValueError, "offsets has to be a 1D Tensor but got None"),
+        (lambda i, w: F.embedding_bag(i.reshape(2, 5), w, ember.tensor([0])), ValueError, "input is 2D"),
+        (lambda i, w: F.embedding_bag(i, w, ember.tensor([1, 4])), RuntimeError, r"offsets\[0\] has to be 0"),
+        (lambda i, w: F.embedding_bag(i, w, ember.tensor([0, 11])), RuntimeError, "greater than input's length 10"),
+        (lambda i, w: F.embedding_bag(i, w, ember.tensor([0]), mode="min"), ValueError, "sum, mean or max"),
+        (
+            lambda i, w: F.embedding_bag(i, w, ember.tensor([0]), per_sample_weights=ember.ones(10)),
+            NotImplementedError,
+            "only supported for mode='sum'",
+        ),
+        (
+            lambda i, w: F.embedding_bag(i, w, ember.tensor([0]), mode="sum", per_sample_weights=ember.ones(9)),
+            ValueError,
+            "same shape as the input",
+        ),
+        (lambda i, w: F.embedding_bag(i.float(), w, ember.tensor([0])), RuntimeError, "'indices'"),
+        (lambda i, w: F.embedding_bag(i.reshape(1, 2, 5), w), ValueError, "1D or 2D Tensor"),
+    ],
+)
 def test_embedding_bag_errors(call, error, message):
     with pytest.raises(error, match=message):
         call(ember.from_numpy(INDICES), ember.randn(10, 3))
@@ -121,8 +135,13 @@ def test_ctc_loss_matches_torch(torch, reduction, concatenated, through_log_soft
     def run(framework, functional, lengths_type):
         inputs = framework.from_numpy(logits.copy()).requires_grad_()
         log_probs = inputs.log_softmax(2) if through_log_softmax else inputs
-        loss = functional.ctc_loss(log_probs, framework.from_numpy(targets), lengths_type(input_lengths),
-                                   lengths_type(target_lengths), reduction=reduction)
+        loss = functional.ctc_loss(
+            log_probs,
+            framework.from_numpy(targets),
+            lengths_type(input_lengths),
+            lengths_type(target_lengths),
+            reduction=reduction,
+        )
         loss.sum().backward()
         return loss, inputs.grad
 
@@ -139,8 +158,14 @@ def test_ctc_impossible_alignment_and_zero_infinity(torch, zero_infinity):
     results = []
     for framework, functional in ((torch, torch.nn.functional), (ember, F)):
         inputs = framework.from_numpy(logits.copy()).requires_grad_()
-        loss = functional.ctc_loss(inputs.log_softmax(2), framework.from_numpy(targets), framework.tensor([3, 3]),
-                                   framework.tensor([4, 2]), reduction="none", zero_infinity=zero_infinity)
+        loss = functional.ctc_loss(
+            inputs.log_softmax(2),
+            framework.from_numpy(targets),
+            framework.tensor([3, 3]),
+            framework.tensor([4, 2]),
+            reduction="none",
+            zero_infinity=zero_infinity,
+        )
         loss.sum().backward()
         results.append((loss, inputs.grad))
     (expected_loss, expected_grad), (actual_loss, actual_grad) = results
@@ -151,10 +176,12 @@ def test_ctc_impossible_alignment_and_zero_infinity(torch, zero_infinity):
 def test_ctc_module_unbatched_and_blank(torch):
     logits = normal(8, 5)
     targets = np.array([0, 1, 3, 3])
-    expected = torch.nn.CTCLoss(blank=4)(torch.from_numpy(logits).log_softmax(1), torch.from_numpy(targets),
-                                         torch.tensor(8), torch.tensor(4))
-    actual = nn.CTCLoss(blank=4)(ember.from_numpy(logits).log_softmax(1), ember.from_numpy(targets),
-                                 ember.tensor(8), ember.tensor(4))
+    expected = torch.nn.CTCLoss(blank=4)(
+        torch.from_numpy(logits).log_softmax(1), torch.from_numpy(targets), torch.tensor(8), torch.tensor(4)
+    )
+    actual = nn.CTCLoss(blank=4)(
+        ember.from_numpy(logits).log_softmax(1), ember.from_numpy(targets), ember.tensor(8), ember.tensor(4)
+    )
     assert_close(actual, expected, 1e-5, 1e-6)
 
 
@@ -165,12 +192,15 @@ def test_ctc_gradcheck_through_log_softmax_float64():
     assert gradcheck(lambda x: F.ctc_loss(x.log_softmax(2), targets, [6, 5], [3, 2]), [logits])
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda x, t: F.ctc_loss(x, t, [7, 6], [3, 2]), "input_lengths to have value at most 6"),
-    (lambda x, t: F.ctc_loss(x, t, [6, 6], [4, 2]), "size at least 4"),
-    (lambda x, t: F.ctc_loss(x, t, [6, 6], [3, 2], blank=4), "blank must be in label range"),
-    (lambda x, t: F.ctc_loss(x, t, [6], [3, 2]), "input_lengths must have one entry per sample"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda x, t: F.ctc_loss(x, t, [7, 6], [3, 2]), "input_lengths to have value at most 6"),
+        (lambda x, t: F.ctc_loss(x, t, [6, 6], [4, 2]), "size at least 4"),
+        (lambda x, t: F.ctc_loss(x, t, [6, 6], [3, 2], blank=4), "blank must be in label range"),
+        (lambda x, t: F.ctc_loss(x, t, [6], [3, 2]), "input_lengths must have one entry per sample"),
+    ],
+)
 def test_ctc_errors(call, message):
     with pytest.raises(RuntimeError, match=message):
         call(ember.randn(6, 2, 4).log_softmax(2), ember.tensor([[1, 2, 2], [3, 1, 0]]))
@@ -180,8 +210,9 @@ def test_embedding_bag_scale_grad_by_freq_divides_by_each_index_count():
     weight = ember.randn(10, 3, requires_grad=True)
     offsets = np.array([0, 4, 6])
     upstream = normal(3, 3)
-    F.embedding_bag(ember.from_numpy(INDICES), weight, ember.from_numpy(offsets), mode="sum",
-                    scale_grad_by_freq=True).backward(ember.from_numpy(upstream))
+    F.embedding_bag(
+        ember.from_numpy(INDICES), weight, ember.from_numpy(offsets), mode="sum", scale_grad_by_freq=True
+    ).backward(ember.from_numpy(upstream))
     bag = np.searchsorted(offsets, np.arange(len(INDICES)), side="right") - 1
     counts = np.bincount(INDICES, minlength=10)
     expected = np.zeros((10, 3), np.float32)

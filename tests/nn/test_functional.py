@@ -16,8 +16,7 @@ from ..conftest import assert_close
 
 def _pair(torch, array, requires_grad=True):
     """The same values as an ember tensor and a torch tensor."""
-    return (ember.tensor(array).requires_grad_(requires_grad),
-            torch.tensor(array).requires_grad_(requires_grad))
+    return (ember.tensor(array).requires_grad_(requires_grad), torch.tensor(array).requires_grad_(requires_grad))
 
 
 def _check_grads(ours, theirs, what, rtol=1e-5, atol=1e-6):
@@ -113,6 +112,7 @@ def test_conv_weight_gradient_is_twice_differentiable():
     def weight_gradient(x, w):
         y = F.conv2d(x, w, stride=2, padding=1)
         return ember.autograd.grad((y * y).sum(), w, create_graph=True)[0]
+
     assert gradcheck(weight_gradient, (x, w), atol=1e-5, rtol=1e-4)
     assert gradgradcheck(weight_gradient, (x, w), atol=1e-5, rtol=1e-4)
 
@@ -120,10 +120,13 @@ def test_conv_weight_gradient_is_twice_differentiable():
 def test_conv1d_and_conv_transpose1d_match_torch(torch):
     rng = np.random.default_rng(5)
     x, w, b = rng.standard_normal((2, 4, 9)), rng.standard_normal((6, 2, 3)), rng.standard_normal(6)
-    for ours, theirs in [(F.conv1d(ember.tensor(x), ember.tensor(w), ember.tensor(b), 2, 1, 1, 2),
-                          torch.nn.functional.conv1d(torch.tensor(x), torch.tensor(w), torch.tensor(b), 2, 1, 1, 2)),
-                         (F.conv_transpose1d(ember.tensor(x), ember.tensor(rng.standard_normal((4, 3, 3))), None, 2),
-                          None)]:
+    for ours, theirs in [
+        (
+            F.conv1d(ember.tensor(x), ember.tensor(w), ember.tensor(b), 2, 1, 1, 2),
+            torch.nn.functional.conv1d(torch.tensor(x), torch.tensor(w), torch.tensor(b), 2, 1, 1, 2),
+        ),
+        (F.conv_transpose1d(ember.tensor(x), ember.tensor(rng.standard_normal((4, 3, 3))), None, 2), None),
+    ]:
         if theirs is not None:
             assert_close(ours, theirs.numpy(), rtol=1e-10, atol=1e-12)
         else:
@@ -157,8 +160,9 @@ def test_max_pool2d_indices_ceil_mode_and_grad_fn(torch):
     x = rng.permutation(2 * 3 * 7 * 6).reshape(2, 3, 7, 6).astype(np.float32)
     ours, theirs = _pair(torch, x)
     out, indices = F.max_pool2d(ours, 3, 2, padding=1, ceil_mode=True, return_indices=True)
-    expected, expected_indices = torch.nn.functional.max_pool2d(theirs, 3, 2, padding=1, ceil_mode=True,
-                                                                return_indices=True)
+    expected, expected_indices = torch.nn.functional.max_pool2d(
+        theirs, 3, 2, padding=1, ceil_mode=True, return_indices=True
+    )
     assert out.grad_fn.name() == "MaxPool2DWithIndicesBackward0"
     assert indices.dtype == ember.int64
     assert_close(out, expected.detach().numpy())
@@ -188,8 +192,12 @@ def test_max_pool_errors():
 def test_avg_pool2d_options_match_torch(torch):
     rng = np.random.default_rng(8)
     x = rng.standard_normal((2, 2, 7, 5))
-    for kwargs in [dict(count_include_pad=True), dict(count_include_pad=False), dict(divisor_override=3),
-                   dict(ceil_mode=True, count_include_pad=True)]:
+    for kwargs in [
+        dict(count_include_pad=True),
+        dict(count_include_pad=False),
+        dict(divisor_override=3),
+        dict(ceil_mode=True, count_include_pad=True),
+    ]:
         ours, theirs = _pair(torch, x)
         y = F.avg_pool2d(ours, 3, 2, 1, **kwargs)
         expected = torch.nn.functional.avg_pool2d(theirs, 3, 2, 1, **kwargs)
@@ -204,8 +212,10 @@ def test_adaptive_pools_match_torch_for_uneven_windows(torch):
     rng = np.random.default_rng(9)
     x = rng.permutation(2 * 2 * 7 * 9).reshape(2, 2, 7, 9).astype(np.float64)
     for size in [(3, 4), (7, 9), (None, 2), 1]:
-        for ours_fn, torch_fn in [(F.adaptive_avg_pool2d, torch.nn.functional.adaptive_avg_pool2d),
-                                  (F.adaptive_max_pool2d, torch.nn.functional.adaptive_max_pool2d)]:
+        for ours_fn, torch_fn in [
+            (F.adaptive_avg_pool2d, torch.nn.functional.adaptive_avg_pool2d),
+            (F.adaptive_max_pool2d, torch.nn.functional.adaptive_max_pool2d),
+        ]:
             ours, theirs = _pair(torch, x)
             y, expected = ours_fn(ours, size), torch_fn(theirs, size)
             assert_close(y, expected.detach().numpy(), rtol=1e-10, atol=1e-12, what=f"{ours_fn.__name__} {size}")
@@ -218,8 +228,9 @@ def test_max_unpool2d_inverts_max_pool2d_positions(torch):
     x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
     pooled, indices = F.max_pool2d(ember.tensor(x), 2, return_indices=True)
     restored = F.max_unpool2d(pooled, indices, 2)
-    expected = torch.nn.functional.max_unpool2d(*torch.nn.functional.max_pool2d(torch.tensor(x), 2,
-                                                                                return_indices=True), 2)
+    expected = torch.nn.functional.max_unpool2d(
+        *torch.nn.functional.max_pool2d(torch.tensor(x), 2, return_indices=True), 2
+    )
     assert_close(restored, expected.numpy())
 
 
@@ -268,8 +279,14 @@ def test_cross_entropy_options_match_torch(torch):
     target = rng.integers(0, 4, size=(5, 3))
     target[0, 0] = -100
     weight = rng.uniform(0.5, 2, size=4)
-    for kwargs in [{}, dict(reduction="sum"), dict(reduction="none"), dict(label_smoothing=0.3),
-                   dict(label_smoothing=0.3, reduction="none"), dict(label_smoothing=0.1, reduction="sum")]:
+    for kwargs in [
+        {},
+        dict(reduction="sum"),
+        dict(reduction="none"),
+        dict(label_smoothing=0.3),
+        dict(label_smoothing=0.3, reduction="none"),
+        dict(label_smoothing=0.1, reduction="sum"),
+    ]:
         for with_weight in (False, True):
             ours, theirs = _pair(torch, logits)
             extra = dict(kwargs, weight=ember.tensor(weight)) if with_weight else kwargs
@@ -376,8 +393,10 @@ def test_gelu_rejects_unknown_approximation():
 
 def test_softplus_threshold_and_logsigmoid_stability(torch):
     x = np.array([-100.0, -20.0, 0.0, 15.0, 40.0])
-    for ours, theirs in [(F.softplus(ember.tensor(x), 0.5, 10), torch.nn.functional.softplus(torch.tensor(x), 0.5, 10)),
-                         (F.logsigmoid(ember.tensor(x)), torch.nn.functional.logsigmoid(torch.tensor(x)))]:
+    for ours, theirs in [
+        (F.softplus(ember.tensor(x), 0.5, 10), torch.nn.functional.softplus(torch.tensor(x), 0.5, 10)),
+        (F.logsigmoid(ember.tensor(x)), torch.nn.functional.logsigmoid(torch.tensor(x))),
+    ]:
         assert_close(ours, theirs.numpy(), rtol=1e-12, atol=0)
 
 
@@ -401,8 +420,7 @@ def test_batch_norm_updates_running_statistics_like_torch(torch):
         assert_close(mine, reference.numpy(), rtol=1e-5, atol=1e-6, what="running statistics")
         assert mine._version == 1
     evaluated = F.batch_norm(ember.tensor(x), *ours_stats)
-    assert_close(evaluated, torch.nn.functional.batch_norm(torch.tensor(x), *torch_stats).numpy(),
-                 rtol=1e-4, atol=1e-5)
+    assert_close(evaluated, torch.nn.functional.batch_norm(torch.tensor(x), *torch_stats).numpy(), rtol=1e-4, atol=1e-5)
 
 
 def test_batch_norm_needs_more_than_one_value_per_channel():
@@ -490,10 +508,17 @@ def test_pad_errors():
 
 def test_interpolate_nearest_scale_and_errors(torch):
     x = np.arange(12, dtype=np.float32).reshape(1, 1, 3, 4)
-    for kwargs in [dict(size=(5, 7)), dict(scale_factor=1.7), dict(size=(2, 3), mode="nearest-exact"),
-                   dict(size=(4, 6), mode="area")]:
-        assert_close(F.interpolate(ember.tensor(x), **kwargs),
-                     torch.nn.functional.interpolate(torch.tensor(x), **kwargs).numpy(), what=str(kwargs))
+    for kwargs in [
+        dict(size=(5, 7)),
+        dict(scale_factor=1.7),
+        dict(size=(2, 3), mode="nearest-exact"),
+        dict(size=(4, 6), mode="area"),
+    ]:
+        assert_close(
+            F.interpolate(ember.tensor(x), **kwargs),
+            torch.nn.functional.interpolate(torch.tensor(x), **kwargs).numpy(),
+            what=str(kwargs),
+        )
     with pytest.raises(ValueError, match="either size or scale_factor"):
         F.interpolate(ember.tensor(x))
     with pytest.raises(ValueError, match="align_corners"):
@@ -505,8 +530,7 @@ def test_unfold_fold_round_trip_counts_overlaps(torch):
     columns = F.unfold(ember.tensor(x), 3, padding=1)
     assert tuple(columns.shape) == (2, 27, 30)
     folded = F.fold(columns, (5, 6), 3, padding=1)
-    expected = torch.nn.functional.fold(torch.nn.functional.unfold(torch.tensor(x), 3, padding=1), (5, 6), 3,
-                                        padding=1)
+    expected = torch.nn.functional.fold(torch.nn.functional.unfold(torch.tensor(x), 3, padding=1), (5, 6), 3, padding=1)
     assert_close(folded, expected.numpy(), rtol=1e-5, atol=1e-5)
 
 
@@ -540,8 +564,9 @@ def test_a_loss_is_its_own_graph_node_as_in_torch(torch, name, reduction):
     values, targets = np.random.default_rng(0).uniform(0.1, 0.9, (2, 4, 3))
     names = []
     for library in (torch, ember):
-        loss = _NAMED_LOSSES[name](library.nn.functional, library.tensor(values, requires_grad=True),
-                                   library.tensor(targets), reduction)
+        loss = _NAMED_LOSSES[name](
+            library.nn.functional, library.tensor(values, requires_grad=True), library.tensor(targets), reduction
+        )
         names.append(loss.grad_fn.name())
     assert names[1] == names[0]
 
@@ -549,8 +574,12 @@ def test_a_loss_is_its_own_graph_node_as_in_torch(torch, name, reduction):
 def test_avg_pool_takes_int64_and_truncates_as_torch(torch):
     for pool, shape in (("avg_pool1d", (1, 1, 16)), ("avg_pool2d", (1, 1, 4, 4)), ("avg_pool3d", (1, 1, 4, 4, 4))):
         size = int(np.prod(shape))
-        results = [getattr(library.nn.functional, pool)(library.arange(-size // 2, size - size // 2).view(*shape), 2,
-                                                        padding=1, count_include_pad=True) for library in (torch, ember)]
+        results = [
+            getattr(library.nn.functional, pool)(
+                library.arange(-size // 2, size - size // 2).view(*shape), 2, padding=1, count_include_pad=True
+            )
+            for library in (torch, ember)
+        ]
         assert results[1].dtype == ember.int64
         assert results[1].tolist() == results[0].tolist(), pool
     with pytest.raises(NotImplementedError, match="'Int'"):

@@ -1,4 +1,5 @@
 """nn.init and the default initialisation of each layer (PyTorch's distributions and bounds)."""
+
 import math
 import warnings
 
@@ -16,9 +17,21 @@ def values(tensor):
 
 
 # ---------------------------------------------------------------------- gains and fans
-@pytest.mark.parametrize("nonlinearity, param", [
-    ("linear", None), ("conv2d", None), ("conv_transpose3d", None), ("sigmoid", None), ("tanh", None),
-    ("relu", None), ("leaky_relu", None), ("leaky_relu", 0.2), ("leaky_relu", math.sqrt(5)), ("selu", None)])
+@pytest.mark.parametrize(
+    "nonlinearity, param",
+    [
+        ("linear", None),
+        ("conv2d", None),
+        ("conv_transpose3d", None),
+        ("sigmoid", None),
+        ("tanh", None),
+        ("relu", None),
+        ("leaky_relu", None),
+        ("leaky_relu", 0.2),
+        ("leaky_relu", math.sqrt(5)),
+        ("selu", None),
+    ],
+)
 def test_calculate_gain_matches_torch(torch, nonlinearity, param):
     assert init.calculate_gain(nonlinearity, param) == pytest.approx(torch.nn.init.calculate_gain(nonlinearity, param))
 
@@ -81,8 +94,10 @@ def test_seeded_generator_makes_init_repeatable():
     assert_close(init.normal_(ember.empty(3), generator=generator), third, rtol=0, atol=0)
 
 
-@pytest.mark.parametrize("mode, nonlinearity, a", [
-    ("fan_in", "leaky_relu", 0), ("fan_out", "relu", 0), ("fan_in", "leaky_relu", math.sqrt(5))])
+@pytest.mark.parametrize(
+    "mode, nonlinearity, a",
+    [("fan_in", "leaky_relu", 0), ("fan_out", "relu", 0), ("fan_in", "leaky_relu", math.sqrt(5))],
+)
 def test_kaiming_uniform_bound_and_normal_std(mode, nonlinearity, a):
     tensor = ember.empty(64, 32, 3, 3)
     fan = 32 * 9 if mode == "fan_in" else 64 * 9
@@ -184,8 +199,13 @@ def test_default_spread_matches_torch(torch):
 
 
 def test_recurrent_defaults_are_pytorchs():
-    for module in (nn.RNN(10, 20, num_layers=2), nn.LSTM(10, 20, bidirectional=True), nn.GRU(10, 20),
-                   nn.LSTMCell(10, 20), nn.GRUCell(10, 20)):
+    for module in (
+        nn.RNN(10, 20, num_layers=2),
+        nn.LSTM(10, 20, bidirectional=True),
+        nn.GRU(10, 20),
+        nn.LSTMCell(10, 20),
+        nn.GRUCell(10, 20),
+    ):
         for name, param in module.named_parameters():
             _check_uniform(param, 1 / math.sqrt(20), f"{type(module).__name__}.{name}")
 

@@ -1,6 +1,7 @@
 """Every layer against PyTorch: same weights (copied through the state dict), same inputs, then the
 outputs, the input gradients and the parameter gradients are compared; plus modes, errors and a
 short training run."""
+
 import numpy as np
 import pytest
 
@@ -36,8 +37,11 @@ LAYER_CASES = [
     ("Conv2d_same", lambda nn_: nn_.Conv2d(2, 3, 4, padding="same"), [normal(1, 2, 6, 6)]),
     ("Conv2d_reflect", lambda nn_: nn_.Conv2d(2, 3, 3, padding=1, padding_mode="reflect"), [normal(1, 2, 5, 5)]),
     ("Conv2d_unbatched", lambda nn_: nn_.Conv2d(2, 3, 3), [normal(2, 5, 5)]),
-    ("ConvTranspose2d", lambda nn_: nn_.ConvTranspose2d(3, 2, 3, stride=2, padding=1, output_padding=1),
-     [normal(2, 3, 4, 4)]),
+    (
+        "ConvTranspose2d",
+        lambda nn_: nn_.ConvTranspose2d(3, 2, 3, stride=2, padding=1, output_padding=1),
+        [normal(2, 3, 4, 4)],
+    ),
     ("ConvTranspose2d_groups", lambda nn_: nn_.ConvTranspose2d(4, 6, 2, groups=2), [normal(1, 4, 3, 3)]),
     ("MaxPool2d", lambda nn_: nn_.MaxPool2d(2), [normal(2, 3, 6, 6)]),
     ("MaxPool2d_stride_pad", lambda nn_: nn_.MaxPool2d(3, stride=2, padding=1, ceil_mode=True), [normal(1, 2, 7, 7)]),
@@ -50,8 +54,11 @@ LAYER_CASES = [
     ("BatchNorm1d", lambda nn_: nn_.BatchNorm1d(4), [normal(8, 4)]),
     ("BatchNorm1d_3d", lambda nn_: nn_.BatchNorm1d(3, momentum=None), [normal(4, 3, 5)]),
     ("BatchNorm2d", lambda nn_: nn_.BatchNorm2d(3), [normal(4, 3, 5, 5)]),
-    ("BatchNorm2d_no_affine", lambda nn_: nn_.BatchNorm2d(3, affine=False, track_running_stats=False),
-     [normal(2, 3, 4, 4)]),
+    (
+        "BatchNorm2d_no_affine",
+        lambda nn_: nn_.BatchNorm2d(3, affine=False, track_running_stats=False),
+        [normal(2, 3, 4, 4)],
+    ),
     ("LayerNorm", lambda nn_: nn_.LayerNorm(6), [normal(3, 4, 6)]),
     ("LayerNorm_2d_shape", lambda nn_: nn_.LayerNorm((4, 6), eps=1e-3), [normal(3, 4, 6)]),
     ("GroupNorm", lambda nn_: nn_.GroupNorm(2, 4), [normal(3, 4, 5)]),
@@ -97,8 +104,11 @@ LAYER_CASES = [
     ("PixelShuffle", lambda nn_: nn_.PixelShuffle(2), [normal(2, 8, 3, 3)]),
     ("PixelUnshuffle", lambda nn_: nn_.PixelUnshuffle(2), [normal(2, 2, 4, 6)]),
     ("Upsample_nearest", lambda nn_: nn_.Upsample(scale_factor=2), [normal(1, 2, 3, 3)]),
-    ("Upsample_bilinear", lambda nn_: nn_.Upsample(size=(5, 7), mode="bilinear", align_corners=False),
-     [normal(1, 2, 3, 4)]),
+    (
+        "Upsample_bilinear",
+        lambda nn_: nn_.Upsample(size=(5, 7), mode="bilinear", align_corners=False),
+        [normal(1, 2, 3, 4)],
+    ),
     ("UpsamplingBilinear2d", lambda nn_: nn_.UpsamplingBilinear2d(scale_factor=2), [normal(1, 1, 3, 3)]),
     ("Unfold", lambda nn_: nn_.Unfold(2, padding=1, stride=2), [normal(2, 3, 5, 5)]),
     ("Fold", lambda nn_: nn_.Fold((4, 5), 2), [normal(2, 12, 12)]),
@@ -108,9 +118,21 @@ LAYER_CASES = [
     ("RMSNorm", lambda nn_: nn_.RMSNorm(6, eps=1e-5), [normal(3, 6)]),
     ("Dropout_eval", lambda nn_: nn_.Dropout(0.3).eval(), [normal(3, 4)]),
     ("Sequential_mlp", lambda nn_: nn_.Sequential(nn_.Linear(4, 8), nn_.Tanh(), nn_.Linear(8, 2)), [normal(5, 4)]),
-    ("Sequential_lenet", lambda nn_: nn_.Sequential(
-        nn_.Conv2d(1, 4, 5, padding=2), nn_.ReLU(), nn_.MaxPool2d(2), nn_.Conv2d(4, 6, 3), nn_.BatchNorm2d(6),
-        nn_.ReLU(), nn_.AdaptiveAvgPool2d(2), nn_.Flatten(), nn_.Linear(24, 3)), [normal(2, 1, 12, 12)]),
+    (
+        "Sequential_lenet",
+        lambda nn_: nn_.Sequential(
+            nn_.Conv2d(1, 4, 5, padding=2),
+            nn_.ReLU(),
+            nn_.MaxPool2d(2),
+            nn_.Conv2d(4, 6, 3),
+            nn_.BatchNorm2d(6),
+            nn_.ReLU(),
+            nn_.AdaptiveAvgPool2d(2),
+            nn_.Flatten(),
+            nn_.Linear(24, 3),
+        ),
+        [normal(2, 1, 12, 12)],
+    ),
 ]
 
 LOSS_CASES = [
@@ -122,12 +144,21 @@ LOSS_CASES = [
     ("HuberLoss", lambda nn_: nn_.HuberLoss(delta=0.7), [normal(4, 3), normal(4, 3)]),
     ("CrossEntropyLoss", lambda nn_: nn_.CrossEntropyLoss(), [normal(6, 5), labels(5, 6)]),
     ("CrossEntropyLoss_spatial", lambda nn_: nn_.CrossEntropyLoss(), [normal(2, 4, 3, 3), labels(4, 2, 3, 3)]),
-    ("CrossEntropyLoss_ignore_index", lambda nn_: nn_.CrossEntropyLoss(ignore_index=2),
-     [normal(8, 4), np.array([0, 2, 1, 2, 3, 3, 2, 1])]),
-    ("CrossEntropyLoss_label_smoothing", lambda nn_: nn_.CrossEntropyLoss(label_smoothing=0.2),
-     [normal(6, 5), labels(5, 6)]),
-    ("CrossEntropyLoss_probabilities", lambda nn_: nn_.CrossEntropyLoss(),
-     [normal(6, 5), np.full((6, 5), 0.2, np.float32)]),
+    (
+        "CrossEntropyLoss_ignore_index",
+        lambda nn_: nn_.CrossEntropyLoss(ignore_index=2),
+        [normal(8, 4), np.array([0, 2, 1, 2, 3, 3, 2, 1])],
+    ),
+    (
+        "CrossEntropyLoss_label_smoothing",
+        lambda nn_: nn_.CrossEntropyLoss(label_smoothing=0.2),
+        [normal(6, 5), labels(5, 6)],
+    ),
+    (
+        "CrossEntropyLoss_probabilities",
+        lambda nn_: nn_.CrossEntropyLoss(),
+        [normal(6, 5), np.full((6, 5), 0.2, np.float32)],
+    ),
     ("NLLLoss", lambda nn_: nn_.NLLLoss(), [normal(6, 5), labels(5, 6)]),
     ("NLLLoss_sum_ignore", lambda nn_: nn_.NLLLoss(reduction="sum", ignore_index=1), [normal(6, 3), labels(3, 6)]),
     ("BCELoss", lambda nn_: nn_.BCELoss(), [positive(4, 3), positive(4, 3)]),
@@ -242,26 +273,33 @@ def test_embedding_from_pretrained_and_padding_gradient(torch):
 
 
 # ---------------------------------------------------------------------- argument checks
-@pytest.mark.parametrize("build, error, message", [
-    (lambda: nn.Conv2d(3, 4, 3, groups=2), ValueError, "in_channels must be divisible by groups"),
-    (lambda: nn.Conv2d(4, 3, 3, groups=2), ValueError, "out_channels must be divisible by groups"),
-    (lambda: nn.Conv2d(4, 4, 3, groups=0), ValueError, "groups must be a positive integer"),
-    (lambda: nn.Conv2d(1, 1, 3, padding="full"), ValueError, "Invalid padding string 'full'"),
-    (lambda: nn.Conv2d(1, 1, 3, stride=2, padding="same"), ValueError,
-     "padding='same' is not supported for strided convolutions"),
-    (lambda: nn.Conv2d(1, 1, 3, padding_mode="mirror"), ValueError, "padding_mode must be one of"),
-    (lambda: nn.GroupNorm(3, 4), ValueError, "num_channels must be divisible by num_groups"),
-    (lambda: nn.Unflatten(1, (2, "3")), TypeError, "unflattened_size must be tuple of ints"),
-    (lambda: nn.Softmax2d()(ember.zeros(2, 2)), ValueError, "Softmax2d: expected input to be 3D or 4D, got 2D"),
-])
+@pytest.mark.parametrize(
+    "build, error, message",
+    [
+        (lambda: nn.Conv2d(3, 4, 3, groups=2), ValueError, "in_channels must be divisible by groups"),
+        (lambda: nn.Conv2d(4, 3, 3, groups=2), ValueError, "out_channels must be divisible by groups"),
+        (lambda: nn.Conv2d(4, 4, 3, groups=0), ValueError, "groups must be a positive integer"),
+        (lambda: nn.Conv2d(1, 1, 3, padding="full"), ValueError, "Invalid padding string 'full'"),
+        (
+            lambda: nn.Conv2d(1, 1, 3, stride=2, padding="same"),
+            ValueError,
+            "padding='same' is not supported for strided convolutions",
+        ),
+        (lambda: nn.Conv2d(1, 1, 3, padding_mode="mirror"), ValueError, "padding_mode must be one of"),
+        (lambda: nn.GroupNorm(3, 4), ValueError, "num_channels must be divisible by num_groups"),
+        (lambda: nn.Unflatten(1, (2, "3")), TypeError, "unflattened_size must be tuple of ints"),
+        (lambda: nn.Softmax2d()(ember.zeros(2, 2)), ValueError, "Softmax2d: expected input to be 3D or 4D, got 2D"),
+    ],
+)
 def test_argument_errors(build, error, message):
     with pytest.raises(error, match=message):
         build()
 
 
 def test_legacy_size_average_maps_to_reduction():
-    with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated, please use "
-                                         "reduction='sum' instead"):
+    with pytest.warns(
+        UserWarning, match="size_average and reduce args will be deprecated, please use reduction='sum' instead"
+    ):
         loss = nn.MSELoss(size_average=False)
     assert loss.reduction == "sum"
 

@@ -1,4 +1,5 @@
 """nn.Module, Parameter and the containers: registration, iteration, state dicts, hooks, conversion, repr."""
+
 import copy
 import pickle
 from collections import OrderedDict
@@ -55,8 +56,9 @@ def test_parameter_is_tensor_requiring_grad_and_shares_memory():
 def test_parameter_repr_matches_torch(torch):
     values = np.array([[1.0, -2.5], [0.25, 3.0]], dtype=np.float32)
     assert repr(nn.Parameter(ember.from_numpy(values))) == repr(torch.nn.Parameter(torch.from_numpy(values)))
-    assert repr(nn.Parameter(ember.ones(2), requires_grad=False)) == \
-        repr(torch.nn.Parameter(torch.ones(2), requires_grad=False))
+    assert repr(nn.Parameter(ember.ones(2), requires_grad=False)) == repr(
+        torch.nn.Parameter(torch.ones(2), requires_grad=False)
+    )
 
 
 def test_parameter_deepcopy_and_pickle_keep_the_class():
@@ -121,8 +123,11 @@ def test_assignment_before_init_raises():
 
 def test_wrong_types_for_registered_names_raise_type_error():
     model = Scale()
-    with pytest.raises(TypeError, match=r"cannot assign 'torch.FloatTensor' as parameter 'weight' "
-                                        r"\(torch.nn.Parameter or None expected\)"):
+    with pytest.raises(
+        TypeError,
+        match=r"cannot assign 'torch.FloatTensor' as parameter 'weight' "
+        r"\(torch.nn.Parameter or None expected\)",
+    ):
         model.weight = ember.zeros(3)
     tree = Tree()
     with pytest.raises(TypeError, match=r"cannot assign 'int' as child module 'a' \(torch.nn.Module or None"):
@@ -131,22 +136,28 @@ def test_wrong_types_for_registered_names_raise_type_error():
         model.calls = "x"
 
 
-@pytest.mark.parametrize("call, error, message", [
-    (lambda m: m.register_buffer("a.b", None), KeyError, 'buffer name can.*t contain "\\."'),
-    (lambda m: m.register_buffer("", None), KeyError, "buffer name can.*t be empty string"),
-    (lambda m: m.register_buffer("weight", None), KeyError, "attribute 'weight' already exists"),
-    (lambda m: m.register_buffer(1, None), TypeError, "buffer name should be a string. Got int"),
-    (lambda m: m.register_buffer("x", [1.0]), TypeError, "cannot assign 'list' object to buffer 'x'"),
-    (lambda m: m.register_parameter("a.b", None), KeyError, 'parameter name can.*t contain "\\."'),
-    (lambda m: m.register_parameter("", None), KeyError, "parameter name can.*t be empty string"),
-    (lambda m: m.register_parameter("calls", None), KeyError, "attribute 'calls' already exists"),
-    (lambda m: m.register_parameter("p", ember.zeros(1)), TypeError,
-     "cannot assign 'torch.FloatTensor' object to parameter 'p' \\(torch.nn.Parameter or None required\\)"),
-    (lambda m: m.add_module("c", ember.zeros(1)), TypeError, "torch.FloatTensor is not a Module subclass"),
-    (lambda m: m.add_module("a.b", nn.Module()), KeyError, 'module name can.*t contain "\\.", got: a.b'),
-    (lambda m: m.add_module("", nn.Module()), KeyError, "module name can.*t be empty string"),
-    (lambda m: m.add_module("weight", nn.Module()), KeyError, "attribute 'weight' already exists"),
-])
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda m: m.register_buffer("a.b", None), KeyError, 'buffer name can.*t contain "\\."'),
+        (lambda m: m.register_buffer("", None), KeyError, "buffer name can.*t be empty string"),
+        (lambda m: m.register_buffer("weight", None), KeyError, "attribute 'weight' already exists"),
+        (lambda m: m.register_buffer(1, None), TypeError, "buffer name should be a string. Got int"),
+        (lambda m: m.register_buffer("x", [1.0]), TypeError, "cannot assign 'list' object to buffer 'x'"),
+        (lambda m: m.register_parameter("a.b", None), KeyError, 'parameter name can.*t contain "\\."'),
+        (lambda m: m.register_parameter("", None), KeyError, "parameter name can.*t be empty string"),
+        (lambda m: m.register_parameter("calls", None), KeyError, "attribute 'calls' already exists"),
+        (
+            lambda m: m.register_parameter("p", ember.zeros(1)),
+            TypeError,
+            "cannot assign 'torch.FloatTensor' object to parameter 'p' \\(torch.nn.Parameter or None required\\)",
+        ),
+        (lambda m: m.add_module("c", ember.zeros(1)), TypeError, "torch.FloatTensor is not a Module subclass"),
+        (lambda m: m.add_module("a.b", nn.Module()), KeyError, 'module name can.*t contain "\\.", got: a.b'),
+        (lambda m: m.add_module("", nn.Module()), KeyError, "module name can.*t be empty string"),
+        (lambda m: m.add_module("weight", nn.Module()), KeyError, "attribute 'weight' already exists"),
+    ],
+)
 def test_registration_errors(call, error, message):
     with pytest.raises(error, match=message):
         call(Scale())
@@ -195,8 +206,13 @@ def test_dir_lists_registered_names():
 def test_named_parameters_order_prefix_recurse_and_duplicates():
     tree = Tree()
     assert [name for name, _ in tree.named_parameters()] == ["extra", "a.weight", "b.0.weight", "b.1.weight"]
-    assert [name for name, _ in tree.named_parameters(remove_duplicate=False)] == \
-        ["extra", "a.weight", "b.0.weight", "b.1.weight", "shared.weight"]
+    assert [name for name, _ in tree.named_parameters(remove_duplicate=False)] == [
+        "extra",
+        "a.weight",
+        "b.0.weight",
+        "b.1.weight",
+        "shared.weight",
+    ]
     assert [name for name, _ in tree.named_parameters(prefix="net")][:2] == ["net.extra", "net.a.weight"]
     assert [name for name, _ in tree.named_parameters(recurse=False)] == ["extra"]
     parameters = tree.parameters()
@@ -300,8 +316,17 @@ def test_state_dict_is_ordered_detached_and_shares_memory():
     state = tree.state_dict()
     assert isinstance(state, OrderedDict)
     # unlike parameters(), state_dict() lists a shared module under each of its names, as PyTorch does
-    assert list(state) == ["extra", "a.weight", "a.calls", "b.0.weight", "b.0.calls", "b.1.weight", "b.1.calls",
-                           "shared.weight", "shared.calls"]
+    assert list(state) == [
+        "extra",
+        "a.weight",
+        "a.calls",
+        "b.0.weight",
+        "b.0.calls",
+        "b.1.weight",
+        "b.1.calls",
+        "shared.weight",
+        "shared.calls",
+    ]
     assert not state["a.weight"].requires_grad and type(state["a.weight"]) is ember.Tensor
     assert state["a.weight"].data_ptr() == tree.a.weight.data_ptr()
     assert tree.state_dict(keep_vars=True)["a.weight"] is tree.a.weight
@@ -333,8 +358,10 @@ def test_load_state_dict_strict_names_missing_unexpected_and_size_mismatch():
     assert message.startswith("Error(s) in loading state_dict for Tree:")
     assert 'Missing key(s) in state_dict: "a.weight".' in message
     assert 'Unexpected key(s) in state_dict: "a.bogus".' in message
-    assert "size mismatch for b.0.weight: copying a param with shape ember.Size([5]) from checkpoint, " \
-           "the shape in current model is ember.Size([3])." in message.replace("torch.Size", "ember.Size")
+    assert (
+        "size mismatch for b.0.weight: copying a param with shape ember.Size([5]) from checkpoint, "
+        "the shape in current model is ember.Size([3])." in message.replace("torch.Size", "ember.Size")
+    )
     del state["b.0.weight"]
     result = model.load_state_dict(state, strict=False)
     assert result.missing_keys == ["a.weight", "b.0.weight"]
@@ -378,12 +405,28 @@ def test_state_dict_hooks():
 
 
 def test_state_dict_round_trip_with_torch(torch):
-    torch_model = torch.nn.Sequential(OrderedDict([
-        ("conv", torch.nn.Conv2d(1, 2, 3)), ("bn", torch.nn.BatchNorm2d(2)), ("flat", torch.nn.Flatten()),
-        ("fc", torch.nn.Linear(8, 3)), ("ln", torch.nn.LayerNorm(3))]))
-    ember_model = nn.Sequential(OrderedDict([
-        ("conv", nn.Conv2d(1, 2, 3)), ("bn", nn.BatchNorm2d(2)), ("flat", nn.Flatten()),
-        ("fc", nn.Linear(8, 3)), ("ln", nn.LayerNorm(3))]))
+    torch_model = torch.nn.Sequential(
+        OrderedDict(
+            [
+                ("conv", torch.nn.Conv2d(1, 2, 3)),
+                ("bn", torch.nn.BatchNorm2d(2)),
+                ("flat", torch.nn.Flatten()),
+                ("fc", torch.nn.Linear(8, 3)),
+                ("ln", torch.nn.LayerNorm(3)),
+            ]
+        )
+    )
+    ember_model = nn.Sequential(
+        OrderedDict(
+            [
+                ("conv", nn.Conv2d(1, 2, 3)),
+                ("bn", nn.BatchNorm2d(2)),
+                ("flat", nn.Flatten()),
+                ("fc", nn.Linear(8, 3)),
+                ("ln", nn.LayerNorm(3)),
+            ]
+        )
+    )
     torch_state = torch_model.state_dict()
     assert list(ember_model.state_dict()) == list(torch_state)
     ember_model.load_state_dict({key: to_ember(value) for key, value in torch_state.items()})
@@ -429,8 +472,9 @@ def test_hooks_with_kwargs_prepend_and_context_manager():
         return args, {"y": kwargs.get("y", 0) + 5}
 
     model.register_forward_pre_hook(pre_hook, with_kwargs=True)
-    model.register_forward_hook(lambda module, args, kwargs, output: order.append(("kw", kwargs["y"])),
-                                with_kwargs=True)
+    model.register_forward_hook(
+        lambda module, args, kwargs, output: order.append(("kw", kwargs["y"])), with_kwargs=True
+    )
     model.register_forward_hook(lambda module, args, output: order.append("first"), prepend=True)
     assert model(ember.tensor(1.0), y=ember.tensor(2.0)).item() == 8.0
     assert order == ["first", ("kw", 7)]
@@ -496,8 +540,13 @@ def test_full_backward_hooks_match_torch(torch):
             return (grad_output[0] * 2, grad_output[1])
 
         def hook(module, grad_input, grad_output):
-            record.append(("hook", [None if g is None else g.detach().numpy().copy() for g in grad_input],
-                           [g.detach().numpy().copy() for g in grad_output]))
+            record.append(
+                (
+                    "hook",
+                    [None if g is None else g.detach().numpy().copy() for g in grad_input],
+                    [g.detach().numpy().copy() for g in grad_output],
+                )
+            )
             return (grad_input[0] + 1, grad_input[1])
 
         model.register_full_backward_pre_hook(pre_hook)
@@ -535,18 +584,31 @@ def test_backward_hook_sees_none_when_no_input_requires_grad():
 # ---------------------------------------------------------------------- repr
 def test_repr_matches_torch_for_a_nested_model(torch):
     def build(nn_):
-        return nn_.Sequential(OrderedDict([
-            ("features", nn_.Sequential(nn_.Conv2d(1, 6, 5, padding=2), nn_.ReLU(), nn_.MaxPool2d(2),
-                                        nn_.Conv2d(6, 16, 5), nn_.BatchNorm2d(16), nn_.Dropout(0.25))),
-            ("flatten", nn_.Flatten()),
-            ("heads", nn_.ModuleDict({"cls": nn_.Linear(400, 10), "reg": nn_.Linear(400, 1, bias=False)})),
-            ("blocks", nn_.ModuleList([nn_.Linear(4, 4) for _ in range(3)] + [nn_.LayerNorm(4)])),
-            ("empty", nn_.ModuleList()),
-            ("params", nn_.ParameterList([nn_.Parameter(nn_.init.zeros_(torch_or_ember(nn_).empty(2, 3)))])),
-            ("rnn", nn_.LSTM(10, 20, num_layers=2, batch_first=True)),
-            ("emb", nn_.Embedding(10, 3, padding_idx=0)),
-            ("loss", nn_.CrossEntropyLoss(label_smoothing=0.1)),
-        ]))
+        return nn_.Sequential(
+            OrderedDict(
+                [
+                    (
+                        "features",
+                        nn_.Sequential(
+                            nn_.Conv2d(1, 6, 5, padding=2),
+                            nn_.ReLU(),
+                            nn_.MaxPool2d(2),
+                            nn_.Conv2d(6, 16, 5),
+                            nn_.BatchNorm2d(16),
+                            nn_.Dropout(0.25),
+                        ),
+                    ),
+                    ("flatten", nn_.Flatten()),
+                    ("heads", nn_.ModuleDict({"cls": nn_.Linear(400, 10), "reg": nn_.Linear(400, 1, bias=False)})),
+                    ("blocks", nn_.ModuleList([nn_.Linear(4, 4) for _ in range(3)] + [nn_.LayerNorm(4)])),
+                    ("empty", nn_.ModuleList()),
+                    ("params", nn_.ParameterList([nn_.Parameter(nn_.init.zeros_(torch_or_ember(nn_).empty(2, 3)))])),
+                    ("rnn", nn_.LSTM(10, 20, num_layers=2, batch_first=True)),
+                    ("emb", nn_.Embedding(10, 3, padding_idx=0)),
+                    ("loss", nn_.CrossEntropyLoss(label_smoothing=0.1)),
+                ]
+            )
+        )
 
     def torch_or_ember(nn_):
         return torch if nn_ is torch.nn else ember
@@ -607,8 +669,9 @@ def test_parameter_list_and_dict_wrap_tensors(torch):
     params.append(ember.zeros(1, dtype=ember.float64))
     assert all(isinstance(p, nn.Parameter) for p in params)
     assert [name for name, _ in params.named_parameters()] == ["0", "1", "2"]
-    torch_params = torch.nn.ParameterList([torch.zeros(2), torch.nn.Parameter(torch.ones(3, 4)),
-                                           torch.zeros(1, dtype=torch.float64)])
+    torch_params = torch.nn.ParameterList(
+        [torch.zeros(2), torch.nn.Parameter(torch.ones(3, 4)), torch.zeros(1, dtype=torch.float64)]
+    )
     assert repr(params) == repr(torch_params)
     with pytest.raises(RuntimeError, match="ParameterList should not be called"):
         params(1)

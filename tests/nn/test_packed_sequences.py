@@ -1,4 +1,5 @@
 """nn.utils.rnn (padding and packing) and packed batches through RNN/LSTM/GRU, against PyTorch."""
+
 import numpy as np
 import pytest
 
@@ -41,16 +42,18 @@ def test_pack_and_pad_round_trip_matches_torch(torch, batch_first, lengths_as_te
     padded = rnn.pad_sequence([ember.from_numpy(a) for a in _sequences()], batch_first=batch_first)
     padded_torch = torch.from_numpy(padded.numpy())
     lengths = ember.tensor(LENGTHS) if lengths_as_tensor else LENGTHS
-    expected = torch.nn.utils.rnn.pack_padded_sequence(padded_torch, torch.tensor(LENGTHS), batch_first,
-                                                       enforce_sorted=False)
+    expected = torch.nn.utils.rnn.pack_padded_sequence(
+        padded_torch, torch.tensor(LENGTHS), batch_first, enforce_sorted=False
+    )
     source = padded.clone().requires_grad_()
     actual = rnn.pack_padded_sequence(source, lengths, batch_first=batch_first, enforce_sorted=False)
     assert isinstance(actual, tuple) and actual._fields == expected._fields
     for name in ("data", "batch_sizes", "sorted_indices", "unsorted_indices"):
         assert_close(getattr(actual, name), getattr(expected, name), what=name)
     assert actual.batch_sizes.dtype == ember.int64
-    unpacked, unpacked_lengths = rnn.pad_packed_sequence(actual, batch_first=batch_first, padding_value=7.0,
-                                                         total_length=6)
+    unpacked, unpacked_lengths = rnn.pad_packed_sequence(
+        actual, batch_first=batch_first, padding_value=7.0, total_length=6
+    )
     torch_unpacked, torch_lengths = torch.nn.utils.rnn.pad_packed_sequence(expected, batch_first, 7.0, 6)
     assert_close(unpacked, torch_unpacked)
     assert_close(unpacked_lengths, torch_lengths)
@@ -69,8 +72,9 @@ def test_pack_sequence_sorted_and_unpack(torch):
     assert_close(packed.batch_sizes, expected.batch_sizes)
     for array, tensor in zip(arrays, rnn.unpack_sequence(packed)):
         assert_close(tensor, array)
-    unpadded = rnn.unpad_sequence(rnn.pad_sequence([ember.from_numpy(a) for a in arrays]), ember.tensor(
-        [len(a) for a in arrays]))
+    unpadded = rnn.unpad_sequence(
+        rnn.pad_sequence([ember.from_numpy(a) for a in arrays]), ember.tensor([len(a) for a in arrays])
+    )
     for array, tensor in zip(arrays, unpadded):
         assert_close(tensor, array)
 
@@ -85,23 +89,34 @@ def test_packed_sequence_conversions():
     assert batch_sizes.tolist() == [2, 2, 1]
 
 
-@pytest.mark.parametrize("call, error, message", [
-    (lambda x: rnn.pack_padded_sequence(x, [2, 4, 1]), RuntimeError, "sorted in decreasing order"),
-    (lambda x: rnn.pack_padded_sequence(x, [4, 0, 0], enforce_sorted=False), RuntimeError, "greater than 0"),
-    (lambda x: rnn.pack_padded_sequence(x, [4, 3]), RuntimeError, r"len\(lengths\)` to be equal to batch_size"),
-    (lambda x: rnn.pack_padded_sequence(x, [5, 3, 1]), RuntimeError, r"length \(5\) exceeds"),
-    (lambda x: rnn.pad_packed_sequence(rnn.pack_padded_sequence(x, [4, 3, 1]), total_length=3), ValueError,
-     "total_length=3 and max sequence length being 4"),
-    (lambda x: rnn.pad_sequence([]), RuntimeError, "empty list"),
-    (lambda x: rnn.pad_sequence([x[0]], padding_side="up"), RuntimeError, "left or right, but got up"),
-])
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda x: rnn.pack_padded_sequence(x, [2, 4, 1]), RuntimeError, "sorted in decreasing order"),
+        (lambda x: rnn.pack_padded_sequence(x, [4, 0, 0], enforce_sorted=False), RuntimeError, "greater than 0"),
+        (lambda x: rnn.pack_padded_sequence(x, [4, 3]), RuntimeError, r"len\(lengths\)` to be equal to batch_size"),
+        (lambda x: rnn.pack_padded_sequence(x, [5, 3, 1]), RuntimeError, r"length \(5\) exceeds"),
+        (
+            lambda x: rnn.pad_packed_sequence(rnn.pack_padded_sequence(x, [4, 3, 1]), total_length=3),
+            ValueError,
+            "total_length=3 and max sequence length being 4",
+        ),
+        (lambda x: rnn.pad_sequence([]), RuntimeError, "empty list"),
+        (lambda x: rnn.pad_sequence([x[0]], padding_side="up"), RuntimeError, "left or right, but got up"),
+    ],
+)
 def test_packing_errors(call, error, message):
     with pytest.raises(error, match=message):
         call(ember.randn(4, 3, 2))
 
 
-RECURRENT = [("RNN", dict()), ("LSTM", dict(num_layers=2, bidirectional=True)), ("GRU", dict(bidirectional=True)),
-             ("LSTM", dict(proj_size=2, batch_first=True)), ("GRU", dict(num_layers=2, batch_first=True))]
+RECURRENT = [
+    ("RNN", dict()),
+    ("LSTM", dict(num_layers=2, bidirectional=True)),
+    ("GRU", dict(bidirectional=True)),
+    ("LSTM", dict(proj_size=2, batch_first=True)),
+    ("GRU", dict(num_layers=2, batch_first=True)),
+]
 
 
 @pytest.mark.parametrize("kind, options", RECURRENT)

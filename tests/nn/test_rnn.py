@@ -1,4 +1,5 @@
 """RNN, LSTM, GRU and their cells against PyTorch: parameter names, outputs, hidden states, gradients."""
+
 import numpy as np
 import pytest
 
@@ -29,8 +30,11 @@ RECURRENT_CASES = [
 ]
 
 
-@pytest.mark.parametrize("kind, options, shape", RECURRENT_CASES,
-                         ids=[f"{kind}-{'-'.join(f'{k}={v}' for k, v in o.items())}" for kind, o, _ in RECURRENT_CASES])
+@pytest.mark.parametrize(
+    "kind, options, shape",
+    RECURRENT_CASES,
+    ids=[f"{kind}-{'-'.join(f'{k}={v}' for k, v in o.items())}" for kind, o, _ in RECURRENT_CASES],
+)
 def test_recurrent_layer_matches_torch(torch, kind, options, shape):
     torch_module = getattr(torch.nn, kind)(4, 5, **options)
     ember_module = getattr(nn, kind)(4, 5, **options)
@@ -91,8 +95,16 @@ def test_dropout_between_layers_only_in_training():
         nn.LSTM(3, 4, dropout=0.2)
 
 
-@pytest.mark.parametrize("kind, options", [("RNNCell", dict()), ("RNNCell", dict(nonlinearity="relu")),
-                                           ("LSTMCell", dict()), ("GRUCell", dict()), ("GRUCell", dict(bias=False))])
+@pytest.mark.parametrize(
+    "kind, options",
+    [
+        ("RNNCell", dict()),
+        ("RNNCell", dict(nonlinearity="relu")),
+        ("LSTMCell", dict()),
+        ("GRUCell", dict()),
+        ("GRUCell", dict(bias=False)),
+    ],
+)
 def test_cells_match_torch(torch, kind, options):
     torch_module = getattr(torch.nn, kind)(4, 3, **options)
     ember_module = getattr(nn, kind)(4, 3, **options)
@@ -102,8 +114,9 @@ def test_cells_match_torch(torch, kind, options):
     unbatched = normal(4)
     expected = torch_module(torch.from_numpy(unbatched))
     actual = ember_module(ember.from_numpy(unbatched))
-    for ember_part, torch_part in zip(actual if kind == "LSTMCell" else [actual],
-                                      expected if kind == "LSTMCell" else [expected]):
+    for ember_part, torch_part in zip(
+        actual if kind == "LSTMCell" else [actual], expected if kind == "LSTMCell" else [expected]
+    ):
         assert_close(ember_part, torch_part, 1e-4, 1e-5)
 
 
@@ -127,28 +140,57 @@ def test_recurrent_weights_transfer_from_torch_and_back(torch):
     assert len(ember_module.all_weights) == 4 and len(ember_module._flat_weights) == 16
 
 
-@pytest.mark.parametrize("call, error, message", [
-    (lambda: nn.RNN(3, 4)(ember.zeros(2, 2, 2, 3)), ValueError, "RNN: Expected input to be 2D or 3D, got 4D tensor"),
-    (lambda: nn.LSTM(3, 4)(ember.zeros(1, 1, 1, 3)), ValueError, "LSTM: Expected input to be 2D or 3D, got 4D instead"),
-    (lambda: nn.GRU(3, 4)(ember.zeros(5, 2, 7)), RuntimeError,
-     "input.size\\(-1\\) must be equal to input_size. Expected 3, got 7"),
-    (lambda: nn.GRU(3, 4)(ember.zeros(5, 2, 3), ember.zeros(1, 3, 4)), RuntimeError,
-     "Expected hidden size \\(1, 2, 4\\), got \\[1, 3, 4\\]"),
-    (lambda: nn.RNN(3, 4)(ember.zeros(5, 2, 3), ember.zeros(2, 4)), RuntimeError,
-     "For batched 3-D input, hx should also be 3-D but got 2-D tensor"),
-    (lambda: nn.LSTM(3, 4)(ember.zeros(5, 2, 3), (ember.zeros(1, 2, 4), ember.zeros(1, 2, 5))), RuntimeError,
-     "Expected hidden\\[1\\] size \\(1, 2, 4\\), got \\[1, 2, 5\\]"),
-    (lambda: nn.LSTM(3, 4)(ember.zeros(5, 2, 3, dtype=ember.float64)), ValueError,
-     "RNN input dtype \\(torch.float64\\) does not match weight dtype \\(torch.float32\\)"),
-    (lambda: nn.RNN(3, 4, nonlinearity="sigmoid"), ValueError, "Unknown nonlinearity 'sigmoid'"),
-    (lambda: nn.LSTM(3, 4, proj_size=4), ValueError, "proj_size has to be smaller than hidden_size"),
-    (lambda: nn.GRU(3, 0), ValueError, "hidden_size must be greater than zero"),
-    (lambda: nn.GRU(3, 4, dropout=2), ValueError, "dropout should be a number in range \\[0, 1\\]"),
-    (lambda: nn.GRU(3, 4.0), TypeError, "hidden_size should be of type int, got: float"),
-    (lambda: nn.GRUCell(3, 4)(ember.zeros(1, 2, 3)), ValueError, "GRUCell: Expected input to be 1D or 2D, got 3D"),
-    (lambda: nn.LSTMCell(3, 4)(ember.zeros(2, 3), (ember.zeros(1, 1, 4), ember.zeros(2, 4))), ValueError,
-     "LSTMCell: Expected hx\\[0\\] to be 1D or 2D, got 3D instead"),
-])
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (
+            lambda: nn.RNN(3, 4)(ember.zeros(2, 2, 2, 3)),
+            ValueError,
+            "RNN: Expected input to be 2D or 3D, got 4D tensor",
+        ),
+        (
+            lambda: nn.LSTM(3, 4)(ember.zeros(1, 1, 1, 3)),
+            ValueError,
+            "LSTM: Expected input to be 2D or 3D, got 4D instead",
+        ),
+        (
+            lambda: nn.GRU(3, 4)(ember.zeros(5, 2, 7)),
+            RuntimeError,
+            "input.size\\(-1\\) must be equal to input_size. Expected 3, got 7",
+        ),
+        (
+            lambda: nn.GRU(3, 4)(ember.zeros(5, 2, 3), ember.zeros(1, 3, 4)),
+            RuntimeError,
+            "Expected hidden size \\(1, 2, 4\\), got \\[1, 3, 4\\]",
+        ),
+        (
+            lambda: nn.RNN(3, 4)(ember.zeros(5, 2, 3), ember.zeros(2, 4)),
+            RuntimeError,
+            "For batched 3-D input, hx should also be 3-D but got 2-D tensor",
+        ),
+        (
+            lambda: nn.LSTM(3, 4)(ember.zeros(5, 2, 3), (ember.zeros(1, 2, 4), ember.zeros(1, 2, 5))),
+            RuntimeError,
+            "Expected hidden\\[1\\] size \\(1, 2, 4\\), got \\[1, 2, 5\\]",
+        ),
+        (
+            lambda: nn.LSTM(3, 4)(ember.zeros(5, 2, 3, dtype=ember.float64)),
+            ValueError,
+            "RNN input dtype \\(torch.float64\\) does not match weight dtype \\(torch.float32\\)",
+        ),
+        (lambda: nn.RNN(3, 4, nonlinearity="sigmoid"), ValueError, "Unknown nonlinearity 'sigmoid'"),
+        (lambda: nn.LSTM(3, 4, proj_size=4), ValueError, "proj_size has to be smaller than hidden_size"),
+        (lambda: nn.GRU(3, 0), ValueError, "hidden_size must be greater than zero"),
+        (lambda: nn.GRU(3, 4, dropout=2), ValueError, "dropout should be a number in range \\[0, 1\\]"),
+        (lambda: nn.GRU(3, 4.0), TypeError, "hidden_size should be of type int, got: float"),
+        (lambda: nn.GRUCell(3, 4)(ember.zeros(1, 2, 3)), ValueError, "GRUCell: Expected input to be 1D or 2D, got 3D"),
+        (
+            lambda: nn.LSTMCell(3, 4)(ember.zeros(2, 3), (ember.zeros(1, 1, 4), ember.zeros(2, 4))),
+            ValueError,
+            "LSTMCell: Expected hx\\[0\\] to be 1D or 2D, got 3D instead",
+        ),
+    ],
+)
 def test_recurrent_errors(call, error, message):
     with pytest.raises(error, match=message.replace("torch.", "(torch|ember)\\.")):
         call()

@@ -1,4 +1,5 @@
 """nn.utils: gradient clipping and parameters <-> vector, against PyTorch."""
+
 import numpy as np
 import pytest
 
@@ -10,8 +11,9 @@ from tests.nn.differential import to_ember
 
 def _with_grads(torch, scale):
     shapes = [(3, 4), (4,), (2, 2)]
-    grads = [np.random.default_rng(i).standard_normal(shape).astype(np.float32) * scale
-             for i, shape in enumerate(shapes)]
+    grads = [
+        np.random.default_rng(i).standard_normal(shape).astype(np.float32) * scale for i, shape in enumerate(shapes)
+    ]
     torch_params = [torch.nn.Parameter(torch.zeros(shape)) for shape in shapes]
     ember_params = [nn.Parameter(ember.zeros(shape)) for shape in shapes]
     for torch_param, ember_param, grad in zip(torch_params, ember_params, grads):

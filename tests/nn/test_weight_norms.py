@@ -1,4 +1,5 @@
 """weight_norm and spectral_norm (hook API and parametrizations) and nn.utils.parametrize, against PyTorch."""
+
 import warnings
 
 import numpy as np
@@ -25,8 +26,11 @@ def _quietly(function, *args, **kwargs):
 
 def _layers(framework, kind):
     nn_ = framework.nn
-    return {"linear": lambda: nn_.Linear(5, 4), "conv": lambda: nn_.Conv2d(2, 3, 3),
-            "transposed": lambda: nn_.ConvTranspose2d(2, 3, 3)}[kind]()
+    return {
+        "linear": lambda: nn_.Linear(5, 4),
+        "conv": lambda: nn_.Conv2d(2, 3, 3),
+        "transposed": lambda: nn_.ConvTranspose2d(2, 3, 3),
+    }[kind]()
 
 
 def _input(kind):
@@ -127,8 +131,7 @@ def test_register_parametrization_chains_and_sets():
     weight = module.weight.detach().numpy()
     assert np.allclose(weight, weight.T)
     parametrize.register_parametrization(module, "weight", Scaled())
-    assert list(module.state_dict()) == ["bias", "parametrizations.weight.original",
-                                         "parametrizations.weight.1.scale"]
+    assert list(module.state_dict()) == ["bias", "parametrizations.weight.original", "parametrizations.weight.1.scale"]
     assert_close(module.weight, 2 * weight)
     target = ember.eye(4)
     parametrize.remove_parametrizations(module, "weight")  # keeps the value, drops both parametrizations
@@ -182,10 +185,12 @@ def test_parametrize_errors():
 def test_orthogonal_matches_torch(torch, shape, orthogonal_map, use_trivialization):
     torch_module = torch.nn.Linear(shape[1], shape[0]).double()
     ember_module = nn.Linear(shape[1], shape[0]).double()
-    torch.nn.utils.parametrizations.orthogonal(torch_module, orthogonal_map=orthogonal_map,
-                                               use_trivialization=use_trivialization)
-    nn.utils.parametrizations.orthogonal(ember_module, orthogonal_map=orthogonal_map,
-                                         use_trivialization=use_trivialization)
+    torch.nn.utils.parametrizations.orthogonal(
+        torch_module, orthogonal_map=orthogonal_map, use_trivialization=use_trivialization
+    )
+    nn.utils.parametrizations.orthogonal(
+        ember_module, orthogonal_map=orthogonal_map, use_trivialization=use_trivialization
+    )
     assert list(ember_module.state_dict()) == list(torch_module.state_dict())
     weight = ember_module.weight.detach().numpy()
     gram = weight @ weight.T if shape[0] < shape[1] else weight.T @ weight

@@ -1,5 +1,6 @@
 """Run one snippet with ember and with torch and compare what comes out: values, dtypes, shapes,
 grad_fn names, or the class of the exception raised (and a fragment of its message)."""
+
 import numpy as np
 import pytest
 

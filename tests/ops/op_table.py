@@ -12,9 +12,9 @@ Each family adds its cases in `tests/ops/table_<family>.py` as a list named CASE
 - `torch_fn(torch, *tensors)`: the same op in torch for differential tests (values and gradients);
 - `differentiable_inputs`: which inputs require grad (default: all floating inputs).
 """
+
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
-
 
 
 @dataclass

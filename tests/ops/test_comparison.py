@@ -1,6 +1,7 @@
 """Explicit tests of ember/ops/comparison.py against torch: element-wise comparisons and their operators,
 equal/allclose (Python bools), isclose, and the isnan family — dtypes, broadcasting, NaN, infinities,
 errors."""
+
 import operator
 
 import numpy as np
@@ -22,8 +23,14 @@ def _assert_same_bools(ours, theirs, what):
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy(), err_msg=what)
 
 
-COMPARISONS = [("eq", operator.eq), ("ne", operator.ne), ("lt", operator.lt), ("le", operator.le),
-               ("gt", operator.gt), ("ge", operator.ge)]
+COMPARISONS = [
+    ("eq", operator.eq),
+    ("ne", operator.ne),
+    ("lt", operator.lt),
+    ("le", operator.le),
+    ("gt", operator.gt),
+    ("ge", operator.ge),
+]
 ALIASES = {"greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le", "not_equal": "ne"}
 
 
@@ -72,10 +79,15 @@ def test_zero_dim_and_empty(torch):
 
 # ---------------------------------------------------------------- equal, allclose, isclose
 def test_equal_matches_torch(torch):
-    cases = [([1.0, 2.0], "float32", [1.0, 2.0], "float32"), ([1, 2], "int64", [1.0, 2.0], "float32"),
-             ([1.0, NAN], "float32", [1.0, NAN], "float32"), ([1.0, 2.0], "float32", [[1.0, 2.0]], "float32"),
-             ([1.0, 2.0], "float32", [1.0], "float32"), ([], "float32", [], "float32"),
-             ([True, False], "bool", [1, 0], "int64")]
+    cases = [
+        ([1.0, 2.0], "float32", [1.0, 2.0], "float32"),
+        ([1, 2], "int64", [1.0, 2.0], "float32"),
+        ([1.0, NAN], "float32", [1.0, NAN], "float32"),
+        ([1.0, 2.0], "float32", [[1.0, 2.0]], "float32"),
+        ([1.0, 2.0], "float32", [1.0], "float32"),
+        ([], "float32", [], "float32"),
+        ([True, False], "bool", [1, 0], "int64"),
+    ]
     for first, first_dtype, second, second_dtype in cases:
         a, ta = _pair(torch, first, first_dtype)
         b, tb = _pair(torch, second, second_dtype)
@@ -90,8 +102,10 @@ CLOSE_VALUES = [1.0, 1.0 + 1e-6, 1.0 + 1e-4, 0.0, 1e-9, NAN, NAN, INF, INF, -INF
 OTHER_VALUES = [1.0, 1.0, 1.0, 1e-9, 0.0, NAN, 1.0, INF, -INF, -INF, 100.001]
 
 
-@pytest.mark.parametrize("options", [{}, {"equal_nan": True}, {"rtol": 0.0, "atol": 0.0}, {"rtol": 1e-3},
-                                     {"atol": 1e-3}, {"rtol": 0, "atol": 2e-9}])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"equal_nan": True}, {"rtol": 0.0, "atol": 0.0}, {"rtol": 1e-3}, {"atol": 1e-3}, {"rtol": 0, "atol": 2e-9}],
+)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_isclose_and_allclose_match_torch(torch, options, dtype):
     a, ta = _pair(torch, CLOSE_VALUES, dtype)
@@ -105,8 +119,8 @@ def test_isclose_and_allclose_match_torch(torch, options, dtype):
 
 
 def test_isclose_of_integers_and_bools_matches_torch(torch):
-    a, ta = _pair(torch, [1, 5, -9, 2 ** 62], dtype="int64")
-    b, tb = _pair(torch, [2, 5, 9, -(2 ** 62)], dtype="int64")
+    a, ta = _pair(torch, [1, 5, -9, 2**62], dtype="int64")
+    b, tb = _pair(torch, [2, 5, 9, -(2**62)], dtype="int64")
     for options in ({}, {"atol": 1}, {"rtol": 0.5}, {"atol": 18}):
         _assert_same_bools(ember.isclose(a, b, **options), torch.isclose(ta, tb, **options), f"int {options}")
     a, ta = _pair(torch, [True, False, True], dtype="bool")
@@ -147,9 +161,18 @@ CLASSIFIERS = ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal"]
 
 
 @pytest.mark.parametrize("name", CLASSIFIERS)
-@pytest.mark.parametrize("values,dtype", [
-    ([NAN, INF, -INF, 0.0, -1.5], "float32"), ([NAN, INF, -INF, 1e308], "float64"), ([1, -2, 0], "int64"),
-    ([7, 0], "uint8"), ([True, False], "bool"), (3.0, "float32"), (np.zeros((0, 2)), "float32")])
+@pytest.mark.parametrize(
+    "values,dtype",
+    [
+        ([NAN, INF, -INF, 0.0, -1.5], "float32"),
+        ([NAN, INF, -INF, 1e308], "float64"),
+        ([1, -2, 0], "int64"),
+        ([7, 0], "uint8"),
+        ([True, False], "bool"),
+        (3.0, "float32"),
+        (np.zeros((0, 2)), "float32"),
+    ],
+)
 def test_classifiers_match_torch(torch, name, values, dtype):
     a, ta = _pair(torch, values, dtype)
     _assert_same_bools(getattr(ember, name)(a), getattr(torch, name)(ta), f"{name} of {dtype}")

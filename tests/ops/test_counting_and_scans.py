@@ -1,5 +1,6 @@
 """unique, unique_consecutive, bincount, histc, histogram against torch (values, dtypes, errors),
 and the parts of cummax/cummin/logcumsumexp the op table does not reach: indices at ties, NaN."""
+
 import numpy as np
 import pytest
 
@@ -13,36 +14,44 @@ def same(ours, theirs):
     theirs = theirs if isinstance(theirs, tuple) else (theirs,)
     assert len(ours) == len(theirs)
     for mine, reference in zip(ours, theirs):
-        assert repr(mine.dtype) == repr(reference.dtype) and tuple(mine.shape) == tuple(reference.shape), \
-            (mine, reference)
+        assert repr(mine.dtype) == repr(reference.dtype) and tuple(mine.shape) == tuple(reference.shape), (
+            mine,
+            reference,
+        )
         np.testing.assert_array_equal(mine.numpy(), reference.numpy())
 
 
 CALLS = {
     "unique": lambda L: L.unique(L.tensor([3, 1, 2, 3, 1]), return_inverse=True, return_counts=True),
     "unique_2d_flat": lambda L: L.unique(L.tensor([[3.0, 2], [1, 3]]), return_inverse=True),
-    "unique_dim0": lambda L: L.unique(L.tensor([[1, 2], [1, 2], [0, 5]]), dim=0, return_inverse=True,
-                                      return_counts=True),
+    "unique_dim0": lambda L: L.unique(
+        L.tensor([[1, 2], [1, 2], [0, 5]]), dim=0, return_inverse=True, return_counts=True
+    ),
     "unique_dim1": lambda L: L.unique(L.tensor([[1, 2, 1], [1, 2, 1]]), dim=1, return_inverse=True),
     "unique_method": lambda L: L.tensor([2, 2, 1]).unique(sorted=False),
     "unique_nan": lambda L: L.unique(L.tensor([1.0, float("nan"), float("nan")])),
-    "unique_consecutive": lambda L: L.unique_consecutive(L.tensor([1, 1, 2, 2, 3, 1, 1, 2]), return_inverse=True,
-                                                         return_counts=True),
-    "unique_consecutive_dim": lambda L: L.unique_consecutive(L.tensor([[1, 1], [1, 1], [2, 3]]), dim=0,
-                                                             return_inverse=True, return_counts=True),
+    "unique_consecutive": lambda L: L.unique_consecutive(
+        L.tensor([1, 1, 2, 2, 3, 1, 1, 2]), return_inverse=True, return_counts=True
+    ),
+    "unique_consecutive_dim": lambda L: L.unique_consecutive(
+        L.tensor([[1, 1], [1, 1], [2, 3]]), dim=0, return_inverse=True, return_counts=True
+    ),
     "bincount": lambda L: L.bincount(L.tensor([0, 1, 1, 3])),
-    "bincount_float32_weights": lambda L: L.bincount(L.tensor([0, 1, 1, 3]), weights=L.tensor([0.5, 1, 1, 2]),
-                                                     minlength=6),
+    "bincount_float32_weights": lambda L: L.bincount(
+        L.tensor([0, 1, 1, 3]), weights=L.tensor([0.5, 1, 1, 2]), minlength=6
+    ),
     "bincount_int_weights": lambda L: L.bincount(L.tensor([0, 1, 1, 3]), weights=L.tensor([1, 2, 3, 4])),
     "bincount_empty": lambda L: L.bincount(L.tensor([], dtype=L.int64), minlength=3),
     "histc": lambda L: L.histc(L.tensor([1.0, 2, 1, 5, 3]), bins=4, min=0, max=3),
     "histc_data_range": lambda L: L.tensor([1.0, 2, 1]).histc(bins=4),
     "histogram_range": lambda L: tuple(L.histogram(L.tensor([1.0, 2, 1]), bins=4, range=(0.0, 3.0))),
-    "histogram_edges_density": lambda L: tuple(L.histogram(L.tensor([1.0, 2, 1]), L.tensor([0.0, 1, 2, 3]),
-                                                           density=True)),
+    "histogram_edges_density": lambda L: tuple(
+        L.histogram(L.tensor([1.0, 2, 1]), L.tensor([0.0, 1, 2, 3]), density=True)
+    ),
     "histogram_weights": lambda L: tuple(L.histogram(L.tensor([1.0, 2, 1]), 3, weight=L.tensor([1.0, 2, 3]))),
-    "cummax_ties_and_nan": lambda L: tuple(L.cummax(L.tensor([[1.0, 3, 2, 3, 0, 3], [5, -1, 7, 7, float("nan"), 9]]),
-                                                    1)),
+    "cummax_ties_and_nan": lambda L: tuple(
+        L.cummax(L.tensor([[1.0, 3, 2, 3, 0, 3], [5, -1, 7, 7, float("nan"), 9]]), 1)
+    ),
     "cummin_ties": lambda L: tuple(L.cummin(L.tensor([[1, 3, 1, 0, 0, 3]]), 1)),
     "cummax_0d": lambda L: tuple(L.cummax(L.tensor(3.0), 0)),
 }

@@ -1,6 +1,7 @@
 """An op is declared once (its Primitive class and its @op row); Tensor methods, in-place variants,
 docs/ops.md and the op-table coverage are derived from that declaration. These tests keep the
 derived parts honest."""
+
 import pathlib
 import subprocess
 import sys
@@ -17,13 +18,18 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 # that gains a case must leave this list (the test below fails until it does).
 UNTESTED = {
     "to": "gradcheck runs in float64 only, where `to(float64)` is the identity; its ToCopyBackward0 "
-          "across dtypes is checked in tests/test_dtypes.py",
+    "across dtypes is checked in tests/test_dtypes.py"
 }
 
 
 def _run_tool(*arguments):
-    return subprocess.run([sys.executable, str(ROOT / "docs" / "make_ops_table.py"), *arguments],
-                          capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    return subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "make_ops_table.py"), *arguments],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": ""},
+    )
 
 
 def test_docs_ops_md_is_generated_from_the_current_declarations():
@@ -69,10 +75,17 @@ def test_aliases_share_their_ops_function_and_primitives():
 
 
 def test_tensor_methods_resolve_on_the_class_before_any_use():
-    code = ("import ember; assert 'log1p' not in vars(ember.Tensor); "
-            "assert ember.Tensor.log1p is ember.log1p; assert 'log1p' in dir(ember.Tensor)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                            env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    code = (
+        "import ember; assert 'log1p' not in vars(ember.Tensor); "
+        "assert ember.Tensor.log1p is ember.log1p; assert 'log1p' in dir(ember.Tensor)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": ""},
+    )
     assert result.returncode == 0, result.stderr
 
 
@@ -94,9 +107,12 @@ def test_unknown_attributes_still_raise_attribute_error():
 
 def test_declaration_keywords_are_checked():
     with pytest.raises(TypeError, match="can only be declared by a Primitive"):
+
         class UserFunction(Function, wraps_numbers=True):
             pass
+
     with pytest.raises(TypeError, match="unknown declaration keywords"):
+
         class Misspelt(Primitive, node="MisspeltBackward0", backwards_on_arrays=True):
             pass
 
@@ -112,6 +128,7 @@ def test_a_primitive_without_jvp_says_where_to_add_it():
             return grad * 0.5
 
     import ember.autograd.forward_ad as fwAD
+
     with fwAD.dual_level():
         dual = fwAD.make_dual(ember.ones(2), ember.ones(2))
         with pytest.raises(NotImplementedError, match="Halve.*HalveBackward0.*add a jvp to its declaration"):

@@ -1,4 +1,5 @@
 """Temporary elision: `w * x + b` writes the sum into the product's memory only when nobody can see it."""
+
 import tracemalloc
 
 import numpy as np
@@ -189,8 +190,18 @@ def _builtin_sum(w, x, b):
     return [product]
 
 
-NAMED = [_named_tensor, _function_parameter, _parameter_used_after, _closure_cell, _list_element, _attribute,
-         _explicit_dunder, _in_a_loop, _in_a_generator, _builtin_sum]
+NAMED = [
+    _named_tensor,
+    _function_parameter,
+    _parameter_used_after,
+    _closure_cell,
+    _list_element,
+    _attribute,
+    _explicit_dunder,
+    _in_a_loop,
+    _in_a_generator,
+    _builtin_sum,
+]
 
 
 def _overwritten(scenario, w, x, b):

@@ -1,4 +1,5 @@
 """Indexing and index ops against PyTorch: results, dtypes, grad_fn names, errors, in-place forms."""
+
 import warnings
 
 import numpy as np
@@ -25,7 +26,7 @@ GETITEM = {
     "two_ints_0d": lambda lib: _x(lib)[1, 2],
     "slice": lambda lib: _x(lib)[1:],
     "full_slice_alone": lambda lib: _x(lib)[:],
-    "full_slice_in_tuple": lambda lib: _x(lib)[0:3, ],
+    "full_slice_in_tuple": lambda lib: _x(lib)[0:3,],
     "int_then_full_slice": lambda lib: _x(lib)[1, :],
     "none": lambda lib: _x(lib)[None],
     "slice_then_none": lambda lib: _x(lib)[1:, None],
@@ -40,7 +41,7 @@ GETITEM = {
     "long_tensor": lambda lib: _x(lib)[lib.tensor([2, 0, 2])],
     "int32_tensor": lambda lib: _x(lib)[lib.tensor([2, 0], dtype=lib.int32)],
     "list": lambda lib: _x(lib)[[0, 2]],
-    "tuple_in_tuple": lambda lib: _x(lib)[(0, 1), ],
+    "tuple_in_tuple": lambda lib: _x(lib)[(0, 1),],
     "nested_list_2d": lambda lib: _x(lib)[[[0, 1], [2, 2]]],
     "two_lists": lambda lib: _x(lib)[[0, 1], [1, 2]],
     "slice_and_list": lambda lib: _x(lib)[:, [3, 0]],
@@ -69,8 +70,17 @@ def test_getitem_matches_torch(name, torch):
     assert_same(GETITEM[name], torch)
 
 
-@pytest.mark.parametrize("name", ["slice_and_list", "two_lists", "bool_mask_full", "torch_order_int_slice_list",
-                                  "long_tensor", "int_then_full_slice"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "slice_and_list",
+        "two_lists",
+        "bool_mask_full",
+        "torch_order_int_slice_list",
+        "long_tensor",
+        "int_then_full_slice",
+    ],
+)
 def test_getitem_gradients_match_torch(name, torch):
     index = {
         "slice_and_list": lambda lib: (slice(None), [3, 0, 3]),
@@ -95,9 +105,15 @@ GETITEM_ERRORS = {
     "tensor_out_of_range": (lambda lib: _x(lib)[lib.tensor([5])], "index 5 is out of bounds for dimension 0"),
     "list_out_of_range": (lambda lib: _x(lib)[[0, 5]], "index 5 is out of bounds for dimension 0 with size 3"),
     "float_index": (lambda lib: _x(lib)[1.0], "only integers, slices"),
-    "float_tensor_index": (lambda lib: _x(lib)[lib.tensor([1.0])], "tensors used as indices must be long, int, byte or bool"),
+    "float_tensor_index": (
+        lambda lib: _x(lib)[lib.tensor([1.0])],
+        "tensors used as indices must be long, int, byte or bool",
+    ),
     "int8_tensor_index": (lambda lib: _x(lib)[lib.tensor([1], dtype=lib.int8)], "tensors used as indices"),
-    "mask_shape": (lambda lib: _x(lib)[lib.ones(2, dtype=lib.bool)], "The shape of the mask [2] at index 0 does not match"),
+    "mask_shape": (
+        lambda lib: _x(lib)[lib.ones(2, dtype=lib.bool)],
+        "The shape of the mask [2] at index 0 does not match",
+    ),
     "mask_shape_dim1": (lambda lib: _x(lib)[lib.ones(3, 5, dtype=lib.bool)], "The shape of the mask [3, 5] at index 1"),
     "too_many": (lambda lib: _x(lib)[0, 0, 0], "too many indices for tensor of dimension 2"),
     "index_0d": (lambda lib: lib.tensor(1.0)[0], "invalid index of a 0-dim tensor"),
@@ -130,7 +146,7 @@ def test_basic_index_is_a_view_and_advanced_is_a_copy():
 
 
 def test_slice_bounds_may_be_tensors(torch):
-    assert_same(lambda lib: _x(lib)[lib.tensor(1):lib.tensor(3)], torch)
+    assert_same(lambda lib: _x(lib)[lib.tensor(1) : lib.tensor(3)], torch)
 
 
 # ----------------------------------------------------------------------------- setitem
@@ -172,12 +188,18 @@ SETITEM_ERRORS = {
     "negative_step": (lambda lib: _set(lib, slice(None, None, -1), 1.0), "step must be greater than zero"),
     "out_of_range": (lambda lib: _set(lib, 5, 1.0), "index 5 is out of bounds for dimension 0 with size 3"),
     "advanced_out_of_range": (lambda lib: _set(lib, [5], 1.0), "index 5 is out of bounds"),
-    "advanced_dtype_mismatch": (lambda lib: _set(lib, [0, 1], lambda l: l.tensor([1, 2])),
-                                "source and destination dtypes match"),
-    "advanced_shape_mismatch": (lambda lib: _set(lib, [0, 1], lambda l: l.ones(3, 4)),
-                                "cannot be broadcast to indexing result of shape [2, 4]"),
-    "mask_shape_mismatch": (lambda lib: _set(lib, lambda l: l.ones(3, 4, dtype=l.bool), lambda l: l.ones(3)),
-                            "shape mismatch"),
+    "advanced_dtype_mismatch": (
+        lambda lib: _set(lib, [0, 1], lambda l: l.tensor([1, 2])),
+        "source and destination dtypes match",
+    ),
+    "advanced_shape_mismatch": (
+        lambda lib: _set(lib, [0, 1], lambda l: l.ones(3, 4)),
+        "cannot be broadcast to indexing result of shape [2, 4]",
+    ),
+    "mask_shape_mismatch": (
+        lambda lib: _set(lib, lambda l: l.ones(3, 4, dtype=l.bool), lambda l: l.ones(3)),
+        "shape mismatch",
+    ),
     "basic_shape_mismatch": (lambda lib: _set(lib, 0, lambda l: l.ones(2, 4)), None),
 }
 
@@ -193,6 +215,7 @@ def test_setitem_on_leaf_that_requires_grad_raises(index, torch):
     def assign(lib):
         x = lib.zeros(3, 4, requires_grad=True)
         x[index] = 1.0
+
     error = raises_like(assign, torch)
     assert "leaf" in str(error)
 
@@ -204,6 +227,7 @@ def test_setitem_on_leaf_is_allowed_under_no_grad(torch):
             x[0] = 1.0
             x[[2]] = 2.0
         return x
+
     assert_same(assign, torch)
 
 
@@ -215,6 +239,7 @@ def test_setitem_with_value_that_requires_grad(torch):
         x[[2]] = w
         (x * x).sum().backward()
         return x, w.grad
+
     assert_same(build, torch, grad_fn=False)
     x = build(ember)[0]
     assert type(x.grad_fn).__name__ == "IndexPutBackward0"
@@ -229,6 +254,7 @@ def test_iadd_through_index_matches_torch(torch):
         y[y > 8] *= 2.0
         y.sum().backward()
         return y, x.grad
+
     assert_same(build, torch, grad_fn=False)
 
 
@@ -249,6 +275,7 @@ def test_setitem_saved_tensor_check(torch):
         y = x.exp()
         y[0] = 0.0  # exp saved its output: backward must refuse
         y.sum().backward()
+
     raises_like(build, torch, "modified by an inplace operation")
 
 
@@ -263,7 +290,8 @@ OPS = {
     "index_select_0d_index": lambda lib: _x(lib).index_select(0, _idx(lib, 1)),
     "masked_select": lambda lib: _x(lib).masked_select(_x(lib, False) > 5),
     "masked_select_broadcast_input": lambda lib: lib.arange(4.0, requires_grad=True).masked_select(
-        lib.tensor([[True], [False]])),
+        lib.tensor([[True], [False]])
+    ),
     "masked_fill": lambda lib: _x(lib).masked_fill(_x(lib, False) > 5, -1.0),
     "masked_fill_tensor": lambda lib: _x(lib).masked_fill(_x(lib, False) > 5, lib.tensor(2.0, requires_grad=True)),
     "masked_fill_int_value_into_float": lambda lib: _x(lib).masked_fill(_x(lib, False) > 5, 3),
@@ -273,10 +301,12 @@ OPS = {
     "scatter_value": lambda lib: _x(lib).scatter(1, _idx(lib, [[0], [1], [2]]), 5.0),
     "scatter_src": lambda lib: _x(lib).scatter(1, _idx(lib, [[0], [1], [2]]), _x(lib) * 2),
     "scatter_add": lambda lib: _x(lib).scatter_add(0, _idx(lib, [[0, 0, 1, 1]]), _x(lib)[:1]),
-    "scatter_reduce_amax": lambda lib: _x(lib).scatter_reduce(1, _idx(lib, [[0, 0], [1, 1], [2, 2]]),
-                                                              _x(lib)[:, :2] * 3, "amax"),
-    "scatter_reduce_mean_int": lambda lib: lib.arange(6).reshape(2, 3).scatter_reduce(
-        1, _idx(lib, [[0, 0], [1, 1]]), lib.tensor([[4, 5], [7, 7]]), "mean"),
+    "scatter_reduce_amax": lambda lib: _x(lib).scatter_reduce(
+        1, _idx(lib, [[0, 0], [1, 1], [2, 2]]), _x(lib)[:, :2] * 3, "amax"
+    ),
+    "scatter_reduce_mean_int": lambda lib: (
+        lib.arange(6).reshape(2, 3).scatter_reduce(1, _idx(lib, [[0, 0], [1, 1]]), lib.tensor([[4, 5], [7, 7]]), "mean")
+    ),
     "index_add": lambda lib: _x(lib).index_add(0, _idx(lib, [0, 0]), lib.ones(2, 4), alpha=3),
     "index_copy": lambda lib: _x(lib).index_copy(0, _idx(lib, [2, 0]), lib.ones(2, 4)),
     "index_fill": lambda lib: _x(lib).index_fill(1, _idx(lib, [0, 3]), 2.0),
@@ -307,23 +337,37 @@ def test_index_ops_match_torch(name, torch):
 
 OP_ERRORS = {
     "index_select_out_of_range": (lambda lib: _x(lib).index_select(0, _idx(lib, [5])), "index out of range in self"),
-    "index_select_matrix_index": (lambda lib: _x(lib).index_select(0, _idx(lib, [[0]])), "Index is supposed to be a vector"),
-    "index_select_float_index": (lambda lib: _x(lib).index_select(0, _idx(lib, [0.0])), "Expected dtype int32 or int64"),
+    "index_select_matrix_index": (
+        lambda lib: _x(lib).index_select(0, _idx(lib, [[0]])),
+        "Index is supposed to be a vector",
+    ),
+    "index_select_float_index": (
+        lambda lib: _x(lib).index_select(0, _idx(lib, [0.0])),
+        "Expected dtype int32 or int64",
+    ),
     "index_select_bad_dim": (lambda lib: _x(lib).index_select(2, _idx(lib, [0])), "Dimension out of range"),
     "masked_fill_float_mask": (lambda lib: _x(lib).masked_fill(_x(lib, False), 1.0), "only supports boolean masks"),
-    "masked_fill_1d_value": (lambda lib: _x(lib).masked_fill(_x(lib, False) > 1, lib.ones(2)),
-                             "only supports a 0-dimensional value tensor"),
+    "masked_fill_1d_value": (
+        lambda lib: _x(lib).masked_fill(_x(lib, False) > 1, lib.ones(2)),
+        "only supports a 0-dimensional value tensor",
+    ),
     "masked_select_bad_broadcast": (lambda lib: _x(lib).masked_select(lib.ones(3, dtype=lib.bool)), None),
-    "gather_out_of_range": (lambda lib: _x(lib).gather(1, _idx(lib, [[5], [1], [2]])),
-                            "index 5 is out of bounds for dimension 1 with size 4"),
+    "gather_out_of_range": (
+        lambda lib: _x(lib).gather(1, _idx(lib, [[5], [1], [2]])),
+        "index 5 is out of bounds for dimension 1 with size 4",
+    ),
     "gather_rank_mismatch": (lambda lib: _x(lib).gather(1, _idx(lib, [0, 1])), "same number of dimensions"),
     "gather_float_index": (lambda lib: _x(lib).gather(1, _idx(lib, [[0.0]])), "int64"),
     "scatter_int16_index": (lambda lib: _x(lib).scatter(1, _idx(lib, [[0]]).short(), 1.0), "int64"),
     "scatter_dtype_mismatch": (lambda lib: _x(lib).scatter(1, _idx(lib, [[0]]), _x(lib).double()), "dtype"),
-    "scatter_reduce_bad_reduce": (lambda lib: _x(lib).scatter_reduce(1, _idx(lib, [[0]]), _x(lib), "foo"),
-                                  "reduce argument must be either sum, prod, mean, amax or amin"),
-    "index_add_dtype_mismatch": (lambda lib: _x(lib).index_add(0, _idx(lib, [0]), lib.ones(1, 4).double()),
-                                 "must have the same scalar type"),
+    "scatter_reduce_bad_reduce": (
+        lambda lib: _x(lib).scatter_reduce(1, _idx(lib, [[0]]), _x(lib), "foo"),
+        "reduce argument must be either sum, prod, mean, amax or amin",
+    ),
+    "index_add_dtype_mismatch": (
+        lambda lib: _x(lib).index_add(0, _idx(lib, [0]), lib.ones(1, 4).double()),
+        "must have the same scalar type",
+    ),
     "take_out_of_range": (lambda lib: _x(lib).take(_idx(lib, [12])), "out of range: tried to access index 12"),
     "put_count_mismatch": (lambda lib: _x(lib).put(_idx(lib, [0, 1]), lib.ones(3)), None),
 }
@@ -338,6 +382,7 @@ def test_index_op_errors_match_torch(name, torch):
 def test_scatter_with_reduce_warns_and_has_no_gradient(torch):
     def build(lib):
         return _x(lib).scatter(1, lib.tensor([[0], [1], [2]]), _x(lib), reduce="multiply")
+
     with pytest.warns(UserWarning, match="deprecated"):
         ours = build(ember)
     with warnings.catch_warnings():
@@ -373,6 +418,7 @@ def test_inplace_index_ops_match_torch(name, torch):
         assert returned is y
         (y * y).sum().backward()
         return y, x.grad
+
     assert_same(build, torch, grad_fn=False)
     y = build(ember)[0]
     assert y._version == 1
@@ -389,26 +435,30 @@ def test_inplace_masked_fill_on_view_updates_base(torch):
         y[1:].masked_fill_(y[1:] > 6, 0.0)
         (y * y).sum().backward()
         return y, x.grad
+
     assert_same(build, torch, grad_fn=False)
 
 
 # ----------------------------------------------------------------------------- double backward
-@pytest.mark.parametrize("build", [
-    lambda lib, x: x.gather(1, lib.tensor([[0, 0], [1, 3], [2, 2]])) ** 2,
-    lambda lib, x: x.index_select(0, lib.tensor([2, 2, 0])) ** 2,
-    lambda lib, x: x[[0, 0, 2], 1:] ** 2,
-    lambda lib, x: x.masked_select(x > 0) ** 3,
-    lambda lib, x: x.take(lib.tensor([0, 0, 7])) ** 2,
-    lambda lib, x: (x * x).scatter_add(0, lib.tensor([[0, 1, 0, 1]]), x[:1] ** 2),
-    lambda lib, x: lib.zeros(3, 4, dtype=x.dtype).index_add(1, lib.tensor([1, 1]), x[:, :2] ** 2),
-])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda lib, x: x.gather(1, lib.tensor([[0, 0], [1, 3], [2, 2]])) ** 2,
+        lambda lib, x: x.index_select(0, lib.tensor([2, 2, 0])) ** 2,
+        lambda lib, x: x[[0, 0, 2], 1:] ** 2,
+        lambda lib, x: x.masked_select(x > 0) ** 3,
+        lambda lib, x: x.take(lib.tensor([0, 0, 7])) ** 2,
+        lambda lib, x: (x * x).scatter_add(0, lib.tensor([[0, 1, 0, 1]]), x[:1] ** 2),
+        lambda lib, x: lib.zeros(3, 4, dtype=x.dtype).index_add(1, lib.tensor([1, 1]), x[:, :2] ** 2),
+    ],
+)
 def test_second_derivatives_match_torch(build, torch):
     data = np.random.default_rng(3).standard_normal((3, 4))
     results = []
     for lib in (ember, torch):
         x = lib.tensor(data, requires_grad=True)
         out = build(lib, x)
-        grad, = lib.autograd.grad(out.sum(), x, create_graph=True)
+        (grad,) = lib.autograd.grad(out.sum(), x, create_graph=True)
         (grad * grad).sum().backward()
         results.append((grad.detach().numpy().copy(), x.grad.numpy().copy()))
     assert_close(results[0][0], results[1][0], what="first derivative")
@@ -418,6 +468,10 @@ def test_second_derivatives_match_torch(build, torch):
 def test_index_ops_keep_float64_and_float32():
     for dtype in (ember.float32, ember.float64):
         x = ember.ones(3, 4, dtype=dtype, requires_grad=True)
-        out = x.gather(1, ember.tensor([[0], [1], [2]])).sum() + x[[0, 1]].sum() + x.index_select(0, ember.tensor([1])).sum()
+        out = (
+            x.gather(1, ember.tensor([[0], [1], [2]])).sum()
+            + x[[0, 1]].sum()
+            + x.index_select(0, ember.tensor([1])).sum()
+        )
         out.backward()
         assert out.dtype is dtype and x.grad.dtype is dtype

@@ -1,4 +1,5 @@
 """Joining/splitting and shape ops against PyTorch: results, grad_fn names, errors, views."""
+
 import warnings
 
 import pytest
@@ -88,12 +89,19 @@ def test_results_match_torch(name, torch):
 ERRORS = {
     "cat_empty_list": (lambda lib: lib.cat([]), "expected a non-empty list of Tensors"),
     "cat_not_a_list": (lambda lib: lib.cat(_x(lib)), None),
-    "cat_sizes": (lambda lib: lib.cat([_x(lib), lib.ones(2, 5)]),
-                  "Sizes of tensors must match except in dimension 0. Expected size 4 but got size 5 for tensor number 1"),
-    "cat_rank": (lambda lib: lib.cat([_x(lib), lib.ones(3)]), "Tensors must have same number of dimensions: got 2 and 1"),
+    "cat_sizes": (
+        lambda lib: lib.cat([_x(lib), lib.ones(2, 5)]),
+        "Sizes of tensors must match except in dimension 0. Expected size 4 but got size 5 for tensor number 1",
+    ),
+    "cat_rank": (
+        lambda lib: lib.cat([_x(lib), lib.ones(3)]),
+        "Tensors must have same number of dimensions: got 2 and 1",
+    ),
     "cat_dim": (lambda lib: lib.cat([_x(lib), _x(lib)], 2), "Dimension out of range"),
-    "stack_sizes": (lambda lib: lib.stack([_x(lib), lib.ones(2, 4)]),
-                    "stack expects each tensor to be equal size, but got [3, 4] at entry 0 and [2, 4] at entry 1"),
+    "stack_sizes": (
+        lambda lib: lib.stack([_x(lib), lib.ones(2, 4)]),
+        "stack expects each tensor to be equal size, but got [3, 4] at entry 0 and [2, 4] at entry 1",
+    ),
     "split_sizes_sum": (lambda lib: _x(lib).split([1, 1]), "split_with_sizes expects split_sizes to sum exactly to 3"),
     "chunk_zero": (lambda lib: _x(lib).chunk(0), "chunk expects `chunks` to be greater than 0"),
     "narrow_past_end": (lambda lib: _x(lib).narrow(1, 3, 2), "start (3) + length (2) exceeds dimension size (4)."),
@@ -103,20 +111,35 @@ ERRORS = {
     "diag_3d": (lambda lib: lib.diag(_x(lib).reshape(1, 3, 4)), None),
     "fliplr_1d": (lambda lib: _x(lib)[0].fliplr(), "Input must be >= 2-d."),
     "roll_misaligned": (lambda lib: _x(lib).roll((1, 2), 0), "shifts and dimensions must align"),
-    "unfold_too_big": (lambda lib: _x(lib).unfold(1, 5, 1), "maximum size for tensor at dimension 1 is 4 but size is 5"),
-    "view_non_contiguous": (lambda lib: _x(lib).t().view(12), "view size is not compatible with input tensor's size and stride"),
+    "unfold_too_big": (
+        lambda lib: _x(lib).unfold(1, 5, 1),
+        "maximum size for tensor at dimension 1 is 4 but size is 5",
+    ),
+    "view_non_contiguous": (
+        lambda lib: _x(lib).t().view(12),
+        "view size is not compatible with input tensor's size and stride",
+    ),
     "view_bad_size": (lambda lib: _x(lib).view(5), "shape '[5]' is invalid for input of size 12"),
     "view_two_inferred": (lambda lib: _x(lib).view(-1, -1), "only one dimension can be inferred"),
     "view_negative": (lambda lib: _x(lib).view(-2, 6), "invalid shape dimension -2"),
     "reshape_ambiguous_zero": (lambda lib: lib.zeros(0, 3).reshape(-1, 0), "ambiguous"),
     "unflatten_bad_sizes": (lambda lib: _x(lib).unflatten(1, (3, 2)), "don't multiply up to the size of dim 1 (4)"),
-    "expand_non_singleton": (lambda lib: _x(lib).expand(3, 5), "must match the existing size (4) at non-singleton dimension 1"),
-    "expand_leading_minus_one": (lambda lib: _x(lib).expand(-1, 3, 4), "isn't allowed in a leading, non-existing dimension 0"),
+    "expand_non_singleton": (
+        lambda lib: _x(lib).expand(3, 5),
+        "must match the existing size (4) at non-singleton dimension 1",
+    ),
+    "expand_leading_minus_one": (
+        lambda lib: _x(lib).expand(-1, 3, 4),
+        "isn't allowed in a leading, non-existing dimension 0",
+    ),
     "expand_too_few": (lambda lib: _x(lib).expand(4), None),
     "permute_wrong_length": (lambda lib: _x(lib).permute(0), None),
     "transpose_bad_dim": (lambda lib: _x(lib).transpose(0, 2), "Dimension out of range"),
     "t_3d": (lambda lib: _x(lib).reshape(1, 3, 4).t(), None),
-    "inplace_on_expanded": (lambda lib: _x(lib, False)[:1].expand(3, 4).add_(1), "more than one element of the written-to tensor"),
+    "inplace_on_expanded": (
+        lambda lib: _x(lib, False)[:1].expand(3, 4).add_(1),
+        "more than one element of the written-to tensor",
+    ),
 }
 
 
@@ -132,15 +155,21 @@ def test_outputs_of_multi_view_ops_refuse_in_place_with_grad(op, torch):
         y = _x(lib) * 1.0
         parts = {"split": lambda: y.split(2), "chunk": lambda: y.chunk(2), "unbind": lambda: y.unbind()}[op]()
         parts[0].mul_(2)
+
     raises_like(modify, torch, "is a view and is being modified inplace")
 
 
 @pytest.mark.parametrize("op", ["split", "unbind", "narrow", "diagonal", "unfold", "tensor_split"])
 def test_splitting_ops_return_views_that_share_memory(op):
     x = ember.zeros(4, 4)
-    part = {"split": lambda: x.split(2)[1], "unbind": lambda: x.unbind(1)[2], "narrow": lambda: x.narrow(0, 1, 2),
-            "diagonal": lambda: x.diagonal(), "unfold": lambda: x.unfold(0, 2, 2),
-            "tensor_split": lambda: x.tensor_split(2)[1]}[op]()
+    part = {
+        "split": lambda: x.split(2)[1],
+        "unbind": lambda: x.unbind(1)[2],
+        "narrow": lambda: x.narrow(0, 1, 2),
+        "diagonal": lambda: x.diagonal(),
+        "unfold": lambda: x.unfold(0, 2, 2),
+        "tensor_split": lambda: x.tensor_split(2)[1],
+    }[op]()
     with ember.no_grad():
         part.fill_(1.0)  # no_grad allows in-place changes of multi-output views, as PyTorch does
     assert x.sum().item() == part.numel() and part._base is x
@@ -155,6 +184,7 @@ def test_inplace_through_diagonal_and_narrow_views_with_grad(torch):
         y.narrow(1, 2, 2).add_(x[:, :2] ** 2)
         (y * y).sum().backward()
         return y, x.grad
+
     assert_same(build, torch, grad_fn=False)
 
 
@@ -167,6 +197,7 @@ def test_tril_triu_in_place(torch):
         z.triu_()
         (y * z + y).sum().backward()
         return y, z, x.grad
+
     assert_same(build, torch, grad_fn=False)
 
 
@@ -182,4 +213,5 @@ def test_split_gradient_with_unused_outputs(torch):
         first, _, third = x.split([1, 1, 2], 1)
         (first * 2 + third.sum(1, keepdim=True)).sum().backward()
         return x.grad
+
     assert_same(build, torch, grad_fn=False)

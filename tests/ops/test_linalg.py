@@ -1,5 +1,6 @@
 """Linear algebra beyond the op table: node names, errors, dtypes, result types, argument forms and
 edge cases, each checked against PyTorch where it is installed."""
+
 import warnings
 
 import numpy as np
@@ -71,44 +72,79 @@ def test_grad_fn_names_match_torch(name, torch):
 def test_eigh_and_cholesky_node_names(torch):
     a = ember.tensor(_spd(3), requires_grad=True)
     assert ember.linalg.eigh(a).eigenvalues.grad_fn.name() == "LinalgEighBackward0"
-    assert ember.linalg.cholesky(a).grad_fn.name() == type(torch.linalg.cholesky(
-        torch.tensor(_spd(3), requires_grad=True)).grad_fn).__name__
+    assert (
+        ember.linalg.cholesky(a).grad_fn.name()
+        == type(torch.linalg.cholesky(torch.tensor(_spd(3), requires_grad=True)).grad_fn).__name__
+    )
 
 
 # ---------------------------------------------------------------- errors, as PyTorch raises them
 ERROR_CASES = [
     ("mm 3d", lambda m: m.mm(m.ones(2, 3, 4), m.ones(4, 5)), "self must be a matrix"),
-    ("mm shapes", lambda m: m.mm(m.ones(3, 4), m.ones(3, 5)), "mat1 and mat2 shapes cannot be multiplied (3x4 and 3x5)"),
+    (
+        "mm shapes",
+        lambda m: m.mm(m.ones(3, 4), m.ones(3, 5)),
+        "mat1 and mat2 shapes cannot be multiplied (3x4 and 3x5)",
+    ),
     ("matmul shapes", lambda m: m.ones(3, 4) @ m.ones(5, 6), "mat1 and mat2 shapes cannot be multiplied (3x4 and 5x6)"),
     ("matmul 1d2d", lambda m: m.ones(3) @ m.ones(4, 5), "mat1 and mat2 shapes cannot be multiplied (1x3 and 4x5)"),
     ("matmul 2d1d", lambda m: m.ones(3, 4) @ m.ones(5), "size mismatch, got input (3), mat (3x4), vec (5)"),
     ("matmul 0d", lambda m: m.matmul(m.ones(()), m.ones(3)), "both arguments to matmul need to be at least 1D"),
     ("matmul 1d1d", lambda m: m.ones(3) @ m.ones(4), "inconsistent tensor size, expected tensor [3] and src [4]"),
-    ("matmul batch", lambda m: m.ones(2, 3, 4) @ m.ones(3, 4, 5),
-     "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"),
+    (
+        "matmul batch",
+        lambda m: m.ones(2, 3, 4) @ m.ones(3, 4, 5),
+        "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0",
+    ),
     ("bmm 2d", lambda m: m.bmm(m.ones(3, 4), m.ones(4, 5)), "batch1 must be a 3D tensor"),
-    ("bmm batch", lambda m: m.bmm(m.ones(2, 3, 4), m.ones(3, 4, 5)),
-     "Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [3, 4]."),
+    (
+        "bmm batch",
+        lambda m: m.bmm(m.ones(2, 3, 4), m.ones(3, 4, 5)),
+        "Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [3, 4].",
+    ),
     ("mv", lambda m: m.mv(m.ones(3, 4), m.ones(3)), "size mismatch, got input (3), mat (3x4), vec (3)"),
     ("mv dims", lambda m: m.mv(m.ones(3, 4), m.ones(4, 1)), "vector + matrix @ vector expected"),
     ("dot 2d", lambda m: m.dot(m.ones(3, 4), m.ones(4)), "1D tensors expected, but got 2D and 1D tensors"),
     ("trace 3d", lambda m: m.trace(m.ones(2, 2, 2)), "trace: expected a matrix, but got tensor with dim 3"),
-    ("inv not square", lambda m: m.linalg.inv(m.ones(3, 4)), "A must be batches of square matrices, but they are 3 by 4"),
+    (
+        "inv not square",
+        lambda m: m.linalg.inv(m.ones(3, 4)),
+        "A must be batches of square matrices, but they are 3 by 4",
+    ),
     ("inv int", lambda m: m.linalg.inv(m.ones(3, 3, dtype=m.int64)), "Expected a floating point"),
     ("cross size", lambda m: m.linalg.cross(m.ones(4), m.ones(4)), "must have length 3. Got 4 and 4"),
     ("cdist columns", lambda m: m.cdist(m.ones(4, 3), m.ones(5, 2)), "X1 and X2 must have the same number of columns"),
-    ("tensordot", lambda m: m.tensordot(m.ones(3, 4), m.ones(5, 6), dims=1),
-     "contracted dimensions need to match, but first has size 4 in dim 1 and second has size 5 in dim 0"),
-    ("einsum dims", lambda m: m.einsum("ij->i", m.ones(2, 3, 4)),
-     "einsum(): the number of subscripts in the equation (2) does not match the number of dimensions (3) for operand 0"),
-    ("einsum output", lambda m: m.einsum("ij->k", m.ones(2, 3)),
-     "einsum(): output subscript k does not appear in the equation for any input operand"),
-    ("multi_dot one", lambda m: m.linalg.multi_dot([m.ones(2, 2)]), "multi_dot(): expected at least 2 tensors but got 1"),
-    ("vector_norm int", lambda m: m.linalg.vector_norm(m.ones(3, dtype=m.int64)),
-     "linalg.vector_norm: Expected a floating point"),
+    (
+        "tensordot",
+        lambda m: m.tensordot(m.ones(3, 4), m.ones(5, 6), dims=1),
+        "contracted dimensions need to match, but first has size 4 in dim 1 and second has size 5 in dim 0",
+    ),
+    (
+        "einsum dims",
+        lambda m: m.einsum("ij->i", m.ones(2, 3, 4)),
+        "einsum(): the number of subscripts in the equation (2) does not match the number of dimensions (3) for operand 0",
+    ),
+    (
+        "einsum output",
+        lambda m: m.einsum("ij->k", m.ones(2, 3)),
+        "einsum(): output subscript k does not appear in the equation for any input operand",
+    ),
+    (
+        "multi_dot one",
+        lambda m: m.linalg.multi_dot([m.ones(2, 2)]),
+        "multi_dot(): expected at least 2 tensors but got 1",
+    ),
+    (
+        "vector_norm int",
+        lambda m: m.linalg.vector_norm(m.ones(3, dtype=m.int64)),
+        "linalg.vector_norm: Expected a floating point",
+    ),
     ("matrix_norm ord", lambda m: m.linalg.matrix_norm(m.ones(3, 3), 3), "linalg.matrix_norm: Order 3 not supported."),
-    ("norm ord 3d", lambda m: m.linalg.norm(m.ones(2, 2, 2), 2),
-     "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got 3D."),
+    (
+        "norm ord 3d",
+        lambda m: m.linalg.norm(m.ones(2, 2, 2), 2),
+        "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got 3D.",
+    ),
     ("qr mode", lambda m: m.linalg.qr(m.ones(3, 3), mode="full"), "qr received unrecognized mode 'full'"),
     ("solve shapes", lambda m: m.linalg.solve(m.eye(3), m.ones(4, 2)), "linalg.solve: Incompatible shapes of A and B"),
 ]
@@ -123,8 +159,9 @@ def test_errors_match_torch(name, build, message, torch):
     assert message in str(ours.value)
 
 
-@pytest.mark.parametrize("build", [lambda m, a, b: m.matmul(a, b), lambda m, a, b: m.mm(a, b),
-                                   lambda m, a, b: m.einsum("ij,jk->ik", a, b)])
+@pytest.mark.parametrize(
+    "build", [lambda m, a, b: m.matmul(a, b), lambda m, a, b: m.mm(a, b), lambda m, a, b: m.einsum("ij,jk->ik", a, b)]
+)
 def test_products_do_not_promote_mixed_dtypes(build, torch):
     for module in (torch, ember):
         with pytest.raises(RuntimeError):
@@ -137,9 +174,11 @@ def test_singular_and_indefinite_raise_linalg_error(torch):
     singular = [[1.0, 2.0], [2.0, 4.0]]
     with pytest.raises(torch.linalg.LinAlgError):
         torch.linalg.inv(torch.tensor(singular))
-    for call in (lambda: ember.linalg.inv(ember.tensor(singular)),
-                 lambda: ember.linalg.solve(ember.tensor(singular), ember.ones(2)),
-                 lambda: ember.linalg.cholesky(ember.tensor([[1.0, 2.0], [2.0, 1.0]]))):
+    for call in (
+        lambda: ember.linalg.inv(ember.tensor(singular)),
+        lambda: ember.linalg.solve(ember.tensor(singular), ember.ones(2)),
+        lambda: ember.linalg.cholesky(ember.tensor([[1.0, 2.0], [2.0, 1.0]])),
+    ):
         with pytest.raises(ember.linalg.LinAlgError) as error:
             call()
         assert isinstance(error.value, RuntimeError)
@@ -160,13 +199,25 @@ def test_qr_mode_r_and_complete_gradients_are_refused(torch):
 
 
 # ---------------------------------------------------------------- dtypes
-@pytest.mark.parametrize("build", [
-    lambda m, a, b: m.matmul(a, b), lambda m, a, b: m.einsum("ij,jk->ik", a, b), lambda m, a, b: m.linalg.inv(a),
-    lambda m, a, b: m.det(a), lambda m, a, b: m.linalg.solve(a, b), lambda m, a, b: m.linalg.svdvals(a),
-    lambda m, a, b: m.linalg.norm(a), lambda m, a, b: m.linalg.matrix_norm(a, "nuc"), lambda m, a, b: m.cdist(a, b),
-    lambda m, a, b: m.kron(a, b), lambda m, a, b: m.linalg.pinv(a), lambda m, a, b: m.linalg.eigh(a @ a.mT)[0],
-    lambda m, a, b: m.addmm(a, a, b, alpha=0.5), lambda m, a, b: m.linalg.qr(a).Q,
-])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda m, a, b: m.matmul(a, b),
+        lambda m, a, b: m.einsum("ij,jk->ik", a, b),
+        lambda m, a, b: m.linalg.inv(a),
+        lambda m, a, b: m.det(a),
+        lambda m, a, b: m.linalg.solve(a, b),
+        lambda m, a, b: m.linalg.svdvals(a),
+        lambda m, a, b: m.linalg.norm(a),
+        lambda m, a, b: m.linalg.matrix_norm(a, "nuc"),
+        lambda m, a, b: m.cdist(a, b),
+        lambda m, a, b: m.kron(a, b),
+        lambda m, a, b: m.linalg.pinv(a),
+        lambda m, a, b: m.linalg.eigh(a @ a.mT)[0],
+        lambda m, a, b: m.addmm(a, a, b, alpha=0.5),
+        lambda m, a, b: m.linalg.qr(a).Q,
+    ],
+)
 def test_float32_stays_float32_in_values_and_gradients(build, torch):
     rng = np.random.default_rng(5)
     arrays = [(rng.standard_normal((3, 3)) + 3 * np.eye(3)).astype(np.float32) for _ in range(2)]
@@ -183,7 +234,8 @@ def test_integer_products_keep_integers(torch):
     assert (ember.tensor(a) @ ember.tensor(a)).dtype == ember.int64
     assert ember.tensor(a).matmul(ember.tensor(a)).tolist() == (torch.tensor(a) @ torch.tensor(a)).tolist()
     assert ember.trace(ember.tensor(a, dtype=ember.int32)).dtype.name == str(
-        torch.trace(torch.tensor(a, dtype=torch.int32)).dtype).replace("torch.", "")
+        torch.trace(torch.tensor(a, dtype=torch.int32)).dtype
+    ).replace("torch.", "")
 
 
 def test_block_diag_promotes_like_torch(torch):
@@ -217,8 +269,13 @@ def test_named_results(torch):
     assert repr(ember.linalg.slogdet(a)).startswith("torch.return_types.slogdet(")
     values, vectors = ember.linalg.eigh(a)
     assert ember.linalg.eigh(a).eigenvectors.shape == (3, 3)
-    assert_close(vectors @ ember.diag_embed(values) @ vectors.mT if hasattr(ember, "diag_embed")
-                 else (vectors * values) @ vectors.mT, _spd(3), what="V diag(L) V^T")
+    assert_close(
+        vectors @ ember.diag_embed(values) @ vectors.mT
+        if hasattr(ember, "diag_embed")
+        else (vectors * values) @ vectors.mT,
+        _spd(3),
+        what="V diag(L) V^T",
+    )
     q, r = ember.qr(ember.tensor(_spd(3)))
     assert ember.linalg.qr(a).Q.shape == q.shape
     result = ember.linalg.lstsq(ember.ones(5, 3) + ember.eye(5, 3), ember.ones(5, 2))
@@ -241,10 +298,16 @@ def test_eigh_upper_triangle_and_gradient_vs_torch(torch):
         assert_close(ours.grad, theirs.grad.numpy(), what=f"eigvalsh gradient {uplo}")
 
 
-@pytest.mark.parametrize("build", [
-    lambda m, a: m.linalg.cholesky(a), lambda m, a: m.linalg.inv(a), lambda m, a: m.linalg.det(a),
-    lambda m, a: m.logdet(a), lambda m, a: m.linalg.eigh(a)[0],
-])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda m, a: m.linalg.cholesky(a),
+        lambda m, a: m.linalg.inv(a),
+        lambda m, a: m.linalg.det(a),
+        lambda m, a: m.logdet(a),
+        lambda m, a: m.linalg.eigh(a)[0],
+    ],
+)
 def test_gradients_on_raw_symmetric_input_match_torch(build, torch):
     """Without a symmetrizing wrapper: the gradient's convention for the unused triangle matches."""
     array = _spd(3)
@@ -258,12 +321,19 @@ def test_gradients_on_raw_symmetric_input_match_torch(build, torch):
 def test_norm_forms_match_torch(torch):
     array = np.random.default_rng(4).standard_normal((3, 4)).astype(np.float32)
     ours, theirs = ember.tensor(array), torch.tensor(array)
-    for call in (lambda m, x: x.norm(), lambda m, x: x.norm(1), lambda m, x: x.norm(p=3, dim=0, keepdim=True),
-                 lambda m, x: m.norm(x, "fro", dim=(0, 1)), lambda m, x: m.norm(x, "nuc"),
-                 lambda m, x: m.norm(x, float("inf"), 1), lambda m, x: m.linalg.norm(x, -2),
-                 lambda m, x: m.linalg.norm(x, "fro", dim=(1, 0), keepdim=True), lambda m, x: m.linalg.norm(x[0], 0),
-                 lambda m, x: m.linalg.matrix_norm(x, -float("inf")),
-                 lambda m, x: m.linalg.vector_norm(x, 2, dim=-1, dtype=m.float64)):
+    for call in (
+        lambda m, x: x.norm(),
+        lambda m, x: x.norm(1),
+        lambda m, x: x.norm(p=3, dim=0, keepdim=True),
+        lambda m, x: m.norm(x, "fro", dim=(0, 1)),
+        lambda m, x: m.norm(x, "nuc"),
+        lambda m, x: m.norm(x, float("inf"), 1),
+        lambda m, x: m.linalg.norm(x, -2),
+        lambda m, x: m.linalg.norm(x, "fro", dim=(1, 0), keepdim=True),
+        lambda m, x: m.linalg.norm(x[0], 0),
+        lambda m, x: m.linalg.matrix_norm(x, -float("inf")),
+        lambda m, x: m.linalg.vector_norm(x, 2, dim=-1, dtype=m.float64),
+    ):
         mine, reference = call(ember, ours), call(torch, theirs)
         assert mine.dtype.name == str(reference.dtype).replace("torch.", "")
         assert_close(mine, reference.numpy(), rtol=1e-5, atol=1e-6)
@@ -304,15 +374,20 @@ def test_out_inplace_and_method_forms(torch):
 def test_addmm_beta_zero_ignores_nan_input(torch):
     c = ember.full((2, 2), float("nan"))
     result = ember.addmm(c, ember.eye(2), ember.eye(2), beta=0)
-    assert result.tolist() == torch.addmm(torch.full((2, 2), float("nan")), torch.eye(2), torch.eye(2),
-                                          beta=0).tolist()
+    assert result.tolist() == torch.addmm(torch.full((2, 2), float("nan")), torch.eye(2), torch.eye(2), beta=0).tolist()
 
 
 def test_einsum_forms(torch):
     rng = np.random.default_rng(8)
     a, b = rng.standard_normal((2, 3)), rng.standard_normal((3, 4))
-    for equation, operands in [("ij,jk", (a, b)), ("i j , j k -> i k", (a, b)), ("ba,cb->ac", (a.T, b.T)),
-                               ("...j,jk->...k", (a, b)), ("ij->", (a,)), ("Ab,bC->AC", (a, b))]:
+    for equation, operands in [
+        ("ij,jk", (a, b)),
+        ("i j , j k -> i k", (a, b)),
+        ("ba,cb->ac", (a.T, b.T)),
+        ("...j,jk->...k", (a, b)),
+        ("ij->", (a,)),
+        ("Ab,bC->AC", (a, b)),
+    ]:
         mine = ember.einsum(equation, *[ember.tensor(x) for x in operands])
         reference = torch.einsum(equation, *[torch.tensor(x) for x in operands])
         assert_close(mine, reference.numpy(), what=equation)
@@ -320,8 +395,15 @@ def test_einsum_forms(torch):
     assert_close(as_list, a @ b)
 
 
-@pytest.mark.parametrize("equation,shapes", [("ii->i", [(3, 3)]), ("ij,jk->ik", [(2, 3), (3, 2)]),
-                                             ("...ii,...i->...", [(2, 3, 3), (3,)]), ("iij->j", [(2, 2, 3)])])
+@pytest.mark.parametrize(
+    "equation,shapes",
+    [
+        ("ii->i", [(3, 3)]),
+        ("ij,jk->ik", [(2, 3), (3, 2)]),
+        ("...ii,...i->...", [(2, 3, 3), (3,)]),
+        ("iij->j", [(2, 2, 3)]),
+    ],
+)
 def test_einsum_double_backward(equation, shapes):
     rng = np.random.default_rng(9)
     tensors = [ember.tensor(rng.standard_normal(shape), requires_grad=True) for shape in shapes]
@@ -334,8 +416,12 @@ def test_double_backward_of_matmul_inverse_det_solve():
     rng = np.random.default_rng(10)
     a = ember.tensor(rng.standard_normal((3, 3)) + 3 * np.eye(3), requires_grad=True)
     b = ember.tensor(rng.standard_normal((3, 2)), requires_grad=True)
-    for function, inputs in [(lambda x, y: (x @ y) ** 2, [a, b]), (lambda x: ember.inverse(x), [a]),
-                             (lambda x: ember.det(x), [a]), (lambda x, y: ember.linalg.solve(x, y), [a, b])]:
+    for function, inputs in [
+        (lambda x, y: (x @ y) ** 2, [a, b]),
+        (lambda x: ember.inverse(x), [a]),
+        (lambda x: ember.det(x), [a]),
+        (lambda x, y: ember.linalg.solve(x, y), [a, b]),
+    ]:
         assert gradgradcheck(function, inputs)
 
 
@@ -361,10 +447,15 @@ def test_matrix_rank_and_pinverse(torch):
     rank_two = ember.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 0.0]])
     assert ember.linalg.matrix_rank(rank_two).dtype == ember.int64
     assert int(ember.linalg.matrix_rank(rank_two)) == int(torch.linalg.matrix_rank(torch.tensor(rank_two.tolist())))
-    assert_close(ember.linalg.pinv(rank_two), torch.linalg.pinv(torch.tensor(rank_two.tolist())).numpy(),
-                 rtol=1e-4, atol=1e-5)
-    assert_close(ember.linalg.pinv(rank_two, atol=0.5), torch.linalg.pinv(torch.tensor(rank_two.tolist()), atol=0.5)
-                 .numpy(), rtol=1e-4, atol=1e-5)
+    assert_close(
+        ember.linalg.pinv(rank_two), torch.linalg.pinv(torch.tensor(rank_two.tolist())).numpy(), rtol=1e-4, atol=1e-5
+    )
+    assert_close(
+        ember.linalg.pinv(rank_two, atol=0.5),
+        torch.linalg.pinv(torch.tensor(rank_two.tolist()), atol=0.5).numpy(),
+        rtol=1e-4,
+        atol=1e-5,
+    )
 
 
 def test_chain_matmul_is_deprecated(torch):
@@ -377,9 +468,14 @@ def test_chain_matmul_is_deprecated(torch):
 
 
 def test_empty_and_degenerate_shapes(torch):
-    for build in (lambda m: m.ones(0, 3) @ m.ones(3, 2), lambda m: m.ones(2, 0) @ m.ones(0, 3),
-                  lambda m: m.einsum("ij,jk->ik", m.ones(2, 0), m.ones(0, 3)), lambda m: m.linalg.inv(m.ones(0, 0)),
-                  lambda m: m.linalg.det(m.ones(2, 0, 0)), lambda m: m.block_diag()):
+    for build in (
+        lambda m: m.ones(0, 3) @ m.ones(3, 2),
+        lambda m: m.ones(2, 0) @ m.ones(0, 3),
+        lambda m: m.einsum("ij,jk->ik", m.ones(2, 0), m.ones(0, 3)),
+        lambda m: m.linalg.inv(m.ones(0, 0)),
+        lambda m: m.linalg.det(m.ones(2, 0, 0)),
+        lambda m: m.block_diag(),
+    ):
         mine, reference = build(ember), build(torch)
         assert tuple(mine.shape) == tuple(reference.shape)
         assert mine.tolist() == reference.tolist()
@@ -387,7 +483,10 @@ def test_empty_and_degenerate_shapes(torch):
 
 def test_cross_default_dim_is_first_of_size_three(torch):
     a, b = np.random.default_rng(12).standard_normal((2, 3, 3))
-    assert_close(ember.cross(ember.tensor(a), ember.tensor(b)),
-                 torch.cross(torch.tensor(a), torch.tensor(b), dim=0).numpy())
-    assert_close(ember.linalg.cross(ember.tensor(a), ember.tensor(b)),
-                 torch.linalg.cross(torch.tensor(a), torch.tensor(b)).numpy())
+    assert_close(
+        ember.cross(ember.tensor(a), ember.tensor(b)), torch.cross(torch.tensor(a), torch.tensor(b), dim=0).numpy()
+    )
+    assert_close(
+        ember.linalg.cross(ember.tensor(a), ember.tensor(b)),
+        torch.linalg.cross(torch.tensor(a), torch.tensor(b)).numpy(),
+    )

@@ -1,5 +1,6 @@
 """Forward values against NumPy, float64 gradcheck and gradgradcheck, and torch differential tests,
 for every case of every `table_*.py` in this folder."""
+
 import importlib
 import pathlib
 
@@ -21,8 +22,7 @@ def _all_cases():
 
 
 CASES = _all_cases()
-VARIANTS = [pytest.param(case, index, id=f"{case.name}-{index}") for case in CASES
-            for index in range(len(case.shapes))]
+VARIANTS = [pytest.param(case, index, id=f"{case.name}-{index}") for case in CASES for index in range(len(case.shapes))]
 
 
 def _ember_inputs(case, arrays):
@@ -75,9 +75,9 @@ def test_gradgradcheck(case, index):
 # Nodes whose tangent is known to be wrong, with why (remove an entry when it is fixed).
 KNOWN_WRONG_TANGENTS = {
     "CopySlices": "forward AD does not carry a tangent through an in-place write into a tensor (setitem): "
-                  "the written tensor keeps its old tangent",
+    "the written tensor keeps its old tangent",
     "IndexPutBackward0": "as CopySlices, for a write with an index tensor: the overwritten elements keep "
-                         "their old tangent in some layouts",
+    "their old tangent in some layouts",
 }
 
 
@@ -108,8 +108,9 @@ def test_forward_ad_matches_finite_differences(case, index):
         pytest.skip(f"no jvp declared for {sorted(missing)}")
     for name in names & set(KNOWN_WRONG_TANGENTS):
         pytest.xfail(KNOWN_WRONG_TANGENTS[name])
-    assert gradcheck(case.ember_fn, tensors, eps=1e-6, atol=1e-5, rtol=1e-4, check_forward_ad=True,
-                     check_backward_ad=False)
+    assert gradcheck(
+        case.ember_fn, tensors, eps=1e-6, atol=1e-5, rtol=1e-4, check_forward_ad=True, check_backward_ad=False
+    )
 
 
 @pytest.mark.parametrize("case,index", [v for v in VARIANTS if v.values[0].grad])
@@ -128,8 +129,13 @@ def test_recorded_and_unrecorded_backward_agree(case, index):
     for position, (plain, graphed) in enumerate(zip(unrecorded, recorded)):
         assert (plain is None) == (graphed is None), f"{case.name}: input {position}"
         if plain is not None:
-            assert_close(plain, graphed.detach().numpy(), rtol=1e-12, atol=1e-12,
-                         what=f"{case.name} gradient of input {position}")
+            assert_close(
+                plain,
+                graphed.detach().numpy(),
+                rtol=1e-12,
+                atol=1e-12,
+                what=f"{case.name} gradient of input {position}",
+            )
 
 
 @pytest.mark.parametrize("case,index", [v for v in VARIANTS if v.values[0].torch_fn is not None])
@@ -141,17 +147,26 @@ def test_matches_torch(case, index, torch):
     expected = case.torch_fn(torch, *theirs)
     results, expecteds = _as_tuple(result), _as_tuple(expected)
     for got, want in zip(results, expecteds):
-        assert got.dtype.name == str(want.dtype).replace("torch.", ""), f"{case.name}: dtype {got.dtype} vs {want.dtype}"
+        assert got.dtype.name == str(want.dtype).replace("torch.", ""), (
+            f"{case.name}: dtype {got.dtype} vs {want.dtype}"
+        )
         assert_close(got, want.detach().numpy(), rtol=1e-6, atol=1e-8, what=f"{case.name} value vs torch")
     differentiable = [r for r in results if r.requires_grad]
     if not differentiable:
         return
     rng = np.random.default_rng(99)
     weights = [rng.standard_normal(tuple(r.shape)) for r in differentiable]
-    sum(((r * ember.tensor(w)).sum() for r, w in zip(differentiable, weights)), ember.tensor(0.0, dtype=ember.float64)).backward()
+    sum(
+        ((r * ember.tensor(w)).sum() for r, w in zip(differentiable, weights)), ember.tensor(0.0, dtype=ember.float64)
+    ).backward()
     torch_results = [w for w in expecteds if w.requires_grad]
     sum(((r * torch.tensor(w)).sum() for r, w in zip(torch_results, weights))).backward()
     for position, (mine, reference) in enumerate(zip(ours, theirs)):
         if mine.requires_grad:
-            assert_close(mine.grad, reference.grad.numpy(), rtol=1e-6, atol=1e-8,
-                         what=f"{case.name} gradient of input {position} vs torch")
+            assert_close(
+                mine.grad,
+                reference.grad.numpy(),
+                rtol=1e-6,
+                atol=1e-8,
+                what=f"{case.name} gradient of input {position} vs torch",
+            )

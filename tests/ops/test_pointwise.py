@@ -1,6 +1,7 @@
 """Explicit tests of ember/ops/pointwise.py: PyTorch's node names, dtype rules, errors, edge values
 (NaN, infinities, signed zeros, ties, 0-d, empty), in-place variants, and gradients at the special
 points the op table's random inputs avoid — each checked against torch."""
+
 import math
 
 import numpy as np
@@ -38,10 +39,44 @@ def _assert_same(ours, theirs, what, zero_signs=True):
 
 
 # ---------------------------------------------------------------- node names
-UNARY_NAMES = ["ceil", "floor", "round", "trunc", "fix", "frac", "sign", "sgn", "exp2", "expm1", "log2", "log10",
-               "log1p", "rsqrt", "reciprocal", "tan", "asin", "arcsin", "acos", "arccos", "atan", "arctan", "sinh",
-               "cosh", "asinh", "arcsinh", "atanh", "arctanh", "erf", "erfc", "erfinv", "deg2rad", "rad2deg",
-               "logit", "sinc", "nan_to_num"]
+UNARY_NAMES = [
+    "ceil",
+    "floor",
+    "round",
+    "trunc",
+    "fix",
+    "frac",
+    "sign",
+    "sgn",
+    "exp2",
+    "expm1",
+    "log2",
+    "log10",
+    "log1p",
+    "rsqrt",
+    "reciprocal",
+    "tan",
+    "asin",
+    "arcsin",
+    "acos",
+    "arccos",
+    "atan",
+    "arctan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "arcsinh",
+    "atanh",
+    "arctanh",
+    "erf",
+    "erfc",
+    "erfinv",
+    "deg2rad",
+    "rad2deg",
+    "logit",
+    "sinc",
+    "nan_to_num",
+]
 
 
 @pytest.mark.parametrize("name", UNARY_NAMES)
@@ -58,8 +93,21 @@ def test_acosh_node_name(torch):
     assert ember.arccosh(ours).grad_fn.name() == "AcoshBackward0"
 
 
-BINARY_NAMES = ["atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "xlogy", "copysign", "maximum", "minimum",
-                "fmax", "fmin", "fmod", "remainder"]
+BINARY_NAMES = [
+    "atan2",
+    "arctan2",
+    "hypot",
+    "logaddexp",
+    "logaddexp2",
+    "xlogy",
+    "copysign",
+    "maximum",
+    "minimum",
+    "fmax",
+    "fmin",
+    "fmod",
+    "remainder",
+]
 
 
 @pytest.mark.parametrize("name", BINARY_NAMES)
@@ -71,20 +119,38 @@ def test_binary_node_name_value_and_dtype_match_torch(torch, name):
     _assert_same(result, expected, name)
 
 
-@pytest.mark.parametrize("call", [
-    lambda t, x: t.round(x, decimals=1), lambda t, x: t.round(x, decimals=0),
-    lambda t, x: t.clamp(x, 0.1, 0.5), lambda t, x: t.clamp(x, min=0.1), lambda t, x: t.clamp(x, max=0.1),
-    lambda t, x: t.clamp_min(x, 0.1), lambda t, x: t.clamp_max(x, 0.1),
-    lambda t, x: t.clamp(x, x * 0.5, None), lambda t, x: t.clamp(x, None, x * 0.5),
-    lambda t, x: t.clamp(x, x * 0.5, x * 2), lambda t, x: t.clamp_min(x, x * 0.5),
-    lambda t, x: t.clamp_max(x, x * 0.5), lambda t, x: t.clip(x, 0.1, 0.5),
-    lambda t, x: t.fmod(x, 0.3), lambda t, x: t.remainder(x, 0.3), lambda t, x: t.xlogy(x, 2.0),
-    lambda t, x: t.xlogy(2.0, x), lambda t, x: t.copysign(x, -1.0), lambda t, x: t.lerp(x, x * 2, 0.3),
-    lambda t, x: t.lerp(x, x * 2, x), lambda t, x: t.addcmul(x, x, x, value=2),
-    lambda t, x: t.addcdiv(x, x, x + 1, value=2), lambda t, x: t.logit(x, eps=0.1),
-    lambda t, x: t.nan_to_num(x, nan=1.0), lambda t, x: t.float_power(x, 2.0),
-    lambda t, x: t.float_power(x, x),
-], ids=lambda call: "")
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda t, x: t.round(x, decimals=1),
+        lambda t, x: t.round(x, decimals=0),
+        lambda t, x: t.clamp(x, 0.1, 0.5),
+        lambda t, x: t.clamp(x, min=0.1),
+        lambda t, x: t.clamp(x, max=0.1),
+        lambda t, x: t.clamp_min(x, 0.1),
+        lambda t, x: t.clamp_max(x, 0.1),
+        lambda t, x: t.clamp(x, x * 0.5, None),
+        lambda t, x: t.clamp(x, None, x * 0.5),
+        lambda t, x: t.clamp(x, x * 0.5, x * 2),
+        lambda t, x: t.clamp_min(x, x * 0.5),
+        lambda t, x: t.clamp_max(x, x * 0.5),
+        lambda t, x: t.clip(x, 0.1, 0.5),
+        lambda t, x: t.fmod(x, 0.3),
+        lambda t, x: t.remainder(x, 0.3),
+        lambda t, x: t.xlogy(x, 2.0),
+        lambda t, x: t.xlogy(2.0, x),
+        lambda t, x: t.copysign(x, -1.0),
+        lambda t, x: t.lerp(x, x * 2, 0.3),
+        lambda t, x: t.lerp(x, x * 2, x),
+        lambda t, x: t.addcmul(x, x, x, value=2),
+        lambda t, x: t.addcdiv(x, x, x + 1, value=2),
+        lambda t, x: t.logit(x, eps=0.1),
+        lambda t, x: t.nan_to_num(x, nan=1.0),
+        lambda t, x: t.float_power(x, 2.0),
+        lambda t, x: t.float_power(x, x),
+    ],
+    ids=lambda call: "",
+)
 def test_node_names_of_other_overloads_match_torch(torch, call):
     ours, theirs = _pair(torch, [0.3, 0.6, 0.9], requires_grad=True)
     result, expected = call(ember, ours), call(torch, theirs)
@@ -123,8 +189,9 @@ def test_round_half_to_even_and_decimals_match_torch(torch):
     ours, theirs = _pair(torch, [0.5, 1.5, 2.5, -0.5, -2.5, 1.2345, 1234.5, -0.0, NAN, INF])
     _assert_same(ember.round(ours), torch.round(theirs), "round")
     for decimals in (-2, -1, 0, 1, 3):
-        _assert_same(ember.round(ours, decimals=decimals), torch.round(theirs, decimals=decimals),
-                     f"round decimals={decimals}")
+        _assert_same(
+            ember.round(ours, decimals=decimals), torch.round(theirs, decimals=decimals), f"round decimals={decimals}"
+        )
         _assert_same(ours.round(decimals=decimals), theirs.round(decimals=decimals), "method")
 
 
@@ -166,9 +233,31 @@ def test_piecewise_constant_ops_have_a_zero_gradient_of_the_input_dtype(torch, n
 
 
 # ---------------------------------------------------------------- unary maths: dtypes and special values
-FLOAT_FUNCTIONS = ["exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "reciprocal", "tan", "asin", "acos",
-                   "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc", "erfinv", "deg2rad",
-                   "rad2deg", "logit", "sinc"]
+FLOAT_FUNCTIONS = [
+    "exp2",
+    "expm1",
+    "log2",
+    "log10",
+    "log1p",
+    "rsqrt",
+    "reciprocal",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "erfc",
+    "erfinv",
+    "deg2rad",
+    "rad2deg",
+    "logit",
+    "sinc",
+]
 
 
 @pytest.mark.parametrize("name", FLOAT_FUNCTIONS)
@@ -223,10 +312,10 @@ def test_unary_ops_are_methods_and_reject_non_tensors():
 def test_second_derivatives_match_torch(torch):
     for name in ("tan", "asin", "atanh", "erf", "erfc", "erfinv", "rsqrt", "reciprocal", "log2", "sinc", "exp2"):
         ours, theirs = _pair(torch, [0.3, -0.4, 0.7], dtype="float64", requires_grad=True)
-        grad, = ember.autograd.grad(getattr(ember, name)(ours).sum(), ours, create_graph=True)
-        expected, = torch.autograd.grad(getattr(torch, name)(theirs).sum(), theirs, create_graph=True)
-        second, = ember.autograd.grad(grad.sum(), ours)
-        expected_second, = torch.autograd.grad(expected.sum(), theirs)
+        (grad,) = ember.autograd.grad(getattr(ember, name)(ours).sum(), ours, create_graph=True)
+        (expected,) = torch.autograd.grad(getattr(torch, name)(theirs).sum(), theirs, create_graph=True)
+        (second,) = ember.autograd.grad(grad.sum(), ours)
+        (expected_second,) = torch.autograd.grad(expected.sum(), theirs)
         assert_close(second, expected_second.numpy(), rtol=1e-10, what=f"{name} second derivative")
 
 
@@ -249,8 +338,9 @@ def test_numpy_erfinv_fallback_inverts_erf_to_1e_12():
     tail = np.abs(y) > 0.5
     np.testing.assert_allclose(np.array([math.erf(v) for v in x[~tail]]), y[~tail], rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(np.array([math.erfc(v) for v in np.abs(x[tail])]), 1 - np.abs(y[tail]), rtol=1e-12)
-    np.testing.assert_array_equal(_special.numpy_erfinv(np.array([1.0, -1.0, 1.5, -2.0, NAN, 0.0])),
-                                  [INF, -INF, NAN, NAN, NAN, 0.0])
+    np.testing.assert_array_equal(
+        _special.numpy_erfinv(np.array([1.0, -1.0, 1.5, -2.0, NAN, 0.0])), [INF, -INF, NAN, NAN, NAN, 0.0]
+    )
 
 
 def test_erf_functions_keep_float32_with_the_fallback(monkeypatch, torch):
@@ -322,13 +412,20 @@ def test_clamp_dtype_promotion_matches_torch(torch):
     floats, torch_floats = _pair(torch, [1.5, -2.5, 0.5])
     _assert_same(ember.clamp(integers, 0.5), torch.clamp(torch_integers, 0.5), "int clamped by float")
     _assert_same(ember.clamp(integers, 0), torch.clamp(torch_integers, 0), "int clamped by int")
-    _assert_same(ember.clamp(floats, integers, None), torch.clamp(torch_floats, torch_integers, None),
-                 "float clamped by int tensor")
-    _assert_same(ember.clamp_max(integers, floats), torch.clamp_max(torch_integers, torch_floats),
-                 "int clamped by float tensor")
+    _assert_same(
+        ember.clamp(floats, integers, None),
+        torch.clamp(torch_floats, torch_integers, None),
+        "float clamped by int tensor",
+    )
+    _assert_same(
+        ember.clamp_max(integers, floats), torch.clamp_max(torch_integers, torch_floats), "int clamped by float tensor"
+    )
     doubles, torch_doubles = _pair(torch, [0.0, 1.0, 2.0], dtype="float64")
-    _assert_same(ember.clamp(floats, doubles, doubles + 1), torch.clamp(torch_floats, torch_doubles, torch_doubles + 1),
-                 "float32 clamped by float64 tensors")
+    _assert_same(
+        ember.clamp(floats, doubles, doubles + 1),
+        torch.clamp(torch_floats, torch_doubles, torch_doubles + 1),
+        "float32 clamped by float64 tensors",
+    )
 
 
 def test_clamp_edge_cases_match_torch_in_values_and_gradients(torch):
@@ -349,8 +446,14 @@ def test_clamp_edge_cases_match_torch_in_values_and_gradients(torch):
 
 
 def test_clamp_with_number_bounds_at_the_bounds_matches_torch(torch):
-    for call in (lambda t, v: t.clamp(v, 0.0, 1.0), lambda t, v: t.clamp(v, 1.0, 0.0), lambda t, v: t.clamp_min(v, 0.0),
-                 lambda t, v: t.clamp_max(v, 1.0), lambda t, v: v.clip(min=0.5), lambda t, v: t.clamp(v, max=NAN)):
+    for call in (
+        lambda t, v: t.clamp(v, 0.0, 1.0),
+        lambda t, v: t.clamp(v, 1.0, 0.0),
+        lambda t, v: t.clamp_min(v, 0.0),
+        lambda t, v: t.clamp_max(v, 1.0),
+        lambda t, v: v.clip(min=0.5),
+        lambda t, v: t.clamp(v, max=NAN),
+    ):
         x, tx = _pair(torch, [-1.0, 0.0, 0.5, 1.0, 2.0, NAN], requires_grad=True)
         result, expected = call(ember, x), call(torch, tx)
         _assert_same(result, expected, "clamp with numbers")
@@ -381,21 +484,31 @@ def test_float_modulo_signs_and_zeros_match_torch(torch, name, divisor):
     ours, theirs = _pair(torch, DIVIDENDS)
     _assert_same(getattr(ember, name)(ours, divisor), getattr(torch, name)(theirs, divisor), f"{name} by {divisor}")
     divisors, torch_divisors = _pair(torch, [divisor] * len(DIVIDENDS))
-    _assert_same(getattr(ember, name)(ours, divisors), getattr(torch, name)(theirs, torch_divisors),
-                 f"{name} by a tensor of {divisor}")
+    _assert_same(
+        getattr(ember, name)(ours, divisors),
+        getattr(torch, name)(theirs, torch_divisors),
+        f"{name} by a tensor of {divisor}",
+    )
 
 
 @pytest.mark.parametrize("name", ["fmod", "remainder", "floor_divide"])
 def test_integer_modulo_and_division_match_torch(torch, name):
     dividends, torch_dividends = _pair(torch, [-7, 7, -6, 6, 0, 1], dtype="int64")
     for divisor in (3, -3):
-        _assert_same(getattr(ember, name)(dividends, divisor), getattr(torch, name)(torch_dividends, divisor),
-                     f"{name} by {divisor}")
+        _assert_same(
+            getattr(ember, name)(dividends, divisor),
+            getattr(torch, name)(torch_dividends, divisor),
+            f"{name} by {divisor}",
+        )
     divisors, torch_divisors = _pair(torch, [3, -3, -4, 4, 5, -1], dtype="int32")
-    _assert_same(getattr(ember, name)(dividends, divisors), getattr(torch, name)(torch_dividends, torch_divisors),
-                 f"{name} int64 by int32")
-    _assert_same(getattr(ember, name)(dividends, 2.5), getattr(torch, name)(torch_dividends, 2.5),
-                 f"{name} int by float")
+    _assert_same(
+        getattr(ember, name)(dividends, divisors),
+        getattr(torch, name)(torch_dividends, torch_divisors),
+        f"{name} int64 by int32",
+    )
+    _assert_same(
+        getattr(ember, name)(dividends, 2.5), getattr(torch, name)(torch_dividends, 2.5), f"{name} int by float"
+    )
 
 
 @pytest.mark.parametrize("name", ["fmod", "remainder", "floor_divide"])
@@ -412,11 +525,17 @@ def test_div_rounding_modes_match_torch(torch):
     ours, theirs = _pair(torch, [-7.5, 7.5, -0.5, 0.0, 1.0, -1.0])
     for divisor in (2.0, -2.0, 0.0):
         for mode in ("floor", "trunc"):
-            _assert_same(ember.div(ours, divisor, rounding_mode=mode), torch.div(theirs, divisor, rounding_mode=mode),
-                         f"div {mode} by {divisor}")
-    big, torch_big = _pair(torch, [2 ** 62 + 1, -(2 ** 62) - 1, -7], dtype="int64")
-    _assert_same(ember.div(big, 3, rounding_mode="trunc"), torch.div(torch_big, 3, rounding_mode="trunc"),
-                 "exact integer truncation")
+            _assert_same(
+                ember.div(ours, divisor, rounding_mode=mode),
+                torch.div(theirs, divisor, rounding_mode=mode),
+                f"div {mode} by {divisor}",
+            )
+    big, torch_big = _pair(torch, [2**62 + 1, -(2**62) - 1, -7], dtype="int64")
+    _assert_same(
+        ember.div(big, 3, rounding_mode="trunc"),
+        torch.div(torch_big, 3, rounding_mode="trunc"),
+        "exact integer truncation",
+    )
     with pytest.raises(RuntimeError, match="rounding_mode"):
         ember.div(ours, 2.0, rounding_mode="round")
 
@@ -523,8 +642,9 @@ def test_atan2_hypot_logaddexp_at_special_values_match_torch(torch):
     a, ta = _pair(torch, [0.0, -0.0, 1.0, -1.0, INF, -INF, NAN, 1e30, -1e30], dtype="float64")
     b, tb = _pair(torch, [0.0, -1.0, 0.0, -0.0, INF, 1.0, 1.0, 1e30, -1e30], dtype="float64")
     for name in ("atan2", "hypot", "logaddexp", "logaddexp2", "maximum", "fmin"):
-        _assert_same(getattr(ember, name)(a, b), getattr(torch, name)(ta, tb), name,
-                     zero_signs=name not in ("maximum", "fmin"))
+        _assert_same(
+            getattr(ember, name)(a, b), getattr(torch, name)(ta, tb), name, zero_signs=name not in ("maximum", "fmin")
+        )
 
 
 def test_float_power_is_computed_in_float64_with_float32_gradients(torch):
@@ -583,15 +703,27 @@ def test_lerp_dtype_rules_match_torch(torch):
 def test_addcmul_and_addcdiv_dtypes_and_values_match_torch(torch):
     integers, torch_integers = _pair(torch, [1, -2, 3], dtype="int64")
     floats, torch_floats = _pair(torch, [1.5, -2.5, 0.5])
-    _assert_same(ember.addcmul(integers, integers, integers, value=2),
-                 torch.addcmul(torch_integers, torch_integers, torch_integers, value=2), "int addcmul")
+    _assert_same(
+        ember.addcmul(integers, integers, integers, value=2),
+        torch.addcmul(torch_integers, torch_integers, torch_integers, value=2),
+        "int addcmul",
+    )
     # torch converts value to the integer result dtype: 0.5 becomes 0.
-    _assert_same(ember.addcmul(integers, integers, integers, value=0.5),
-                 torch.addcmul(torch_integers, torch_integers, torch_integers, value=0.5), "int addcmul value 0.5")
-    _assert_same(ember.addcmul(floats, integers, integers), torch.addcmul(torch_floats, torch_integers, torch_integers),
-                 "mixed addcmul")
-    _assert_same(ember.addcdiv(floats, floats, floats + 4, value=-3),
-                 torch.addcdiv(torch_floats, torch_floats, torch_floats + 4, value=-3), "addcdiv")
+    _assert_same(
+        ember.addcmul(integers, integers, integers, value=0.5),
+        torch.addcmul(torch_integers, torch_integers, torch_integers, value=0.5),
+        "int addcmul value 0.5",
+    )
+    _assert_same(
+        ember.addcmul(floats, integers, integers),
+        torch.addcmul(torch_floats, torch_integers, torch_integers),
+        "mixed addcmul",
+    )
+    _assert_same(
+        ember.addcdiv(floats, floats, floats + 4, value=-3),
+        torch.addcdiv(torch_floats, torch_floats, torch_floats + 4, value=-3),
+        "addcdiv",
+    )
     with pytest.raises(RuntimeError, match="Integer division with addcdiv"):
         ember.addcdiv(floats, integers, integers)
 
@@ -622,16 +754,45 @@ def _constant(like, value):
     return like.detach().clone() * 0 + value
 
 
-@pytest.mark.parametrize("call", [
-    lambda x: x.clamp_(-0.5, 0.5), lambda x: x.clamp_(min=0.0), lambda x: x.clamp_min_(0.1), lambda x: x.clip_(max=0.2),
-    lambda x: x.floor_(), lambda x: x.ceil_(), lambda x: x.round_(), lambda x: x.round_(decimals=1), lambda x: x.trunc_(),
-    lambda x: x.frac_(), lambda x: x.exp2_(), lambda x: x.expm1_(), lambda x: x.log1p_(), lambda x: x.tan_(),
-    lambda x: x.atan_(), lambda x: x.arcsin_(), lambda x: x.erf_(), lambda x: x.erfc_(), lambda x: x.sign_(),
-    lambda x: x.fmod_(0.3), lambda x: x.remainder_(0.3), lambda x: x.atan2_(_constant(x, 1.0)), lambda x: x.hypot_(_constant(x, 0.5)),
-    lambda x: x.lerp_(_constant(x, 2.0), 0.25), lambda x: x.addcmul_(_constant(x, 3.0), _constant(x, -1.0), value=2), lambda x: x.addcdiv_(_constant(x, 3.0), _constant(x, 2.0)),
-    lambda x: x.copysign_(-1.0), lambda x: x.xlogy_(2.0), lambda x: x.nan_to_num_(), lambda x: x.deg2rad_(),
-    lambda x: x.sinc_(), lambda x: x.reciprocal_(), lambda x: x.sgn_(),
-], ids=lambda call: "")
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: x.clamp_(-0.5, 0.5),
+        lambda x: x.clamp_(min=0.0),
+        lambda x: x.clamp_min_(0.1),
+        lambda x: x.clip_(max=0.2),
+        lambda x: x.floor_(),
+        lambda x: x.ceil_(),
+        lambda x: x.round_(),
+        lambda x: x.round_(decimals=1),
+        lambda x: x.trunc_(),
+        lambda x: x.frac_(),
+        lambda x: x.exp2_(),
+        lambda x: x.expm1_(),
+        lambda x: x.log1p_(),
+        lambda x: x.tan_(),
+        lambda x: x.atan_(),
+        lambda x: x.arcsin_(),
+        lambda x: x.erf_(),
+        lambda x: x.erfc_(),
+        lambda x: x.sign_(),
+        lambda x: x.fmod_(0.3),
+        lambda x: x.remainder_(0.3),
+        lambda x: x.atan2_(_constant(x, 1.0)),
+        lambda x: x.hypot_(_constant(x, 0.5)),
+        lambda x: x.lerp_(_constant(x, 2.0), 0.25),
+        lambda x: x.addcmul_(_constant(x, 3.0), _constant(x, -1.0), value=2),
+        lambda x: x.addcdiv_(_constant(x, 3.0), _constant(x, 2.0)),
+        lambda x: x.copysign_(-1.0),
+        lambda x: x.xlogy_(2.0),
+        lambda x: x.nan_to_num_(),
+        lambda x: x.deg2rad_(),
+        lambda x: x.sinc_(),
+        lambda x: x.reciprocal_(),
+        lambda x: x.sgn_(),
+    ],
+    ids=lambda call: "",
+)
 def test_inplace_variants_match_torch_in_values_and_gradients(torch, call):
     values = np.array([0.3, -0.45, 0.61, 0.2], dtype=np.float32)
     leaf, torch_leaf = ember.tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)

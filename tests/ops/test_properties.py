@@ -8,6 +8,7 @@ randomly drawn shapes (0-d and size-0 dims included), checked against NumPy.
 - permute/transpose/reshape round trips give back the tensor, as views of the same memory;
 - random slices select what NumPy selects, write through to the base, and route gradients back.
 """
+
 import os
 
 import numpy as np
@@ -48,16 +49,18 @@ BINARY_OPS = {
     "add": (lambda a, b: a + b, np.add, lambda a, b, g: (g, g), (-2, 2)),
     "sub": (lambda a, b: a - b, np.subtract, lambda a, b, g: (g, -g), (-2, 2)),
     "mul": (lambda a, b: a * b, np.multiply, lambda a, b, g: (g * b, g * a), (-2, 2)),
-    "div": (lambda a, b: a / b, np.divide, lambda a, b, g: (g / b, -g * a / b ** 2), (0.5, 2)),
+    "div": (lambda a, b: a / b, np.divide, lambda a, b, g: (g / b, -g * a / b**2), (0.5, 2)),
     "maximum": (ember.maximum, np.maximum, lambda a, b, g: (g * (a > b), g * (a < b)), (-2, 2)),
-    "pow": (lambda a, b: a ** b, np.power, lambda a, b, g: (g * b * a ** (b - 1), g * a ** b * np.log(a)),
-            (0.5, 2)),
+    "pow": (lambda a, b: a**b, np.power, lambda a, b, g: (g * b * a ** (b - 1), g * a**b * np.log(a)), (0.5, 2)),
 }
 
 
 @PROPERTY
-@given(shapes=mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, min_side=0, max_side=3),
-       op=st.sampled_from(sorted(BINARY_OPS)), seed=st.integers(0, 2 ** 16))
+@given(
+    shapes=mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, min_side=0, max_side=3),
+    op=st.sampled_from(sorted(BINARY_OPS)),
+    seed=st.integers(0, 2**16),
+)
 def test_binary_ops_broadcast_like_numpy(shapes, op, seed):
     (shape_a, shape_b), result_shape = shapes
     ember_op, numpy_op, numpy_grads, (low, high) = BINARY_OPS[op]
@@ -71,16 +74,20 @@ def test_binary_ops_broadcast_like_numpy(shapes, op, seed):
     assert_close(out, numpy_op(a, b), rtol=1e-12, atol=1e-12, what=f"{op} forward")
     grad_output = _values(result_shape, seed + 2)
     out.backward(ember.tensor(grad_output))
-    expected_a, expected_b = numpy_grads(np.broadcast_to(a, result_shape), np.broadcast_to(b, result_shape),
-                                         grad_output)
+    expected_a, expected_b = numpy_grads(
+        np.broadcast_to(a, result_shape), np.broadcast_to(b, result_shape), grad_output
+    )
     assert x.grad.shape == x.shape and y.grad.shape == y.shape
     assert_close(x.grad, _sum_to_shape(expected_a, shape_a).reshape(shape_a), 1e-10, 1e-10, f"{op} grad a")
     assert_close(y.grad, _sum_to_shape(expected_b, shape_b).reshape(shape_b), 1e-10, 1e-10, f"{op} grad b")
 
 
 @PROPERTY
-@given(shapes=mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, min_side=0, max_side=3),
-       scalar=st.floats(-3, 3, allow_nan=False), seed=st.integers(0, 2 ** 16))
+@given(
+    shapes=mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, min_side=0, max_side=3),
+    scalar=st.floats(-3, 3, allow_nan=False),
+    seed=st.integers(0, 2**16),
+)
 def test_float32_stays_float32_with_python_scalars(shapes, scalar, seed):
     (shape_a, shape_b), result_shape = shapes
     x = ember.tensor(_values(shape_a, seed, dtype=np.float32), requires_grad=True)
@@ -131,22 +138,33 @@ def _reduced_sizes(shape, dims):
 
 
 REDUCTIONS = {
-    "sum": (lambda x, d, k: x.sum(d, keepdim=k) if d is not None else x.sum(),
-            lambda a, d, k: a.sum(axis=_axis(d), keepdims=k)),
-    "mean": (lambda x, d, k: x.mean(d, keepdim=k) if d is not None else x.mean(),
-             lambda a, d, k: a.mean(axis=_axis(d), keepdims=k)),
-    "prod": (lambda x, d, k: x.prod(d, keepdim=k) if isinstance(d, int) else x.prod(),
-             lambda a, d, k: a.prod(axis=d if isinstance(d, int) else None, keepdims=k and isinstance(d, int))),
-    "amax": (lambda x, d, k: ember.amax(x, d if d is not None else (), keepdim=k),
-             lambda a, d, k: a.max(axis=_axis(d), keepdims=k)),
-    "std": (lambda x, d, k: x.std(d, keepdim=k) if d is not None else x.std(),
-            lambda a, d, k: a.std(axis=_axis(d), keepdims=k, ddof=1)),
+    "sum": (
+        lambda x, d, k: x.sum(d, keepdim=k) if d is not None else x.sum(),
+        lambda a, d, k: a.sum(axis=_axis(d), keepdims=k),
+    ),
+    "mean": (
+        lambda x, d, k: x.mean(d, keepdim=k) if d is not None else x.mean(),
+        lambda a, d, k: a.mean(axis=_axis(d), keepdims=k),
+    ),
+    "prod": (
+        lambda x, d, k: x.prod(d, keepdim=k) if isinstance(d, int) else x.prod(),
+        lambda a, d, k: a.prod(axis=d if isinstance(d, int) else None, keepdims=k and isinstance(d, int)),
+    ),
+    "amax": (
+        lambda x, d, k: ember.amax(x, d if d is not None else (), keepdim=k),
+        lambda a, d, k: a.max(axis=_axis(d), keepdims=k),
+    ),
+    "std": (
+        lambda x, d, k: x.std(d, keepdim=k) if d is not None else x.std(),
+        lambda a, d, k: a.std(axis=_axis(d), keepdims=k, ddof=1),
+    ),
 }
 
 
 @PROPERTY
-@given(case=shape_and_dims(), keepdim=st.booleans(), name=st.sampled_from(sorted(REDUCTIONS)),
-       seed=st.integers(0, 2 ** 16))
+@given(
+    case=shape_and_dims(), keepdim=st.booleans(), name=st.sampled_from(sorted(REDUCTIONS)), seed=st.integers(0, 2**16)
+)
 def test_reductions_match_numpy(case, keepdim, name, seed):
     shape, dims = case
     keepdim = keepdim and dims is not None  # `x.sum()` has no keepdim
@@ -168,7 +186,7 @@ def test_reductions_match_numpy(case, keepdim, name, seed):
 
 
 @PROPERTY
-@given(case=shape_and_dims(), keepdim=st.booleans(), seed=st.integers(0, 2 ** 16))
+@given(case=shape_and_dims(), keepdim=st.booleans(), seed=st.integers(0, 2**16))
 def test_float32_reductions_stay_float32(case, keepdim, seed):
     shape, dims = case
     x = ember.tensor(_values(shape, seed, dtype=np.float32), requires_grad=True)
@@ -180,8 +198,12 @@ def test_float32_reductions_stay_float32(case, keepdim, seed):
 
 
 @SMALL
-@given(case=shape_and_dims(array_shapes(min_dims=1, max_dims=3, min_side=2, max_side=3)), keepdim=st.booleans(),
-       name=st.sampled_from(sorted(REDUCTIONS)), seed=st.integers(0, 2 ** 16))
+@given(
+    case=shape_and_dims(array_shapes(min_dims=1, max_dims=3, min_side=2, max_side=3)),
+    keepdim=st.booleans(),
+    name=st.sampled_from(sorted(REDUCTIONS)),
+    seed=st.integers(0, 2**16),
+)
 def test_reductions_pass_gradcheck(case, keepdim, name, seed):
     shape, dims = case
     rng = np.random.default_rng(seed)
@@ -274,7 +296,7 @@ def shape_and_index(draw):
     """A shape and a tuple of slices (any start/stop, positive step) and integers, one per leading dim."""
     shape = draw(array_shapes(min_dims=1, max_dims=4, min_side=0, max_side=5))
     index = []
-    for size in shape[:draw(st.integers(1, len(shape)))]:
+    for size in shape[: draw(st.integers(1, len(shape)))]:
         if size > 0 and draw(st.integers(0, 3)) == 0:
             index.append(draw(st.integers(-size, size - 1)))
         else:

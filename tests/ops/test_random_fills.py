@@ -1,5 +1,6 @@
 """In-place random fills (`x.normal_()`, `x.uniform_(a, b)`, ...): dtype and identity kept, the draws
 follow their distribution, seeding repeats them, and bad arguments raise as PyTorch does."""
+
 import numpy as np
 import pytest
 
@@ -17,13 +18,16 @@ def _filled(method, *args, dtype=ember.float64, **kwargs):
     return tensor.numpy()
 
 
-@pytest.mark.parametrize("method, args, mean, std", [
-    ("normal_", (2.0, 3.0), 2.0, 3.0),
-    ("uniform_", (-1.0, 3.0), 1.0, 4.0 / np.sqrt(12.0)),
-    ("exponential_", (4.0,), 0.25, 0.25),
-    ("geometric_", (0.5,), 2.0, np.sqrt(2.0)),
-    ("log_normal_", (0.0, 0.5), np.exp(0.125), np.sqrt((np.exp(0.25) - 1) * np.exp(0.25))),
-])
+@pytest.mark.parametrize(
+    "method, args, mean, std",
+    [
+        ("normal_", (2.0, 3.0), 2.0, 3.0),
+        ("uniform_", (-1.0, 3.0), 1.0, 4.0 / np.sqrt(12.0)),
+        ("exponential_", (4.0,), 0.25, 0.25),
+        ("geometric_", (0.5,), 2.0, np.sqrt(2.0)),
+        ("log_normal_", (0.0, 0.5), np.exp(0.125), np.sqrt((np.exp(0.25) - 1) * np.exp(0.25))),
+    ],
+)
 def test_fills_follow_their_distribution(method, args, mean, std):
     values = _filled(method, *args)
     assert abs(values.mean() - mean) < 5 * std / np.sqrt(N)
@@ -41,7 +45,7 @@ def test_uniform_bounds_and_torch_keyword_spelling():
     assert values.min() >= 2.0 and values.max() < 3.0
 
 
-@pytest.mark.parametrize("args, low, high", [((), 0, 2 ** 24), ((10,), 0, 9), ((3, 5), 3, 4)])
+@pytest.mark.parametrize("args, low, high", [((), 0, 2**24), ((10,), 0, 9), ((3, 5), 3, 4)])
 def test_random_ranges(args, low, high):
     values = _filled("random_", *args, dtype=ember.float32)
     assert values.min() >= low and values.max() <= high
@@ -83,13 +87,16 @@ def test_leaf_requiring_grad_needs_no_grad():
     assert weight.requires_grad and weight.abs().sum().item() > 0
 
 
-@pytest.mark.parametrize("call, error", [
-    (lambda t: t.normal_(0, -1), "std >= 0"),
-    (lambda t: t.uniform_(2, 1), "from=2 > to=1"),
-    (lambda t: t.exponential_(0), "lambda > 0"),
-    (lambda t: t.geometric_(1.5), r"p to be in \(0, 1\)"),
-    (lambda t: t.random_(5, 5), "from=5 >= to=5"),
-])
+@pytest.mark.parametrize(
+    "call, error",
+    [
+        (lambda t: t.normal_(0, -1), "std >= 0"),
+        (lambda t: t.uniform_(2, 1), "from=2 > to=1"),
+        (lambda t: t.exponential_(0), "lambda > 0"),
+        (lambda t: t.geometric_(1.5), r"p to be in \(0, 1\)"),
+        (lambda t: t.random_(5, 5), "from=5 >= to=5"),
+    ],
+)
 def test_bad_parameters_raise_runtime_error(call, error):
     with pytest.raises(RuntimeError, match=error):
         call(ember.zeros(3))

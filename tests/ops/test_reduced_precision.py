@@ -4,6 +4,7 @@ Accumulating in float16 is silently wrong: 2048 + 1 == 2048 in float16, so the c
 stopped at 2048. Each op is checked against a float64 NumPy reference rounded to float16 and, where
 torch is installed, against torch.
 """
+
 import numpy as np
 import pytest
 
@@ -14,7 +15,7 @@ ROWS = 3000
 
 def _data():
     values = np.ones((ROWS, 3), dtype=np.float16)
-    values[:, 1] = np.arange(ROWS) % 7          # sums reach ~9,000: beyond float16's exact integers
+    values[:, 1] = np.arange(ROWS) % 7  # sums reach ~9,000: beyond float16's exact integers
     values[:, 2] = 100 + (np.arange(ROWS) % 5)  # squares of deviations overflow a float16 sum
     return values
 
@@ -27,15 +28,18 @@ OPS = {
     "mean": (lambda m, x: m.mean(x, 0), lambda a: a.mean(0)),
     "cumsum": (lambda m, x: m.cumsum(x, 0)[-1], lambda a: a.cumsum(0)[-1]),
     "cumsum_inner": (lambda m, x: m.cumsum(x.t(), 1)[:, -1], lambda a: a.T.cumsum(1)[:, -1]),
-    "cumprod": (lambda m, x: m.cumprod(x[:, 0] * 0 + 1.001, 0)[-1],
-                lambda a: np.cumprod(np.full(ROWS, np.float16(1.001), dtype=np.float64))[-1]),
-    "prod": (lambda m, x: m.prod(x[:, 0] * 0 + 1.001, 0),
-             lambda a: np.prod(np.full(ROWS, np.float16(1.001), dtype=np.float64))),
+    "cumprod": (
+        lambda m, x: m.cumprod(x[:, 0] * 0 + 1.001, 0)[-1],
+        lambda a: np.cumprod(np.full(ROWS, np.float16(1.001), dtype=np.float64))[-1],
+    ),
+    "prod": (
+        lambda m, x: m.prod(x[:, 0] * 0 + 1.001, 0),
+        lambda a: np.prod(np.full(ROWS, np.float16(1.001), dtype=np.float64)),
+    ),
     "var": (lambda m, x: m.var(x, 0), lambda a: a.var(0, ddof=1)),
     "std": (lambda m, x: m.std(x, 0), lambda a: a.std(0, ddof=1)),
     "norm": (lambda m, x: m.norm(x[:, :2], dim=0), lambda a: np.sqrt((a[:, :2] ** 2).sum(0))),
-    "vector_norm": (lambda m, x: m.linalg.vector_norm(x[:, :2], dim=0),
-                    lambda a: np.sqrt((a[:, :2] ** 2).sum(0))),
+    "vector_norm": (lambda m, x: m.linalg.vector_norm(x[:, :2], dim=0), lambda a: np.sqrt((a[:, :2] ** 2).sum(0))),
     "norm_1": (lambda m, x: m.linalg.vector_norm(x[:, :2], 1, dim=0), lambda a: np.abs(a[:, :2]).sum(0)),
     "logsumexp": (lambda m, x: m.logsumexp(x[:, :2], 0), lambda a: np.log(np.exp(a[:, :2]).sum(0))),
 }
@@ -61,8 +65,9 @@ def test_float16_matches_torch(name):
     ours = call(ember, ember.tensor(_data()))
     theirs = call(torch, torch.tensor(_data()))
     assert str(ours.dtype) == str(theirs.dtype)
-    np.testing.assert_allclose(ours.numpy().astype(np.float64), theirs.numpy().astype(np.float64), rtol=2e-3,
-                               err_msg=name)
+    np.testing.assert_allclose(
+        ours.numpy().astype(np.float64), theirs.numpy().astype(np.float64), rtol=2e-3, err_msg=name
+    )
 
 
 def test_cumsum_of_3000_ones_reaches_3000():
@@ -72,8 +77,9 @@ def test_cumsum_of_3000_ones_reaches_3000():
 def test_float16_gradients_accumulate_in_float32():
     x = ember.ones(ROWS, dtype=ember.float16, requires_grad=True)
     x.cumsum(0).sum().backward()  # d/dx_i = ROWS - i: a reversed cumsum of ones
-    np.testing.assert_array_equal(x.grad.numpy().astype(np.float64),
-                                  np.arange(ROWS, 0, -1).astype(np.float16).astype(np.float64))
+    np.testing.assert_array_equal(
+        x.grad.numpy().astype(np.float64), np.arange(ROWS, 0, -1).astype(np.float16).astype(np.float64)
+    )
     assert x.grad.dtype is ember.float16
 
 

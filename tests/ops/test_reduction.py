@@ -1,5 +1,6 @@
 """Explicit tests of the reductions: dims, keepdim, dtypes, empty and 0-d inputs, errors, ties, NaN,
 zeros in prod, norms, stability, sorting options, named-tuple results; most against torch."""
+
 import warnings
 
 import numpy as np
@@ -11,7 +12,7 @@ from ember import return_types
 from ..conftest import assert_close
 
 NAN, INF = float("nan"), float("inf")
-TIES = [[1., 3., 3., 2.], [5., 5., 1., 5.], [2., 2., 2., 2.]]
+TIES = [[1.0, 3.0, 3.0, 2.0], [5.0, 5.0, 1.0, 5.0], [2.0, 2.0, 2.0, 2.0]]
 
 
 def _run_both(torch, expression, data, dtype="float64", requires_grad=None):
@@ -66,8 +67,9 @@ def _differential(torch, expression, data, dtype="float64", what="", requires_gr
 DIM_FORMS = [None, 0, 1, -1, -3, (0, 2), (-1, 0), [1], (0, 1, 2)]
 
 
-@pytest.mark.parametrize("name", ["sum", "mean", "nansum", "amax", "amin", "std", "var", "logsumexp", "norm",
-                                  "count_nonzero", "all", "any"])
+@pytest.mark.parametrize(
+    "name", ["sum", "mean", "nansum", "amax", "amin", "std", "var", "logsumexp", "norm", "count_nonzero", "all", "any"]
+)
 @pytest.mark.parametrize("dim", DIM_FORMS)
 @pytest.mark.parametrize("keepdim", [False, True])
 def test_dims_and_keepdim_match_torch(torch, name, dim, keepdim):
@@ -93,8 +95,24 @@ def test_dims_and_keepdim_match_torch(torch, name, dim, keepdim):
     _differential(torch, expression, data, what=f"{name}(dim={dim}, keepdim={keepdim})")
 
 
-@pytest.mark.parametrize("name", ["max", "min", "median", "nanmedian", "mode", "sort", "argsort", "argmax",
-                                  "argmin", "cumsum", "cumprod", "prod", "msort"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "max",
+        "min",
+        "median",
+        "nanmedian",
+        "mode",
+        "sort",
+        "argsort",
+        "argmax",
+        "argmin",
+        "cumsum",
+        "cumprod",
+        "prod",
+        "msort",
+    ],
+)
 @pytest.mark.parametrize("dim", [0, 1, -1, -2])
 def test_single_dim_ops_match_torch(torch, name, dim):
     data = np.random.default_rng(1).standard_normal((3, 4))
@@ -105,34 +123,65 @@ def test_single_dim_ops_match_torch(torch, name, dim):
     _differential(torch, expression, data, what=f"{name}(dim={dim})")
 
 
-@pytest.mark.parametrize("expression", [
-    lambda lib, x: x.max(dim=1, keepdim=True), lambda lib, x: lib.max(x, 1, True),
-    lambda lib, x: x.min(1, keepdim=True), lambda lib, x: x.median(dim=0, keepdim=True),
-    lambda lib, x: x.kthvalue(3, dim=0, keepdim=True), lambda lib, x: x.mode(0, True),
-    lambda lib, x: x.argmax(dim=1, keepdim=True), lambda lib, x: x.argmax(keepdim=True),
-    lambda lib, x: x.prod(1, keepdim=True), lambda lib, x: x.topk(k=2, dim=0),
-    lambda lib, x: x.sort(dim=0, descending=True), lambda lib, x: lib.sort(x, 1, True),
-])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        lambda lib, x: x.max(dim=1, keepdim=True),
+        lambda lib, x: lib.max(x, 1, True),
+        lambda lib, x: x.min(1, keepdim=True),
+        lambda lib, x: x.median(dim=0, keepdim=True),
+        lambda lib, x: x.kthvalue(3, dim=0, keepdim=True),
+        lambda lib, x: x.mode(0, True),
+        lambda lib, x: x.argmax(dim=1, keepdim=True),
+        lambda lib, x: x.argmax(keepdim=True),
+        lambda lib, x: x.prod(1, keepdim=True),
+        lambda lib, x: x.topk(k=2, dim=0),
+        lambda lib, x: x.sort(dim=0, descending=True),
+        lambda lib, x: lib.sort(x, 1, True),
+    ],
+)
 def test_keyword_and_positional_forms(torch, expression):
     _differential(torch, expression, np.random.default_rng(2).standard_normal((3, 4)), what="form")
 
 
-@pytest.mark.parametrize("expression,dtype", [
-    (lambda lib, x: x.sum(), "int64"), (lambda lib, x: x.sum(0), "int32"), (lambda lib, x: x.sum(), "uint8"),
-    (lambda lib, x: x.sum(), "bool"), (lambda lib, x: x.sum(dtype=lib.float32), "int64"),
-(lambda lib, x: x.sum(dtype=lib.float64), "float32"),
-    (lambda lib, x: x.mean(dtype=lib.float64), "float32"), (lambda lib, x: x.mean(dtype=lib.float32), "int64"),
-    (lambda lib, x: x.prod(), "int32"), (lambda lib, x: x.prod(0), "uint8"), (lambda lib, x: x.prod(), "bool"),
-    (lambda lib, x: x.prod(dtype=lib.float64), "float32"), (lambda lib, x: x.cumsum(0), "int32"),
-    (lambda lib, x: x.cumsum(1, dtype=lib.float64), "float32"), (lambda lib, x: x.cumprod(0), "int16"),
-    (lambda lib, x: x.nansum(), "int64"), (lambda lib, x: x.nansum(dtype=lib.float64), "float32"),
-    (lambda lib, x: x.logsumexp(0), "int64"), (lambda lib, x: x.max(), "int64"), (lambda lib, x: x.max(0), "int32"),
-    (lambda lib, x: x.amax(), "uint8"), (lambda lib, x: x.median(), "int64"), (lambda lib, x: x.sort(1), "int64"),
-    (lambda lib, x: x.max(), "bool"), (lambda lib, x: x.all(), "uint8"), (lambda lib, x: x.any(1), "uint8"),
-    (lambda lib, x: x.all(0), "float32"), (lambda lib, x: x.count_nonzero(1), "int32"),
-    (lambda lib, x: x.norm(dtype=lib.float64), "float32"), (lambda lib, x: x.std(), "float16"),
-    (lambda lib, x: x.argmax(), "int16"), (lambda lib, x: x.mode(1), "int64"), (lambda lib, x: x.topk(1, 0).values, "int32"),
-])
+@pytest.mark.parametrize(
+    "expression,dtype",
+    [
+        (lambda lib, x: x.sum(), "int64"),
+        (lambda lib, x: x.sum(0), "int32"),
+        (lambda lib, x: x.sum(), "uint8"),
+        (lambda lib, x: x.sum(), "bool"),
+        (lambda lib, x: x.sum(dtype=lib.float32), "int64"),
+        (lambda lib, x: x.sum(dtype=lib.float64), "float32"),
+        (lambda lib, x: x.mean(dtype=lib.float64), "float32"),
+        (lambda lib, x: x.mean(dtype=lib.float32), "int64"),
+        (lambda lib, x: x.prod(), "int32"),
+        (lambda lib, x: x.prod(0), "uint8"),
+        (lambda lib, x: x.prod(), "bool"),
+        (lambda lib, x: x.prod(dtype=lib.float64), "float32"),
+        (lambda lib, x: x.cumsum(0), "int32"),
+        (lambda lib, x: x.cumsum(1, dtype=lib.float64), "float32"),
+        (lambda lib, x: x.cumprod(0), "int16"),
+        (lambda lib, x: x.nansum(), "int64"),
+        (lambda lib, x: x.nansum(dtype=lib.float64), "float32"),
+        (lambda lib, x: x.logsumexp(0), "int64"),
+        (lambda lib, x: x.max(), "int64"),
+        (lambda lib, x: x.max(0), "int32"),
+        (lambda lib, x: x.amax(), "uint8"),
+        (lambda lib, x: x.median(), "int64"),
+        (lambda lib, x: x.sort(1), "int64"),
+        (lambda lib, x: x.max(), "bool"),
+        (lambda lib, x: x.all(), "uint8"),
+        (lambda lib, x: x.any(1), "uint8"),
+        (lambda lib, x: x.all(0), "float32"),
+        (lambda lib, x: x.count_nonzero(1), "int32"),
+        (lambda lib, x: x.norm(dtype=lib.float64), "float32"),
+        (lambda lib, x: x.std(), "float16"),
+        (lambda lib, x: x.argmax(), "int16"),
+        (lambda lib, x: x.mode(1), "int64"),
+        (lambda lib, x: x.topk(1, 0).values, "int32"),
+    ],
+)
 def test_dtypes_match_torch(torch, expression, dtype):
     data = [[1, 0, 3, 2], [2, 2, 1, 0], [0, 1, 1, 3]]
     _differential(torch, expression, data, dtype=dtype, what=f"dtype {dtype}")
@@ -164,38 +213,48 @@ def test_mean_of_integers_raises():
 
 
 # ---------------------------------------------------------------- errors
-@pytest.mark.parametrize("call,error,message", [
-    (lambda x: x.sum(2), IndexError, "Dimension out of range"),
-    (lambda x: x.sum((0, 0)), RuntimeError, "appears multiple times"),
-    (lambda x: x.max(-3), IndexError, "Dimension out of range"),
-    (lambda x: x.max(dim=(0, 1)), TypeError, "must be int, not tuple"),
-    (lambda x: x.prod((0, 1)), TypeError, "must be int, not tuple"),
-    (lambda x: x.argmax((0, 1)), TypeError, "must be int, not tuple"),
-    (lambda x: x.kthvalue(5, 1), RuntimeError, "kthvalue\\(\\): selected number k out of range"),
-    (lambda x: x.kthvalue(0), RuntimeError, "out of range"),
-    (lambda x: x.topk(5), RuntimeError, "selected index k out of range"),
-    (lambda x: x.norm(p="abc"), RuntimeError, "abc"),
-    (lambda x: x.std(0, True, correction=1), TypeError, "either unbiased= or correction="),
-    (lambda x: ember.sum([1, 2]), TypeError, "must be Tensor, not list"),
-])
+@pytest.mark.parametrize(
+    "call,error,message",
+    [
+        (lambda x: x.sum(2), IndexError, "Dimension out of range"),
+        (lambda x: x.sum((0, 0)), RuntimeError, "appears multiple times"),
+        (lambda x: x.max(-3), IndexError, "Dimension out of range"),
+        (lambda x: x.max(dim=(0, 1)), TypeError, "must be int, not tuple"),
+        (lambda x: x.prod((0, 1)), TypeError, "must be int, not tuple"),
+        (lambda x: x.argmax((0, 1)), TypeError, "must be int, not tuple"),
+        (lambda x: x.kthvalue(5, 1), RuntimeError, "kthvalue\\(\\): selected number k out of range"),
+        (lambda x: x.kthvalue(0), RuntimeError, "out of range"),
+        (lambda x: x.topk(5), RuntimeError, "selected index k out of range"),
+        (lambda x: x.norm(p="abc"), RuntimeError, "abc"),
+        (lambda x: x.std(0, True, correction=1), TypeError, "either unbiased= or correction="),
+        (lambda x: ember.sum([1, 2]), TypeError, "must be Tensor, not list"),
+    ],
+)
 def test_errors(call, error, message):
     with pytest.raises(error, match=message):
         call(ember.ones(3, 4))
 
 
-@pytest.mark.parametrize("call,error,message", [
-    (lambda x: x.max(), RuntimeError, "max\\(\\): Expected reduction dim to be specified for input.numel\\(\\) == 0"),
-    (lambda x: x.min(), RuntimeError, "min\\(\\): Expected reduction dim to be specified"),
-    (lambda x: x.max(0), IndexError, "max\\(\\): Expected reduction dim 0 to have non-zero size"),
-    (lambda x: x.amax(0), IndexError, "amax\\(\\): Expected reduction dim 0 to have non-zero size"),
-    (lambda x: x.amax(), RuntimeError, "amax\\(\\): Expected reduction dim to be specified"),
-    (lambda x: x.argmax(), IndexError, "argmax\\(\\): Expected reduction dim to be specified"),
-    (lambda x: x.argmin(0), IndexError, "argmin\\(\\): Expected reduction dim 0 to have non-zero size"),
-    (lambda x: x.median(0), IndexError, "median\\(\\): Expected reduction dim 0"),
-    (lambda x: x.mode(0), IndexError, "mode\\(\\): Expected reduction dim 0"),
-    (lambda x: x.aminmax(), RuntimeError, "aminmax\\(\\): cannot compute aminmax over an empty dimension"),
-    (lambda x: x.norm(float("inf")), RuntimeError, "cannot compute the inf norm on an empty tensor"),
-])
+@pytest.mark.parametrize(
+    "call,error,message",
+    [
+        (
+            lambda x: x.max(),
+            RuntimeError,
+            "max\\(\\): Expected reduction dim to be specified for input.numel\\(\\) == 0",
+        ),
+        (lambda x: x.min(), RuntimeError, "min\\(\\): Expected reduction dim to be specified"),
+        (lambda x: x.max(0), IndexError, "max\\(\\): Expected reduction dim 0 to have non-zero size"),
+        (lambda x: x.amax(0), IndexError, "amax\\(\\): Expected reduction dim 0 to have non-zero size"),
+        (lambda x: x.amax(), RuntimeError, "amax\\(\\): Expected reduction dim to be specified"),
+        (lambda x: x.argmax(), IndexError, "argmax\\(\\): Expected reduction dim to be specified"),
+        (lambda x: x.argmin(0), IndexError, "argmin\\(\\): Expected reduction dim 0 to have non-zero size"),
+        (lambda x: x.median(0), IndexError, "median\\(\\): Expected reduction dim 0"),
+        (lambda x: x.mode(0), IndexError, "mode\\(\\): Expected reduction dim 0"),
+        (lambda x: x.aminmax(), RuntimeError, "aminmax\\(\\): cannot compute aminmax over an empty dimension"),
+        (lambda x: x.norm(float("inf")), RuntimeError, "cannot compute the inf norm on an empty tensor"),
+    ],
+)
 def test_empty_input_errors(call, error, message, torch):
     with pytest.raises(error, match=message):
         call(ember.zeros(0, 3))
@@ -203,32 +262,79 @@ def test_empty_input_errors(call, error, message, torch):
         call(torch.zeros(0, 3))
 
 
-@pytest.mark.parametrize("expression", [
-    lambda lib, x: x.sum(), lambda lib, x: x.sum(0), lambda lib, x: x.prod(), lambda lib, x: x.prod(1),
-    lambda lib, x: x.mean(), lambda lib, x: x.mean(0), lambda lib, x: x.nansum(1), lambda lib, x: x.max(1),
-    lambda lib, x: x.min(1), lambda lib, x: x.amax(1), lambda lib, x: x.argmax(1), lambda lib, x: x.median(),
-    lambda lib, x: x.median(1), lambda lib, x: x.mode(1), lambda lib, x: x.kthvalue(1, 1),
-    lambda lib, x: x.sort(0), lambda lib, x: x.topk(0, 0), lambda lib, x: x.cumsum(0), lambda lib, x: x.cumprod(1),
-    lambda lib, x: x.logsumexp(0), lambda lib, x: x.logsumexp(1), lambda lib, x: x.norm(),
-    lambda lib, x: x.norm(1, 0), lambda lib, x: x.all(), lambda lib, x: x.any(), lambda lib, x: x.all(1),
-    lambda lib, x: x.count_nonzero(), lambda lib, x: lib.aminmax(x, dim=1), lambda lib, x: x.std(1),
-])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        lambda lib, x: x.sum(),
+        lambda lib, x: x.sum(0),
+        lambda lib, x: x.prod(),
+        lambda lib, x: x.prod(1),
+        lambda lib, x: x.mean(),
+        lambda lib, x: x.mean(0),
+        lambda lib, x: x.nansum(1),
+        lambda lib, x: x.max(1),
+        lambda lib, x: x.min(1),
+        lambda lib, x: x.amax(1),
+        lambda lib, x: x.argmax(1),
+        lambda lib, x: x.median(),
+        lambda lib, x: x.median(1),
+        lambda lib, x: x.mode(1),
+        lambda lib, x: x.kthvalue(1, 1),
+        lambda lib, x: x.sort(0),
+        lambda lib, x: x.topk(0, 0),
+        lambda lib, x: x.cumsum(0),
+        lambda lib, x: x.cumprod(1),
+        lambda lib, x: x.logsumexp(0),
+        lambda lib, x: x.logsumexp(1),
+        lambda lib, x: x.norm(),
+        lambda lib, x: x.norm(1, 0),
+        lambda lib, x: x.all(),
+        lambda lib, x: x.any(),
+        lambda lib, x: x.all(1),
+        lambda lib, x: x.count_nonzero(),
+        lambda lib, x: lib.aminmax(x, dim=1),
+        lambda lib, x: x.std(1),
+    ],
+)
 def test_empty_inputs_match_torch(torch, expression):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _differential(torch, expression, np.zeros((0, 3)), what="empty")
 
 
-@pytest.mark.parametrize("expression", [
-    lambda lib, x: x.sum(), lambda lib, x: x.sum(0), lambda lib, x: x.sum(-1, keepdim=True),
-    lambda lib, x: x.mean(0), lambda lib, x: x.prod(), lambda lib, x: x.prod(0), lambda lib, x: x.max(),
-    lambda lib, x: x.max(0), lambda lib, x: x.max(-1, keepdim=True), lambda lib, x: x.min(0),
-    lambda lib, x: x.amax(0), lambda lib, x: x.argmax(0), lambda lib, x: x.argmax(), lambda lib, x: x.median(),
-    lambda lib, x: x.median(0), lambda lib, x: x.mode(), lambda lib, x: x.kthvalue(1),
-    lambda lib, x: x.topk(1), lambda lib, x: x.sort(), lambda lib, x: x.argsort(), lambda lib, x: x.cumsum(0),
-    lambda lib, x: x.cumprod(0), lambda lib, x: x.logsumexp(0), lambda lib, x: x.norm(dim=0),
-    lambda lib, x: x.norm(3), lambda lib, x: lib.aminmax(x), lambda lib, x: x.all(0), lambda lib, x: x.nansum(0),
-])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        lambda lib, x: x.sum(),
+        lambda lib, x: x.sum(0),
+        lambda lib, x: x.sum(-1, keepdim=True),
+        lambda lib, x: x.mean(0),
+        lambda lib, x: x.prod(),
+        lambda lib, x: x.prod(0),
+        lambda lib, x: x.max(),
+        lambda lib, x: x.max(0),
+        lambda lib, x: x.max(-1, keepdim=True),
+        lambda lib, x: x.min(0),
+        lambda lib, x: x.amax(0),
+        lambda lib, x: x.argmax(0),
+        lambda lib, x: x.argmax(),
+        lambda lib, x: x.median(),
+        lambda lib, x: x.median(0),
+        lambda lib, x: x.mode(),
+        lambda lib, x: x.kthvalue(1),
+        lambda lib, x: x.topk(1),
+        lambda lib, x: x.sort(),
+        lambda lib, x: x.argsort(),
+        lambda lib, x: x.cumsum(0),
+        lambda lib, x: x.cumprod(0),
+        lambda lib, x: x.logsumexp(0),
+        lambda lib, x: x.norm(dim=0),
+        lambda lib, x: x.norm(3),
+        lambda lib, x: lib.aminmax(x),
+        lambda lib, x: x.all(0),
+        lambda lib, x: x.nansum(0),
+    ],
+)
 def test_zero_dim_inputs_match_torch(torch, expression):
     _differential(torch, expression, 2.5, what="0-d")
 
@@ -238,18 +344,29 @@ def test_zero_dim_std_is_nan_with_warning(torch):
         result = ember.tensor(3.0).std()
     assert np.isnan(result.item())
     with pytest.warns(UserWarning):
-        assert ember.tensor([1., 2., 3.]).std(correction=5).item() == INF
+        assert ember.tensor([1.0, 2.0, 3.0]).std(correction=5).item() == INF
 
 
 # ---------------------------------------------------------------- std / var
-@pytest.mark.parametrize("expression", [
-    lambda lib, x: x.std(), lambda lib, x: x.std(unbiased=False), lambda lib, x: x.std(True),
-    lambda lib, x: x.std(0, True), lambda lib, x: x.std(1, False, True), lambda lib, x: x.var(1, correction=0),
-    lambda lib, x: x.var(correction=2), lambda lib, x: x.var(0, correction=0.5), lambda lib, x: x.var((0, 1)),
-    lambda lib, x: lib.std_mean(x), lambda lib, x: lib.std_mean(x, 1, keepdim=True),
-    lambda lib, x: lib.var_mean(x, 0, unbiased=False), lambda lib, x: lib.var_mean(x, correction=3),
-    lambda lib, x: lib.std(x, dim=0, correction=0, keepdim=True),
-])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        lambda lib, x: x.std(),
+        lambda lib, x: x.std(unbiased=False),
+        lambda lib, x: x.std(True),
+        lambda lib, x: x.std(0, True),
+        lambda lib, x: x.std(1, False, True),
+        lambda lib, x: x.var(1, correction=0),
+        lambda lib, x: x.var(correction=2),
+        lambda lib, x: x.var(0, correction=0.5),
+        lambda lib, x: x.var((0, 1)),
+        lambda lib, x: lib.std_mean(x),
+        lambda lib, x: lib.std_mean(x, 1, keepdim=True),
+        lambda lib, x: lib.var_mean(x, 0, unbiased=False),
+        lambda lib, x: lib.var_mean(x, correction=3),
+        lambda lib, x: lib.std(x, dim=0, correction=0, keepdim=True),
+    ],
+)
 def test_std_var_corrections_match_torch(torch, expression):
     _differential(torch, expression, np.random.default_rng(3).standard_normal((3, 4)), what="std/var")
 
@@ -266,7 +383,7 @@ def test_std_mean_gradient_through_both_outputs(torch):
 
 
 def test_std_of_constant_has_zero_gradient(torch):
-    _differential(torch, lambda lib, x: x.std(1), [[2., 2., 2.], [1., 2., 3.]], what="constant std")
+    _differential(torch, lambda lib, x: x.std(1), [[2.0, 2.0, 2.0], [1.0, 2.0, 3.0]], what="constant std")
 
 
 # ---------------------------------------------------------------- ties
@@ -279,7 +396,7 @@ def test_max_over_dim_sends_gradient_to_returned_index(torch):
 def test_full_max_min_median_share_gradient_evenly_among_ties(torch):
     for name in ("max", "min", "median", "nanmedian", "amax", "amin"):
         _differential(torch, lambda lib, x: getattr(x, name)(), TIES, what=f"{name}() ties")
-    x = ember.tensor([3., 1., 3., 3.], requires_grad=True)
+    x = ember.tensor([3.0, 1.0, 3.0, 3.0], requires_grad=True)
     x.max().backward()
     assert_close(x.grad, [1 / 3, 0, 1 / 3, 1 / 3], what="max() shared evenly")
 
@@ -287,11 +404,11 @@ def test_full_max_min_median_share_gradient_evenly_among_ties(torch):
 def test_ties_along_dims_share_gradient_for_amax_and_aminmax(torch):
     _differential(torch, lambda lib, x: x.amax(1), TIES, what="amax ties")
     _differential(torch, lambda lib, x: lib.aminmax(x, dim=1), TIES, what="aminmax ties")
-    _differential(torch, lambda lib, x: x.norm(float("inf"), 1), [[1., -3., 3.], [2., 2., -2.]], what="inf norm")
+    _differential(torch, lambda lib, x: x.norm(float("inf"), 1), [[1.0, -3.0, 3.0], [2.0, 2.0, -2.0]], what="inf norm")
 
 
 def test_median_index_among_ties_is_pytorchs(torch):
-    for row in ([1., 3., 3., 3., 2., 3.], [2., 2., 2., 2.], [5., 5., 1., 5.], [4., 4., 4.]):
+    for row in ([1.0, 3.0, 3.0, 3.0, 2.0, 3.0], [2.0, 2.0, 2.0, 2.0], [5.0, 5.0, 1.0, 5.0], [4.0, 4.0, 4.0]):
         _differential(torch, lambda lib, x: x.median(0), row, what=f"median {row}")
 
 
@@ -304,31 +421,49 @@ def test_kthvalue_index_among_ties_is_pytorchs(torch):
 
 
 def test_mode_picks_smallest_most_frequent_value_at_last_occurrence(torch):
-    for row in ([4., 3., 3., 1., 1., 3., 1.], [1., 2., 2., 1.], [7., 7., 7.], [2., 9., 5.]):
+    for row in ([4.0, 3.0, 3.0, 1.0, 1.0, 3.0, 1.0], [1.0, 2.0, 2.0, 1.0], [7.0, 7.0, 7.0], [2.0, 9.0, 5.0]):
         _differential(torch, lambda lib, x: x.mode(), row, what=f"mode {row}")
 
 
 def test_topk_with_ties_has_the_right_values_and_gradient_total():
     x = ember.tensor(TIES, requires_grad=True)
     values, indices = x.topk(2)
-    assert_close(values, [[3., 3.], [5., 5.], [2., 2.]], what="topk values")
+    assert_close(values, [[3.0, 3.0], [5.0, 5.0], [2.0, 2.0]], what="topk values")
     assert np.all(np.take_along_axis(np.array(TIES), indices.numpy(), 1) == values.detach().numpy())
     values.sum().backward()
-    assert_close(x.grad.sum(1), [2., 2., 2.], what="topk gradient per row")
+    assert_close(x.grad.sum(1), [2.0, 2.0, 2.0], what="topk gradient per row")
 
 
 # ---------------------------------------------------------------- NaN
-@pytest.mark.parametrize("expression", [
-    lambda lib, x: x.max(), lambda lib, x: x.min(1), lambda lib, x: x.max(1), lambda lib, x: x.argmax(1),
-    lambda lib, x: x.argmin(), lambda lib, x: x.amax(1), lambda lib, x: x.median(), lambda lib, x: x.median(1),
-    lambda lib, x: x.nanmedian(), lambda lib, x: x.nanmedian(1), lambda lib, x: x.sort(1),
-    lambda lib, x: x.sort(1, descending=True), lambda lib, x: x.topk(2, 0), lambda lib, x: x.kthvalue(3, 1),
-    lambda lib, x: x.nansum(1), lambda lib, x: x.nanmean(1), lambda lib, x: x.nanmean(),
-    lambda lib, x: x.sum(1), lambda lib, x: x.cumsum(1), lambda lib, x: x.logsumexp(1), lambda lib, x: x.norm(),
-    lambda lib, x: x.mode(1),
-])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        lambda lib, x: x.max(),
+        lambda lib, x: x.min(1),
+        lambda lib, x: x.max(1),
+        lambda lib, x: x.argmax(1),
+        lambda lib, x: x.argmin(),
+        lambda lib, x: x.amax(1),
+        lambda lib, x: x.median(),
+        lambda lib, x: x.median(1),
+        lambda lib, x: x.nanmedian(),
+        lambda lib, x: x.nanmedian(1),
+        lambda lib, x: x.sort(1),
+        lambda lib, x: x.sort(1, descending=True),
+        lambda lib, x: x.topk(2, 0),
+        lambda lib, x: x.kthvalue(3, 1),
+        lambda lib, x: x.nansum(1),
+        lambda lib, x: x.nanmean(1),
+        lambda lib, x: x.nanmean(),
+        lambda lib, x: x.sum(1),
+        lambda lib, x: x.cumsum(1),
+        lambda lib, x: x.logsumexp(1),
+        lambda lib, x: x.norm(),
+        lambda lib, x: x.mode(1),
+    ],
+)
 def test_nan_handling_matches_torch(torch, expression):
-    data = [[1., NAN, 3., 0.5], [NAN, NAN, 2., 1.], [4., 2., 2., 1.]]
+    data = [[1.0, NAN, 3.0, 0.5], [NAN, NAN, 2.0, 1.0], [4.0, 2.0, 2.0, 1.0]]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _differential(torch, expression, data, what="nan")
@@ -339,8 +474,16 @@ def test_nanmean_of_all_nan_is_nan():
 
 
 # ---------------------------------------------------------------- prod with zeros
-@pytest.mark.parametrize("data", [[2., 0., 3., 4.], [0., 0., 3., 4.], [0., 0., 0., 4.], [[1., 0., 2.], [0., 0., 5.]],
-                                  [[0., 2.], [3., 4.]]])
+@pytest.mark.parametrize(
+    "data",
+    [
+        [2.0, 0.0, 3.0, 4.0],
+        [0.0, 0.0, 3.0, 4.0],
+        [0.0, 0.0, 0.0, 4.0],
+        [[1.0, 0.0, 2.0], [0.0, 0.0, 5.0]],
+        [[0.0, 2.0], [3.0, 4.0]],
+    ],
+)
 @pytest.mark.parametrize("dim", [None, 0, -1])
 def test_prod_gradient_with_zeros(torch, data, dim):
     expression = (lambda lib, x: x.prod()) if dim is None else (lambda lib, x: x.prod(dim))
@@ -348,11 +491,11 @@ def test_prod_gradient_with_zeros(torch, data, dim):
 
 
 def test_prod_second_derivative_with_zeros(torch):
-    for data in ([2., 0., 3.], [0., 0., 3.], [0., 0., 0.], [[1., 0., 2.], [0., 0., 5.]]):
+    for data in ([2.0, 0.0, 3.0], [0.0, 0.0, 3.0], [0.0, 0.0, 0.0], [[1.0, 0.0, 2.0], [0.0, 0.0, 5.0]]):
         ours = ember.tensor(data, dtype=ember.float64, requires_grad=True)
         theirs = torch.tensor(data, dtype=torch.float64, requires_grad=True)
-        ours_grad, = ember.autograd.grad(ours.prod(), ours, create_graph=True)
-        theirs_grad, = torch.autograd.grad(theirs.prod(), theirs, create_graph=True)
+        (ours_grad,) = ember.autograd.grad(ours.prod(), ours, create_graph=True)
+        (theirs_grad,) = torch.autograd.grad(theirs.prod(), theirs, create_graph=True)
         weights = np.arange(1, ours_grad.numel() + 1, dtype=np.float64).reshape(tuple(ours.shape))
         (ours_grad * ember.tensor(weights)).sum().backward()
         (theirs_grad * torch.tensor(weights)).sum().backward()
@@ -360,28 +503,34 @@ def test_prod_second_derivative_with_zeros(torch):
 
 
 def test_cumprod_gradient_with_zeros(torch):
-    for data in ([2., 0., 3., 4.], [0., 2., 0., 3.], [[1., 2., 0.], [3., 0., 0.]]):
+    for data in ([2.0, 0.0, 3.0, 4.0], [0.0, 2.0, 0.0, 3.0], [[1.0, 2.0, 0.0], [3.0, 0.0, 0.0]]):
         _differential(torch, lambda lib, x: x.cumprod(-1), data, what=f"cumprod {data}")
 
 
 # ---------------------------------------------------------------- norms, logsumexp, scans
 @pytest.mark.parametrize("p", [1, 2, INF, -INF, "fro", 3, 0.5, 1.5, 0, -1, None])
 def test_norm_orders_match_torch(torch, p):
-    data = [[1., -2., 0.5], [-0.25, 3., 1.]]
+    data = [[1.0, -2.0, 0.5], [-0.25, 3.0, 1.0]]
     _differential(torch, lambda lib, x: x.norm(p), data, what=f"norm p={p}")
     _differential(torch, lambda lib, x: lib.norm(x, p, dim=1, keepdim=True), data, what=f"norm p={p} dim")
 
 
 @pytest.mark.parametrize("p", [1, 2, INF, 3, 0.5, 1.5])
 def test_norm_gradient_at_zero_vector_matches_torch(torch, p):
-    _differential(torch, lambda lib, x: x.norm(p, 1), [[0., 0., 0.], [0., 2., -1.]], what=f"norm p={p} zeros")
+    _differential(torch, lambda lib, x: x.norm(p, 1), [[0.0, 0.0, 0.0], [0.0, 2.0, -1.0]], what=f"norm p={p} zeros")
 
 
 def test_logsumexp_is_stable_for_large_inputs(torch):
-    for data in ([1000., 1000., 999.], [-1000., -1e4, -999.], [[3e38, 3e38], [1., 2.]], [INF, 1.], [-INF, -INF]):
+    for data in (
+        [1000.0, 1000.0, 999.0],
+        [-1000.0, -1e4, -999.0],
+        [[3e38, 3e38], [1.0, 2.0]],
+        [INF, 1.0],
+        [-INF, -INF],
+    ):
         for dtype in ("float32", "float64"):
             _differential(torch, lambda lib, x: x.logsumexp(-1), data, dtype=dtype, what=f"logsumexp {data}")
-    assert ember.tensor([1000., 1000.]).logsumexp(0).item() == pytest.approx(1000 + np.log(2))
+    assert ember.tensor([1000.0, 1000.0]).logsumexp(0).item() == pytest.approx(1000 + np.log(2))
 
 
 def test_cumsum_cumprod_second_derivatives(torch):
@@ -389,8 +538,8 @@ def test_cumsum_cumprod_second_derivatives(torch):
     for name in ("cumsum", "cumprod"):
         ours = ember.tensor(data, requires_grad=True)
         theirs = torch.tensor(data, requires_grad=True)
-        g_ours, = ember.autograd.grad((getattr(ours, name)(1) ** 2).sum(), ours, create_graph=True)
-        g_theirs, = torch.autograd.grad((getattr(theirs, name)(1) ** 2).sum(), theirs, create_graph=True)
+        (g_ours,) = ember.autograd.grad((getattr(ours, name)(1) ** 2).sum(), ours, create_graph=True)
+        (g_theirs,) = torch.autograd.grad((getattr(theirs, name)(1) ** 2).sum(), theirs, create_graph=True)
         g_ours.sum().backward()
         g_theirs.sum().backward()
         assert_close(ours.grad, theirs.grad.numpy(), what=f"{name} second derivative")
@@ -400,7 +549,7 @@ def test_cumsum_cumprod_second_derivatives(torch):
 @pytest.mark.parametrize("descending", [False, True])
 @pytest.mark.parametrize("stable", [None, False, True])
 def test_sort_options_match_torch(torch, descending, stable):
-    data = [[3., 1., 3., 2., 1.], [0., 0., 0., 1., 0.]]
+    data = [[3.0, 1.0, 3.0, 2.0, 1.0], [0.0, 0.0, 0.0, 1.0, 0.0]]
     if stable is None:
         expression = lambda lib, x: x.sort(dim=1, descending=descending)  # noqa: E731
     else:
@@ -418,35 +567,61 @@ def test_topk_largest_and_dims_match_torch(torch, largest, dim):
 
 
 # ---------------------------------------------------------------- grad_fn names
-@pytest.mark.parametrize("expression", [
-    lambda lib, x: x.sum(), lambda lib, x: x.sum(1), lambda lib, x: x.mean(), lambda lib, x: x.mean(1),
-    lambda lib, x: x.prod(), lambda lib, x: x.prod(1), lambda lib, x: x.std(), lambda lib, x: x.var(1),
-    lambda lib, x: lib.std_mean(x), lambda lib, x: lib.var_mean(x, 1), lambda lib, x: x.max(),
-    lambda lib, x: x.max(1), lambda lib, x: x.min(), lambda lib, x: x.min(1), lambda lib, x: x.amax(1),
-    lambda lib, x: x.amin(), lambda lib, x: lib.aminmax(x), lambda lib, x: x.norm(), lambda lib, x: x.norm(1, 1),
-    lambda lib, x: x.logsumexp(1), lambda lib, x: x.cumsum(1), lambda lib, x: x.cumprod(0),
-    lambda lib, x: x.median(), lambda lib, x: x.median(1), lambda lib, x: x.nanmedian(),
-    lambda lib, x: x.nanmedian(0), lambda lib, x: x.mode(1), lambda lib, x: x.kthvalue(1),
-    lambda lib, x: x.topk(2), lambda lib, x: x.sort(), lambda lib, x: x.sort(stable=True),
-    lambda lib, x: x.msort(), lambda lib, x: x.nansum(), lambda lib, x: x.nanmean(1),
-])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        lambda lib, x: x.sum(),
+        lambda lib, x: x.sum(1),
+        lambda lib, x: x.mean(),
+        lambda lib, x: x.mean(1),
+        lambda lib, x: x.prod(),
+        lambda lib, x: x.prod(1),
+        lambda lib, x: x.std(),
+        lambda lib, x: x.var(1),
+        lambda lib, x: lib.std_mean(x),
+        lambda lib, x: lib.var_mean(x, 1),
+        lambda lib, x: x.max(),
+        lambda lib, x: x.max(1),
+        lambda lib, x: x.min(),
+        lambda lib, x: x.min(1),
+        lambda lib, x: x.amax(1),
+        lambda lib, x: x.amin(),
+        lambda lib, x: lib.aminmax(x),
+        lambda lib, x: x.norm(),
+        lambda lib, x: x.norm(1, 1),
+        lambda lib, x: x.logsumexp(1),
+        lambda lib, x: x.cumsum(1),
+        lambda lib, x: x.cumprod(0),
+        lambda lib, x: x.median(),
+        lambda lib, x: x.median(1),
+        lambda lib, x: x.nanmedian(),
+        lambda lib, x: x.nanmedian(0),
+        lambda lib, x: x.mode(1),
+        lambda lib, x: x.kthvalue(1),
+        lambda lib, x: x.topk(2),
+        lambda lib, x: x.sort(),
+        lambda lib, x: x.sort(stable=True),
+        lambda lib, x: x.msort(),
+        lambda lib, x: x.nansum(),
+        lambda lib, x: x.nanmean(1),
+    ],
+)
 def test_grad_fn_names_match_torch(torch, expression):
     _differential(torch, expression, np.random.default_rng(9).standard_normal((3, 4)), what="grad_fn")
 
 
 # ---------------------------------------------------------------- results and method forms
 def test_named_tuple_results_unpack_and_print_like_torch(torch):
-    data = [[1., 5.], [4., 2.]]
+    data = [[1.0, 5.0], [4.0, 2.0]]
     ours, theirs = ember.tensor(data).max(dim=1), torch.tensor(data).max(dim=1)
     values, indices = ours
     assert values is ours.values and indices is ours[1] and len(ours) == 2
     assert isinstance(ours, tuple) and isinstance(ours, return_types.max)
     assert ours._fields == ("values", "indices") and ours.n_fields == 2
-    assert repr(ours) == repr(theirs) == (
-        "torch.return_types.max(\nvalues=tensor([5., 4.]),\nindices=tensor([1, 0]))")
+    assert repr(ours) == repr(theirs) == ("torch.return_types.max(\nvalues=tensor([5., 4.]),\nindices=tensor([1, 0]))")
     low_high = ember.aminmax(ember.tensor(data))
     assert repr(low_high) == repr(torch.aminmax(torch.tensor(data)))
-    assert low_high.min.item() == 1. and low_high.max.item() == 5.
+    assert low_high.min.item() == 1.0 and low_high.max.item() == 5.0
 
 
 def test_method_and_function_forms_agree():
@@ -459,7 +634,7 @@ def test_method_and_function_forms_agree():
 
 
 def test_max_with_a_tensor_is_maximum():
-    x, y = ember.tensor([1., 5.]), ember.tensor([3., 2.])
+    x, y = ember.tensor([1.0, 5.0]), ember.tensor([3.0, 2.0])
     maximum = getattr(ember, "maximum", None)
     if maximum is None:
         with pytest.raises(NotImplementedError, match="maximum"):
@@ -471,16 +646,22 @@ def test_max_with_a_tensor_is_maximum():
 
 def test_all_any_count_nonzero_with_dims(torch):
     data = [[[1, 0], [2, 3]], [[0, 0], [1, 1]]]
-    for expression in (lambda lib, x: x.all(), lambda lib, x: x.all(1), lambda lib, x: x.any((0, 2)),
-                       lambda lib, x: x.all(dim=-1, keepdim=True), lambda lib, x: lib.any(x, 0),
-                       lambda lib, x: x.count_nonzero((0, 1)), lambda lib, x: x.count_nonzero(-1),
-                       lambda lib, x: x.bool().all(0)):
+    for expression in (
+        lambda lib, x: x.all(),
+        lambda lib, x: x.all(1),
+        lambda lib, x: x.any((0, 2)),
+        lambda lib, x: x.all(dim=-1, keepdim=True),
+        lambda lib, x: lib.any(x, 0),
+        lambda lib, x: x.count_nonzero((0, 1)),
+        lambda lib, x: x.count_nonzero(-1),
+        lambda lib, x: x.bool().all(0),
+    ):
         for dtype in ("int64", "uint8", "float32", "bool"):
             _differential(torch, expression, data, dtype=dtype, what=f"all/any {dtype}")
 
 
 def test_inplace_scans_match_torch(torch):
     for name in ("cumsum_", "cumprod_"):
-        _differential(torch, lambda lib, x: getattr(x * 1, name)(1), [[1., 2., 3.], [0.5, -1., 2.]], what=name)
-    x = ember.tensor([1., 2., 3.])
-    assert x.cumsum_(0) is x and x.tolist() == [1., 3., 6.] and x._version == 1
+        _differential(torch, lambda lib, x: getattr(x * 1, name)(1), [[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], what=name)
+    x = ember.tensor([1.0, 2.0, 3.0])
+    assert x.cumsum_(0) is x and x.tolist() == [1.0, 3.0, 6.0] and x._version == 1

@@ -1,4 +1,5 @@
 """searchsorted, isin, signbit and the real/imag/conj accessors, against torch."""
+
 import numpy as np
 import pytest
 
@@ -24,8 +25,10 @@ def test_searchsorted_shape_mismatch_raises():
 
 def test_isin_and_signbit_match_torch(torch):
     values = [1, 2, 3, 2]
-    assert ember.isin(ember.tensor(values), ember.tensor([2, 5])).tolist() == \
-        torch.isin(torch.tensor(values), torch.tensor([2, 5])).tolist()
+    assert (
+        ember.isin(ember.tensor(values), ember.tensor([2, 5])).tolist()
+        == torch.isin(torch.tensor(values), torch.tensor([2, 5])).tolist()
+    )
     assert ember.tensor(values).isin(ember.tensor([3]), invert=True).tolist() == [True, True, False, True]
     floats = [-0.0, 0.0, -2.5, 3.0]
     assert ember.signbit(ember.tensor(floats)).tolist() == torch.signbit(torch.tensor(floats)).tolist()

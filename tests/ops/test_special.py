@@ -1,5 +1,6 @@
 """Special functions beyond the op table: the pure-NumPy kernels (used without SciPy) against
 torch.special over wide ranges, PyTorch's values at poles and infinities, errors, and ember.special."""
+
 import math
 
 import numpy as np
@@ -11,8 +12,9 @@ from ember.ops import _bessel, _gamma, _special
 
 torch = pytest.importorskip("torch")
 RNG = np.random.default_rng(0)
-WIDE = np.concatenate([RNG.uniform(-30, 30, 3000), RNG.uniform(0, 3, 500), RNG.uniform(1e-6, 1e-3, 50),
-                       [1e5, 1e10, 171.5]])
+WIDE = np.concatenate(
+    [RNG.uniform(-30, 30, 3000), RNG.uniform(0, 3, 500), RNG.uniform(1e-6, 1e-3, 50), [1e5, 1e10, 171.5]]
+)
 NON_INTEGER = WIDE[np.abs(WIDE - np.round(WIDE)) > 1e-3]
 
 
@@ -21,7 +23,9 @@ def close(ours, theirs, rtol):
     ours, theirs = np.asarray(ours), np.asarray(theirs)
     for test in (np.isnan, np.isposinf, np.isneginf):
         mismatch = np.flatnonzero(test(ours) != test(theirs))
-        assert mismatch.size == 0, f"{test.__name__} differs at {mismatch[:5]}: {ours[mismatch[:5]]} vs {theirs[mismatch[:5]]}"
+        assert mismatch.size == 0, (
+            f"{test.__name__} differs at {mismatch[:5]}: {ours[mismatch[:5]]} vs {theirs[mismatch[:5]]}"
+        )
     finite = np.isfinite(theirs)
     error = np.abs(ours[finite] - theirs[finite]) / np.maximum(np.abs(theirs[finite]), 1.0)
     assert error.max(initial=0) < rtol, f"largest error {error.max()} at {np.argmax(error)}"
@@ -31,16 +35,19 @@ def t(array):
     return torch.tensor(np.asarray(array, np.float64))
 
 
-@pytest.mark.parametrize("name,ours,theirs,points,rtol", [
-    ("lgamma", _gamma.numpy_lgamma, torch.lgamma, WIDE, 1e-13),
-    ("digamma", _gamma.numpy_digamma, torch.digamma, WIDE, 1e-10),
-    ("polygamma2", lambda x: -2 * _gamma.numpy_zeta(3.0, x), lambda x: torch.polygamma(2, x), NON_INTEGER, 1e-12),
-    ("polygamma5", lambda x: 120 * _gamma.numpy_zeta(6.0, x), lambda x: torch.polygamma(5, x), NON_INTEGER, 1e-12),
-    ("i0e", lambda x: _bessel._scaled_bessel(x, 0), torch.special.i0e, WIDE, 1e-13),
-    ("i1e", lambda x: _bessel._scaled_bessel(x, 1), torch.special.i1e, WIDE, 1e-13),
-    ("erfcx", _special.numpy_erfcx, torch.special.erfcx, WIDE, 1e-12),
-    ("log_ndtr", _special.numpy_log_ndtr, torch.special.log_ndtr, WIDE, 1e-10),
-])
+@pytest.mark.parametrize(
+    "name,ours,theirs,points,rtol",
+    [
+        ("lgamma", _gamma.numpy_lgamma, torch.lgamma, WIDE, 1e-13),
+        ("digamma", _gamma.numpy_digamma, torch.digamma, WIDE, 1e-10),
+        ("polygamma2", lambda x: -2 * _gamma.numpy_zeta(3.0, x), lambda x: torch.polygamma(2, x), NON_INTEGER, 1e-12),
+        ("polygamma5", lambda x: 120 * _gamma.numpy_zeta(6.0, x), lambda x: torch.polygamma(5, x), NON_INTEGER, 1e-12),
+        ("i0e", lambda x: _bessel._scaled_bessel(x, 0), torch.special.i0e, WIDE, 1e-13),
+        ("i1e", lambda x: _bessel._scaled_bessel(x, 1), torch.special.i1e, WIDE, 1e-13),
+        ("erfcx", _special.numpy_erfcx, torch.special.erfcx, WIDE, 1e-12),
+        ("log_ndtr", _special.numpy_log_ndtr, torch.special.log_ndtr, WIDE, 1e-10),
+    ],
+)
 def test_numpy_kernels_match_torch(name, ours, theirs, points, rtol):
     close(ours(points), theirs(t(points)).numpy(), rtol)
 
@@ -64,9 +71,17 @@ def test_without_scipy_the_ops_use_the_numpy_kernels(monkeypatch):
 POLES = np.array([0.0, -0.0, -1.0, -2.0, np.inf, -np.inf, np.nan])
 
 
-@pytest.mark.parametrize("ours,theirs", [(ember.lgamma, torch.lgamma), (ember.digamma, torch.digamma),
-                                         (special.i0e, torch.special.i0e), (special.erfcx, torch.special.erfcx),
-                                         (special.entr, torch.special.entr), (special.ndtri, torch.special.ndtri)])
+@pytest.mark.parametrize(
+    "ours,theirs",
+    [
+        (ember.lgamma, torch.lgamma),
+        (ember.digamma, torch.digamma),
+        (special.i0e, torch.special.i0e),
+        (special.erfcx, torch.special.erfcx),
+        (special.entr, torch.special.entr),
+        (special.ndtri, torch.special.ndtri),
+    ],
+)
 def test_values_at_poles_and_infinities_are_pytorch_s(ours, theirs):
     close(ours(ember.tensor(POLES, dtype=ember.float64)).numpy(), theirs(t(POLES)).numpy(), 1e-12)
 
@@ -75,8 +90,11 @@ def test_polygamma_at_its_poles_is_pytorch_s():
     # (At +-inf and negative integers PyTorch's values vary with n, artifacts of its kernels: not matched.)
     poles = np.array([0.0, -0.0, np.nan])
     for n in (1, 2, 3):
-        close(ember.polygamma(n, ember.tensor(poles, dtype=ember.float64)).numpy(),
-              torch.polygamma(n, t(poles)).numpy(), 1e-12)
+        close(
+            ember.polygamma(n, ember.tensor(poles, dtype=ember.float64)).numpy(),
+            torch.polygamma(n, t(poles)).numpy(),
+            1e-12,
+        )
 
 
 def test_dtypes_follow_pytorch():
@@ -112,11 +130,47 @@ def test_errors_name_the_argument():
 
 def test_special_module_names_and_aliases():
     assert special.psi is special.digamma and special.gammaln is ember.lgamma and special.expit is ember.sigmoid
-    missing = [name for name in ("gammaln", "psi", "multigammaln", "i0", "i0e", "i1", "i1e", "ndtr", "ndtri",
-                                 "log_ndtr", "erfcx", "entr", "xlog1py", "xlogy", "zeta", "gammainc", "gammaincc",
-                                 "expit", "logit", "erf", "erfc", "erfinv", "sinc", "logsumexp", "softmax",
-                                 "log_softmax", "round", "exp2", "expm1", "log1p", "polygamma", "digamma")
-               if not hasattr(special, name)]
+    missing = [
+        name
+        for name in (
+            "gammaln",
+            "psi",
+            "multigammaln",
+            "i0",
+            "i0e",
+            "i1",
+            "i1e",
+            "ndtr",
+            "ndtri",
+            "log_ndtr",
+            "erfcx",
+            "entr",
+            "xlog1py",
+            "xlogy",
+            "zeta",
+            "gammainc",
+            "gammaincc",
+            "expit",
+            "logit",
+            "erf",
+            "erfc",
+            "erfinv",
+            "sinc",
+            "logsumexp",
+            "softmax",
+            "log_softmax",
+            "round",
+            "exp2",
+            "expm1",
+            "log1p",
+            "polygamma",
+            "digamma",
+        )
+        if not hasattr(special, name)
+    ]
     assert missing == []
-    np.testing.assert_allclose(special.multigammaln(ember.tensor([3.0]), 2).numpy(),
-                               [math.log(math.pi) / 2 + math.lgamma(3.0) + math.lgamma(2.5)], rtol=1e-6)
+    np.testing.assert_allclose(
+        special.multigammaln(ember.tensor([3.0]), 2).numpy(),
+        [math.log(math.pi) / 2 + math.lgamma(3.0) + math.lgamma(2.5)],
+        rtol=1e-6,
+    )

@@ -1,5 +1,6 @@
 """Views share memory and the version counter with their base; strides, offsets and contiguity are
 PyTorch's; in-place changes through views are recorded (CopySlices) and views see later changes."""
+
 import numpy as np
 import pytest
 
@@ -64,13 +65,16 @@ def test_data_ptr_and_offsets():
     assert x.contiguous() is x
 
 
-@pytest.mark.parametrize("build", [
-    lambda lib, x: x.view(12),
-    lambda lib, x: x.t().reshape(12),  # reshape copies: not a view
-    lambda lib, x: x.clone(),
-    lambda lib, x: x.t().contiguous(),
-    lambda lib, x: x[[0, 1]],
-])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda lib, x: x.view(12),
+        lambda lib, x: x.t().reshape(12),  # reshape copies: not a view
+        lambda lib, x: x.clone(),
+        lambda lib, x: x.t().contiguous(),
+        lambda lib, x: x[[0, 1]],
+    ],
+)
 def test_views_versus_copies_match_torch(build, torch):
     ours_base, theirs_base = ember.zeros(3, 4), torch.zeros(3, 4)
     ours, theirs = build(ember, ours_base), build(torch, theirs_base)
@@ -168,23 +172,27 @@ def test_double_backward_through_copy_slices(torch):
         y = x.clone()
         y[0] = x[1] * x[2]
         y[:, 1].mul_(x[:, 3])
-        grad, = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        (grad,) = lib.autograd.grad((y * y).sum(), x, create_graph=True)
         grad.pow(2).sum().backward()
         results.append(x.grad.numpy().copy())
     assert_close(results[0], results[1])
 
 
-@pytest.mark.parametrize("change", [
-    lambda x: x.add_(1),
-    lambda x: x[0].add_(1),
-    lambda x: x.view(-1).zero_(),
-    lambda x: x.t().mul_(2),
-    lambda x: x.__setitem__(0, 1.0),
-    lambda x: x.__setitem__([0], 1.0),
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda x: x.add_(1),
+        lambda x: x[0].add_(1),
+        lambda x: x.view(-1).zero_(),
+        lambda x: x.t().mul_(2),
+        lambda x: x.__setitem__(0, 1.0),
+        lambda x: x.__setitem__([0], 1.0),
+    ],
+)
 def test_inplace_on_leaf_or_its_view_raises(change, torch):
     def modify(lib):
         change(lib.ones(3, 4, requires_grad=True))
+
     error = raises_like(modify, torch)
     assert "leaf" in str(error)
 
@@ -205,6 +213,7 @@ def test_saved_view_is_checked_against_base_changes(torch):
         z = y[0].sin()  # saves the view y[0]
         y.add_(1)
         z.sum().backward()
+
     raises_like(build, torch, "modified by an inplace operation")
 
 

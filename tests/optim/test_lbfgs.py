@@ -1,4 +1,5 @@
 """L-BFGS against PyTorch on the Rosenbrock function, with and without the strong-Wolfe line search."""
+
 import numpy as np
 import pytest
 
@@ -7,9 +8,17 @@ import ember.optim as optim
 from tests.conftest import assert_close
 
 START = [-1.5, 2.0]
-CONFIGS = [dict(), dict(history_size=3, max_iter=5), dict(lr=0.5, max_iter=7, tolerance_change=0),
-           dict(lr=0.1, max_iter=4), dict(max_iter=1), dict(max_iter=10, max_eval=12),
-           dict(tolerance_grad=1e-3, history_size=5), dict(max_iter=3), dict(history_size=2)]
+CONFIGS = [
+    dict(),
+    dict(history_size=3, max_iter=5),
+    dict(lr=0.5, max_iter=7, tolerance_change=0),
+    dict(lr=0.1, max_iter=4),
+    dict(max_iter=1),
+    dict(max_iter=10, max_eval=12),
+    dict(tolerance_grad=1e-3, history_size=5),
+    dict(max_iter=3),
+    dict(history_size=2),
+]
 LINE_SEARCHES = [None, "strong_wolfe"]
 # Rosenbrock's curved valley amplifies last-bit differences, so each (dtype, line search) pair is run
 # from the starts where ember and PyTorch can agree:
@@ -18,14 +27,16 @@ LINE_SEARCHES = [None, "strong_wolfe"]
 # - float64 without a search (PyTorch's float64 multiply-adds are fused, ember's are not) and float32
 #   with it (PyTorch's float32 square root is not correctly rounded): from the origin.
 EVERY_START = [[-1.5, 2.0], [-1.2, 1.0], [0.0, 0.0]]
-RUNS = [(np.float32, None, start, 1e-6) for start in EVERY_START] + \
-       [(np.float64, "strong_wolfe", start, 1e-7) for start in EVERY_START] + \
-       [(np.float64, None, [0.0, 0.0], 1e-5), (np.float32, "strong_wolfe", [0.0, 0.0], 1e-5)]
+RUNS = (
+    [(np.float32, None, start, 1e-6) for start in EVERY_START]
+    + [(np.float64, "strong_wolfe", start, 1e-7) for start in EVERY_START]
+    + [(np.float64, None, [0.0, 0.0], 1e-5), (np.float32, "strong_wolfe", [0.0, 0.0], 1e-5)]
+)
 
 
 def rosenbrock(point):
     x, y = point[0], point[1]
-    return (1 - x) ** 2 + 100 * (y - x ** 2) ** 2
+    return (1 - x) ** 2 + 100 * (y - x**2) ** 2
 
 
 def _pair(torch, options, dtype=np.float64, start=START):
@@ -41,6 +52,7 @@ def _closure(optimizer, param, calls):
         loss = rosenbrock(param)
         loss.backward()
         return loss
+
     return closure
 
 
@@ -60,8 +72,9 @@ def _steps(torch, options, steps, dtype=np.float64, start=START):
 def test_rosenbrock_iterates_match_torch(torch, options, run):
     dtype, line_search_fn, start, tolerance = run
     options = dict(options, line_search_fn=line_search_fn)
-    for step, our_loss, their_loss, ours, theirs, our_optimizer, their_optimizer, our_calls, their_calls in \
-            _steps(torch, options, steps=25, dtype=dtype, start=start):
+    for step, our_loss, their_loss, ours, theirs, our_optimizer, their_optimizer, our_calls, their_calls in _steps(
+        torch, options, steps=25, dtype=dtype, start=start
+    ):
         what = f"after step {step + 1} with {options}"
         assert_close(ours, theirs.detach().numpy(), rtol=tolerance, atol=tolerance, what="point " + what)
         assert our_loss.item() == pytest.approx(their_loss.item(), rel=tolerance, abs=tolerance), "loss " + what
@@ -142,7 +155,9 @@ def test_several_parameters_and_a_missing_gradient_match_torch(torch):
             loss = ((params[0] - lib.tensor(target)) ** 2).sum() + (params[1] ** 2).sum()  # params[2] unused
             loss.backward()
             return loss
+
         return closure
+
     for _ in range(4):
         our_optimizer.step(make_closure(ember, our_optimizer, ours))
         their_optimizer.step(make_closure(torch, their_optimizer, theirs))
@@ -184,8 +199,10 @@ def test_parameter_groups_are_refused_like_torch(torch):
 
 def test_default_max_eval_is_five_quarters_of_max_iter(torch):
     for max_iter in (1, 4, 20, 33):
-        assert optim.LBFGS([ember.zeros(1, requires_grad=True)], max_iter=max_iter).defaults["max_eval"] == \
-            torch.optim.LBFGS([torch.zeros(1, requires_grad=True)], max_iter=max_iter).defaults["max_eval"]
+        assert (
+            optim.LBFGS([ember.zeros(1, requires_grad=True)], max_iter=max_iter).defaults["max_eval"]
+            == torch.optim.LBFGS([torch.zeros(1, requires_grad=True)], max_iter=max_iter).defaults["max_eval"]
+        )
 
 
 def test_step_hooks_run_once_per_step():
@@ -199,6 +216,7 @@ def test_step_hooks_run_once_per_step():
 
 def test_a_pickled_optimizer_keeps_working():
     import pickle
+
     param = ember.tensor(START, dtype=ember.float64, requires_grad=True)
     optimizer = optim.LBFGS([param], max_iter=3)
     optimizer.step(_closure(optimizer, param, []))

@@ -1,4 +1,5 @@
 """Learning-rate schedulers against PyTorch: the same schedule gives the same lr sequence."""
+
 import math
 import warnings
 
@@ -16,23 +17,39 @@ SCHEDULES = {
     "MultiStepLR": [(([2, 5, 5, 11],), {}), (([3, 7],), dict(gamma=0.3))],
     "ExponentialLR": [((0.9,), {})],
     "CosineAnnealingLR": [((10,), {}), ((7,), dict(eta_min=0.01))],
-    "LambdaLR": [((lambda epoch: 0.95 ** epoch,), {}), ((lambda epoch: 1 / (epoch + 1),), {})],
+    "LambdaLR": [((lambda epoch: 0.95**epoch,), {}), ((lambda epoch: 1 / (epoch + 1),), {})],
     "MultiplicativeLR": [((lambda epoch: 0.9,), {})],
     "ConstantLR": [((), {}), ((), dict(factor=0.5, total_iters=4)), ((), dict(factor=1.0, total_iters=0))],
-    "LinearLR": [((), {}), ((), dict(start_factor=0.2, total_iters=7)),
-                 ((), dict(start_factor=1.0, end_factor=0.1, total_iters=10))],
+    "LinearLR": [
+        ((), {}),
+        ((), dict(start_factor=0.2, total_iters=7)),
+        ((), dict(start_factor=1.0, end_factor=0.1, total_iters=10)),
+    ],
     "PolynomialLR": [((), {}), ((), dict(total_iters=20, power=2.0)), ((), dict(total_iters=9, power=0.5))],
     "CosineAnnealingWarmRestarts": [((3,), {}), ((5,), dict(T_mult=2, eta_min=0.001)), ((4,), dict(T_mult=3))],
-    "CyclicLR": [((0.01, 0.1), dict(step_size_up=4)),
-                 ((0.01, [0.1, 0.05]), dict(step_size_up=3, step_size_down=5, mode="triangular2")),
-                 ((0.01, 0.1), dict(step_size_up=4, mode="exp_range", gamma=0.97)),
-                 ((0.01, 0.1), dict(step_size_up=2, scale_fn=lambda x: 0.5 ** x, scale_mode="iterations")),
-                 (([0.01, 0.02], 0.1), dict(step_size_up=5, cycle_momentum=False))],
-    "OneCycleLR": [((0.5,), dict(total_steps=EPOCHS)),
-                   (([0.5, 0.2],), dict(epochs=6, steps_per_epoch=10, anneal_strategy="linear", three_phase=True)),
-                   ((0.3,), dict(total_steps=EPOCHS + 5, pct_start=0.1, div_factor=10.0, final_div_factor=100.0,
-                                 base_momentum=[0.8, 0.7], max_momentum=0.9)),
-                   ((0.3,), dict(total_steps=EPOCHS, cycle_momentum=False))],
+    "CyclicLR": [
+        ((0.01, 0.1), dict(step_size_up=4)),
+        ((0.01, [0.1, 0.05]), dict(step_size_up=3, step_size_down=5, mode="triangular2")),
+        ((0.01, 0.1), dict(step_size_up=4, mode="exp_range", gamma=0.97)),
+        ((0.01, 0.1), dict(step_size_up=2, scale_fn=lambda x: 0.5**x, scale_mode="iterations")),
+        (([0.01, 0.02], 0.1), dict(step_size_up=5, cycle_momentum=False)),
+    ],
+    "OneCycleLR": [
+        ((0.5,), dict(total_steps=EPOCHS)),
+        (([0.5, 0.2],), dict(epochs=6, steps_per_epoch=10, anneal_strategy="linear", three_phase=True)),
+        (
+            (0.3,),
+            dict(
+                total_steps=EPOCHS + 5,
+                pct_start=0.1,
+                div_factor=10.0,
+                final_div_factor=100.0,
+                base_momentum=[0.8, 0.7],
+                max_momentum=0.9,
+            ),
+        ),
+        ((0.3,), dict(total_steps=EPOCHS, cycle_momentum=False)),
+    ],
 }
 CASES = [(name, args, kwargs) for name, variants in SCHEDULES.items() for args, kwargs in variants]
 
@@ -40,10 +57,12 @@ CASES = [(name, args, kwargs) for name, variants in SCHEDULES.items() for args, 
 def _optimizers(torch, lrs=(0.1, 0.02), kind="SGD", **options):
     if kind == "SGD":
         options.setdefault("momentum", 0.9)  # CyclicLR and OneCycleLR cycle it
-    ours = getattr(optim, kind)([{"params": [ember.zeros(1, requires_grad=True)], "lr": lr} for lr in lrs],
-                                lr=lrs[0], **options)
-    theirs = getattr(torch.optim, kind)([{"params": [torch.zeros(1, requires_grad=True)], "lr": lr} for lr in lrs],
-                                        lr=lrs[0], **options)
+    ours = getattr(optim, kind)(
+        [{"params": [ember.zeros(1, requires_grad=True)], "lr": lr} for lr in lrs], lr=lrs[0], **options
+    )
+    theirs = getattr(torch.optim, kind)(
+        [{"params": [torch.zeros(1, requires_grad=True)], "lr": lr} for lr in lrs], lr=lrs[0], **options
+    )
     return ours, theirs
 
 
@@ -123,26 +142,44 @@ def test_signature_matches_torch_besides_the_old_verbose_flag(torch, name):
     import inspect
 
     def parameters(cls):
-        return [(p.name, p.kind, p.default) for p in inspect.signature(cls.__init__).parameters.values()
-                if p.name != "verbose"]
+        return [
+            (p.name, p.kind, p.default)
+            for p in inspect.signature(cls.__init__).parameters.values()
+            if p.name != "verbose"
+        ]
+
     assert parameters(getattr(lr_scheduler, name)) == parameters(getattr(torch.optim.lr_scheduler, name))
 
 
 def test_chained_schedulers_multiply_like_torch(torch):
     opt_ours, opt_theirs = _optimizers(torch)
-    ours = [lr_scheduler.ExponentialLR(opt_ours, 0.9), lr_scheduler.MultiStepLR(opt_ours, [4, 9], gamma=0.5),
-            lr_scheduler.CosineAnnealingLR(opt_ours, 6)]
-    theirs = [torch.optim.lr_scheduler.ExponentialLR(opt_theirs, 0.9),
-              torch.optim.lr_scheduler.MultiStepLR(opt_theirs, [4, 9], gamma=0.5),
-              torch.optim.lr_scheduler.CosineAnnealingLR(opt_theirs, 6)]
+    ours = [
+        lr_scheduler.ExponentialLR(opt_ours, 0.9),
+        lr_scheduler.MultiStepLR(opt_ours, [4, 9], gamma=0.5),
+        lr_scheduler.CosineAnnealingLR(opt_ours, 6),
+    ]
+    theirs = [
+        torch.optim.lr_scheduler.ExponentialLR(opt_theirs, 0.9),
+        torch.optim.lr_scheduler.MultiStepLR(opt_theirs, [4, 9], gamma=0.5),
+        torch.optim.lr_scheduler.CosineAnnealingLR(opt_theirs, 6),
+    ]
     _run(ours, theirs, opt_ours, opt_theirs)
 
 
-@pytest.mark.parametrize("name, args", [("StepLR", (3,)), ("MultiStepLR", ([2, 6],)), ("ExponentialLR", (0.8,)),
-                                        ("CosineAnnealingLR", (5,)), ("ConstantLR", (0.5, 3)),
-                                        ("LinearLR", (0.25, 1.0, 6)), ("PolynomialLR", (8, 2.0)),
-                                        ("LambdaLR", (lambda epoch: 0.9 ** epoch,)),
-                                        ("CyclicLR", (0.01, 0.1, 3))])
+@pytest.mark.parametrize(
+    "name, args",
+    [
+        ("StepLR", (3,)),
+        ("MultiStepLR", ([2, 6],)),
+        ("ExponentialLR", (0.8,)),
+        ("CosineAnnealingLR", (5,)),
+        ("ConstantLR", (0.5, 3)),
+        ("LinearLR", (0.25, 1.0, 6)),
+        ("PolynomialLR", (8, 2.0)),
+        ("LambdaLR", (lambda epoch: 0.9**epoch,)),
+        ("CyclicLR", (0.01, 0.1, 3)),
+    ],
+)
 def test_step_with_epoch_uses_closed_form_like_torch(torch, name, args):
     opt_ours, opt_theirs = _optimizers(torch)
     mine = getattr(lr_scheduler, name)(opt_ours, *args)
@@ -159,15 +196,47 @@ def test_step_with_epoch_uses_closed_form_like_torch(torch, name, args):
         mine.step(3)
 
 
-@pytest.mark.parametrize("kwargs", [dict(), dict(mode="max", factor=0.5, patience=2), dict(patience=1, cooldown=2),
-                                    dict(threshold_mode="abs", threshold=0.1, patience=0, min_lr=0.015),
-                                    dict(patience=0, min_lr=[0.05, 0.0], eps=1e-3)])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(),
+        dict(mode="max", factor=0.5, patience=2),
+        dict(patience=1, cooldown=2),
+        dict(threshold_mode="abs", threshold=0.1, patience=0, min_lr=0.015),
+        dict(patience=0, min_lr=[0.05, 0.0], eps=1e-3),
+    ],
+)
 def test_reduce_lr_on_plateau_matches_torch(torch, kwargs):
     opt_ours, opt_theirs = _optimizers(torch)
     mine = lr_scheduler.ReduceLROnPlateau(opt_ours, **kwargs)
     other = torch.optim.lr_scheduler.ReduceLROnPlateau(opt_theirs, **kwargs)
-    metrics = [1.0, 0.9, 0.95, 0.95, 0.95, 0.89, 0.9, 0.9, 0.9, 0.9, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
-               1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+    metrics = [
+        1.0,
+        0.9,
+        0.95,
+        0.95,
+        0.95,
+        0.89,
+        0.9,
+        0.9,
+        0.9,
+        0.9,
+        0.5,
+        0.6,
+        0.7,
+        0.8,
+        0.9,
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+    ]
     for epoch, metric in enumerate(metrics):
         mine.step(metric)
         other.step(metric)
@@ -221,8 +290,9 @@ def test_lambda_state_dict_keeps_callable_objects_state_only():
         def __call__(self, epoch):
             return self.factor * epoch
 
-    optimizer = optim.SGD([{"params": [ember.zeros(1, requires_grad=True)]},
-                           {"params": [ember.zeros(1, requires_grad=True)]}], lr=1.0)
+    optimizer = optim.SGD(
+        [{"params": [ember.zeros(1, requires_grad=True)]}, {"params": [ember.zeros(1, requires_grad=True)]}], lr=1.0
+    )
     warmup = Warmup()
     scheduler = lr_scheduler.LambdaLR(optimizer, [lambda epoch: 1.0, warmup])
     state = scheduler.state_dict()
@@ -301,19 +371,38 @@ def _both(torch, build):
 
 SEQUENCES = {
     "warmup-then-decay": lambda lib, opt: lib.SequentialLR(
-        opt, [lib.LinearLR(opt, start_factor=0.1, total_iters=5), lib.ExponentialLR(opt, gamma=0.9)], milestones=[5]),
+        opt, [lib.LinearLR(opt, start_factor=0.1, total_iters=5), lib.ExponentialLR(opt, gamma=0.9)], milestones=[5]
+    ),
     "three-phases": lambda lib, opt: lib.SequentialLR(
-        opt, [lib.ConstantLR(opt, factor=0.5, total_iters=3), lib.CosineAnnealingLR(opt, T_max=8),
-              lib.StepLR(opt, 4, gamma=0.5)], milestones=[4, 12]),
+        opt,
+        [
+            lib.ConstantLR(opt, factor=0.5, total_iters=3),
+            lib.CosineAnnealingLR(opt, T_max=8),
+            lib.StepLR(opt, 4, gamma=0.5),
+        ],
+        milestones=[4, 12],
+    ),
     "chained": lambda lib, opt: lib.ChainedScheduler(
-        [lib.ConstantLR(opt, factor=0.1, total_iters=4), lib.ExponentialLR(opt, gamma=0.9)]),
+        [lib.ConstantLR(opt, factor=0.1, total_iters=4), lib.ExponentialLR(opt, gamma=0.9)]
+    ),
     "chained-with-optimizer": lambda lib, opt: lib.ChainedScheduler(
-        [lib.MultiStepLR(opt, [3, 9], gamma=0.5), lib.LinearLR(opt, start_factor=0.5, total_iters=6),
-         lib.PolynomialLR(opt, total_iters=30)], optimizer=opt),
+        [
+            lib.MultiStepLR(opt, [3, 9], gamma=0.5),
+            lib.LinearLR(opt, start_factor=0.5, total_iters=6),
+            lib.PolynomialLR(opt, total_iters=30),
+        ],
+        optimizer=opt,
+    ),
     "sequence-of-chains": lambda lib, opt: lib.SequentialLR(
-        opt, [lib.ChainedScheduler([lib.LinearLR(opt, start_factor=0.2, total_iters=4),
-                                    lib.ExponentialLR(opt, gamma=0.95)]),
-              lib.CosineAnnealingLR(opt, T_max=10)], milestones=[6]),
+        opt,
+        [
+            lib.ChainedScheduler(
+                [lib.LinearLR(opt, start_factor=0.2, total_iters=4), lib.ExponentialLR(opt, gamma=0.95)]
+            ),
+            lib.CosineAnnealingLR(opt, T_max=10),
+        ],
+        milestones=[6],
+    ),
 }
 
 
@@ -356,14 +445,15 @@ def test_composite_schedulers_reject_bad_inputs_like_torch(torch):
         messages = []
         attempts = [
             lambda: lib_scheduler.SequentialLR(lib_optimizer, [], milestones=[]),
-            lambda: lib_scheduler.SequentialLR(lib_optimizer, [lib_scheduler.StepLR(lib_optimizer, 2)],
-                                               milestones=[3]),
-            lambda: lib_scheduler.SequentialLR(lib_optimizer, [lib_scheduler.ReduceLROnPlateau(lib_optimizer)],
-                                               milestones=[]),
+            lambda: lib_scheduler.SequentialLR(lib_optimizer, [lib_scheduler.StepLR(lib_optimizer, 2)], milestones=[3]),
+            lambda: lib_scheduler.SequentialLR(
+                lib_optimizer, [lib_scheduler.ReduceLROnPlateau(lib_optimizer)], milestones=[]
+            ),
             lambda: lib_scheduler.SequentialLR(lib_optimizer, [object()], milestones=[]),
             lambda: lib_scheduler.ChainedScheduler([]),
-            lambda: lib_scheduler.ChainedScheduler([lib_scheduler.StepLR(lib_optimizer, 2),
-                                                    lib_scheduler.StepLR(other_optimizer, 2)]),
+            lambda: lib_scheduler.ChainedScheduler(
+                [lib_scheduler.StepLR(lib_optimizer, 2), lib_scheduler.StepLR(other_optimizer, 2)]
+            ),
         ]
         for attempt in attempts:
             with pytest.raises((ValueError, TypeError)) as error:
@@ -373,10 +463,12 @@ def test_composite_schedulers_reject_bad_inputs_like_torch(torch):
 
     def make(lib, module):
         return lambda: module.SGD([lib.zeros(1, requires_grad=True)], lr=0.1)
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert errors(lr_scheduler, make(ember, optim)(), make(ember, optim)) == \
-            errors(torch.optim.lr_scheduler, make(torch, torch.optim)(), make(torch, torch.optim))
+        assert errors(lr_scheduler, make(ember, optim)(), make(ember, optim)) == errors(
+            torch.optim.lr_scheduler, make(torch, torch.optim)(), make(torch, torch.optim)
+        )
 
 
 def test_cosine_warm_restarts_with_fractional_epochs_match_torch(torch):
@@ -396,8 +488,10 @@ def test_cosine_warm_restarts_with_fractional_epochs_match_torch(torch):
 
 
 def test_one_cycle_refuses_to_step_past_total_steps_like_torch(torch):
-    for lib_scheduler, make in ((lr_scheduler, lambda: _optimizers(torch)[0]), (torch.optim.lr_scheduler,
-                                                                              lambda: _optimizers(torch)[1])):
+    for lib_scheduler, make in (
+        (lr_scheduler, lambda: _optimizers(torch)[0]),
+        (torch.optim.lr_scheduler, lambda: _optimizers(torch)[1]),
+    ):
         optimizer = make()
         scheduler = lib_scheduler.OneCycleLR(optimizer, max_lr=0.1, total_steps=3)
         for _ in range(3):
@@ -441,8 +535,10 @@ def test_bad_arguments_raise_torch_errors(torch):
     opt_ours, opt_theirs = _optimizers(torch)
     adagrad_ours = optim.Adagrad([ember.zeros(1, requires_grad=True)])
     adagrad_theirs = torch.optim.Adagrad([torch.zeros(1, requires_grad=True)])
-    for mine, other in zip(_bad_inputs(lr_scheduler, opt_ours, adagrad_ours),
-                           _bad_inputs(torch.optim.lr_scheduler, opt_theirs, adagrad_theirs)):
+    for mine, other in zip(
+        _bad_inputs(lr_scheduler, opt_ours, adagrad_ours),
+        _bad_inputs(torch.optim.lr_scheduler, opt_theirs, adagrad_theirs),
+    ):
         with pytest.raises(Exception) as expected:
             other()
         with pytest.raises(type(expected.value)) as actual:
@@ -480,7 +576,7 @@ def test_cyclic_lr_custom_scale_function_object_state_is_saved():
             self.base = 0.5
 
         def __call__(self, cycle):
-            return self.base ** cycle
+            return self.base**cycle
 
     optimizer = optim.SGD([ember.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
     scale = Halving()
@@ -497,6 +593,7 @@ def test_cyclic_lr_custom_scale_function_object_state_is_saved():
 def test_order_warning_matches_torch(torch, name, args, kwargs):
     """scheduler.step() before any optimizer.step() warns where PyTorch warns (not in
     CosineAnnealingWarmRestarts, whose step is its own), and only the first time."""
+
     def warnings_of(lib_scheduler, optimizer):
         scheduler = getattr(lib_scheduler, name)(optimizer, *args, **kwargs)
         caught = []
@@ -506,5 +603,6 @@ def test_order_warning_matches_torch(torch, name, args, kwargs):
                 scheduler.step()
             caught.append([str(warning.message)[:60] for warning in record])
         return caught
+
     opt_ours, opt_theirs = _optimizers(torch)
     assert warnings_of(lr_scheduler, opt_ours) == warnings_of(torch.optim.lr_scheduler, opt_theirs)

@@ -1,4 +1,5 @@
 """Muon against PyTorch: momentum, Newton–Schulz orthogonalisation in bfloat16, learning-rate adjustment."""
+
 import numpy as np
 import pytest
 
@@ -8,10 +9,14 @@ from ember.optim.muon import _orthogonalize
 from tests.conftest import assert_close
 
 SHAPES = [(8, 6), (2, 8), (6, 8)]
-CONFIGS = [dict(), dict(lr=0.02), dict(lr=0.02, nesterov=False, momentum=0.9),
-           dict(lr=0.01, adjust_lr_fn="match_rms_adamw", weight_decay=0.0),
-           dict(lr=0.02, adjust_lr_fn="original", weight_decay=0.3),
-           dict(lr=0.02, ns_steps=3, ns_coefficients=(2.0, -1.5, 0.5), eps=1e-5)]
+CONFIGS = [
+    dict(),
+    dict(lr=0.02),
+    dict(lr=0.02, nesterov=False, momentum=0.9),
+    dict(lr=0.01, adjust_lr_fn="match_rms_adamw", weight_decay=0.0),
+    dict(lr=0.02, adjust_lr_fn="original", weight_decay=0.3),
+    dict(lr=0.02, ns_steps=3, ns_coefficients=(2.0, -1.5, 0.5), eps=1e-5),
+]
 
 
 def _case_id(options):
@@ -28,12 +33,18 @@ def _pair(torch, options, dtype=np.float32):
 
 def test_newton_schulz_matches_torch_in_bfloat16(torch):
     from torch.optim._muon import _zeropower_via_newtonschulz
+
     rng = np.random.default_rng(0)
     for shape in SHAPES + [(5, 5), (1, 7), (7, 1)]:
         matrix = rng.standard_normal(shape).astype(np.float32)
         expected = _zeropower_via_newtonschulz(torch.tensor(matrix), (3.4445, -4.775, 2.0315), 5, 1e-7).float()
-        assert_close(_orthogonalize(matrix, (3.4445, -4.775, 2.0315), 5, 1e-7), expected.numpy(), rtol=0, atol=0,
-                     what=f"Newton-Schulz of a {shape} matrix")
+        assert_close(
+            _orthogonalize(matrix, (3.4445, -4.775, 2.0315), 5, 1e-7),
+            expected.numpy(),
+            rtol=0,
+            atol=0,
+            what=f"Newton-Schulz of a {shape} matrix",
+        )
 
 
 def test_newton_schulz_makes_singular_values_near_one():
@@ -76,6 +87,7 @@ def test_fifty_training_steps_stay_with_torch(torch, options, dtype):
 
     def loss(lib, params, x, y):
         return ((lib.tanh(x @ params[0].T) @ params[1].T - y) ** 2).mean()
+
     for step in range(50):
         our_optimizer.zero_grad()
         our_loss = loss(ember, ours, ember.tensor(inputs), ember.tensor(targets))
@@ -93,22 +105,27 @@ def test_fifty_training_steps_stay_with_torch(torch, options, dtype):
 
 def test_repr_and_signature_match_torch(torch):
     import inspect
+
     ours = optim.Muon([ember.zeros(2, 3, requires_grad=True)], lr=0.02, adjust_lr_fn="match_rms_adamw")
     theirs = torch.optim.Muon([torch.zeros(2, 3, requires_grad=True)], lr=0.02, adjust_lr_fn="match_rms_adamw")
     assert repr(ours).splitlines() == repr(theirs).splitlines()
 
     def parameters(cls):
         return [(p.name, p.kind, p.default) for p in inspect.signature(cls.__init__).parameters.values()]
+
     assert parameters(optim.Muon) == parameters(torch.optim.Muon)
 
 
-@pytest.mark.parametrize("make_params, options", [
-    (lambda lib: [lib.zeros(3, requires_grad=True)], {}),
-    (lambda lib: [lib.zeros(2, 3, requires_grad=True)], dict(lr=-1.0)),
-    (lambda lib: [lib.zeros(2, 3, requires_grad=True)], dict(momentum=-0.5)),
-    (lambda lib: [lib.zeros(2, 3, requires_grad=True)], dict(weight_decay=-0.1)),
-    (lambda lib: [lib.zeros(2, 3, requires_grad=True)], dict(adjust_lr_fn="sqrt")),
-])
+@pytest.mark.parametrize(
+    "make_params, options",
+    [
+        (lambda lib: [lib.zeros(3, requires_grad=True)], {}),
+        (lambda lib: [lib.zeros(2, 3, requires_grad=True)], dict(lr=-1.0)),
+        (lambda lib: [lib.zeros(2, 3, requires_grad=True)], dict(momentum=-0.5)),
+        (lambda lib: [lib.zeros(2, 3, requires_grad=True)], dict(weight_decay=-0.1)),
+        (lambda lib: [lib.zeros(2, 3, requires_grad=True)], dict(adjust_lr_fn="sqrt")),
+    ],
+)
 def test_bad_arguments_raise_like_torch(torch, make_params, options):
     with pytest.raises(ValueError) as expected:
         torch.optim.Muon(make_params(torch), **options)

@@ -12,33 +12,78 @@ STEPS = 6
 
 # (optimizer name, list of option dicts): every option that changes the maths, alone and combined.
 CONFIGS = {
-    "SGD": [dict(lr=0.1), dict(lr=0.1, momentum=0.9), dict(lr=0.05, momentum=0.9, dampening=0.3),
-            dict(lr=0.05, momentum=0.9, nesterov=True), dict(lr=0.1, weight_decay=0.1),
-            dict(lr=0.1, momentum=0.5, weight_decay=0.01, maximize=True),
-            dict(lr=0.1, momentum=0.8, nesterov=True, weight_decay=0.05, maximize=True)],
-    "Adam": [dict(), dict(lr=0.01), dict(lr=0.01, betas=(0.8, 0.9), eps=1e-6), dict(lr=0.01, weight_decay=0.1),
-             dict(lr=0.01, amsgrad=True), dict(lr=0.01, maximize=True, amsgrad=True, weight_decay=0.01),
-             dict(lr=0.01, decoupled_weight_decay=True, weight_decay=0.1)],
-    "AdamW": [dict(), dict(lr=0.01, weight_decay=0.1), dict(lr=0.01, amsgrad=True),
-              dict(lr=0.01, betas=(0.5, 0.7), maximize=True)],
-    "RMSprop": [dict(), dict(lr=0.01, alpha=0.9), dict(lr=0.01, centered=True), dict(lr=0.01, momentum=0.9),
-                dict(lr=0.01, momentum=0.5, centered=True, weight_decay=0.1),
-                dict(lr=0.01, maximize=True, eps=1e-4)],
-    "Adagrad": [dict(), dict(lr=0.1, lr_decay=0.1), dict(lr=0.1, initial_accumulator_value=0.5),
-                dict(lr=0.1, weight_decay=0.1, eps=1e-6), dict(lr=0.1, maximize=True, lr_decay=0.01)],
+    "SGD": [
+        dict(lr=0.1),
+        dict(lr=0.1, momentum=0.9),
+        dict(lr=0.05, momentum=0.9, dampening=0.3),
+        dict(lr=0.05, momentum=0.9, nesterov=True),
+        dict(lr=0.1, weight_decay=0.1),
+        dict(lr=0.1, momentum=0.5, weight_decay=0.01, maximize=True),
+        dict(lr=0.1, momentum=0.8, nesterov=True, weight_decay=0.05, maximize=True),
+    ],
+    "Adam": [
+        dict(),
+        dict(lr=0.01),
+        dict(lr=0.01, betas=(0.8, 0.9), eps=1e-6),
+        dict(lr=0.01, weight_decay=0.1),
+        dict(lr=0.01, amsgrad=True),
+        dict(lr=0.01, maximize=True, amsgrad=True, weight_decay=0.01),
+        dict(lr=0.01, decoupled_weight_decay=True, weight_decay=0.1),
+    ],
+    "AdamW": [
+        dict(),
+        dict(lr=0.01, weight_decay=0.1),
+        dict(lr=0.01, amsgrad=True),
+        dict(lr=0.01, betas=(0.5, 0.7), maximize=True),
+    ],
+    "RMSprop": [
+        dict(),
+        dict(lr=0.01, alpha=0.9),
+        dict(lr=0.01, centered=True),
+        dict(lr=0.01, momentum=0.9),
+        dict(lr=0.01, momentum=0.5, centered=True, weight_decay=0.1),
+        dict(lr=0.01, maximize=True, eps=1e-4),
+    ],
+    "Adagrad": [
+        dict(),
+        dict(lr=0.1, lr_decay=0.1),
+        dict(lr=0.1, initial_accumulator_value=0.5),
+        dict(lr=0.1, weight_decay=0.1, eps=1e-6),
+        dict(lr=0.1, maximize=True, lr_decay=0.01),
+    ],
     "Adadelta": [dict(), dict(lr=0.5, rho=0.5, eps=1e-4), dict(weight_decay=0.1), dict(rho=0.95, maximize=True)],
-    "Adamax": [dict(), dict(lr=0.01, betas=(0.3, 0.5)), dict(lr=0.01, weight_decay=0.1),
-               dict(lr=0.01, maximize=True, eps=1e-3)],
-    "NAdam": [dict(), dict(lr=0.01, momentum_decay=0.01), dict(lr=0.01, weight_decay=0.1),
-              dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True),
-              dict(lr=0.01, betas=(0.6, 0.7), maximize=True)],
-    "RAdam": [dict(), dict(lr=0.01, betas=(0.5, 0.6)), dict(lr=0.01, weight_decay=0.1),
-              dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True)],
-    "ASGD": [dict(), dict(lr=0.05, t0=3), dict(lr=0.05, lambd=0.1, alpha=0.5, t0=2, weight_decay=0.1),
-             dict(lr=0.05, maximize=True, t0=0)],
+    "Adamax": [
+        dict(),
+        dict(lr=0.01, betas=(0.3, 0.5)),
+        dict(lr=0.01, weight_decay=0.1),
+        dict(lr=0.01, maximize=True, eps=1e-3),
+    ],
+    "NAdam": [
+        dict(),
+        dict(lr=0.01, momentum_decay=0.01),
+        dict(lr=0.01, weight_decay=0.1),
+        dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True),
+        dict(lr=0.01, betas=(0.6, 0.7), maximize=True),
+    ],
+    "RAdam": [
+        dict(),
+        dict(lr=0.01, betas=(0.5, 0.6)),
+        dict(lr=0.01, weight_decay=0.1),
+        dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True),
+    ],
+    "ASGD": [
+        dict(),
+        dict(lr=0.05, t0=3),
+        dict(lr=0.05, lambd=0.1, alpha=0.5, t0=2, weight_decay=0.1),
+        dict(lr=0.05, maximize=True, t0=0),
+    ],
     "Rprop": [dict(), dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.2)), dict(lr=0.05, maximize=True)],
-    "Adafactor": [dict(), dict(lr=0.05, beta2_decay=-0.5), dict(eps=(1e-6, 1e-2), d=2.0),
-                  dict(weight_decay=0.1, maximize=True)],
+    "Adafactor": [
+        dict(),
+        dict(lr=0.05, beta2_decay=-0.5),
+        dict(eps=(1e-6, 1e-2), d=2.0),
+        dict(weight_decay=0.1, maximize=True),
+    ],
 }
 CASES = [(name, options) for name, option_list in CONFIGS.items() for options in option_list]
 
@@ -192,7 +237,7 @@ def test_zero_grad_set_to_none_false_zeroes_in_place():
 def test_zero_grad_detaches_a_gradient_with_history():
     param = ember.ones(2, requires_grad=True)
     with pytest.warns(UserWarning, match="reference cycle"):
-        (param ** 2).sum().backward(create_graph=True)
+        (param**2).sum().backward(create_graph=True)
     assert param.grad.grad_fn is not None
     optim.SGD([param], lr=0.1).zero_grad(set_to_none=False)
     assert param.grad.grad_fn is None and not param.grad.requires_grad and param.grad.tolist() == [0.0, 0.0]
@@ -217,7 +262,7 @@ def test_step_with_closure_returns_loss_and_runs_with_grad_enabled():
     def closure():
         modes.append(ember.is_grad_enabled())
         optimizer.zero_grad()
-        loss = (param ** 2).sum()
+        loss = (param**2).sum()
         loss.backward()
         return loss
 
@@ -252,13 +297,16 @@ def test_named_parameters_are_accepted():
     assert optimizer.param_groups[0]["params"][0] is a
 
 
-@pytest.mark.parametrize("make_params", [
-    lambda lib: [],
-    lambda lib: [{"params": {lib.zeros(1, requires_grad=True)}}],
-    lambda lib: [lib.zeros(1), 3.0],
-    lambda lib: lib.zeros(2),
-    lambda lib: [{"params": [lib.zeros(1)]}, 3],
-])
+@pytest.mark.parametrize(
+    "make_params",
+    [
+        lambda lib: [],
+        lambda lib: [{"params": {lib.zeros(1, requires_grad=True)}}],
+        lambda lib: [lib.zeros(1), 3.0],
+        lambda lib: lib.zeros(2),
+        lambda lib: [{"params": [lib.zeros(1)]}, 3],
+    ],
+)
 def test_bad_params_raise_torch_errors(torch, make_params):
     with pytest.raises(Exception) as expected:
         torch.optim.SGD(make_params(torch), lr=0.1)
@@ -279,37 +327,42 @@ def test_duplicate_parameters_warn():
         optim.SGD([param, param], lr=0.1)
 
 
-@pytest.mark.parametrize("name, options, message", [
-    ("SGD", dict(lr=-1.0), "Invalid learning rate: -1.0"),
-    ("Adam", dict(lr=-0.1), "Invalid learning rate: -0.1"),
-    ("Adadelta", dict(rho=1.5), "Invalid rho value: 1.5"),
-    ("Adadelta", dict(eps=-1.0), "Invalid epsilon value: -1.0"),
-    ("Adamax", dict(betas=(0.9, 1.0)), "Invalid beta parameter at index 1: 1.0"),
-    ("NAdam", dict(momentum_decay=-0.1), "Invalid momentum_decay value: -0.1"),
-    ("NAdam", dict(weight_decay=-0.1), "Invalid weight_decay value: -0.1"),
-    ("RAdam", dict(betas=(-0.1, 0.9)), "Invalid beta parameter at index 0: -0.1"),
-    ("ASGD", dict(lr=-0.5), "Invalid learning rate: -0.5"),
-    ("ASGD", dict(weight_decay=-0.5), "Invalid weight_decay value: -0.5"),
-    ("Rprop", dict(etas=(1.1, 1.2)), "Invalid eta values: 1.1, 1.2"),
-    ("Rprop", dict(etas=(0.5, 0.9)), "Invalid eta values: 0.5, 0.9"),
-    ("LBFGS", dict(lr=-1.0), "Invalid learning rate: -1.0"),
-    ("SparseAdam", dict(lr=0.0), "Invalid learning rate: 0.0"),
-    ("SparseAdam", dict(eps=0.0), "Invalid epsilon value: 0.0"),
-    ("SGD", dict(momentum=-0.1), "Invalid momentum value: -0.1"),
-    ("SGD", dict(momentum=0.0, nesterov=True), "Nesterov momentum requires a momentum and zero dampening"),
-    ("SGD", dict(momentum=0.9, dampening=0.1, nesterov=True), "Nesterov momentum requires"),
-    ("Adam", dict(betas=(1.0, 0.9)), "Invalid beta parameter at index 0: 1.0"),
-    ("Adam", dict(betas=(0.9, -0.1)), "Invalid beta parameter at index 1: -0.1"),
-    ("AdamW", dict(eps=-1e-8), "Invalid epsilon value: -1e-08"),
-    ("RMSprop", dict(alpha=-0.5), "Invalid alpha value: -0.5"),
-    ("Adagrad", dict(lr_decay=-1), "Invalid lr_decay value: -1"),
-    ("Adagrad", dict(weight_decay=-1), "Invalid weight_decay value: -1"),
-])
+@pytest.mark.parametrize(
+    "name, options, message",
+    [
+        ("SGD", dict(lr=-1.0), "Invalid learning rate: -1.0"),
+        ("Adam", dict(lr=-0.1), "Invalid learning rate: -0.1"),
+        ("Adadelta", dict(rho=1.5), "Invalid rho value: 1.5"),
+        ("Adadelta", dict(eps=-1.0), "Invalid epsilon value: -1.0"),
+        ("Adamax", dict(betas=(0.9, 1.0)), "Invalid beta parameter at index 1: 1.0"),
+        ("NAdam", dict(momentum_decay=-0.1), "Invalid momentum_decay value: -0.1"),
+        ("NAdam", dict(weight_decay=-0.1), "Invalid weight_decay value: -0.1"),
+        ("RAdam", dict(betas=(-0.1, 0.9)), "Invalid beta parameter at index 0: -0.1"),
+        ("ASGD", dict(lr=-0.5), "Invalid learning rate: -0.5"),
+        ("ASGD", dict(weight_decay=-0.5), "Invalid weight_decay value: -0.5"),
+        ("Rprop", dict(etas=(1.1, 1.2)), "Invalid eta values: 1.1, 1.2"),
+        ("Rprop", dict(etas=(0.5, 0.9)), "Invalid eta values: 0.5, 0.9"),
+        ("LBFGS", dict(lr=-1.0), "Invalid learning rate: -1.0"),
+        ("SparseAdam", dict(lr=0.0), "Invalid learning rate: 0.0"),
+        ("SparseAdam", dict(eps=0.0), "Invalid epsilon value: 0.0"),
+        ("SGD", dict(momentum=-0.1), "Invalid momentum value: -0.1"),
+        ("SGD", dict(momentum=0.0, nesterov=True), "Nesterov momentum requires a momentum and zero dampening"),
+        ("SGD", dict(momentum=0.9, dampening=0.1, nesterov=True), "Nesterov momentum requires"),
+        ("Adam", dict(betas=(1.0, 0.9)), "Invalid beta parameter at index 0: 1.0"),
+        ("Adam", dict(betas=(0.9, -0.1)), "Invalid beta parameter at index 1: -0.1"),
+        ("AdamW", dict(eps=-1e-8), "Invalid epsilon value: -1e-08"),
+        ("RMSprop", dict(alpha=-0.5), "Invalid alpha value: -0.5"),
+        ("Adagrad", dict(lr_decay=-1), "Invalid lr_decay value: -1"),
+        ("Adagrad", dict(weight_decay=-1), "Invalid weight_decay value: -1"),
+    ],
+)
 def test_invalid_options_raise_like_torch(torch, name, options, message):
     for module in (optim, torch.optim):
         with pytest.raises(ValueError, match=message):
-            getattr(module, name)([ember.zeros(1, requires_grad=True)] if module is optim
-                                  else [torch.zeros(1, requires_grad=True)], **options)
+            getattr(module, name)(
+                [ember.zeros(1, requires_grad=True)] if module is optim else [torch.zeros(1, requires_grad=True)],
+                **options,
+            )
 
 
 def test_differentiable_is_not_implemented():
@@ -345,16 +398,32 @@ def test_step_hooks_run_around_step_and_can_be_removed():
     assert calls == [("pre", 1.0), ("post", pytest.approx(0.9)), ("post", pytest.approx(0.8))]
 
 
-ALL_OPTIMIZERS = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "Muon", "NAdam",
-                  "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam"]
+ALL_OPTIMIZERS = [
+    "Adadelta",
+    "Adafactor",
+    "Adagrad",
+    "Adam",
+    "Adamax",
+    "AdamW",
+    "ASGD",
+    "LBFGS",
+    "Muon",
+    "NAdam",
+    "RAdam",
+    "RMSprop",
+    "Rprop",
+    "SGD",
+    "SparseAdam",
+]
 
 
 def test_exports_every_torch_optimizer(torch):
     for name in ALL_OPTIMIZERS:
         assert name in optim.__all__ and name in torch.optim.__all__
         assert issubclass(getattr(optim, name), optim.Optimizer)
-    torch_optimizers = {name for name in torch.optim.__all__
-                        if isinstance(getattr(torch.optim, name), type) and name != "Optimizer"}
+    torch_optimizers = {
+        name for name in torch.optim.__all__ if isinstance(getattr(torch.optim, name), type) and name != "Optimizer"
+    }
     assert torch_optimizers == set(ALL_OPTIMIZERS)
 
 
@@ -365,6 +434,7 @@ def test_signature_matches_torch(torch, name):
 
     def parameters(cls):
         return [(p.name, p.kind, p.default) for p in inspect.signature(cls.__init__).parameters.values()]
+
     assert parameters(getattr(optim, name)) == parameters(getattr(torch.optim, name))
 
 
@@ -375,8 +445,13 @@ def test_repr_matches_torch_line_for_line(torch, case):
     assert repr(ours).splitlines() == repr(theirs).splitlines()
 
 
-@pytest.mark.parametrize("name, options", [("LBFGS", dict(history_size=7, line_search_fn="strong_wolfe")),
-                                           ("SparseAdam", dict(betas=(0.8, 0.9), maximize=True))])
+@pytest.mark.parametrize(
+    "name, options",
+    [
+        ("LBFGS", dict(history_size=7, line_search_fn="strong_wolfe")),
+        ("SparseAdam", dict(betas=(0.8, 0.9), maximize=True)),
+    ],
+)
 def test_repr_of_lbfgs_and_sparse_adam_match_torch(torch, name, options):
     ours = getattr(optim, name)([ember.zeros(2, requires_grad=True)], **options)
     theirs = getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)], **options)
@@ -426,7 +501,8 @@ def test_state_dict_hooks_run_in_order_and_may_replace_the_dict():
 
     loaded = []
     optimizer.register_load_state_dict_pre_hook(
-        lambda opt, state: {**state, "param_groups": [{**state["param_groups"][0], "lr": 0.5}]})
+        lambda opt, state: {**state, "param_groups": [{**state["param_groups"][0], "lr": 0.5}]}
+    )
     optimizer.register_load_state_dict_post_hook(lambda opt: loaded.append(opt.param_groups[0]["lr"]))
     optimizer.load_state_dict(state)
     assert loaded == [0.5] and optimizer.param_groups[0]["lr"] == 0.5
@@ -439,8 +515,10 @@ def test_state_dict_hooks_behave_like_torch(torch):
         lib_optimizer.register_load_state_dict_pre_hook(lambda opt, state: seen.append(sorted(state)))
         lib_optimizer.load_state_dict(lib_optimizer.state_dict())
         return seen
-    assert record(optim.Adam([ember.zeros(1, requires_grad=True)]), ember) == \
-        record(torch.optim.Adam([torch.zeros(1, requires_grad=True)]), torch)
+
+    assert record(optim.Adam([ember.zeros(1, requires_grad=True)]), ember) == record(
+        torch.optim.Adam([torch.zeros(1, requires_grad=True)]), torch
+    )
 
 
 def test_subclass_calling_super_step_runs_hooks_once():
@@ -462,10 +540,19 @@ def test_training_a_linear_fit_converges():
     rng = np.random.default_rng(0)
     x = ember.tensor(rng.standard_normal((64, 3)).astype(np.float32))
     y = x @ ember.tensor([[1.0], [-2.0], [0.5]]) + 0.3
-    for name, options in [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.05)),
-                          ("AdamW", dict(lr=0.05)), ("RMSprop", dict(lr=0.01)), ("Adagrad", dict(lr=0.5)),
-                          ("Adadelta", dict(lr=10.0)), ("Adamax", dict(lr=0.05)), ("NAdam", dict(lr=0.05)),
-                          ("RAdam", dict(lr=0.05)), ("ASGD", dict(lr=0.1)), ("Rprop", dict(lr=0.01))]:
+    for name, options in [
+        ("SGD", dict(lr=0.1, momentum=0.9)),
+        ("Adam", dict(lr=0.05)),
+        ("AdamW", dict(lr=0.05)),
+        ("RMSprop", dict(lr=0.01)),
+        ("Adagrad", dict(lr=0.5)),
+        ("Adadelta", dict(lr=10.0)),
+        ("Adamax", dict(lr=0.05)),
+        ("NAdam", dict(lr=0.05)),
+        ("RAdam", dict(lr=0.05)),
+        ("ASGD", dict(lr=0.1)),
+        ("Rprop", dict(lr=0.01)),
+    ]:
         weight = ember.zeros(3, 1, requires_grad=True)
         bias = ember.zeros(1, requires_grad=True)
         optimizer = getattr(optim, name)([weight, bias], **options)
@@ -515,22 +602,28 @@ def test_swap_in_steps_other_parameters_and_state_like_torch(torch, name):
         other = {"a": lib.zeros(2, requires_grad=True), "b": lib.zeros(3, requires_grad=True)}
         for param in other.values():
             param.grad = lib.full(param.shape, 2.0)
-        swapin_state = {"state": {index: {key: (value.clone() if hasattr(value, "clone") else value)
-                                          for key, value in buffers.items()}
-                                  for index, buffers in saved["state"].items()},
-                        "param_groups": [dict(group, lr=0.5) for group in saved["param_groups"]]}
+        swapin_state = {
+            "state": {
+                index: {key: (value.clone() if hasattr(value, "clone") else value) for key, value in buffers.items()}
+                for index, buffers in saved["state"].items()
+            },
+            "param_groups": [dict(group, lr=0.5) for group in saved["param_groups"]],
+        }
         with module.swap_in_optimizer_params_and_state(optimizer, other, swapin_state):
             optimizer.step()
         assert optimizer.param_groups[0]["lr"] == 0.1 and optimizer.param_groups[0]["params"][0] is live[0]
         assert all((param.detach() == before).all() for param, before in zip(live, snapshot))
-        results.append([param.detach().numpy().copy() for param in other.values()]
-                       + [swapin_state["state"][0][key].numpy().copy() for key in sorted(swapin_state["state"][0])])
+        results.append(
+            [param.detach().numpy().copy() for param in other.values()]
+            + [swapin_state["state"][0][key].numpy().copy() for key in sorted(swapin_state["state"][0])]
+        )
         with pytest.raises(RuntimeError, match="different number of parameter groups"):
             with module.swap_in_optimizer_params_and_state(optimizer, other, {"state": {}, "param_groups": []}):
                 pass
         with pytest.raises(RuntimeError, match="extra keys"):
             with module.swap_in_optimizer_params_and_state(
-                    optimizer, other, {"state": {7: {}}, "param_groups": saved["param_groups"]}):
+                optimizer, other, {"state": {7: {}}, "param_groups": saved["param_groups"]}
+            ):
                 pass
     for mine, other in zip(*results):
         assert_close(mine, other)

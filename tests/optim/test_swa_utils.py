@@ -1,4 +1,5 @@
 """ember.optim.swa_utils against torch.optim.swa_utils: averaged weights, batch-norm refresh, SWALR."""
+
 import warnings
 
 import numpy as np
@@ -36,8 +37,9 @@ def _assert_state_dicts_close(mine, other, atol=1e-6):
     assert list(mine) == list(other)
     for key, value in other.items():
         assert mine[key].dtype.name == str(value.dtype).replace("torch.", ""), key
-        assert_close(mine[key].numpy().astype(np.float64), value.numpy().astype(np.float64), rtol=1e-5, atol=atol,
-                     what=key)
+        assert_close(
+            mine[key].numpy().astype(np.float64), value.numpy().astype(np.float64), rtol=1e-5, atol=atol, what=key
+        )
 
 
 @pytest.mark.parametrize("averaging", list(AVERAGINGS))
@@ -90,20 +92,26 @@ def test_update_bn_without_batch_norm_is_a_no_op():
 
 def test_only_one_averaging_function_is_accepted():
     with pytest.raises(AssertionError, match="Only one of avg_fn and multi_avg_fn"):
-        swa_utils.AveragedModel(ember.nn.Linear(1, 1), avg_fn=swa_utils.get_swa_avg_fn(),
-                                multi_avg_fn=swa_utils.get_swa_multi_avg_fn())
+        swa_utils.AveragedModel(
+            ember.nn.Linear(1, 1), avg_fn=swa_utils.get_swa_avg_fn(), multi_avg_fn=swa_utils.get_swa_multi_avg_fn()
+        )
     for make in (swa_utils.get_ema_avg_fn, swa_utils.get_ema_multi_avg_fn):
         with pytest.raises(ValueError, match="Invalid decay value 1.5 provided"):
             make(1.5)
 
 
-@pytest.mark.parametrize("kwargs", [dict(swa_lr=0.05), dict(swa_lr=[0.05, 0.01], anneal_epochs=3),
-                                    dict(swa_lr=0.2, anneal_epochs=4, anneal_strategy="linear"),
-                                    dict(swa_lr=0.05, anneal_epochs=0)])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(swa_lr=0.05),
+        dict(swa_lr=[0.05, 0.01], anneal_epochs=3),
+        dict(swa_lr=0.2, anneal_epochs=4, anneal_strategy="linear"),
+        dict(swa_lr=0.05, anneal_epochs=0),
+    ],
+)
 def test_swalr_sequence_and_state_match_torch(torch, kwargs):
     ours = optim.SGD([{"params": [ember.zeros(1, requires_grad=True)], "lr": lr} for lr in (0.1, 0.02)], lr=0.1)
-    theirs = torch.optim.SGD([{"params": [torch.zeros(1, requires_grad=True)], "lr": lr} for lr in (0.1, 0.02)],
-                             lr=0.1)
+    theirs = torch.optim.SGD([{"params": [torch.zeros(1, requires_grad=True)], "lr": lr} for lr in (0.1, 0.02)], lr=0.1)
     mine, other = swa_utils.SWALR(ours, **kwargs), torch.optim.swa_utils.SWALR(theirs, **kwargs)
     for epoch in range(15):
         ours.step()
@@ -118,8 +126,15 @@ def test_swalr_sequence_and_state_match_torch(torch, kwargs):
     assert resumed.anneal_func is swa_utils.SWALR._cosine_anneal or kwargs.get("anneal_strategy") == "linear"
 
 
-@pytest.mark.parametrize("kwargs", [dict(swa_lr=0.1, anneal_strategy="exp"), dict(swa_lr=0.1, anneal_epochs=-1),
-                                    dict(swa_lr=0.1, anneal_epochs=2.5), dict(swa_lr=[0.1, 0.2, 0.3])])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(swa_lr=0.1, anneal_strategy="exp"),
+        dict(swa_lr=0.1, anneal_epochs=-1),
+        dict(swa_lr=0.1, anneal_epochs=2.5),
+        dict(swa_lr=[0.1, 0.2, 0.3]),
+    ],
+)
 def test_swalr_bad_arguments_raise_like_torch(torch, kwargs):
     with pytest.raises(ValueError) as expected:
         torch.optim.swa_utils.SWALR(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1), **kwargs)

@@ -1,5 +1,6 @@
 """Every optimizer, every option combination: 50 steps of training a small network in ember and in
 PyTorch from the same initial parameters stay together, and so do the optimizer states."""
+
 import numpy as np
 import pytest
 
@@ -49,8 +50,13 @@ def test_fifty_training_steps_match_torch_in_float64(torch, case):
     name, options = case
     for step, ours, theirs, our_optimizer, their_optimizer in _train_both(torch, name, options, np.float64):
         for index, (mine, other) in enumerate(zip(ours, theirs)):
-            assert_close(mine, other.detach().numpy(), rtol=1e-9, atol=1e-11,
-                         what=f"{name} parameter {index} after step {step + 1}")
+            assert_close(
+                mine,
+                other.detach().numpy(),
+                rtol=1e-9,
+                atol=1e-11,
+                what=f"{name} parameter {index} after step {step + 1}",
+            )
     _assert_state_dicts_match(our_optimizer.state_dict(), their_optimizer.state_dict(), rtol=1e-9, atol=1e-11)
 
 
@@ -62,8 +68,13 @@ def test_fifty_training_steps_match_torch_in_float32(torch, case):
     name, options = case
     for step, ours, theirs, our_optimizer, their_optimizer in _train_both(torch, name, options, np.float32):
         for index, (mine, other) in enumerate(zip(ours, theirs)):
-            assert_close(mine, other.detach().numpy(), rtol=5e-3, atol=1e-3,
-                         what=f"{name} parameter {index} after step {step + 1}")
+            assert_close(
+                mine,
+                other.detach().numpy(),
+                rtol=5e-3,
+                atol=1e-3,
+                what=f"{name} parameter {index} after step {step + 1}",
+            )
     _assert_state_dicts_match(our_optimizer.state_dict(), their_optimizer.state_dict(), rtol=1e-2, atol=1e-3)
 
 
@@ -114,11 +125,18 @@ def test_state_dicts_load_across_libraries(torch, case, direction):
     inputs, targets, _ = _data(np.float64)
     sign = -1.0 if options.get("maximize") else 1.0
     for step in range(10):
-        for library, params, optimizer in ((lib, resumed_params, resumed),
-                                           (reference_lib, reference_params, reference_optimizer)):
+        for library, params, optimizer in (
+            (lib, resumed_params, resumed),
+            (reference_lib, reference_params, reference_optimizer),
+        ):
             optimizer.zero_grad()
             _loss(library, params, library.tensor(inputs), library.tensor(targets), sign).backward()
             optimizer.step()
         for index, (mine, other) in enumerate(zip(resumed_params, reference_params)):
-            assert_close(mine.detach().numpy(), other.detach().numpy(), rtol=1e-9, atol=1e-11,
-                         what=f"{name} resumed parameter {index} after step {step + 1}")
+            assert_close(
+                mine.detach().numpy(),
+                other.detach().numpy(),
+                rtol=1e-9,
+                atol=1e-11,
+                what=f"{name} resumed parameter {index} after step {step + 1}",
+            )

@@ -1,4 +1,5 @@
 """ember.utils.checkpoint: gradients equal to the plain run's, RNG replay, errors, memory saving."""
+
 import tracemalloc
 import warnings
 
@@ -13,8 +14,14 @@ from ..conftest import assert_close
 
 def _model(dropout=0.5):
     ember.manual_seed(0)
-    return ember.nn.Sequential(ember.nn.Linear(4, 8), ember.nn.Tanh(), ember.nn.Dropout(dropout),
-                               ember.nn.Linear(8, 8), ember.nn.GELU(), ember.nn.Linear(8, 2))
+    return ember.nn.Sequential(
+        ember.nn.Linear(4, 8),
+        ember.nn.Tanh(),
+        ember.nn.Dropout(dropout),
+        ember.nn.Linear(8, 8),
+        ember.nn.GELU(),
+        ember.nn.Linear(8, 2),
+    )
 
 
 def _gradients(model, x, run):
@@ -22,7 +29,7 @@ def _gradients(model, x, run):
     x.grad = None
     ember.manual_seed(123)
     output = run(model, x)
-    (output ** 2).sum().backward()
+    (output**2).sum().backward()
     return output.detach(), [p.grad.clone() for p in model.parameters()] + [x.grad.clone()]
 
 
@@ -54,7 +61,7 @@ def test_without_preserved_rng_state_dropout_differs():
 
 def test_non_reentrant_supports_autograd_grad_kwargs_and_double_backward():
     x = ember.randn(3, dtype=ember.float64, requires_grad=True)
-    y = checkpoint(lambda v, power: (v ** power).sum(), x, power=3, use_reentrant=False)
+    y = checkpoint(lambda v, power: (v**power).sum(), x, power=3, use_reentrant=False)
     (first,) = ember.autograd.grad(y, x, create_graph=True)
     assert_close(first, 3 * x.detach().numpy() ** 2)
     (second,) = ember.autograd.grad(first.sum(), x)
@@ -100,8 +107,9 @@ def test_context_fn_wraps_forward_and_recomputation():
             return False
 
     x = ember.randn(3, requires_grad=True)
-    checkpoint(lambda v: v.exp().sum(), x, use_reentrant=False,
-               context_fn=lambda: (Recorder("forward"), Recorder("recompute"))).backward()
+    checkpoint(
+        lambda v: v.exp().sum(), x, use_reentrant=False, context_fn=lambda: (Recorder("forward"), Recorder("recompute"))
+    ).backward()
     assert entered == ["forward", "recompute"]
 
 
@@ -131,6 +139,7 @@ def test_checkpointing_saves_memory_on_a_deep_mlp():
 def test_against_torch_checkpoint():
     torch = pytest.importorskip("torch")
     from torch.utils.checkpoint import checkpoint as torch_checkpoint
+
     rng = np.random.default_rng(0)
     weight, data = rng.standard_normal((3, 3)), rng.standard_normal((4, 3))
     results = []

@@ -1,4 +1,5 @@
 """ember.utils.data: datasets, samplers, collation and the DataLoader, checked against torch.utils.data."""
+
 import collections
 import warnings
 
@@ -6,9 +7,22 @@ import numpy as np
 import pytest
 
 import ember
-from ember.utils.data import (BatchSampler, ConcatDataset, DataLoader, Dataset, IterableDataset, RandomSampler,
-                              SequentialSampler, Subset, SubsetRandomSampler, TensorDataset, WeightedRandomSampler,
-                              default_collate, default_convert, random_split)
+from ember.utils.data import (
+    BatchSampler,
+    ConcatDataset,
+    DataLoader,
+    Dataset,
+    IterableDataset,
+    RandomSampler,
+    SequentialSampler,
+    Subset,
+    SubsetRandomSampler,
+    TensorDataset,
+    WeightedRandomSampler,
+    default_collate,
+    default_convert,
+    random_split,
+)
 
 Point = collections.namedtuple("Point", "x y")
 
@@ -16,8 +30,12 @@ Point = collections.namedtuple("Point", "x y")
 def _structure(value):
     """A comparable description of a collated batch: nested containers, tensors as (dtype, shape, values)."""
     if hasattr(value, "detach") and hasattr(value, "dtype"):
-        return ("tensor", str(value.dtype).replace("torch.", ""), tuple(value.shape),
-                np.asarray(value.detach().numpy()).tolist())
+        return (
+            "tensor",
+            str(value.dtype).replace("torch.", ""),
+            tuple(value.shape),
+            np.asarray(value.detach().numpy()).tolist(),
+        )
     if isinstance(value, dict):
         return (type(value).__name__, {key: _structure(item) for key, item in value.items()})
     if isinstance(value, tuple) and hasattr(value, "_fields"):
@@ -48,12 +66,14 @@ def _samples(module):
 
 def test_default_collate_matches_torch_for_every_kind(torch):
     from torch.utils.data import default_collate as torch_collate
+
     for ours, theirs in zip(_samples(ember), _samples(torch)):
         assert _structure(default_collate(ours)) == _structure(torch_collate(theirs)), ours
 
 
 def test_default_convert_matches_torch(torch):
     from torch.utils.data import default_convert as torch_convert
+
     samples = [np.arange(3), (np.float64(2.0), "s", 3), {"a": np.ones(2, dtype=np.float32)}, [np.int64(1)], 7]
     for sample in samples:
         assert _structure(default_convert(sample)) == _structure(torch_convert(sample))
@@ -66,8 +86,11 @@ def test_default_collate_errors():
         default_collate([np.array(["a"]), np.array(["b"])])
     with pytest.raises(RuntimeError, match="each element in list of batch should be of equal size"):
         default_collate([[1, 2], [3]])
-    with pytest.raises(RuntimeError, match=r"stack expects each tensor to be equal size, but got \[2\] at entry 0 "
-                                           r"and \[3\] at entry 1"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"stack expects each tensor to be equal size, but got \[2\] at entry 0 "
+        r"and \[3\] at entry 1",
+    ):
         default_collate([ember.zeros(2), ember.zeros(3)])
 
 
@@ -99,12 +122,14 @@ def _tensor_pair(module, n=10):
     return x, y
 
 
-@pytest.mark.parametrize("batch_size, drop_last", [(1, False), (3, False), (3, True), (10, False), (4, True),
-                                                   (None, False)])
+@pytest.mark.parametrize(
+    "batch_size, drop_last", [(1, False), (3, False), (3, True), (10, False), (4, True), (None, False)]
+)
 def test_sequential_loading_matches_torch(torch, batch_size, drop_last):
     ours = DataLoader(TensorDataset(*_tensor_pair(ember)), batch_size=batch_size, drop_last=drop_last)
-    theirs = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(*_tensor_pair(torch)), batch_size=batch_size,
-                                         drop_last=drop_last)
+    theirs = torch.utils.data.DataLoader(
+        torch.utils.data.TensorDataset(*_tensor_pair(torch)), batch_size=batch_size, drop_last=drop_last
+    )
     assert len(ours) == len(theirs)
     assert [_structure(batch) for batch in ours] == [_structure(batch) for batch in theirs]
 
@@ -121,8 +146,9 @@ def test_shuffle_is_repeatable_with_a_generator_or_the_global_seed():
     dataset = TensorDataset(*_tensor_pair(ember, 30))
 
     def order(**kwargs):
-        return [int(label) for _, labels in DataLoader(dataset, batch_size=4, shuffle=True, **kwargs)
-                for label in labels]
+        return [
+            int(label) for _, labels in DataLoader(dataset, batch_size=4, shuffle=True, **kwargs) for label in labels
+        ]
 
     assert order(generator=ember.Generator().manual_seed(7)) == order(generator=ember.Generator().manual_seed(7))
     assert order(generator=ember.Generator().manual_seed(7)) != order(generator=ember.Generator().manual_seed(8))
@@ -172,14 +198,17 @@ def test_getitems_is_used_when_the_dataset_has_it():
     assert [batch.tolist() for batch in DataLoader(Batched(), batch_size=3)] == [[0, 10, 20], [30]]
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(sampler=[0], shuffle=True), "sampler option is mutually exclusive with shuffle"),
-    (dict(batch_sampler=[[0]], batch_size=2), "batch_sampler option is mutually exclusive"),
-    (dict(batch_sampler=[[0]], drop_last=True), "batch_sampler option is mutually exclusive"),
-    (dict(batch_size=None, drop_last=True), "mutually exclusive with drop_last"),
-    (dict(num_workers=-1), "num_workers option should be non-negative"),
-    (dict(batch_size=0), "batch_size should be a positive integer value, but got batch_size=0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(sampler=[0], shuffle=True), "sampler option is mutually exclusive with shuffle"),
+        (dict(batch_sampler=[[0]], batch_size=2), "batch_sampler option is mutually exclusive"),
+        (dict(batch_sampler=[[0]], drop_last=True), "batch_sampler option is mutually exclusive"),
+        (dict(batch_size=None, drop_last=True), "mutually exclusive with drop_last"),
+        (dict(num_workers=-1), "num_workers option should be non-negative"),
+        (dict(batch_size=0), "batch_size should be a positive integer value, but got batch_size=0"),
+    ],
+)
 def test_bad_options_raise_like_torch(torch, kwargs, message):
     with pytest.raises(ValueError, match=message):
         DataLoader(TensorDataset(*_tensor_pair(ember)), **kwargs)
@@ -209,8 +238,10 @@ def test_iterable_dataset_batches_in_order(torch):
 
     for batch_size, drop_last in [(3, False), (3, True), (None, False)]:
         ours = [_structure(b) for b in DataLoader(Stream(7), batch_size=batch_size, drop_last=drop_last)]
-        theirs = [_structure(b) for b in torch.utils.data.DataLoader(TorchStream(), batch_size=batch_size,
-                                                                     drop_last=drop_last)]
+        theirs = [
+            _structure(b)
+            for b in torch.utils.data.DataLoader(TorchStream(), batch_size=batch_size, drop_last=drop_last)
+        ]
         assert ours == theirs
 
 
@@ -284,11 +315,13 @@ def test_sampler_argument_errors():
 
 def test_worker_info_is_none():
     from ember.utils.data import get_worker_info
+
     assert get_worker_info() is None
 
 
 def test_dataloader_is_reachable_as_torch_names():
     import ember.utils.data.dataloader as module
+
     assert module.default_collate is default_collate and ember.utils.data.DataLoader is DataLoader
     with warnings.catch_warnings():
         warnings.simplefilter("error")

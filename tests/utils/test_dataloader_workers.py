@@ -3,6 +3,7 @@ timeouts, errors re-raised from workers, clean shutdown (no process left behind)
 
 Datasets live at module level so that 'spawn' workers can unpickle them.
 """
+
 import gc
 import multiprocessing
 import os
@@ -40,10 +41,18 @@ class WhoLoads(Dataset):
 
     def __getitem__(self, index):
         info = get_worker_info()
-        return {"worker": info.id, "seed": info.seed, "ember_seed": ember.initial_seed(),
-                "num_workers": info.num_workers, "same_dataset_class": type(info.dataset) is WhoLoads,
-                "python": random.random(), "numpy": float(np.random.rand()), "ember": float(ember.rand(1)),
-                "pid": os.getpid(), "init": _initialized_as}
+        return {
+            "worker": info.id,
+            "seed": info.seed,
+            "ember_seed": ember.initial_seed(),
+            "num_workers": info.num_workers,
+            "same_dataset_class": type(info.dataset) is WhoLoads,
+            "python": random.random(),
+            "numpy": float(np.random.rand()),
+            "ember": float(ember.rand(1)),
+            "pid": os.getpid(),
+            "init": _initialized_as,
+        }
 
 
 _initialized_as = None
@@ -194,17 +203,20 @@ def test_worker_seeds_info_and_init_fn():
     for generator in ["python", "numpy", "ember"]:
         assert by_worker[0][generator] != by_worker[1][generator], generator
     ember.manual_seed(5)
-    assert [sample["numpy"] for sample in DataLoader(WhoLoads(), batch_size=None, num_workers=2)] == \
-        [sample["numpy"] for sample in samples]
+    assert [sample["numpy"] for sample in DataLoader(WhoLoads(), batch_size=None, num_workers=2)] == [
+        sample["numpy"] for sample in samples
+    ]
     ember.manual_seed(6)
-    assert [sample["seed"] for sample in DataLoader(WhoLoads(), batch_size=None, num_workers=2)] != \
-        [sample["seed"] for sample in samples]
+    assert [sample["seed"] for sample in DataLoader(WhoLoads(), batch_size=None, num_workers=2)] != [
+        sample["seed"] for sample in samples
+    ]
 
 
 def test_base_seed_comes_from_the_loaders_generator():
     def seeds(generator_seed):
-        loader = DataLoader(WhoLoads(), batch_size=None, num_workers=1,
-                            generator=ember.Generator().manual_seed(generator_seed))
+        loader = DataLoader(
+            WhoLoads(), batch_size=None, num_workers=1, generator=ember.Generator().manual_seed(generator_seed)
+        )
         return {sample["seed"] for sample in loader}
 
     assert seeds(1) == seeds(1) != seeds(2)
@@ -214,6 +226,7 @@ def test_worker_info_matches_torch(torch):
     import dataclasses
     from torch.utils.data._utils.worker import WorkerInfo as TorchWorkerInfo
     from ember.utils.data._worker import WorkerInfo
+
     assert get_worker_info() is None
     info = WorkerInfo(id=0, num_workers=1, seed=3, dataset=None)
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -223,8 +236,11 @@ def test_worker_info_matches_torch(torch):
 
 def _torch_twin(torch, ember_class):
     """The same dataset as a torch IterableDataset that shards with torch's get_worker_info."""
-    return type("Torch" + ember_class.__name__, (ember_class, torch.utils.data.IterableDataset),
-                {"worker_info": staticmethod(torch.utils.data.get_worker_info)})
+    return type(
+        "Torch" + ember_class.__name__,
+        (ember_class, torch.utils.data.IterableDataset),
+        {"worker_info": staticmethod(torch.utils.data.get_worker_info)},
+    )
 
 
 def _as_lists(loader):
@@ -234,8 +250,9 @@ def _as_lists(loader):
 @pytest.mark.parametrize("length, batch_size", [(12, 3), (12, None), (13, 2)])
 def test_sharded_iterable_dataset_matches_torch(torch, length, batch_size):
     ours = _as_lists(DataLoader(Shards(length), batch_size=batch_size, num_workers=2))
-    theirs = _as_lists(torch.utils.data.DataLoader(_torch_twin(torch, Shards)(length), batch_size=batch_size,
-                                                   num_workers=2))
+    theirs = _as_lists(
+        torch.utils.data.DataLoader(_torch_twin(torch, Shards)(length), batch_size=batch_size, num_workers=2)
+    )
     if length % 2 == 0:  # even shards: the interleaving is fixed
         assert ours == theirs
     else:
@@ -281,8 +298,9 @@ def test_persistent_workers_discard_the_rest_of_an_abandoned_epoch():
 
 def test_prefetch_factor_bounds_the_batches_loaded_ahead():
     counter = multiprocessing.get_context("fork").Value("i", 0)
-    loader = DataLoader(Slow(100, counter=counter), batch_size=1, num_workers=2, prefetch_factor=1,
-                        multiprocessing_context="fork")
+    loader = DataLoader(
+        Slow(100, counter=counter), batch_size=1, num_workers=2, prefetch_factor=1, multiprocessing_context="fork"
+    )
     iterator = iter(loader)
     next(iterator)
     time.sleep(0.5)
@@ -294,8 +312,7 @@ def test_in_order_false_gives_batches_as_they_are_ready():
     delays = {0: 1.0}
     ordered = [int(batch) for batch in DataLoader(Slow(6, delays), batch_size=None, num_workers=2)]
     assert ordered == list(range(6))
-    unordered = [int(batch) for batch in DataLoader(Slow(6, delays), batch_size=None, num_workers=2,
-                                                    in_order=False)]
+    unordered = [int(batch) for batch in DataLoader(Slow(6, delays), batch_size=None, num_workers=2, in_order=False)]
     assert sorted(unordered) == list(range(6)) and unordered[0] != 0
 
 
@@ -351,20 +368,25 @@ def test_errors_in_worker_init_fn_and_collate_fn_name_the_step():
         raise OSError("no device")
 
     with pytest.raises(OSError, match="worker_init_fn"):
-        list(DataLoader(Images(4), batch_size=2, num_workers=1, worker_init_fn=bad_init,
-                        multiprocessing_context="fork"))
+        list(
+            DataLoader(Images(4), batch_size=2, num_workers=1, worker_init_fn=bad_init, multiprocessing_context="fork")
+        )
 
     def bad_collate(samples):
         raise TypeError("cannot collate")
 
     with pytest.raises(TypeError, match=r"calling the collate_fn on sample indices \[0, 1\]"):
-        list(DataLoader(Images(4), batch_size=2, num_workers=1, collate_fn=bad_collate,
-                        multiprocessing_context="fork"))
+        list(DataLoader(Images(4), batch_size=2, num_workers=1, collate_fn=bad_collate, multiprocessing_context="fork"))
 
 
 def test_a_batch_that_cannot_be_pickled_is_an_error_not_a_hang():
-    loader = DataLoader(Images(4), batch_size=2, num_workers=1, collate_fn=lambda samples: (lambda: samples),
-                        multiprocessing_context="fork")  # local functions: fork, which does not pickle them
+    loader = DataLoader(
+        Images(4),
+        batch_size=2,
+        num_workers=1,
+        collate_fn=lambda samples: lambda: samples,
+        multiprocessing_context="fork",
+    )  # local functions: fork, which does not pickle them
     with pytest.raises(Exception, match="pickling the batch to send it to the main process"):
         list(loader)
 
@@ -425,9 +447,17 @@ def test_a_killed_worker_is_reported_not_waited_for():
         next(iterator)
 
 
-@pytest.mark.parametrize("kwargs", [dict(num_workers=2, multiprocessing_context="bogus"),
-                                    dict(multiprocessing_context="spawn"), dict(prefetch_factor=2),
-                                    dict(persistent_workers=True), dict(timeout=-1), dict(num_workers=-1)])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(num_workers=2, multiprocessing_context="bogus"),
+        dict(multiprocessing_context="spawn"),
+        dict(prefetch_factor=2),
+        dict(persistent_workers=True),
+        dict(timeout=-1),
+        dict(num_workers=-1),
+    ],
+)
 def test_worker_option_errors_match_torch(torch, kwargs):
     with pytest.raises(ValueError) as theirs:
         torch.utils.data.DataLoader(Images(4), **kwargs)

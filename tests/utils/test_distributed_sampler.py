@@ -1,15 +1,23 @@
 """DistributedSampler: PyTorch's index sets, padding and drop_last, and per-epoch shuffling."""
+
 import pytest
 
 from ember.utils.data import DistributedSampler
 
-CASES = [(length, replicas, drop_last) for length in (1, 7, 10, 12, 13) for replicas in (1, 2, 3, 4)
-         for drop_last in (False, True) if not (drop_last and length < replicas)]
+CASES = [
+    (length, replicas, drop_last)
+    for length in (1, 7, 10, 12, 13)
+    for replicas in (1, 2, 3, 4)
+    for drop_last in (False, True)
+    if not (drop_last and length < replicas)
+]
 
 
 def shares(length, replicas, drop_last, sampler_class, **options):
-    return [list(sampler_class(range(length), num_replicas=replicas, rank=rank, drop_last=drop_last, **options))
-            for rank in range(replicas)]
+    return [
+        list(sampler_class(range(length), num_replicas=replicas, rank=rank, drop_last=drop_last, **options))
+        for rank in range(replicas)
+    ]
 
 
 @pytest.mark.parametrize("length,replicas,drop_last", CASES)
@@ -18,8 +26,9 @@ def test_unshuffled_shares_equal_pytorch(length, replicas, drop_last):
     ours = shares(length, replicas, drop_last, DistributedSampler, shuffle=False)
     theirs = shares(length, replicas, drop_last, torch.utils.data.DistributedSampler, shuffle=False)
     assert ours == theirs
-    expected_length = len(torch.utils.data.DistributedSampler(range(length), replicas, 0, shuffle=False,
-                                                              drop_last=drop_last))
+    expected_length = len(
+        torch.utils.data.DistributedSampler(range(length), replicas, 0, shuffle=False, drop_last=drop_last)
+    )
     assert len(DistributedSampler(range(length), replicas, 0, shuffle=False, drop_last=drop_last)) == expected_length
 
 

@@ -1,4 +1,5 @@
 """ember.utils._pytree: flatten/unflatten round trips and prefix broadcasting (vmap's in_dims)."""
+
 import collections
 
 from ember.utils._pytree import broadcast_prefix, tree_flatten, tree_map, tree_unflatten
@@ -19,9 +20,9 @@ def test_broadcast_prefix():
     args = ({"a": 1, "b": [2, 3]}, 4)
     assert broadcast_prefix(0, args) == [0, 0, 0, 0]
     assert broadcast_prefix(({"a": 0, "b": None}, 1), args) == [0, None, None, 1]
-    assert broadcast_prefix((0,), args) is None             # too short
-    assert broadcast_prefix(({"a": 0}, 1), args) is None    # keys differ
-    assert broadcast_prefix(([0, 1], 1), args) is None      # list prefix against a dict
+    assert broadcast_prefix((0,), args) is None  # too short
+    assert broadcast_prefix(({"a": 0}, 1), args) is None  # keys differ
+    assert broadcast_prefix(([0, 1], 1), args) is None  # list prefix against a dict
 
 
 def test_specs_compare_by_structure():

@@ -1,4 +1,5 @@
 """SummaryWriter writes real TensorBoard event files: read them back record by record."""
+
 import struct
 
 import pytest
@@ -15,12 +16,12 @@ from ember.utils.tensorboard import SummaryWriter  # noqa: E402
 
 def _events(log_dir):
     """Every Event in the folder's event file (TFRecord framing: length, its CRC, data, its CRC)."""
-    path, = log_dir.glob("events.out.tfevents.*")
+    (path,) = log_dir.glob("events.out.tfevents.*")
     data, events, offset = path.read_bytes(), [], 0
     while offset < len(data):
-        length, = struct.unpack_from("<Q", data, offset)
+        (length,) = struct.unpack_from("<Q", data, offset)
         offset += 12
-        events.append(event_pb2.Event.FromString(data[offset:offset + length]))
+        events.append(event_pb2.Event.FromString(data[offset : offset + length]))
         offset += length + 4
     return events
 
@@ -43,7 +44,7 @@ def test_histogram_of_a_tensor(tmp_path):
     weights = ember.randn(1000)
     with SummaryWriter(tmp_path) as writer:
         writer.add_histogram("weights", weights, 7)
-    (step, value), = _summaries(tmp_path)
+    ((step, value),) = _summaries(tmp_path)
     assert step == 7 and value.histo.num == 1000
     assert value.histo.sum == pytest.approx(float(weights.sum()), rel=1e-4)
     assert value.histo.min == pytest.approx(float(weights.min()))
@@ -53,7 +54,7 @@ def test_image_from_a_chw_tensor(tmp_path):
     image = ember.rand(3, 8, 10)
     with SummaryWriter(tmp_path) as writer:
         writer.add_image("sample", image, 0)
-    (_, value), = _summaries(tmp_path)
+    ((_, value),) = _summaries(tmp_path)
     assert (value.image.height, value.image.width, value.image.colorspace) == (8, 10, 3)
     assert value.image.encoded_image_string.startswith(b"\x89PNG")
 
@@ -75,13 +76,14 @@ def test_graph_of_a_model(tmp_path):
     assert {"Sequential/0.weight", "Sequential/0.bias", "Sequential/2.weight", "input/0"} <= set(nodes)
     ops = sorted(node.op for node in nodes.values())
     assert ops.count("AddmmBackward0") == 2 and "ReluBackward0" in ops
-    relu, = [node for node in nodes.values() if node.op == "ReluBackward0"]
+    (relu,) = [node for node in nodes.values() if node.op == "ReluBackward0"]
     assert len(relu.input) == 1 and nodes[relu.input[0]].op == "AddmmBackward0"
 
 
 def test_missing_tensorboardx_is_a_clear_import_error(monkeypatch):
     import importlib
     import sys
+
     monkeypatch.setitem(sys.modules, "tensorboardX", None)
     monkeypatch.delitem(sys.modules, "ember.utils.tensorboard")
     with pytest.raises(ImportError, match="pip install tensorboardX"):

@@ -3,6 +3,7 @@
 They run where torchvision can be installed beside torch 2.13 and skip elsewhere. ember itself never
 imports torch or torchvision; this file compares the two from outside.
 """
+
 import numpy as np
 import pytest
 
@@ -88,14 +89,17 @@ def test_model_state_dict_keys_and_shapes(name):
     ours = getattr(ember_models, name)().state_dict()
     theirs = getattr(torchvision.models, name)().state_dict()
     assert list(ours) == list(theirs)
-    assert {key: tuple(value.shape) for key, value in ours.items()} == \
-        {key: tuple(value.shape) for key, value in theirs.items()}
+    assert {key: tuple(value.shape) for key, value in ours.items()} == {
+        key: tuple(value.shape) for key, value in theirs.items()
+    }
 
 
 def test_resnet18_with_torchvisions_weights_computes_what_torchvision_computes():
     reference = torchvision.models.resnet18(num_classes=7).eval()
     model = ember_models.resnet18(num_classes=7).eval()
-    model.load_state_dict({key: ember.from_numpy(value.numpy().copy()) for key, value in reference.state_dict().items()})
+    model.load_state_dict(
+        {key: ember.from_numpy(value.numpy().copy()) for key, value in reference.state_dict().items()}
+    )
     batch = np.random.default_rng(1).standard_normal((2, 3, 40, 40)).astype(np.float32)
     with torch.no_grad():
         expected = reference(torch.from_numpy(batch)).numpy()

@@ -1,4 +1,5 @@
 """ember.vision.datasets on small files the tests write: IDX, CIFAR batches, image folders, .mat files."""
+
 import gzip
 import hashlib
 import io
@@ -19,8 +20,17 @@ from ember.vision.datasets import utils as dataset_utils
 
 Image = pytest.importorskip("PIL.Image")
 
-MNIST_DIR = next((path for path in (Path(__file__).resolve().parents[2].parent / "shared" / "data" / "mnist",
-                                    Path("/work/shared/data/mnist")) if path.is_dir()), Path("no-mnist-here"))
+MNIST_DIR = next(
+    (
+        path
+        for path in (
+            Path(__file__).resolve().parents[2].parent / "shared" / "data" / "mnist",
+            Path("/work/shared/data/mnist"),
+        )
+        if path.is_dir()
+    ),
+    Path("no-mnist-here"),
+)
 
 
 def idx_bytes(array):
@@ -66,7 +76,9 @@ def test_mnist_with_to_tensor_and_loader(tmp_path):
     np.testing.assert_allclose(batch.numpy()[:, 0], (images[:4] / 255.0 - 0.1307) / 0.3081, rtol=1e-5, atol=1e-5)
     assert targets.tolist() == (labels[:4].astype(int) + 100).tolist()
     text = repr(dataset)
-    assert text.startswith("Dataset MNIST\n    Number of datapoints: 10\n    Root location: ") and "Split: Train" in text
+    assert (
+        text.startswith("Dataset MNIST\n    Number of datapoints: 10\n    Root location: ") and "Split: Train" in text
+    )
     assert "Transform: Compose(" in text and "Target transform:" in text
 
 
@@ -141,11 +153,13 @@ class FakeResponse(io.BytesIO):
 
 def serve(monkeypatch, files):
     """urlopen answers from `files` {url: bytes}."""
+
     def urlopen(request, timeout=None):
         url = request.full_url if hasattr(request, "full_url") else request
         if url not in files:
             raise urllib.error.URLError(f"{url} not served")
         return FakeResponse(files[url])
+
     monkeypatch.setattr("urllib.request.urlopen", urlopen)
 
 
@@ -171,8 +185,15 @@ def test_extract_archive_refuses_paths_outside_the_folder(tmp_path):
 
 
 # ---------------------------------------------------------------- CIFAR
-def write_cifar(root, folder="cifar-10-batches-py", batches=None, meta=("batches.meta", "label_names"),
-                label_key="labels", count=4, seed=0):
+def write_cifar(
+    root,
+    folder="cifar-10-batches-py",
+    batches=None,
+    meta=("batches.meta", "label_names"),
+    label_key="labels",
+    count=4,
+    seed=0,
+):
     rng = np.random.default_rng(seed)
     base = root / folder
     base.mkdir(parents=True, exist_ok=True)
@@ -197,15 +218,22 @@ def test_cifar10_reads_pickled_batches(tmp_path):
     assert train.targets == [label for i in range(1, 6) for label in written[f"data_batch_{i}"][1]]
     image, label = train[5]
     expected = written["data_batch_2"][0][1].reshape(3, 32, 32).transpose(1, 2, 0)
-    assert image.mode == "RGB" and np.array_equal(np.asarray(image), expected) and label == written["data_batch_2"][1][1]
+    assert (
+        image.mode == "RGB" and np.array_equal(np.asarray(image), expected) and label == written["data_batch_2"][1][1]
+    )
     tensor, _ = test[0]
     np.testing.assert_allclose(tensor.numpy(), written["test_batch"][0][0].reshape(3, 32, 32) / 255.0, rtol=1e-6)
     assert train.classes[2] == "class2" and train.class_to_idx["class9"] == 9
 
 
 def test_cifar100_uses_fine_labels(tmp_path):
-    write_cifar(tmp_path, folder="cifar-100-python", batches=["train", "test"], meta=("meta", "fine_label_names"),
-                label_key="fine_labels")
+    write_cifar(
+        tmp_path,
+        folder="cifar-100-python",
+        batches=["train", "test"],
+        meta=("meta", "fine_label_names"),
+        label_key="fine_labels",
+    )
     dataset = datasets.CIFAR100(tmp_path, train=False)
     assert len(dataset) == 4 and len(dataset.classes) == 10 and all(0 <= t < 10 for t in dataset.targets)
 
@@ -274,14 +302,18 @@ def test_image_folder_lists_classes_and_samples_as_torchvision(tmp_path):
     Image.new("L", (4, 4)).save(root / "dog" / "nested" / "deep.JPG")
     dataset = datasets.ImageFolder(root)
     assert dataset.classes == ["cat", "dog"] and dataset.class_to_idx == {"cat": 0, "dog": 1}
-    expected = [(str(root / "cat" / f"{i}.png"), 0) for i in range(2)] + \
-        [(str(root / "dog" / f"{i}.png"), 1) for i in range(3)] + [(str(root / "dog" / "nested" / "deep.JPG"), 1)]
+    expected = (
+        [(str(root / "cat" / f"{i}.png"), 0) for i in range(2)]
+        + [(str(root / "dog" / f"{i}.png"), 1) for i in range(3)]
+        + [(str(root / "dog" / "nested" / "deep.JPG"), 1)]
+    )
     assert dataset.samples == expected and dataset.imgs == expected and dataset.targets == [0, 0, 1, 1, 1, 1]
     image, target = dataset[5]
     assert image.mode == "RGB" and image.size == (4, 4) and target == 1
-    loader = DataLoader(datasets.ImageFolder(root, transform=transforms.Compose([transforms.Resize((4, 4)),
-                                                                                 transforms.ToTensor()])),
-                        batch_size=6)
+    loader = DataLoader(
+        datasets.ImageFolder(root, transform=transforms.Compose([transforms.Resize((4, 4)), transforms.ToTensor()])),
+        batch_size=6,
+    )
     images, targets = next(iter(loader))
     assert images.shape == (6, 3, 4, 4) and targets.tolist() == [0, 0, 1, 1, 1, 1]
 
@@ -345,6 +377,7 @@ def test_svhn_reads_mat_files(tmp_path):
 
 def test_samples_without_pillow_say_what_to_install(tmp_path, monkeypatch):
     import sys
+
     write_mnist(tmp_path / "MNIST" / "raw")
     dataset = datasets.MNIST(tmp_path, train=False)
     monkeypatch.setitem(sys.modules, "PIL.Image", None)

@@ -1,4 +1,5 @@
 """ember.vision.io: reading and writing image files as uint8 (C, H, W) tensors through Pillow."""
+
 import numpy as np
 import pytest
 

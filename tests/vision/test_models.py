@@ -1,4 +1,5 @@
 """ember.vision.models: torchvision's state_dict keys and shapes, parameter counts, weights from the local cache."""
+
 import functools
 import warnings
 
@@ -20,42 +21,115 @@ def built(builder):
 
 
 # torchvision's published parameter counts (its weights' meta["num_params"]).
-@pytest.mark.parametrize("builder, count", [
-    (models.resnet18, 11689512), (models.resnet34, 21797672), (models.resnet50, 25557032),
-    (models.alexnet, 61100840), (models.vgg11, 132863336), (models.vgg16_bn, 138365992),
-    (models.mobilenet_v2, 3504872), (models.squeezenet1_0, 1248424), (models.squeezenet1_1, 1235496),
-    (models.densenet121, 7978856)])
+@pytest.mark.parametrize(
+    "builder, count",
+    [
+        (models.resnet18, 11689512),
+        (models.resnet34, 21797672),
+        (models.resnet50, 25557032),
+        (models.alexnet, 61100840),
+        (models.vgg11, 132863336),
+        (models.vgg16_bn, 138365992),
+        (models.mobilenet_v2, 3504872),
+        (models.squeezenet1_0, 1248424),
+        (models.squeezenet1_1, 1235496),
+        (models.densenet121, 7978856),
+    ],
+)
 def test_parameter_counts_match_torchvision(builder, count):
     assert parameter_count(built(builder)) == count
 
 
 # A few of torchvision's state_dict keys with their shapes: the names a checkpoint must find.
-@pytest.mark.parametrize("builder, keys", [
-    (models.resnet18, {"conv1.weight": (64, 3, 7, 7), "bn1.running_mean": (64,), "bn1.num_batches_tracked": (),
-                       "layer1.0.conv1.weight": (64, 64, 3, 3), "layer2.0.downsample.0.weight": (128, 64, 1, 1),
-                       "layer2.0.downsample.1.running_var": (128,), "layer4.1.bn2.bias": (512,),
-                       "fc.weight": (1000, 512), "fc.bias": (1000,)}),
-    (models.resnet50, {"layer1.0.downsample.0.weight": (256, 64, 1, 1), "layer1.0.conv3.weight": (256, 64, 1, 1),
-                       "layer3.5.bn3.weight": (1024,), "layer4.2.conv2.weight": (512, 512, 3, 3),
-                       "fc.weight": (1000, 2048)}),
-    (models.alexnet, {"features.0.weight": (64, 3, 11, 11), "features.3.weight": (192, 64, 5, 5),
-                      "features.10.weight": (256, 256, 3, 3), "classifier.1.weight": (4096, 9216),
-                      "classifier.4.weight": (4096, 4096), "classifier.6.weight": (1000, 4096)}),
-    (models.vgg11, {"features.0.weight": (64, 3, 3, 3), "features.18.weight": (512, 512, 3, 3),
-                    "classifier.0.weight": (4096, 25088), "classifier.6.bias": (1000,)}),
-    (models.vgg16_bn, {"features.1.running_mean": (64,), "features.40.weight": (512, 512, 3, 3),
-                       "features.41.num_batches_tracked": (), "classifier.3.weight": (4096, 4096)}),
-    (models.mobilenet_v2, {"features.0.0.weight": (32, 3, 3, 3), "features.1.conv.0.0.weight": (32, 1, 3, 3),
-                           "features.1.conv.1.weight": (16, 32, 1, 1), "features.2.conv.0.0.weight": (96, 16, 1, 1),
-                           "features.18.0.weight": (1280, 320, 1, 1), "classifier.1.weight": (1000, 1280)}),
-    (models.squeezenet1_1, {"features.0.weight": (64, 3, 3, 3), "features.3.squeeze.weight": (16, 64, 1, 1),
-                            "features.12.expand3x3.weight": (256, 64, 3, 3), "classifier.1.weight": (1000, 512, 1, 1)}),
-    (models.densenet121, {"features.conv0.weight": (64, 3, 7, 7),
-                          "features.denseblock1.denselayer1.norm1.running_var": (64,),
-                          "features.denseblock1.denselayer6.conv2.weight": (32, 128, 3, 3),
-                          "features.transition3.conv.weight": (512, 1024, 1, 1), "features.norm5.weight": (1024,),
-                          "classifier.weight": (1000, 1024)}),
-])
+@pytest.mark.parametrize(
+    "builder, keys",
+    [
+        (
+            models.resnet18,
+            {
+                "conv1.weight": (64, 3, 7, 7),
+                "bn1.running_mean": (64,),
+                "bn1.num_batches_tracked": (),
+                "layer1.0.conv1.weight": (64, 64, 3, 3),
+                "layer2.0.downsample.0.weight": (128, 64, 1, 1),
+                "layer2.0.downsample.1.running_var": (128,),
+                "layer4.1.bn2.bias": (512,),
+                "fc.weight": (1000, 512),
+                "fc.bias": (1000,),
+            },
+        ),
+        (
+            models.resnet50,
+            {
+                "layer1.0.downsample.0.weight": (256, 64, 1, 1),
+                "layer1.0.conv3.weight": (256, 64, 1, 1),
+                "layer3.5.bn3.weight": (1024,),
+                "layer4.2.conv2.weight": (512, 512, 3, 3),
+                "fc.weight": (1000, 2048),
+            },
+        ),
+        (
+            models.alexnet,
+            {
+                "features.0.weight": (64, 3, 11, 11),
+                "features.3.weight": (192, 64, 5, 5),
+                "features.10.weight": (256, 256, 3, 3),
+                "classifier.1.weight": (4096, 9216),
+                "classifier.4.weight": (4096, 4096),
+                "classifier.6.weight": (1000, 4096),
+            },
+        ),
+        (
+            models.vgg11,
+            {
+                "features.0.weight": (64, 3, 3, 3),
+                "features.18.weight": (512, 512, 3, 3),
+                "classifier.0.weight": (4096, 25088),
+                "classifier.6.bias": (1000,),
+            },
+        ),
+        (
+            models.vgg16_bn,
+            {
+                "features.1.running_mean": (64,),
+                "features.40.weight": (512, 512, 3, 3),
+                "features.41.num_batches_tracked": (),
+                "classifier.3.weight": (4096, 4096),
+            },
+        ),
+        (
+            models.mobilenet_v2,
+            {
+                "features.0.0.weight": (32, 3, 3, 3),
+                "features.1.conv.0.0.weight": (32, 1, 3, 3),
+                "features.1.conv.1.weight": (16, 32, 1, 1),
+                "features.2.conv.0.0.weight": (96, 16, 1, 1),
+                "features.18.0.weight": (1280, 320, 1, 1),
+                "classifier.1.weight": (1000, 1280),
+            },
+        ),
+        (
+            models.squeezenet1_1,
+            {
+                "features.0.weight": (64, 3, 3, 3),
+                "features.3.squeeze.weight": (16, 64, 1, 1),
+                "features.12.expand3x3.weight": (256, 64, 3, 3),
+                "classifier.1.weight": (1000, 512, 1, 1),
+            },
+        ),
+        (
+            models.densenet121,
+            {
+                "features.conv0.weight": (64, 3, 7, 7),
+                "features.denseblock1.denselayer1.norm1.running_var": (64,),
+                "features.denseblock1.denselayer6.conv2.weight": (32, 128, 3, 3),
+                "features.transition3.conv.weight": (512, 1024, 1, 1),
+                "features.norm5.weight": (1024,),
+                "classifier.weight": (1000, 1024),
+            },
+        ),
+    ],
+)
 def test_state_dict_keys_match_torchvision(builder, keys):
     state = built(builder).state_dict()
     found = {key: tuple(state[key].shape) for key in keys if key in state}
@@ -65,8 +139,14 @@ def test_state_dict_keys_match_torchvision(builder, keys):
 def test_resnet18_state_dict_has_torchvisions_key_count_and_order():
     keys = list(built(models.resnet18).state_dict())
     assert len(keys) == 122  # 62 parameters and 60 batch-norm buffers
-    assert keys[:6] == ["conv1.weight", "bn1.weight", "bn1.bias", "bn1.running_mean", "bn1.running_var",
-                        "bn1.num_batches_tracked"]
+    assert keys[:6] == [
+        "conv1.weight",
+        "bn1.weight",
+        "bn1.bias",
+        "bn1.running_mean",
+        "bn1.running_var",
+        "bn1.num_batches_tracked",
+    ]
     assert keys[-2:] == ["fc.weight", "fc.bias"]
 
 
@@ -151,8 +231,15 @@ def _torch_resnet18_forward(torch, state, x):
         return F.conv2d(x, state[f"{key}.weight"], stride=stride, padding=padding)
 
     def bn(x, key):
-        return F.batch_norm(x, state[f"{key}.running_mean"], state[f"{key}.running_var"], state[f"{key}.weight"],
-                            state[f"{key}.bias"], training=False, eps=1e-5)
+        return F.batch_norm(
+            x,
+            state[f"{key}.running_mean"],
+            state[f"{key}.running_var"],
+            state[f"{key}.weight"],
+            state[f"{key}.bias"],
+            training=False,
+            eps=1e-5,
+        )
 
     x = F.max_pool2d(F.relu(bn(conv(x, "conv1", 2, 3), "bn1")), 3, 2, 1)
     for layer in range(1, 5):
@@ -186,8 +273,11 @@ def test_resnet18_computes_torchvisions_architecture():
     model.load_state_dict({key: ember.from_numpy(array.copy()) for key, array in state.items()})
     batch = rng.standard_normal((2, 3, 40, 40)).astype(np.float32)
     with torch.no_grad():
-        expected = _torch_resnet18_forward(torch, {key: torch.from_numpy(array.copy()) for key, array in state.items()
-                                                   if array.dtype != np.int64}, torch.from_numpy(batch)).numpy()
+        expected = _torch_resnet18_forward(
+            torch,
+            {key: torch.from_numpy(array.copy()) for key, array in state.items() if array.dtype != np.int64},
+            torch.from_numpy(batch),
+        ).numpy()
     with ember.no_grad():
         actual = model.eval()(ember.from_numpy(batch)).numpy()
     np.testing.assert_allclose(actual, expected, rtol=1e-4, atol=1e-4)
@@ -205,8 +295,11 @@ def test_small_models_forward_and_densenet_renames_old_checkpoint_keys(tmp_path,
     folder = tmp_path / "hub" / "checkpoints"
     folder.mkdir(parents=True)
     source = models.densenet121()
-    old_style = {key.replace("norm1.", "norm.1.").replace("conv2.", "conv.2."): value.numpy()
-                 for key, value in source.state_dict().items() if not key.endswith("num_batches_tracked")}
+    old_style = {
+        key.replace("norm1.", "norm.1.").replace("conv2.", "conv.2."): value.numpy()
+        for key, value in source.state_dict().items()
+        if not key.endswith("num_batches_tracked")
+    }
     assert "features.denseblock1.denselayer1.norm.1.weight" in old_style
     np.savez(folder / "densenet121-a639ec97.npz", **old_style)
     loaded = models.densenet121(weights="DEFAULT")
@@ -216,6 +309,7 @@ def test_small_models_forward_and_densenet_renames_old_checkpoint_keys(tmp_path,
 
 def test_conv2d_norm_activation_layout():
     from ember.vision.ops import Conv2dNormActivation
+
     block = Conv2dNormActivation(3, 8, kernel_size=5, stride=2)
     assert [type(layer).__name__ for layer in block] == ["Conv2d", "BatchNorm2d", "ReLU"]
     assert block[0].padding == (2, 2) and block[0].bias is None and block(ember.randn(1, 3, 9, 9)).shape == (1, 8, 5, 5)

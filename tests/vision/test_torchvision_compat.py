@@ -1,4 +1,5 @@
 """`import torchvision` under ember.compat / `python -m ember run`: the module mapping and an end-to-end script."""
+
 import subprocess
 import sys
 import textwrap
@@ -34,24 +35,31 @@ def test_torchvision_names_resolve_to_ember_vision(installed):
     from torchvision.datasets import ImageFolder
     from torchvision.models import ResNet18_Weights
     from torchvision.transforms import InterpolationMode
+
     assert ImageFolder is ember.vision.datasets.ImageFolder and InterpolationMode.BILINEAR.value == "bilinear"
     assert ResNet18_Weights.DEFAULT.url.endswith("resnet18-f37072fd.pth")
 
 
 def test_model_names_listed_through_the_module_dict(installed):
     import torchvision.models as models
-    names = sorted(name for name in models.__dict__
-                   if name.islower() and not name.startswith("__") and callable(models.__dict__[name]))
+
+    names = sorted(
+        name
+        for name in models.__dict__
+        if name.islower() and not name.startswith("__") and callable(models.__dict__[name])
+    )
     assert {"resnet18", "resnet50", "vgg16", "alexnet"} <= set(names)
     assert models.__dict__["resnet18"] is ember.vision.models.resnet18
 
 
 def test_missing_torchvision_names_say_so(installed):
     import torchvision
+
     with pytest.raises(compat.NotImplementedInEmber, match="torchvision.transforms.AugMix is not implemented"):
         _ = torchvision.transforms.AugMix
     with pytest.raises(compat.NotImplementedInEmber, match="torchvision.ops.nms is not implemented"):
         import torchvision.ops
+
         _ = torchvision.ops.nms
     with pytest.raises(ImportError, match="torchvision.models.detection.fasterrcnn_resnet50_fpn"):
         from torchvision.models.detection import fasterrcnn_resnet50_fpn  # noqa: F401
@@ -61,6 +69,7 @@ def test_missing_torchvision_names_say_so(installed):
 def test_uninstall_removes_torchvision():
     compat.install()
     import torchvision  # noqa: F401
+
     compat.uninstall()
     assert "torchvision" not in sys.modules
 
@@ -112,9 +121,15 @@ def test_a_torchvision_training_script_runs_under_ember_run(tmp_path):
     pytest.importorskip("PIL")
     script = tmp_path / "train_folder.py"
     script.write_text(textwrap.dedent(TRAINING_SCRIPT))
-    result = subprocess.run([sys.executable, "-m", "ember", "run", str(script), str(tmp_path / "images")],
-                            capture_output=True, text=True, cwd=REPO, timeout=600, check=False,
-                            env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    result = subprocess.run(
+        [sys.executable, "-m", "ember", "run", str(script), str(tmp_path / "images")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=600,
+        check=False,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("classes ['blue', 'red'] grid (3, ")
@@ -127,8 +142,13 @@ def test_the_same_script_runs_under_pytorch_and_torchvision(tmp_path):
     pytest.importorskip("torchvision")
     script = tmp_path / "train_folder.py"
     script.write_text(textwrap.dedent(TRAINING_SCRIPT))
-    result = subprocess.run([sys.executable, str(script), str(tmp_path / "images")], capture_output=True, text=True,
-                            timeout=600, check=False)
+    result = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "images")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     first, last = float(result.stdout.splitlines()[1].split()[1]), float(result.stdout.splitlines()[1].split()[3])
     assert last < 0.5 * first, result.stdout

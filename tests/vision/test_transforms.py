@@ -1,4 +1,5 @@
 """ember.vision.transforms against their definitions: Pillow's own operations, NumPy, and PyTorch's interpolate."""
+
 import colorsys
 
 import numpy as np
@@ -29,7 +30,9 @@ def assert_close(actual, expected, atol=1e-6):
     actual, expected = np.asarray(actual, dtype=np.float64), np.asarray(expected, dtype=np.float64)
     assert actual.shape == expected.shape, (actual.shape, expected.shape)
     difference = np.abs(actual - expected)
-    assert difference.max() <= atol, f"max difference {difference.max()} at {np.unravel_index(difference.argmax(), difference.shape)}"
+    assert difference.max() <= atol, (
+        f"max difference {difference.max()} at {np.unravel_index(difference.argmax(), difference.shape)}"
+    )
 
 
 # ---------------------------------------------------------------- conversions
@@ -106,8 +109,8 @@ def test_normalize_inplace_writes_into_the_input():
 
 # ---------------------------------------------------------------- resizing
 def test_resize_output_size_rules(rgb_image):
-    assert T.Resize(10)(rgb_image).size == (15, 10)           # smaller edge (height 20) -> 10
-    assert T.Resize((8, 9))(rgb_image).size == (9, 8)         # (h, w)
+    assert T.Resize(10)(rgb_image).size == (15, 10)  # smaller edge (height 20) -> 10
+    assert T.Resize((8, 9))(rgb_image).size == (9, 8)  # (h, w)
     assert T.Resize(10, max_size=12)(rgb_image).size == (12, 8)
     tall = ember.zeros(3, 30, 20)
     assert T.Resize(10)(tall).shape == (3, 15, 10)
@@ -151,7 +154,7 @@ def test_resize_pil_warns_when_antialias_is_refused(rgb_image):
 # ---------------------------------------------------------------- cropping, flipping, padding
 def test_center_crop_tensor_and_pil(rgb_image, rgb_array):
     top, left = round((20 - 8) / 2), round((30 - 11) / 2)
-    expected = rgb_array[top:top + 8, left:left + 11]
+    expected = rgb_array[top : top + 8, left : left + 11]
     assert np.array_equal(np.asarray(T.CenterCrop((8, 11))(rgb_image)), expected)
     assert np.array_equal(T.CenterCrop((8, 11))(as_tensor(rgb_array)).numpy(), expected.transpose(2, 0, 1))
 
@@ -202,8 +205,12 @@ def test_random_crop_takes_a_window_of_the_padded_image_and_is_seeded(rgb_array)
     padded = np.pad(rgb_array.transpose(2, 0, 1), ((0, 0), (2, 2), (2, 2)))
     ember.manual_seed(3)
     first = T.RandomCrop(10, padding=2)(tensor).numpy()
-    windows = {(top, left) for top in range(padded.shape[1] - 9) for left in range(padded.shape[2] - 9)
-               if np.array_equal(padded[:, top:top + 10, left:left + 10], first)}
+    windows = {
+        (top, left)
+        for top in range(padded.shape[1] - 9)
+        for left in range(padded.shape[2] - 9)
+        if np.array_equal(padded[:, top : top + 10, left : left + 10], first)
+    }
     assert windows, "the crop is not a window of the padded image"
     ember.manual_seed(3)
     assert np.array_equal(T.RandomCrop(10, padding=2)(tensor).numpy(), first)
@@ -227,8 +234,11 @@ def test_random_resized_crop_size_and_reproducibility(rgb_image):
 def test_rotate_tensor_by_90_degrees_is_rot90():
     square = ember.from_numpy(np.random.default_rng(4).random((3, 9, 9)).astype(np.float32))
     assert_close(TF.rotate(square, 90).numpy(), np.rot90(square.numpy(), 1, axes=(1, 2)))
-    assert_close(TF.rotate(square, -90, interpolation=T.InterpolationMode.BILINEAR).numpy(),
-                 np.rot90(square.numpy(), -1, axes=(1, 2)), atol=1e-5)
+    assert_close(
+        TF.rotate(square, -90, interpolation=T.InterpolationMode.BILINEAR).numpy(),
+        np.rot90(square.numpy(), -1, axes=(1, 2)),
+        atol=1e-5,
+    )
 
 
 def test_rotate_pil_is_pillows_rotate(rgb_image):
@@ -271,9 +281,12 @@ def test_grayscale_tensor_formula_and_pil(rgb_image, rgb_array):
 
 def test_colour_adjustments_on_pil_are_image_enhance(rgb_image):
     from PIL import ImageEnhance
-    for function, enhancer in ((TF.adjust_brightness, ImageEnhance.Brightness),
-                               (TF.adjust_contrast, ImageEnhance.Contrast),
-                               (TF.adjust_saturation, ImageEnhance.Color)):
+
+    for function, enhancer in (
+        (TF.adjust_brightness, ImageEnhance.Brightness),
+        (TF.adjust_contrast, ImageEnhance.Contrast),
+        (TF.adjust_saturation, ImageEnhance.Color),
+    ):
         assert np.array_equal(np.asarray(function(rgb_image, 1.3)), np.asarray(enhancer(rgb_image).enhance(1.3)))
 
 
@@ -356,7 +369,7 @@ def test_random_erasing_sets_a_rectangle_to_the_value():
     changed = erased != 1.0
     assert changed.any() and np.allclose(erased[changed], 0.25)
     rows, columns = np.nonzero(changed[0])
-    assert changed[:, rows.min():rows.max() + 1, columns.min():columns.max() + 1].all()  # a full rectangle
+    assert changed[:, rows.min() : rows.max() + 1, columns.min() : columns.max() + 1].all()  # a full rectangle
     assert image.numpy().min() == 1.0  # not in place by default
 
 
@@ -378,8 +391,16 @@ def test_transforms_handle_batched_tensors():
 
 def test_v2_transforms_take_whole_samples(rgb_image, rgb_array):
     from ember.vision.transforms import v2
-    pipeline = v2.Compose([v2.RandomResizedCrop(16), v2.RandomHorizontalFlip(), v2.ToImage(),
-                           v2.ToDtype(ember.float32, scale=True), v2.Normalize([0.5] * 3, [0.5] * 3)])
+
+    pipeline = v2.Compose(
+        [
+            v2.RandomResizedCrop(16),
+            v2.RandomHorizontalFlip(),
+            v2.ToImage(),
+            v2.ToDtype(ember.float32, scale=True),
+            v2.Normalize([0.5] * 3, [0.5] * 3),
+        ]
+    )
     image, label = pipeline(rgb_image, 3)
     assert image.shape == (3, 16, 16) and image.dtype is ember.float32 and label == 3
     as_bytes = v2.ToImage()(rgb_image)
@@ -400,18 +421,27 @@ def test_reprs_are_torchvisions():
     assert repr(T.Resize(256)) == "Resize(size=256, interpolation=bilinear, max_size=None, antialias=True)"
     assert repr(T.CenterCrop(224)) == "CenterCrop(size=(224, 224))"
     assert repr(T.RandomCrop(32, padding=4)) == "RandomCrop(size=(32, 32), padding=4)"
-    assert repr(T.RandomRotation(10)) == "RandomRotation(degrees=[-10.0, 10.0], interpolation=nearest, expand=False, fill=0)"
+    assert (
+        repr(T.RandomRotation(10))
+        == "RandomRotation(degrees=[-10.0, 10.0], interpolation=nearest, expand=False, fill=0)"
+    )
     assert repr(T.Compose([T.ToTensor()])) == "Compose(\n    ToTensor()\n)"
 
 
-@pytest.mark.parametrize("name, apply, pil_apply", [
-    ("posterize", lambda F, x: F.posterize(x, 3), lambda x: __import__("PIL.ImageOps").ImageOps.posterize(x, 3)),
-    ("solarize", lambda F, x: F.solarize(x, 100), lambda x: __import__("PIL.ImageOps").ImageOps.solarize(x, 100)),
-    ("autocontrast", lambda F, x: F.autocontrast(x), lambda x: __import__("PIL.ImageOps").ImageOps.autocontrast(x)),
-    ("equalize", lambda F, x: F.equalize(x), lambda x: __import__("PIL.ImageOps").ImageOps.equalize(x)),
-    ("sharpness", lambda F, x: F.adjust_sharpness(x, 1.7),
-     lambda x: __import__("PIL.ImageEnhance").ImageEnhance.Sharpness(x).enhance(1.7)),
-])
+@pytest.mark.parametrize(
+    "name, apply, pil_apply",
+    [
+        ("posterize", lambda F, x: F.posterize(x, 3), lambda x: __import__("PIL.ImageOps").ImageOps.posterize(x, 3)),
+        ("solarize", lambda F, x: F.solarize(x, 100), lambda x: __import__("PIL.ImageOps").ImageOps.solarize(x, 100)),
+        ("autocontrast", lambda F, x: F.autocontrast(x), lambda x: __import__("PIL.ImageOps").ImageOps.autocontrast(x)),
+        ("equalize", lambda F, x: F.equalize(x), lambda x: __import__("PIL.ImageOps").ImageOps.equalize(x)),
+        (
+            "sharpness",
+            lambda F, x: F.adjust_sharpness(x, 1.7),
+            lambda x: __import__("PIL.ImageEnhance").ImageEnhance.Sharpness(x).enhance(1.7),
+        ),
+    ],
+)
 def test_photometric_ops_on_tensors_match_pillow(rgb_image, rgb_array, name, apply, pil_apply):
     expected = np.asarray(pil_apply(rgb_image)).astype(int)
     assert np.array_equal(np.asarray(apply(TF, rgb_image)).astype(int), expected)
@@ -435,6 +465,7 @@ def test_automatic_augmentations_keep_shape_and_are_seeded(rgb_image, rgb_array)
 
 def test_mixup_blends_neighbours_and_their_labels():
     from ember.vision.transforms import v2
+
     images = ember.from_numpy(np.random.default_rng(7).random((4, 3, 5, 5)).astype(np.float32))
     labels = ember.tensor([0, 1, 2, 3])
     mixed, soft = v2.MixUp(num_classes=4)(images, labels)
@@ -447,12 +478,12 @@ def test_mixup_blends_neighbours_and_their_labels():
 
 def test_cutmix_pastes_a_box_and_weights_labels_by_area():
     from ember.vision.transforms import v2
+
     images = ember.from_numpy(np.random.default_rng(8).random((3, 2, 10, 12)).astype(np.float32))
     labels = ember.tensor([2, 0, 1])
     ember.manual_seed(4)
     mixed, soft = v2.CutMix(num_classes=3)((images, labels))
-    pasted = np.isclose(mixed.numpy(), np.roll(images.numpy(), 1, axis=0)) & \
-        ~np.isclose(mixed.numpy(), images.numpy())
+    pasted = np.isclose(mixed.numpy(), np.roll(images.numpy(), 1, axis=0)) & ~np.isclose(mixed.numpy(), images.numpy())
     kept = np.isclose(mixed.numpy(), images.numpy())
     assert (pasted | kept).all()
     area = pasted[0, 0].mean()
@@ -471,8 +502,9 @@ def test_tensor_rotate_bilinear_samples_as_grid_sample(fill):
     ys, xs = np.meshgrid(np.arange(11) + 0.5 - 5.5, np.arange(14) + 0.5 - 7.0, indexing="ij")
     grid = np.stack([(a * xs + b * ys + c) / 7.0, (d * xs + e * ys + f) / 5.5], axis=-1)[None].astype(np.float32)
     with_mask = torch.from_numpy(np.concatenate([data, np.ones((1, 11, 14), np.float32)])[None])
-    sampled = torch.nn.functional.grid_sample(with_mask, torch.from_numpy(grid), mode="bilinear",
-                                              padding_mode="zeros", align_corners=False)[0].numpy()
+    sampled = torch.nn.functional.grid_sample(
+        with_mask, torch.from_numpy(grid), mode="bilinear", padding_mode="zeros", align_corners=False
+    )[0].numpy()
     image, mask = sampled[:3], sampled[3:]
     expected = image if fill is None else image * mask + (1 - mask) * np.array(fill, np.float32)[:, None, None]
     assert_close(result, expected, atol=1e-5)

@@ -1,4 +1,5 @@
 """ember.vision.utils.make_grid and save_image against their definition."""
+
 import numpy as np
 import pytest
 
@@ -13,7 +14,7 @@ def test_make_grid_tiles_with_padding():
     for index in range(5):
         row, column = divmod(index, 2)
         top, left = 1 + row * 5, 1 + column * 7
-        assert np.array_equal(grid[:, top:top + 4, left:left + 6], images[index])
+        assert np.array_equal(grid[:, top : top + 4, left : left + 6], images[index])
     assert np.all(grid[:, 0] == 0.5) and np.all(grid[:, 11:, 8:] == 0.5)  # padding and the empty sixth cell
 
 
@@ -24,8 +25,9 @@ def test_make_grid_gray_lists_and_normalize():
     assert np.allclose(grid[:, :, :2], 0.0) and np.allclose(grid[:, :, 2:], 1.0)
     ranged = make_grid(images, padding=0, normalize=True, value_range=(0.0, 8.0)).numpy()
     assert np.allclose(ranged[0, 0], [0.25, 0.25, 0.5, 0.5])
-    each = make_grid([ember.tensor([[[0.0, 2.0]]]), ember.tensor([[[1.0, 5.0]]])], padding=0, normalize=True,
-                     scale_each=True).numpy()
+    each = make_grid(
+        [ember.tensor([[[0.0, 2.0]]]), ember.tensor([[[1.0, 5.0]]])], padding=0, normalize=True, scale_each=True
+    ).numpy()
     assert np.allclose(each[0, 0], [0.0, 1.0, 0.0, 1.0])
     single = make_grid(ember.zeros(1, 3, 5, 5))
     assert single.shape == (3, 5, 5)

@@ -3,6 +3,7 @@
 ember has one kernel, the plain composite of ember ops (PyTorch's MATH backend), so `sdpa_kernel`
 only checks its argument and records the choice; every backend computes the same result here.
 """
+
 import contextlib
 import enum
 

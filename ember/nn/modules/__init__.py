@@ -1,4 +1,5 @@
 """All layers, re-exported (as `torch.nn.modules`)."""
+
 from .module import Module
 from .container import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
@@ -16,15 +17,51 @@ from .pixelshuffle import *  # noqa: F401,F403
 from .upsampling import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
-from . import container, linear, conv, pooling, activation, normalization, dropout, sparse, rnn, loss, flatten, \
-    padding, pixelshuffle, upsampling, distance, fold
+from . import (
+    container,
+    linear,
+    conv,
+    pooling,
+    activation,
+    normalization,
+    dropout,
+    sparse,
+    rnn,
+    loss,
+    flatten,
+    padding,
+    pixelshuffle,
+    upsampling,
+    distance,
+    fold,
+)
 
-__all__ = ["Module"] + [name for family in (container, linear, conv, pooling, activation, normalization, dropout,
-                                            sparse, rnn, loss, flatten, padding, pixelshuffle, upsampling,
-                                            distance, fold) for name in family.__all__]
+__all__ = ["Module"] + [
+    name
+    for family in (
+        container,
+        linear,
+        conv,
+        pooling,
+        activation,
+        normalization,
+        dropout,
+        sparse,
+        rnn,
+        loss,
+        flatten,
+        padding,
+        pixelshuffle,
+        upsampling,
+        distance,
+        fold,
+    )
+    for name in family.__all__
+]
 from .attention import *  # noqa: F401,F403,E402
 from .transformer import *  # noqa: F401,F403,E402
 from .embedding_bag import *  # noqa: F401,F403,E402
 from .ctc import *  # noqa: F401,F403,E402
 from . import attention, transformer, embedding_bag, ctc  # noqa: E402
+
 __all__ += attention.__all__ + transformer.__all__ + embedding_bag.__all__ + ctc.__all__

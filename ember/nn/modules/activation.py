@@ -1,4 +1,5 @@
 """Activation layers: module forms of the element-wise nonlinearities and of softmax."""
+
 import warnings
 
 from ... import ops
@@ -8,9 +9,36 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU", "Mish",
-           "Hardswish", "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink", "LeakyReLU", "LogSigmoid", "Softplus",
-           "Softshrink", "PReLU", "Softsign", "Tanhshrink", "Softmin", "Softmax", "Softmax2d", "LogSoftmax"]
+__all__ = [
+    "Threshold",
+    "ReLU",
+    "RReLU",
+    "Hardtanh",
+    "ReLU6",
+    "Sigmoid",
+    "Hardsigmoid",
+    "Tanh",
+    "SiLU",
+    "Mish",
+    "Hardswish",
+    "ELU",
+    "CELU",
+    "SELU",
+    "GLU",
+    "GELU",
+    "Hardshrink",
+    "LeakyReLU",
+    "LogSigmoid",
+    "Softplus",
+    "Softshrink",
+    "PReLU",
+    "Softsign",
+    "Tanhshrink",
+    "Softmin",
+    "Softmax",
+    "Softmax2d",
+    "LogSoftmax",
+]
 
 
 def _inplace_suffix(module, first=False):
@@ -78,12 +106,14 @@ class Hardtanh(Module):
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
         super().__init__()
         if min_value is not None:
-            warnings.warn("keyword argument `min_value` is deprecated and rename to `min_val`", FutureWarning,
-                          stacklevel=2)
+            warnings.warn(
+                "keyword argument `min_value` is deprecated and rename to `min_val`", FutureWarning, stacklevel=2
+            )
             min_val = min_value
         if max_value is not None:
-            warnings.warn("keyword argument `max_value` is deprecated and rename to `max_val`", FutureWarning,
-                          stacklevel=2)
+            warnings.warn(
+                "keyword argument `max_value` is deprecated and rename to `max_val`", FutureWarning, stacklevel=2
+            )
             max_val = max_value
         if not max_val > min_val:
             raise ValueError(f"Hardtanh: max_val ({max_val}) must be greater than min_val ({min_val})")
@@ -367,4 +397,6 @@ class Softmax2d(Module):
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
         return F.softmax(input, -3)
+
+
 from .attention import MultiheadAttention  # noqa: E402,F401  (PyTorch defines it in nn.modules.activation)

@@ -1,4 +1,5 @@
 """Containers: `Sequential`, `ModuleList`, `ModuleDict`, `ParameterList`, `ParameterDict`."""
+
 import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
@@ -17,8 +18,13 @@ class Container(Module):
     def __init__(self, **kwargs):
         super().__init__()
         import warnings
-        warnings.warn("nn.Container is deprecated. All of its functionality is now implemented in nn.Module. "
-                      "Subclass that instead.", DeprecationWarning, stacklevel=2)
+
+        warnings.warn(
+            "nn.Container is deprecated. All of its functionality is now implemented in nn.Module. "
+            "Subclass that instead.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         for key, value in kwargs.items():
             self.add_module(key, value)
 
@@ -274,16 +280,19 @@ class ModuleDict(Module):
     def update(self, modules):
         """Add modules from a mapping or an iterable of (key, module) pairs."""
         if not isinstance(modules, Iterable):
-            raise TypeError("ModuleDict.update should be called with an iterable of key/value pairs, but got " +
-                            type(modules).__name__)
+            raise TypeError(
+                "ModuleDict.update should be called with an iterable of key/value pairs, but got "
+                + type(modules).__name__
+            )
         if isinstance(modules, (OrderedDict, ModuleDict, Mapping)):
             for key, module in modules.items():
                 self[key] = module
             return
         for index, pair in enumerate(modules):
             if not isinstance(pair, Iterable):
-                raise TypeError(f"ModuleDict update sequence element #{index} should be Iterable; is" +
-                                type(pair).__name__)
+                raise TypeError(
+                    f"ModuleDict update sequence element #{index} should be Iterable; is" + type(pair).__name__
+                )
             if len(pair) != 2:
                 raise ValueError(f"ModuleDict update sequence element #{index} has length {len(pair)}; 2 is required")
             self[pair[0]] = pair[1]
@@ -366,8 +375,10 @@ class ParameterDict(Module):
 
     def _key_to_attr(self, key):
         if not isinstance(key, str):
-            raise TypeError("Index given to ParameterDict cannot be used as a key as it is not a string (type is '"
-                            f"{type(key).__name__}'). Open an issue on github if you need non-string keys.")
+            raise TypeError(
+                "Index given to ParameterDict cannot be used as a key as it is not a string (type is '"
+                f"{type(key).__name__}'). Open an issue on github if you need non-string keys."
+            )
         return key
 
     def __getitem__(self, key):
@@ -436,8 +447,10 @@ class ParameterDict(Module):
 
     def update(self, parameters):
         if not isinstance(parameters, Iterable):
-            raise TypeError("ParametersDict.update should be called with an iterable of key/value pairs, but got " +
-                            type(parameters).__name__)
+            raise TypeError(
+                "ParametersDict.update should be called with an iterable of key/value pairs, but got "
+                + type(parameters).__name__
+            )
         if isinstance(parameters, (OrderedDict, ParameterDict)):
             for key, value in parameters.items():
                 self[key] = value
@@ -447,11 +460,13 @@ class ParameterDict(Module):
         else:
             for index, pair in enumerate(parameters):
                 if not isinstance(pair, Iterable):
-                    raise TypeError(f"ParameterDict update sequence element #{index} should be Iterable; is" +
-                                    type(pair).__name__)
+                    raise TypeError(
+                        f"ParameterDict update sequence element #{index} should be Iterable; is" + type(pair).__name__
+                    )
                 if len(pair) != 2:
-                    raise ValueError(f"ParameterDict update sequence element #{index} has length {len(pair)}; "
-                                     "2 is required")
+                    raise ValueError(
+                        f"ParameterDict update sequence element #{index} has length {len(pair)}; 2 is required"
+                    )
                 self[pair[0]] = pair[1]
 
     def extra_repr(self):

@@ -1,4 +1,5 @@
 """Convolutions: `Conv1d`, `Conv2d`, `Conv3d` and their transposes."""
+
 import math
 
 from ..._validation import check_int_arguments
@@ -19,14 +20,36 @@ class _ConvNd(Module):
     """What every convolution shares: argument checks, the weight and bias, PyTorch's initialisation
     and repr. Weight is (out, in / groups, *kernel), or (in, out / groups, *kernel) when transposed."""
 
-    _conv_name = None      # the name of the subclass's function in nn.functional
-    _tuple = None          # _single, _pair or _triple
+    _conv_name = None  # the name of the subclass's function in nn.functional
+    _tuple = None  # _single, _pair or _triple
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
-                 output_padding, groups, bias, padding_mode, device=None, dtype=None):
-        check_int_arguments(type(self).__name__, in_channels=in_channels, out_channels=out_channels,
-                            kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation,
-                            output_padding=output_padding, groups=groups)
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride,
+        padding,
+        dilation,
+        transposed,
+        output_padding,
+        groups,
+        bias,
+        padding_mode,
+        device=None,
+        dtype=None,
+    ):
+        check_int_arguments(
+            type(self).__name__,
+            in_channels=in_channels,
+            out_channels=out_channels,
+            kernel_size=kernel_size,
+            stride=stride,
+            padding=padding,
+            dilation=dilation,
+            output_padding=output_padding,
+            groups=groups,
+        )
         super().__init__()
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
@@ -40,8 +63,9 @@ class _ConvNd(Module):
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         if padding_mode not in _VALID_PADDING_MODES:
-            raise ValueError(f"padding_mode must be one of {_VALID_PADDING_MODES}, but got "
-                             f"padding_mode='{padding_mode}'")
+            raise ValueError(
+                f"padding_mode must be one of {_VALID_PADDING_MODES}, but got padding_mode='{padding_mode}'"
+            )
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = kernel_size
@@ -103,18 +127,49 @@ class _ConvNd(Module):
 class _ConvForward(_ConvNd):
     """Forward of the (non-transposed) convolutions; padding modes other than zeros pad explicitly."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
         ntuple = type(self)._tuple
-        super().__init__(in_channels, out_channels, ntuple(kernel_size), ntuple(stride),
-                         padding if isinstance(padding, str) else ntuple(padding), ntuple(dilation), False,
-                         ntuple(0), groups, bias, padding_mode, device=device, dtype=dtype)
+        super().__init__(
+            in_channels,
+            out_channels,
+            ntuple(kernel_size),
+            ntuple(stride),
+            padding if isinstance(padding, str) else ntuple(padding),
+            ntuple(dilation),
+            False,
+            ntuple(0),
+            groups,
+            bias,
+            padding_mode,
+            device=device,
+            dtype=dtype,
+        )
 
     def _conv_forward(self, input, weight, bias):
         conv = getattr(F, self._conv_name)
         if self.padding_mode != "zeros":
-            return conv(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
-                        self.stride, type(self)._tuple(0), self.dilation, self.groups)
+            return conv(
+                F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                weight,
+                bias,
+                self.stride,
+                type(self)._tuple(0),
+                self.dilation,
+                self.groups,
+            )
         return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def forward(self, input):
@@ -154,14 +209,39 @@ class _ConvTransposeNd(_ConvNd):
 
     _num_spatial_dims = 0
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        bias=True,
+        dilation=1,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         ntuple = type(self)._tuple
-        super().__init__(in_channels, out_channels, ntuple(kernel_size), ntuple(stride), ntuple(padding),
-                         ntuple(dilation), True, ntuple(output_padding), groups, bias, padding_mode,
-                         device=device, dtype=dtype)
+        super().__init__(
+            in_channels,
+            out_channels,
+            ntuple(kernel_size),
+            ntuple(stride),
+            ntuple(padding),
+            ntuple(dilation),
+            True,
+            ntuple(output_padding),
+            groups,
+            bias,
+            padding_mode,
+            device=device,
+            dtype=dtype,
+        )
 
     def _output_padding(self, input, output_size, stride, padding, kernel_size, num_spatial_dims, dilation=None):
         """The output_padding that makes the output `output_size` (or the layer's own when None)."""
@@ -173,26 +253,36 @@ class _ConvTransposeNd(_ConvNd):
         if len(output_size) == num_non_spatial_dims + num_spatial_dims:
             output_size = output_size[num_non_spatial_dims:]
         if len(output_size) != num_spatial_dims:
-            raise ValueError(f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, output_size must have "
-                             f"{num_spatial_dims} or {num_non_spatial_dims + num_spatial_dims} elements "
-                             f"(got {len(output_size)})")
+            raise ValueError(
+                f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, output_size must have "
+                f"{num_spatial_dims} or {num_non_spatial_dims + num_spatial_dims} elements "
+                f"(got {len(output_size)})"
+            )
         min_sizes, max_sizes = [], []
         for d in range(num_spatial_dims):
-            dim_size = (input.size(d + num_non_spatial_dims) - 1) * stride[d] - 2 * padding[d] + \
-                (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1) + 1
+            dim_size = (
+                (input.size(d + num_non_spatial_dims) - 1) * stride[d]
+                - 2 * padding[d]
+                + (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1)
+                + 1
+            )
             min_sizes.append(dim_size)
             max_sizes.append(dim_size + stride[d] - 1)
         for size, min_size, max_size in zip(output_size, min_sizes, max_sizes):
             if size < min_size or size > max_size:
-                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from "
-                                 f"{min_sizes} to {max_sizes} (for an input of {input.size()[2:]})")
+                raise ValueError(
+                    f"requested an output size of {output_size}, but valid sizes range from "
+                    f"{min_sizes} to {max_sizes} (for an input of {input.size()[2:]})"
+                )
         return [output_size[d] - min_sizes[d] for d in range(num_spatial_dims)]
 
     def forward(self, input, output_size=None):
-        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size,
-                                              type(self)._num_spatial_dims, self.dilation)
-        return getattr(F, self._conv_name)(input, self.weight, self.bias, self.stride, self.padding,
-                                         tuple(output_padding), self.groups, self.dilation)
+        output_padding = self._output_padding(
+            input, output_size, self.stride, self.padding, self.kernel_size, type(self)._num_spatial_dims, self.dilation
+        )
+        return getattr(F, self._conv_name)(
+            input, self.weight, self.bias, self.stride, self.padding, tuple(output_padding), self.groups, self.dilation
+        )
 
 
 class ConvTranspose1d(_ConvTransposeNd):

@@ -1,4 +1,5 @@
 """`CTCLoss`: connectionist temporal classification, for unsegmented sequence labelling."""
+
 from .. import functional as F
 from .loss import _Loss
 
@@ -25,5 +26,6 @@ class CTCLoss(_Loss):
         self.zero_infinity = zero_infinity
 
     def forward(self, log_probs, targets, input_lengths, target_lengths):
-        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
-                          self.zero_infinity)
+        return F.ctc_loss(
+            log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction, self.zero_infinity
+        )

@@ -1,4 +1,5 @@
 """`CosineSimilarity` and `PairwiseDistance`."""
+
 from .. import functional as F
 from .module import Module
 

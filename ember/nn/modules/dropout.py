@@ -1,4 +1,5 @@
 """Dropout layers: zero random elements (or channels) in training, identity in eval."""
+
 from .. import functional as F
 from .module import Module
 

@@ -1,4 +1,5 @@
 """`Flatten` and `Unflatten`."""
+
 from .module import Module
 
 __all__ = ["Flatten", "Unflatten"]
@@ -35,8 +36,10 @@ class Unflatten(Module):
         if isinstance(value, (tuple, list)):
             for index, element in enumerate(value):
                 if not isinstance(element, int):
-                    raise TypeError(f"unflattened_size must be tuple of ints, but found element of type "
-                                    f"{type(element).__name__} at pos {index}")
+                    raise TypeError(
+                        f"unflattened_size must be tuple of ints, but found element of type "
+                        f"{type(element).__name__} at pos {index}"
+                    )
             return
         raise TypeError(f"unflattened_size must be a tuple of ints, but found type {type(value).__name__}")
 

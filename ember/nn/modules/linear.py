@@ -1,4 +1,5 @@
 """`Identity`, `Linear`, `Bilinear`."""
+
 import math
 
 from ..._validation import check_int_arguments
@@ -74,8 +75,7 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(creation.empty((out_features, in1_features, in2_features), device=device,
-                                               dtype=dtype))
+        self.weight = Parameter(creation.empty((out_features, in1_features, in2_features), device=device, dtype=dtype))
         if bias:
             self.bias = Parameter(creation.empty(out_features, device=device, dtype=dtype))
         else:
@@ -94,5 +94,7 @@ class Bilinear(Module):
         return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self):
-        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
-                f"out_features={self.out_features}, bias={self.bias is not None}")
+        return (
+            f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+            f"out_features={self.out_features}, bias={self.bias is not None}"
+        )

@@ -4,6 +4,7 @@ A module keeps its parameters, buffers and child modules in three ordered dicts 
 `__setattr__` (so `self.fc = Linear(2, 3)` registers `fc`), which is what `parameters()`,
 `state_dict()`, `to()` and `repr()` walk.
 """
+
 import functools
 import itertools
 from collections import OrderedDict, namedtuple
@@ -18,8 +19,13 @@ from ...ops import creation
 from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter, Buffer
 
-__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
-           "register_module_full_backward_hook", "register_module_full_backward_pre_hook"]
+__all__ = [
+    "Module",
+    "register_module_forward_pre_hook",
+    "register_module_forward_hook",
+    "register_module_full_backward_hook",
+    "register_module_full_backward_pre_hook",
+]
 
 # Hooks that run for every module, registered with the `register_module_*` functions below.
 _global_forward_pre_hooks = OrderedDict()
@@ -108,11 +114,13 @@ class Module:
 
     def __init__(self, *args, **kwargs):
         if self.call_super_init is False and kwargs:
-            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
-                            f"'{next(iter(kwargs))}'")
+            raise TypeError(
+                f"{type(self).__name__}.__init__() got an unexpected keyword argument '{next(iter(kwargs))}'"
+            )
         if self.call_super_init is False and args:
-            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
-                            f"{len(args) + 1} were given")
+            raise TypeError(
+                f"{type(self).__name__}.__init__() takes 1 positional argument but {len(args) + 1} were given"
+            )
         # object.__setattr__ skips Module.__setattr__, which needs these dicts to exist.
         setattr_ = super().__setattr__
         setattr_("training", True)
@@ -154,8 +162,9 @@ class Module:
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
-                            "(torch Tensor or None required)")
+            raise TypeError(
+                f"cannot assign '{typename(tensor)}' object to buffer '{name}' (torch Tensor or None required)"
+            )
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -178,13 +187,15 @@ class Module:
             self._parameters[name] = None
             return
         if not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{typename(param)}' object to parameter '{name}' "
-                            "(torch.nn.Parameter or None required)")
+            raise TypeError(
+                f"cannot assign '{typename(param)}' object to parameter '{name}' (torch.nn.Parameter or None required)"
+            )
         if param.grad_fn is not None:
             raise ValueError(
                 f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created "
                 f"explicitly. To express '{name}' as a function of another Tensor, compute the value in "
-                "the forward() method.")
+                "the forward() method."
+            )
         self._parameters[name] = param
 
     def add_module(self, name, module):
@@ -286,8 +297,9 @@ class Module:
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
-                                "(torch.nn.Parameter or None expected)")
+                raise TypeError(
+                    f"cannot assign '{typename(value)}' as parameter '{name}' (torch.nn.Parameter or None expected)"
+                )
             self.register_parameter(name, value)
         else:
             modules = self.__dict__.get("_modules")
@@ -298,17 +310,21 @@ class Module:
                 modules[name] = value
             elif modules is not None and name in modules:
                 if value is not None:
-                    raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
-                                    "(torch.nn.Module or None expected)")
+                    raise TypeError(
+                        f"cannot assign '{typename(value)}' as child module '{name}' (torch.nn.Module or None expected)"
+                    )
                 modules[name] = value
             else:
                 buffers = self.__dict__.get("_buffers")
                 if isinstance(value, Buffer) or (buffers is not None and name in buffers):
                     if value is not None and not isinstance(value, Tensor):
-                        raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
-                                        "(torch.nn.Buffer, torch.Tensor or None expected)")
-                    persistent = value.persistent if isinstance(value, Buffer) else \
-                        name not in self._non_persistent_buffers_set
+                        raise TypeError(
+                            f"cannot assign '{typename(value)}' as buffer '{name}' "
+                            "(torch.nn.Buffer, torch.Tensor or None expected)"
+                        )
+                    persistent = (
+                        value.persistent if isinstance(value, Buffer) else name not in self._non_persistent_buffers_set
+                    )
                     self.register_buffer(name, value, persistent)
                 else:
                     super().__setattr__(name, value)
@@ -325,17 +341,31 @@ class Module:
             super().__delattr__(name)
 
     def __dir__(self):
-        keys = dir(self.__class__) + list(self.__dict__) + list(self._parameters) + list(self._modules) + \
-            list(self._buffers)
+        keys = (
+            dir(self.__class__)
+            + list(self.__dict__)
+            + list(self._parameters)
+            + list(self._modules)
+            + list(self._buffers)
+        )
         return sorted(key for key in keys if not key[0].isdigit())
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         # Modules pickled by an older version may lack the newer hook tables.
-        for name in ("_forward_pre_hooks", "_forward_hooks", "_forward_hooks_with_kwargs",
-                     "_forward_hooks_always_called", "_forward_pre_hooks_with_kwargs", "_backward_pre_hooks",
-                     "_backward_hooks", "_state_dict_hooks", "_state_dict_pre_hooks",
-                     "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks"):
+        for name in (
+            "_forward_pre_hooks",
+            "_forward_hooks",
+            "_forward_hooks_with_kwargs",
+            "_forward_hooks_always_called",
+            "_forward_pre_hooks_with_kwargs",
+            "_backward_pre_hooks",
+            "_backward_hooks",
+            "_state_dict_hooks",
+            "_state_dict_pre_hooks",
+            "_load_state_dict_pre_hooks",
+            "_load_state_dict_post_hooks",
+        ):
             if name not in self.__dict__:
                 self.__dict__[name] = OrderedDict()
         self.__dict__.setdefault("_non_persistent_buffers_set", set())
@@ -344,8 +374,7 @@ class Module:
     # ------------------------------------------------------------------ iteration
     def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate=True):
         memo = set()
-        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse \
-            else [(prefix, self)]
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
         for module_prefix, module in modules:
             for name, value in get_members(module):
                 if value is None or value in memo:
@@ -362,16 +391,18 @@ class Module:
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
         """`(dotted name, parameter)` pairs; a parameter shared by two modules comes once unless
         `remove_duplicate=False`."""
-        yield from self._named_members(lambda module: module._parameters.items(), prefix=prefix,
-                                       recurse=recurse, remove_duplicate=remove_duplicate)
+        yield from self._named_members(
+            lambda module: module._parameters.items(), prefix=prefix, recurse=recurse, remove_duplicate=remove_duplicate
+        )
 
     def buffers(self, recurse=True):
         for _, buffer in self.named_buffers(recurse=recurse):
             yield buffer
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
-        yield from self._named_members(lambda module: module._buffers.items(), prefix=prefix,
-                                       recurse=recurse, remove_duplicate=remove_duplicate)
+        yield from self._named_members(
+            lambda module: module._buffers.items(), prefix=prefix, recurse=recurse, remove_duplicate=remove_duplicate
+        )
 
     def children(self):
         for _, module in self.named_children():
@@ -477,13 +508,15 @@ class Module:
         device, dtype = _parse_to(*args, **kwargs)
         to_device(device)
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
-            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
-                            f"dtype={dtype}")
+            raise TypeError(
+                f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}"
+            )
         if dtype is None:
             return self
 
         def convert(tensor):
             return tensor.to(dtype) if tensor.is_floating_point() or tensor.is_complex() else tensor
+
         return self._apply(convert)
 
     def cpu(self):
@@ -521,8 +554,9 @@ class Module:
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """`hook(module, args, output)` (or `hook(module, args, kwargs, output)`) runs after forward; it may
         return a new output. With `always_call` it also runs when forward raises."""
-        handle = RemovableHandle(self._forward_hooks,
-                                 extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
+        handle = RemovableHandle(
+            self._forward_hooks, extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called]
+        )
         self._forward_hooks[handle.id] = hook
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
@@ -546,8 +580,10 @@ class Module:
         known; it may return new grad_input. The module's inputs and outputs are wrapped in identity nodes
         (`BackwardHookFunctionBackward`) to catch those gradients, as in PyTorch."""
         if self._is_full_backward_hook is False:
-            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single "
-                               "Module. Please use only one of them.")
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single "
+                "Module. Please use only one of them."
+            )
         self._is_full_backward_hook = True
         handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
@@ -556,8 +592,10 @@ class Module:
         return handle
 
     def register_backward_hook(self, hook):
-        raise NotImplementedError("ember has no legacy (non-full) module backward hooks: use "
-                                  "register_full_backward_hook(hook), which has the same signature.")
+        raise NotImplementedError(
+            "ember has no legacy (non-full) module backward hooks: use "
+            "register_full_backward_hook(hook), which has the same signature."
+        )
 
     def register_state_dict_pre_hook(self, hook):
         """`hook(module, prefix, keep_vars)` runs before `state_dict()` saves this module."""
@@ -578,9 +616,16 @@ class Module:
 
     # ------------------------------------------------------------------ calling
     def _call_impl(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or
-                self._backward_pre_hooks or _global_forward_pre_hooks or _global_forward_hooks or
-                _global_backward_hooks or _global_backward_pre_hooks):
+        if not (
+            self._forward_pre_hooks
+            or self._forward_hooks
+            or self._backward_hooks
+            or self._backward_pre_hooks
+            or _global_forward_pre_hooks
+            or _global_forward_hooks
+            or _global_backward_hooks
+            or _global_backward_pre_hooks
+        ):
             return self.forward(*args, **kwargs)
         return _call_with_hooks(self, args, kwargs)
 
@@ -602,7 +647,7 @@ class Module:
         'bn.running_mean'), detached unless `keep_vars`. The keys match PyTorch's for the same model,
         so state dicts move between the two (convert the tensors through NumPy)."""
         if args:  # the deprecated positional form state_dict(destination, prefix, keep_vars)
-            destination, prefix, keep_vars = (list(args) + [destination, prefix, keep_vars][len(args):])[:3]
+            destination, prefix, keep_vars = (list(args) + [destination, prefix, keep_vars][len(args) :])[:3]
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
@@ -621,15 +666,24 @@ class Module:
                 raise RuntimeError("state_dict post-hook must return None")
         return destination
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                              error_msgs):
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ):
         """Copy this module's own entries of `state_dict` (not its children's) into its tensors, in place."""
         for hook in self._load_state_dict_pre_hooks.values():
             hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
-        local_state = {name: value for name, value in itertools.chain(
-            self._parameters.items(),
-            ((name, buffer) for name, buffer in self._buffers.items()
-             if name not in self._non_persistent_buffers_set)) if value is not None}
+        local_state = {
+            name: value
+            for name, value in itertools.chain(
+                self._parameters.items(),
+                (
+                    (name, buffer)
+                    for name, buffer in self._buffers.items()
+                    if name not in self._non_persistent_buffers_set
+                ),
+            )
+            if value is not None
+        }
         assign = local_metadata.get("assign_to_params_buffers", False)
         for name, param in local_state.items():
             key = prefix + name
@@ -639,14 +693,18 @@ class Module:
                 continue
             input_param = state_dict[key]
             if not isinstance(input_param, Tensor):
-                error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
-                                  f"Tensor-like object from checkpoint but received {type(input_param)}")
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", expected torch.Tensor or '
+                    f"Tensor-like object from checkpoint but received {type(input_param)}"
+                )
                 continue
             if param.dim() == 0 and input_param.dim() == 1 and input_param.shape[0] == 1:
                 input_param = input_param[0]
             if input_param.shape != param.shape:
-                error_msgs.append(f"size mismatch for {key}: copying a param with shape {input_param.shape} from "
-                                  f"checkpoint, the shape in current model is {param.shape}.")
+                error_msgs.append(
+                    f"size mismatch for {key}: copying a param with shape {input_param.shape} from "
+                    f"checkpoint, the shape in current model is {param.shape}."
+                )
                 continue
             try:
                 with grad_mode.no_grad():
@@ -657,9 +715,11 @@ class Module:
                     else:
                         param.copy_(input_param)
             except Exception as error:
-                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
-                                  f"{param.size()} and whose dimensions in the checkpoint are "
-                                  f"{input_param.size()}, an exception occurred : {error.args}.")
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", whose dimensions in the model are '
+                    f"{param.size()} and whose dimensions in the checkpoint are "
+                    f"{input_param.size()}, an exception occurred : {error.args}."
+                )
         extra_state_key = prefix + _EXTRA_STATE_KEY_SUFFIX
         if type(self).set_extra_state is not Module.set_extra_state:
             if extra_state_key in state_dict:
@@ -671,9 +731,8 @@ class Module:
         if strict:
             for key in state_dict:
                 if key.startswith(prefix) and key != extra_state_key:
-                    head = key[len(prefix):].split(".", 1)
-                    if len(head) > 1 and head[0] not in self._modules or \
-                            len(head) == 1 and head[0] not in local_state:
+                    head = key[len(prefix) :].split(".", 1)
+                    if len(head) > 1 and head[0] not in self._modules or len(head) == 1 and head[0] not in local_state:
                         unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
@@ -692,31 +751,39 @@ class Module:
             local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
             if assign:
                 local_metadata["assign_to_params_buffers"] = assign
-            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
-                                         unexpected_keys, error_msgs)
+            module._load_from_state_dict(
+                local_state_dict, prefix, local_metadata, True, missing_keys, unexpected_keys, error_msgs
+            )
             for name, child in module._modules.items():
                 if child is not None:
                     child_prefix = prefix + name + "."
-                    load(child, {key: value for key, value in local_state_dict.items()
-                                 if key.startswith(child_prefix)}, child_prefix)
+                    load(
+                        child,
+                        {key: value for key, value in local_state_dict.items() if key.startswith(child_prefix)},
+                        child_prefix,
+                    )
             incompatible_keys = _IncompatibleKeys(missing_keys, unexpected_keys)
             for hook in module._load_state_dict_post_hooks.values():
                 if hook(module, incompatible_keys) is not None:
                     raise AssertionError(
                         "Hooks registered with ``register_load_state_dict_post_hook`` are not expected to return "
-                        "new values, if incompatible_keys need to be modified, it should be done inplace.")
+                        "new values, if incompatible_keys need to be modified, it should be done inplace."
+                    )
 
         load(self, state_dict)
         if strict:
             if unexpected_keys:
-                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{key}"' for key in unexpected_keys)))
+                error_msgs.insert(
+                    0, "Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{key}"' for key in unexpected_keys))
+                )
             if missing_keys:
-                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{key}"' for key in missing_keys)))
+                error_msgs.insert(
+                    0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{key}"' for key in missing_keys))
+                )
         if error_msgs:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                type(self).__name__, "\n\t".join(error_msgs)))
+            raise RuntimeError(
+                "Error(s) in loading state_dict for {}:\n\t{}".format(type(self).__name__, "\n\t".join(error_msgs))
+            )
         return _IncompatibleKeys(missing_keys, unexpected_keys)
 
     # ------------------------------------------------------------------ printing
@@ -771,8 +838,10 @@ def _call_with_hooks(module, args, kwargs):
                 hook_result = hook(module, args, kwargs)
                 if hook_result is not None:
                     if not (isinstance(hook_result, tuple) and len(hook_result) == 2):
-                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
-                                           f"but got {hook_result}.")
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                            f"but got {hook_result}."
+                        )
                     args, kwargs = hook_result
             else:
                 hook_result = hook(module, args)
@@ -804,9 +873,11 @@ def _run_always_called_hooks(module, args, kwargs, result, already_called):
     """Forward hooks registered with `always_call=True` run even when forward raised (their errors are
     turned into warnings so the original error surfaces)."""
     import warnings
+
     for hook_id, hook in (*_global_forward_hooks.items(), *module._forward_hooks.items()):
-        if hook_id in already_called or not (hook_id in module._forward_hooks_always_called or
-                                             hook_id in _global_forward_hooks_always_called):
+        if hook_id in already_called or not (
+            hook_id in module._forward_hooks_always_called or hook_id in _global_forward_hooks_always_called
+        ):
             continue
         try:
             if hook_id in module._forward_hooks_with_kwargs:
@@ -814,8 +885,11 @@ def _run_always_called_hooks(module, args, kwargs, result, already_called):
             else:
                 hook(module, args, result)
         except Exception as error:
-            warnings.warn("module forward hook with ``always_call=True`` raised an exception that was silenced as "
-                          f"another error was raised in forward: {error}", stacklevel=3)
+            warnings.warn(
+                "module forward hook with ``always_call=True`` raised an exception that was silenced as "
+                f"another error was raised in forward: {error}",
+                stacklevel=3,
+            )
 
 
 class BackwardHookFunction(Function):
@@ -858,8 +932,10 @@ class _HookedTensors:
         grads = [None] * len(self.meta)
         for k, grad in zip(self.hooked, node_grads):
             grads[k] = grad
-        return tuple(creation.zeros(shape, dtype=dtype) if grad is None else grad
-                     for grad, (shape, dtype) in zip(grads, self.meta))
+        return tuple(
+            creation.zeros(shape, dtype=dtype) if grad is None else grad
+            for grad, (shape, dtype) in zip(grads, self.meta)
+        )
 
     def node_grads(self, all_grads):
         return tuple(all_grads[k] for k in self.hooked)
@@ -898,8 +974,10 @@ class _BackwardHook:
         if self.inputs.node is None:  # no input needs a gradient: the hooks see None for grad_input
             for hook in self.hooks:
                 if hook(self.module, (None,) * len(self.inputs.meta), self.grad_outputs) is not None:
-                    raise RuntimeError("Backward hook for Modules where no input requires gradient should always "
-                                       "return None or None for all gradients.")
+                    raise RuntimeError(
+                        "Backward hook for Modules where no input requires gradient should always "
+                        "return None or None for all gradients."
+                    )
         return outputs.node_grads(grad_outputs)
 
     def _input_gradients_ready(self, node_grads):
@@ -909,7 +987,9 @@ class _BackwardHook:
             if new_grads is not None:
                 new_grads = new_grads if isinstance(new_grads, tuple) else (new_grads,)
                 if len(new_grads) != len(grad_inputs):
-                    raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got "
-                                       f"{len(new_grads)}, but expected {len(grad_inputs)}")
+                    raise RuntimeError(
+                        f"Backward hook returned an invalid number of grad_input, got "
+                        f"{len(new_grads)}, but expected {len(grad_inputs)}"
+                    )
                 grad_inputs = new_grads
         return self.inputs.node_grads(grad_inputs)

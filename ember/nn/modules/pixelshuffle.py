@@ -1,4 +1,5 @@
 """`PixelShuffle` and `PixelUnshuffle`: move channels into space and back (sub-pixel convolution)."""
+
 from .. import functional as F
 from .module import Module
 

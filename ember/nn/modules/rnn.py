@@ -5,6 +5,7 @@ LSTM gates i, f, g, o; GRU gates r, z, n), so state dicts move between ember and
 loop is Python; each step is a few matrix products on the whole batch, and the input projections of
 all time steps are computed in one product before the loop.
 """
+
 import math
 import numbers
 import warnings
@@ -30,7 +31,7 @@ def _linear(input, weight, bias):
 
 def _gate(gates, index, hidden_size):
     """The index-th block of `hidden_size` columns of the stacked gate pre-activations."""
-    return gates[:, index * hidden_size:(index + 1) * hidden_size]
+    return gates[:, index * hidden_size : (index + 1) * hidden_size]
 
 
 def _rnn_tanh_step(input_gates, hidden, w_hh, b_hh, w_hr=None):
@@ -99,8 +100,13 @@ def _step_first_rows(step, input_gates, state, weights, active):
     updated = step(input_gates[:active], sliced if isinstance(state, tuple) else sliced[0], *weights)
     updated = updated if isinstance(updated, tuple) else (updated,)
     merged = tuple(ops.cat([new, old[active:]], 0) for new, old in zip(updated, states))
-    output = ops.cat([updated[0], creation.zeros((states[0].shape[0] - active,) + tuple(updated[0].shape[1:]),
-                                                 dtype=updated[0].dtype)], 0)
+    output = ops.cat(
+        [
+            updated[0],
+            creation.zeros((states[0].shape[0] - active,) + tuple(updated[0].shape[1:]), dtype=updated[0].dtype),
+        ],
+        0,
+    )
     return (merged if isinstance(state, tuple) else merged[0]), output
 
 
@@ -108,8 +114,20 @@ def _step_first_rows(step, input_gates, state, weights, active):
 class RNNBase(Module):
     """What RNN, LSTM and GRU share: parameters per layer and direction, checks, the layer loop."""
 
-    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, proj_size=0, device=None, dtype=None):
+    def __init__(
+        self,
+        mode,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        proj_size=0,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         _check_rnn_arguments(input_size, hidden_size, num_layers, bias, batch_first, dropout, proj_size)
         if mode not in _GATE_COUNT:
@@ -165,8 +183,10 @@ class RNNBase(Module):
     def _layer_weights(self, layer, direction):
         """(w_ih, w_hh, b_ih, b_hh, w_hr) of one layer and direction, None where absent."""
         suffix = f"_l{layer}" + ("_reverse" if direction == 1 else "")
-        return tuple(self._parameters.get(name + suffix)
-                     for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr"))
+        return tuple(
+            self._parameters.get(name + suffix)
+            for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")
+        )
 
     def extra_repr(self):
         text = f"{self.input_size}, {self.hidden_size}"
@@ -188,19 +208,25 @@ class RNNBase(Module):
     def _expected_hidden_size(self, input):
         mini_batch = input.size(0) if self.batch_first else input.size(1)
         num_directions = 2 if self.bidirectional else 1
-        return (self.num_layers * num_directions, mini_batch, self.proj_size if self.proj_size > 0 else
-                self.hidden_size)
+        return (
+            self.num_layers * num_directions,
+            mini_batch,
+            self.proj_size if self.proj_size > 0 else self.hidden_size,
+        )
 
     def _check_input(self, input):
         weight_dtype = self.weight_ih_l0.dtype
         if input.dtype != weight_dtype:
-            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). "
-                             f"Convert input: input.to({weight_dtype}), or convert model: model.to({input.dtype})")
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). "
+                f"Convert input: input.to({weight_dtype}), or convert model: model.to({input.dtype})"
+            )
         if input.dim() != 3:
             raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
         if self.input_size != input.size(-1):
-            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
-                               f"got {input.size(-1)}")
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {input.size(-1)}"
+            )
 
     @staticmethod
     def _check_hidden_size(hx, expected, message="Expected hidden size {}, got {}"):
@@ -210,8 +236,10 @@ class RNNBase(Module):
     def _batch_input(self, input, hx, is_lstm):
         """Add the batch dimension to unbatched (L, H_in) input and its hidden state; checks dims."""
         if input.dim() not in (2, 3):
-            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D "
-                             f"{'tensor ' if self.mode.startswith('RNN') else ''}instead")
+            raise ValueError(
+                f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D "
+                f"{'tensor ' if self.mode.startswith('RNN') else ''}instead"
+            )
         is_batched = input.dim() == 3
         if not is_batched:
             input = input.unsqueeze(0 if self.batch_first else 1)
@@ -221,8 +249,10 @@ class RNNBase(Module):
         kind = "batched 3-D" if is_batched else "unbatched 2-D"
         if is_lstm:
             if hx[0].dim() != wanted or hx[1].dim() != wanted:
-                raise RuntimeError(f"For {kind} input, hx and cx should also be {wanted}-D but got "
-                                   f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
+                raise RuntimeError(
+                    f"For {kind} input, hx and cx should also be {wanted}-D but got "
+                    f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors"
+                )
             if not is_batched:
                 hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
         else:
@@ -242,9 +272,14 @@ class RNNBase(Module):
             outputs = []
             for direction in range(num_directions):
                 index = layer * num_directions + direction
-                output, state = _run_direction(step, input, initial_states[index],
-                                               self._layer_weights(layer, direction), reverse=direction == 1,
-                                               batch_sizes=batch_sizes)
+                output, state = _run_direction(
+                    step,
+                    input,
+                    initial_states[index],
+                    self._layer_weights(layer, direction),
+                    reverse=direction == 1,
+                    batch_sizes=batch_sizes,
+                )
                 outputs.append(output)
                 final_states.append(state)
             input = outputs[0] if num_directions == 1 else ops.cat(outputs, -1)
@@ -292,35 +327,44 @@ class RNNBase(Module):
         self._check_input(data.unsqueeze(0))
         sizes = batch_sizes.numpy()
         num_directions = 2 if self.bidirectional else 1
-        expected = (self.num_layers * num_directions, int(sizes[0]),
-                    self.proj_size if self.proj_size > 0 else self.hidden_size)
+        expected = (
+            self.num_layers * num_directions,
+            int(sizes[0]),
+            self.proj_size if self.proj_size > 0 else self.hidden_size,
+        )
         if hx is not None and sorted_indices is not None:
-            hx = tuple(h.index_select(1, sorted_indices) for h in hx) if is_lstm \
-                else hx.index_select(1, sorted_indices)
+            hx = tuple(h.index_select(1, sorted_indices) for h in hx) if is_lstm else hx.index_select(1, sorted_indices)
         initial = self._initial_states(hx, expected, data.dtype, is_lstm)
         padded, _ = rnn_utils.pad_packed_sequence(rnn_utils.PackedSequence(data, batch_sizes))
         output, final_states = self._run(padded, initial, batch_sizes=sizes)
         times, rows = rnn_utils._packed_positions(sizes)
-        output = rnn_utils.PackedSequence(output[ops.tensor(times), ops.tensor(rows)], batch_sizes, sorted_indices,
-                                          unsorted_indices)
+        output = rnn_utils.PackedSequence(
+            output[ops.tensor(times), ops.tensor(rows)], batch_sizes, sorted_indices, unsorted_indices
+        )
         if is_lstm:
             hidden = (ops.stack([h for h, _ in final_states], 0), ops.stack([c for _, c in final_states], 0))
         else:
             hidden = ops.stack(final_states, 0)
         if unsorted_indices is not None:
-            hidden = tuple(h.index_select(1, unsorted_indices) for h in hidden) if is_lstm \
+            hidden = (
+                tuple(h.index_select(1, unsorted_indices) for h in hidden)
+                if is_lstm
                 else hidden.index_select(1, unsorted_indices)
+            )
         return output, hidden
 
 
 def _check_rnn_arguments(input_size, hidden_size, num_layers, bias, batch_first, dropout, proj_size):
     if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
-        raise ValueError("dropout should be a number in range [0, 1] representing the probability of an element "
-                         "being zeroed")
+        raise ValueError(
+            "dropout should be a number in range [0, 1] representing the probability of an element being zeroed"
+        )
     if dropout > 0 and num_layers == 1:
-        warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout expects "
-                      f"num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}",
-                      stacklevel=3)
+        warnings.warn(
+            "dropout option adds dropout after all but last recurrent layer, so non-zero dropout expects "
+            f"num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}",
+            stacklevel=3,
+        )
     if not isinstance(bias, bool):
         raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
     if not isinstance(batch_first, bool):
@@ -356,16 +400,37 @@ class RNN(RNNBase):
         (ember.Size([5, 3, 20]), ember.Size([2, 3, 20]))
     """
 
-    def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+    def __init__(
+        self,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        nonlinearity="tanh",
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        device=None,
+        dtype=None,
+    ):
         if nonlinearity == "tanh":
             mode = "RNN_TANH"
         elif nonlinearity == "relu":
             mode = "RNN_RELU"
         else:
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
-        super().__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         device=device, dtype=dtype)
+        super().__init__(
+            mode,
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            batch_first,
+            dropout,
+            bidirectional,
+            device=device,
+            dtype=dtype,
+        )
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
@@ -378,10 +443,32 @@ class LSTM(RNNBase):
     Returns `(output, (h_n, c_n))`; `proj_size > 0` projects the hidden state to that size (`weight_hr_l*`).
     """
 
-    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, proj_size=0, device=None, dtype=None):
-        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         proj_size, device=device, dtype=dtype)
+    def __init__(
+        self,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        proj_size=0,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            "LSTM",
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            batch_first,
+            dropout,
+            bidirectional,
+            proj_size,
+            device=device,
+            dtype=dtype,
+        )
 
     def forward(self, input, hx=None):
         return self._forward(input, hx, is_lstm=True)
@@ -390,10 +477,30 @@ class LSTM(RNNBase):
 class GRU(RNNBase):
     """Gated recurrent unit, PyTorch's formulation and gate order (r, z, n). Returns `(output, h_n)`."""
 
-    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, device=None, dtype=None):
-        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         device=device, dtype=dtype)
+    def __init__(
+        self,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            "GRU",
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            batch_first,
+            dropout,
+            bidirectional,
+            device=device,
+            dtype=dtype,
+        )
 
     def forward(self, input, hx=None):
         return self._forward(input, hx, is_lstm=False)
@@ -410,10 +517,8 @@ class RNNCellBase(Module):
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
-        self.weight_ih = Parameter(creation.empty((num_chunks * hidden_size, input_size), device=device,
-                                                  dtype=dtype))
-        self.weight_hh = Parameter(creation.empty((num_chunks * hidden_size, hidden_size), device=device,
-                                                  dtype=dtype))
+        self.weight_ih = Parameter(creation.empty((num_chunks * hidden_size, input_size), device=device, dtype=dtype))
+        self.weight_hh = Parameter(creation.empty((num_chunks * hidden_size, hidden_size), device=device, dtype=dtype))
         if bias:
             self.bias_ih = Parameter(creation.empty(num_chunks * hidden_size, device=device, dtype=dtype))
             self.bias_hh = Parameter(creation.empty(num_chunks * hidden_size, device=device, dtype=dtype))
@@ -464,8 +569,11 @@ class RNNCell(RNNCellBase):
     def forward(self, input, hx=None):
         is_batched = self._check_dims(input, (hx,))
         input = _batched(input, is_batched)
-        hx = creation.zeros(input.size(0), self.hidden_size, dtype=input.dtype) if hx is None \
+        hx = (
+            creation.zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+            if hx is None
             else _batched(hx, is_batched)
+        )
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         result = self._step("RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU", input, hx)
@@ -499,7 +607,10 @@ class GRUCell(RNNCellBase):
     def forward(self, input, hx=None):
         is_batched = self._check_dims(input, (hx,))
         input = _batched(input, is_batched)
-        hx = creation.zeros(input.size(0), self.hidden_size, dtype=input.dtype) if hx is None \
+        hx = (
+            creation.zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+            if hx is None
             else _batched(hx, is_batched)
+        )
         result = self._step("GRU", input, hx)
         return result if is_batched else result.squeeze(0)

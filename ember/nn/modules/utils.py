@@ -1,4 +1,5 @@
 """`_single`, `_pair`, ...: turn an int argument into a tuple of one per spatial dimension."""
+
 import collections.abc
 from itertools import repeat
 
@@ -10,6 +11,7 @@ def _ntuple(n, name="parse"):
         if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
             return tuple(x)
         return tuple(repeat(x, n))
+
     parse.__name__ = name
     return parse
 

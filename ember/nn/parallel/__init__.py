@@ -1,4 +1,5 @@
 """ember.nn.parallel: `DistributedDataParallel` (over ember.distributed) and `DataParallel`."""
+
 from .data_parallel import DataParallel
 from .distributed import DistributedDataParallel
 

@@ -1,6 +1,7 @@
 """`DataParallel`: PyTorch's single-process multi-GPU wrapper. ember has no GPUs, and PyTorch's own
 DataParallel without GPUs simply runs the module, so this does the same (and keeps `.module`, so
 state_dict keys carry the "module." prefix as PyTorch's)."""
+
 from ..modules.module import Module
 
 __all__ = ["DataParallel"]

@@ -10,6 +10,7 @@ How it works, as in PyTorch:
 4. When the last bucket has started, DDP waits for all of them and writes the averaged gradients
    into `.grad`, so `optimizer.step()` sees the same gradients on every rank.
 """
+
 import contextlib
 
 import numpy as np
@@ -52,9 +53,22 @@ class DistributedDataParallel(Module):
         loss_fn(model(x), y).backward()     # gradients averaged over the ranks
     """
 
-    def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
-                 init_sync=True, process_group=None, bucket_cap_mb=None, find_unused_parameters=False,
-                 check_reduction=False, gradient_as_bucket_view=False, static_graph=False, **unsupported):
+    def __init__(
+        self,
+        module,
+        device_ids=None,
+        output_device=None,
+        dim=0,
+        broadcast_buffers=True,
+        init_sync=True,
+        process_group=None,
+        bucket_cap_mb=None,
+        find_unused_parameters=False,
+        check_reduction=False,
+        gradient_as_bucket_view=False,
+        static_graph=False,
+        **unsupported,
+    ):
         super().__init__()
         if unsupported:
             raise TypeError(f"DistributedDataParallel: unsupported argument(s) {sorted(unsupported)} in ember")
@@ -69,20 +83,22 @@ class DistributedDataParallel(Module):
         self.dim = dim
         self.static_graph = static_graph
         self.gradient_as_bucket_view = gradient_as_bucket_view
-        self.bucket_bytes_cap = int((_DEFAULT_BUCKET_CAP_MB if bucket_cap_mb is None else bucket_cap_mb)
-                                    * 1024 * 1024)
+        self.bucket_bytes_cap = int((_DEFAULT_BUCKET_CAP_MB if bucket_cap_mb is None else bucket_cap_mb) * 1024 * 1024)
         self._named_parameters = [(name, p) for name, p in module.named_parameters() if p.requires_grad]
         if not self._named_parameters:
-            raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter "
-                               "that requires a gradient.")
+            raise RuntimeError(
+                "DistributedDataParallel is not needed when a module doesn't have any parameter "
+                "that requires a gradient."
+            )
         if init_sync:
             self._broadcast_from_rank0([p for _, p in module.named_parameters()] + list(module.buffers()))
         self._buckets = _make_buckets([p for _, p in self._named_parameters], self.bucket_bytes_cap)
         self._bucket_of = {id(p): bucket for bucket in self._buckets for p in bucket.parameters}
         self._armed = False
         self._launched = 0
-        self._hook_handles = [p.register_post_accumulate_grad_hook(self._gradient_ready)
-                              for _, p in self._named_parameters]
+        self._hook_handles = [
+            p.register_post_accumulate_grad_hook(self._gradient_ready) for _, p in self._named_parameters
+        ]
 
     # ---------------------------------------------------------------- forward
     def forward(self, *inputs, **kwargs):
@@ -137,18 +153,24 @@ class DistributedDataParallel(Module):
             _mpi.load().Request.Testall([b.request for b in self._buckets if b.request is not None])
 
     def _launch(self, bucket):
-        arrays = [p._grad._data.ravel() if p._grad is not None else np.zeros(p._data.size, p._data.dtype)
-                  for p in bucket.parameters]
+        arrays = [
+            p._grad._data.ravel() if p._grad is not None else np.zeros(p._data.size, p._data.dtype)
+            for p in bucket.parameters
+        ]
         bucket.flat = np.concatenate(arrays) if len(arrays) > 1 else arrays[0].copy()
-        bucket.request = self.process_group.comm.Iallreduce(_mpi.load().IN_PLACE, bucket.flat,
-                                                             op=_mpi.load().SUM)
+        bucket.request = self.process_group.comm.Iallreduce(_mpi.load().IN_PLACE, bucket.flat, op=_mpi.load().SUM)
         self._launched += 1
 
     def _finish(self):
         """Wait for every bucket and write the averaged gradients."""
         group = self.process_group
-        dist.collectives._start(group, "DistributedDataParallel gradient all_reduce",
-                                [bucket.request for bucket in self._buckets], None, False)
+        dist.collectives._start(
+            group,
+            "DistributedDataParallel gradient all_reduce",
+            [bucket.request for bucket in self._buckets],
+            None,
+            False,
+        )
         globally_used = None
         if self.find_unused_parameters:
             local = np.concatenate([bucket.locally_used for bucket in self._buckets])
@@ -162,7 +184,7 @@ class DistributedDataParallel(Module):
             for parameter in bucket.parameters:
                 count = parameter._data.size
                 if globally_used is None or globally_used[position] or parameter._grad is not None:
-                    gradient = bucket.flat[offset:offset + count].reshape(parameter._data.shape)
+                    gradient = bucket.flat[offset : offset + count].reshape(parameter._data.shape)
                     parameter.grad = new_tensor(gradient)
                 offset += count
                 position += 1
@@ -170,12 +192,14 @@ class DistributedDataParallel(Module):
 
     def _unfinished_reduction_message(self):
         missing = [name for name, p in self._named_parameters if id(p) in self._bucket_of[id(p)].pending]
-        return ("Expected to have finished reduction in the prior iteration before starting a new one. This "
-                "error indicates that your module has parameters that were not used in producing loss. You can "
-                "enable unused parameter detection by passing the keyword argument `find_unused_parameters=True` "
-                "to `ember.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function "
-                f"outputs participate in calculating loss.\nParameters which did not receive grad for rank "
-                f"{dist.get_rank()}: {', '.join(missing)}")
+        return (
+            "Expected to have finished reduction in the prior iteration before starting a new one. This "
+            "error indicates that your module has parameters that were not used in producing loss. You can "
+            "enable unused parameter detection by passing the keyword argument `find_unused_parameters=True` "
+            "to `ember.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function "
+            f"outputs participate in calculating loss.\nParameters which did not receive grad for rank "
+            f"{dist.get_rank()}: {', '.join(missing)}"
+        )
 
     # ---------------------------------------------------------------- helpers
     def _broadcast_from_rank0(self, tensors):
@@ -189,12 +213,13 @@ class DistributedDataParallel(Module):
             by_dtype.setdefault(tensor._data.dtype, []).append(tensor)
         for dtype, same in by_dtype.items():
             flat = np.concatenate([t._data.ravel() for t in same])
-            dist.collectives._start(group, "DistributedDataParallel broadcast",
-                                    [group.comm.Ibcast(flat, root=root)], None, False)
+            dist.collectives._start(
+                group, "DistributedDataParallel broadcast", [group.comm.Ibcast(flat, root=root)], None, False
+            )
             if group.rank() != root:
                 offset = 0
                 for tensor in same:
-                    tensor._data[...] = flat[offset:offset + tensor._data.size].reshape(tensor._data.shape)
+                    tensor._data[...] = flat[offset : offset + tensor._data.size].reshape(tensor._data.shape)
                     tensor._bump_version()
                     offset += tensor._data.size
 

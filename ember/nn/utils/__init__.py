@@ -1,11 +1,27 @@
 """Helpers around modules and parameters (as `torch.nn.utils`)."""
+
 from .clip_grad import clip_grad_norm_, clip_grad_norm, clip_grad_value_, get_total_norm, clip_grads_with_norm_
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
-__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
-           "parameters_to_vector", "vector_to_parameters"]
+__all__ = [
+    "clip_grad_norm_",
+    "clip_grad_norm",
+    "clip_grad_value_",
+    "get_total_norm",
+    "clip_grads_with_norm_",
+    "parameters_to_vector",
+    "vector_to_parameters",
+]
 from . import rnn, parametrize, parametrizations  # noqa: E402,F401
 from .weight_norm import weight_norm, remove_weight_norm  # noqa: E402,F401
 from .spectral_norm import spectral_norm, remove_spectral_norm  # noqa: E402,F401
-__all__ += ["rnn", "parametrize", "parametrizations", "weight_norm", "remove_weight_norm", "spectral_norm",
-            "remove_spectral_norm"]
+
+__all__ += [
+    "rnn",
+    "parametrize",
+    "parametrizations",
+    "weight_norm",
+    "remove_weight_norm",
+    "spectral_norm",
+    "remove_spectral_norm",
+]

@@ -1,4 +1,5 @@
 """Gradient clipping: `clip_grad_norm_` (rescale all gradients together) and `clip_grad_value_`."""
+
 import types
 import warnings
 
@@ -25,9 +26,11 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     else:
         total_norm = sum((tensor.abs() ** norm_type).sum() for tensor in tensors) ** (1.0 / norm_type)
     if error_if_nonfinite and not bool(total_norm.isfinite()):
-        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it "
-                           "cannot be clipped. To disable this error and scale the gradients by the non-finite norm "
-                           "anyway, set `error_if_nonfinite=False`")
+        raise RuntimeError(
+            f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it "
+            "cannot be clipped. To disable this error and scale the gradients by the non-finite norm "
+            "anyway, set `error_if_nonfinite=False`"
+        )
     return total_norm
 
 
@@ -64,8 +67,11 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """Deprecated: use `clip_grad_norm_`."""
-    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
-                  FutureWarning, stacklevel=2)
+    warnings.warn(
+        "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+        FutureWarning,
+        stacklevel=2,
+    )
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 

@@ -1,4 +1,5 @@
 """`parameters_to_vector` and back: all parameters as one flat vector (e.g. for second-order methods)."""
+
 from ..._tensor import Tensor
 from ... import ops
 from ..modules.module import typename
@@ -18,5 +19,5 @@ def vector_to_parameters(vec, parameters):
     pointer = 0
     for param in parameters:
         count = param.numel()
-        param.data = vec[pointer:pointer + count].view_as(param).data
+        param.data = vec[pointer : pointer + count].view_as(param).data
         pointer += count

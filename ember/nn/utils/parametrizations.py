@@ -4,6 +4,7 @@ These are the modern forms of `nn.utils.weight_norm` / `nn.utils.spectral_norm`:
 becomes a property computed from `module.parametrizations.weight.original0/original1` (weight
 norm) or `.original` (spectral norm, orthogonal), with the same state dict keys as PyTorch.
 """
+
 import math
 
 import numpy as np
@@ -68,11 +69,11 @@ class _SpectralNorm(Module):
         super().__init__()
         ndim = weight.dim()
         if dim >= ndim or dim < -ndim:
-            raise IndexError("Dimension out of range (expected to be in range of "
-                             f"[-{ndim}, {ndim - 1}] but got {dim})")
+            raise IndexError(f"Dimension out of range (expected to be in range of [-{ndim}, {ndim - 1}] but got {dim})")
         if n_power_iterations <= 0:
-            raise ValueError("Expected n_power_iterations to be positive, but got "
-                             f"n_power_iterations={n_power_iterations}")
+            raise ValueError(
+                f"Expected n_power_iterations to be positive, but got n_power_iterations={n_power_iterations}"
+            )
         self.dim = dim if dim >= 0 else dim + ndim
         self.eps = eps
         if ndim > 1:
@@ -141,7 +142,7 @@ def _matrix_exp(matrix):
     only, so it is differentiable)."""
     norm = float(np.abs(matrix.detach().numpy()).sum(-2).max()) if matrix.numel() else 0.0
     squarings = max(0, math.ceil(math.log2(norm)) + 1) if norm > 0 else 0
-    scaled = matrix / (2.0 ** squarings)
+    scaled = matrix / (2.0**squarings)
     identity = creation.eye(matrix.shape[-1], dtype=matrix.dtype).expand(*matrix.shape)
     result, term = identity, identity
     for degree in range(1, 19):
@@ -234,8 +235,9 @@ class _Orthogonal(Module):
 
     def right_inverse(self, Q):
         if tuple(Q.shape) != tuple(self.shape):
-            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. Got a tensor of shape "
-                             f"{Q.shape}.")
+            raise ValueError(
+                f"Expected a matrix or batch of matrices of shape {self.shape}. Got a tensor of shape {Q.shape}."
+            )
         original = Q
         rows, columns = Q.shape[-2], Q.shape[-1]
         transposed = rows < columns
@@ -244,8 +246,10 @@ class _Orthogonal(Module):
             rows, columns = columns, rows
         if "base" not in self._buffers:
             if self.orthogonal_map in ("matrix_exp", "cayley"):
-                raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
-                                          "parametrizations when use_trivialization=False.")
+                raise NotImplementedError(
+                    "It is not possible to assign to the matrix exponential or the Cayley "
+                    "parametrizations when use_trivialization=False."
+                )
             reflectors = _householder_reflectors(Q)
             return reflectors.transpose(-2, -1) if transposed else reflectors
         if rows == columns:
@@ -283,9 +287,10 @@ def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization
     if orthogonal_map is None:
         orthogonal_map = "matrix_exp" if weight.shape[-2] == weight.shape[-1] else "householder"
     if orthogonal_map not in _ORTHOGONAL_MAPS:
-        raise ValueError(f'orthogonal_map has to be one of "matrix_exp", "cayley", "householder". Got: '
-                         f"{orthogonal_map}")
-    parametrize.register_parametrization(module, name, _Orthogonal(weight, orthogonal_map,
-                                                                    use_trivialization=use_trivialization),
-                                         unsafe=True)
+        raise ValueError(
+            f'orthogonal_map has to be one of "matrix_exp", "cayley", "householder". Got: {orthogonal_map}'
+        )
+    parametrize.register_parametrization(
+        module, name, _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization), unsafe=True
+    )
     return module

@@ -6,6 +6,7 @@
 `P(original)`; assigning to `module.weight` runs `right_inverse`. The module's class becomes a
 subclass named `Parametrized<Class>`, as in PyTorch, so state dict keys match PyTorch's.
 """
+
 import contextlib
 import copy
 
@@ -14,8 +15,15 @@ from ...autograd.grad_mode import no_grad
 from ..modules.container import ModuleDict, ModuleList
 from ..parameter import Parameter
 
-__all__ = ["ParametrizationList", "register_parametrization", "is_parametrized", "remove_parametrizations",
-           "cached", "type_before_parametrizations", "transfer_parametrizations_and_params"]
+__all__ = [
+    "ParametrizationList",
+    "register_parametrization",
+    "is_parametrized",
+    "remove_parametrizations",
+    "cached",
+    "type_before_parametrizations",
+    "transfer_parametrizations_and_params",
+]
 
 _cache_enabled = 0
 _cache = {}
@@ -63,22 +71,28 @@ class ParametrizationList(ModuleList):
                     except NotImplementedError:
                         pass
         if not isinstance(new, (Tensor, list, tuple)):
-            raise ValueError("'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
-                             f"Got {type(new).__name__}")
+            raise ValueError(
+                "'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
+                f"Got {type(new).__name__}"
+            )
         self.is_tensor = isinstance(new, Tensor)
         self.ntensors = 1 if self.is_tensor else len(new)
         if self.is_tensor:
             if original.dtype != new.dtype:
-                raise ValueError("When `right_inverse` outputs one tensor, it may not change the dtype.\n"
-                                 f"original.dtype: {original.dtype}\nright_inverse(original).dtype: {new.dtype}")
+                raise ValueError(
+                    "When `right_inverse` outputs one tensor, it may not change the dtype.\n"
+                    f"original.dtype: {original.dtype}\nright_inverse(original).dtype: {new.dtype}"
+                )
             with no_grad():
                 _maybe_set(original, new)
             _register_parameter_or_buffer(self, "original", original)
         else:
             for index, tensor in enumerate(new):
                 if not isinstance(tensor, Tensor):
-                    raise ValueError("'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
-                                     f"Got element {index} of the sequence with type {type(tensor).__name__}.")
+                    raise ValueError(
+                        "'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
+                        f"Got element {index} of the sequence with type {type(tensor).__name__}."
+                    )
                 if isinstance(original, Parameter):
                     tensor = Parameter(tensor.detach(), original.requires_grad)
                 _register_parameter_or_buffer(self, f"original{index}", tensor)
@@ -90,13 +104,17 @@ class ParametrizationList(ModuleList):
         if not isinstance(value, Tensor):
             raise ValueError(f"A parametrization must return a tensor. Got {type(value).__name__}.")
         if value.dtype != original.dtype:
-            raise ValueError("Registering a parametrization may not change the dtype of the tensor, unless `unsafe` "
-                             f"flag is enabled.\nunparametrized dtype: {original.dtype}\n"
-                             f"parametrized dtype: {value.dtype}")
+            raise ValueError(
+                "Registering a parametrization may not change the dtype of the tensor, unless `unsafe` "
+                f"flag is enabled.\nunparametrized dtype: {original.dtype}\n"
+                f"parametrized dtype: {value.dtype}"
+            )
         if tuple(value.shape) != tuple(original.shape):
-            raise ValueError("Registering a parametrization may not change the shape of the tensor, unless `unsafe` "
-                             f"flag is enabled.\nunparametrized shape: {original.shape}\n"
-                             f"parametrized shape: {value.shape}")
+            raise ValueError(
+                "Registering a parametrization may not change the shape of the tensor, unless `unsafe` "
+                f"flag is enabled.\nunparametrized shape: {original.shape}\n"
+                f"parametrized shape: {value.shape}"
+            )
 
     def right_inverse(self, value):
         """Set the original tensor(s) so that the parametrized tensor becomes `value`."""
@@ -109,13 +127,17 @@ class ParametrizationList(ModuleList):
                 if not isinstance(value, Tensor):
                     raise ValueError(f"`right_inverse` should return a tensor. Got {type(value).__name__}")
                 if value.dtype != self.original.dtype:
-                    raise ValueError(f"The tensor returned by `right_inverse` has dtype {value.dtype} while "
-                                     f"`original` has dtype {self.original.dtype}")
+                    raise ValueError(
+                        f"The tensor returned by `right_inverse` has dtype {value.dtype} while "
+                        f"`original` has dtype {self.original.dtype}"
+                    )
                 _maybe_set(self.original, value)
             else:
                 if len(value) != self.ntensors:
-                    raise ValueError(f"'right_inverse' must return a sequence of tensors of length {self.ntensors}. "
-                                     f"Got a sequence of length {len(value)}")
+                    raise ValueError(
+                        f"'right_inverse' must return a sequence of tensors of length {self.ntensors}. "
+                        f"Got a sequence of length {len(value)}"
+                    )
                 for index, tensor in enumerate(value):
                     _maybe_set(getattr(self, f"original{index}"), tensor)
 
@@ -143,9 +165,11 @@ def _inject_new_class(module):
         return replica
 
     def getstate(self):
-        raise RuntimeError("Serialization of parametrized modules is only supported through state_dict(). See:\n"
-                           "https://pytorch.org/tutorials/beginner/saving_loading_models.html"
-                           "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training")
+        raise RuntimeError(
+            "Serialization of parametrized modules is only supported through state_dict(). See:\n"
+            "https://pytorch.org/tutorials/beginner/saving_loading_models.html"
+            "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training"
+        )
 
     attributes = {"__getstate__": getstate}
     if not hasattr(cls, "__deepcopy__"):
@@ -199,10 +223,12 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
             if not isinstance(value, Tensor):
                 raise ValueError(f"A parametrization must return a tensor. Got {type(value).__name__}.")
             if value.dtype != current.dtype or tuple(value.shape) != tuple(current.shape):
-                raise ValueError("Registering a parametrization may not change the dtype or shape of the tensor, "
-                                 f"unless the `unsafe` flag is enabled.\nmodule.{tensor_name}: {current.dtype} "
-                                 f"{tuple(current.shape)}; parametrization(module.{tensor_name}): {value.dtype} "
-                                 f"{tuple(value.shape)}")
+                raise ValueError(
+                    "Registering a parametrization may not change the dtype or shape of the tensor, "
+                    f"unless the `unsafe` flag is enabled.\nmodule.{tensor_name}: {current.dtype} "
+                    f"{tuple(current.shape)}; parametrization(module.{tensor_name}): {value.dtype} "
+                    f"{tuple(value.shape)}"
+                )
         module.parametrizations[tensor_name].append(parametrization)
         module.parametrizations[tensor_name].unsafe |= unsafe
     elif tensor_name in module._buffers or tensor_name in module._parameters:
@@ -215,8 +241,10 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
         _inject_property(module, tensor_name)
         module.parametrizations[tensor_name] = parametrizations
     else:
-        raise ValueError(f"Module '{module}' does not have a parameter, a buffer, or a parametrized element with name "
-                         f"'{tensor_name}'")
+        raise ValueError(
+            f"Module '{module}' does not have a parameter, a buffer, or a parametrized element with name "
+            f"'{tensor_name}'"
+        )
     return module
 
 
@@ -246,12 +274,17 @@ def remove_parametrizations(module, tensor_name, leave_parametrized=True):
                 _maybe_set(original, getattr(module, tensor_name))
     else:
         if not leave_parametrized:
-            raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is parametrized "
-                             "in terms of a sequence of tensors.")
+            raise ValueError(
+                "Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is parametrized "
+                "in terms of a sequence of tensors."
+            )
         with no_grad():
             value = getattr(module, tensor_name)
-        original = Parameter(value.detach(), parametrizations.original0.requires_grad) \
-            if isinstance(parametrizations.original0, Parameter) else value.detach()
+        original = (
+            Parameter(value.detach(), parametrizations.original0.requires_grad)
+            if isinstance(parametrizations.original0, Parameter)
+            else value.detach()
+        )
     delattr(module.__class__, tensor_name)
     del module.parametrizations[tensor_name]
     _register_parameter_or_buffer(module, tensor_name, original)

@@ -6,6 +6,7 @@ first; `batch_sizes[t]` says how many there are. `nn.RNN`, `nn.LSTM` and `nn.GRU
 return one, with each sequence's final hidden state taken at its own length. Packing and
 unpacking are indexing ops, so gradients flow through them.
 """
+
 from collections import namedtuple
 from collections.abc import Iterable
 
@@ -15,8 +16,16 @@ from ... import ops
 from ..._tensor import Tensor, new_tensor
 from ...ops import creation
 
-__all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
-           "unpad_sequence", "pack_sequence", "unpack_sequence"]
+__all__ = [
+    "PackedSequence",
+    "invert_permutation",
+    "pack_padded_sequence",
+    "pad_packed_sequence",
+    "pad_sequence",
+    "unpad_sequence",
+    "pack_sequence",
+    "unpack_sequence",
+]
 
 _PackedSequenceBase = namedtuple("PackedSequence_", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])
 
@@ -105,8 +114,9 @@ def invert_permutation(permutation):
 def _lengths_array(lengths):
     if isinstance(lengths, Tensor):
         if lengths.dim() != 1:
-            raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.dim()}D "
-                               f"{lengths.dtype} tensor")
+            raise RuntimeError(
+                f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.dim()}D {lengths.dtype} tensor"
+            )
         return lengths.numpy().astype(np.int64)
     return np.asarray(list(lengths), dtype=np.int64)
 
@@ -139,13 +149,17 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     lengths = _lengths_array(lengths)
     batch_dim = 0 if batch_first else 1
     if len(lengths) != input.shape[batch_dim]:
-        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got {len(lengths)} "
-                           f"(batch_size={input.shape[batch_dim]})")
+        raise RuntimeError(
+            f"Expected `len(lengths)` to be equal to batch_size, but got {len(lengths)} "
+            f"(batch_size={input.shape[batch_dim]})"
+        )
     if enforce_sorted:
         if np.any(lengths[1:] > lengths[:-1]):
-            raise RuntimeError("`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
-                               "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to "
-                               "sidestep this requirement if you do not need ONNX exportability.")
+            raise RuntimeError(
+                "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
+                "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to "
+                "sidestep this requirement if you do not need ONNX exportability."
+            )
         sorted_indices = None
         order = np.arange(len(lengths))
     else:
@@ -153,13 +167,16 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
         sorted_indices = new_tensor(order.astype(np.int64))
     sorted_lengths = lengths[order]
     if len(lengths) == 0 or sorted_lengths[-1] <= 0:
-        raise RuntimeError("Length of all samples has to be greater than 0, but found an element in 'lengths' "
-                           "that is <= 0")
+        raise RuntimeError(
+            "Length of all samples has to be greater than 0, but found an element in 'lengths' that is <= 0"
+        )
     time_dim = 1 - batch_dim
     if sorted_lengths[0] > input.shape[time_dim]:
-        raise RuntimeError(f"pack_padded_sequence: a length ({sorted_lengths[0]}) exceeds the input's sequence "
-                           f"length ({input.shape[time_dim]}; input shape {list(input.shape)}, "
-                           f"batch_first={batch_first})")
+        raise RuntimeError(
+            f"pack_padded_sequence: a length ({sorted_lengths[0]}) exceeds the input's sequence "
+            f"length ({input.shape[time_dim]}; input shape {list(input.shape)}, "
+            f"batch_first={batch_first})"
+        )
     batch_sizes = _batch_sizes(sorted_lengths)
     times, rows = _packed_positions(batch_sizes)
     batch = order[rows]
@@ -177,8 +194,10 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     max_length = len(batch_sizes)
     if total_length is not None:
         if total_length < max_length:
-            raise ValueError("Expected total_length to be at least the length of the longest sequence in input, "
-                             f"but got total_length={total_length} and max sequence length being {max_length}")
+            raise ValueError(
+                "Expected total_length to be at least the length of the longest sequence in input, "
+                f"but got total_length={total_length} and max sequence length being {max_length}"
+            )
     else:
         total_length = max_length
     batch = int(batch_sizes[0]) if max_length else 0
@@ -206,8 +225,9 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
                 [1., 1., 1.]])
     """
     if not isinstance(sequences, Iterable):
-        raise RuntimeError(f"pad_sequence: Expected iterable for input sequences, but got arg of type: "
-                           f"{type(sequences)}")
+        raise RuntimeError(
+            f"pad_sequence: Expected iterable for input sequences, but got arg of type: {type(sequences)}"
+        )
     sequences = tuple(sequences)
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
@@ -216,8 +236,10 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     trailing = tuple(sequences[0].shape[1:])
     for index, sequence in enumerate(sequences):
         if tuple(sequence.shape[1:]) != trailing:
-            raise RuntimeError(f"pad_sequence: sequence {index} has shape {list(sequence.shape)}, but every "
-                               f"sequence must be (L, {', '.join(map(str, trailing))}) like sequence 0")
+            raise RuntimeError(
+                f"pad_sequence: sequence {index} has shape {list(sequence.shape)}, but every "
+                f"sequence must be (L, {', '.join(map(str, trailing))}) like sequence 0"
+            )
     longest = max(sequence.shape[0] for sequence in sequences)
     columns = []
     for sequence in sequences:
@@ -233,7 +255,7 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
     """Split a padded batch back into a list of tensors with the given lengths (right padding)."""
     if not batch_first:
         padded_sequences = padded_sequences.transpose(0, 1)
-    return [sequence[:int(length)] for sequence, length in zip(padded_sequences, _lengths_array(lengths))]
+    return [sequence[: int(length)] for sequence, length in zip(padded_sequences, _lengths_array(lengths))]
 
 
 def pack_sequence(sequences, enforce_sorted=True):

@@ -4,6 +4,7 @@
 matrix with `dim` first), estimated by power iteration with the buffers `weight_u` and
 `weight_v`; in training each forward runs `n_power_iterations` more steps, in eval none.
 """
+
 from ... import ops
 from ...autograd.grad_mode import no_grad
 from ...ops import creation
@@ -18,8 +19,9 @@ class SpectralNorm:
 
     def __init__(self, name="weight", n_power_iterations=1, dim=0, eps=1e-12):
         if n_power_iterations <= 0:
-            raise ValueError("Expected n_power_iterations to be positive, but got "
-                             f"n_power_iterations={n_power_iterations}")
+            raise ValueError(
+                f"Expected n_power_iterations to be positive, but got n_power_iterations={n_power_iterations}"
+            )
         self.name = name
         self.dim = dim
         self.n_power_iterations = n_power_iterations

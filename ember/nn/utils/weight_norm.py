@@ -4,6 +4,7 @@
 recomputed before each forward from the two new parameters `weight_g` and `weight_v`. PyTorch
 deprecates this in favour of `nn.utils.parametrizations.weight_norm`, and so does ember.
 """
+
 import warnings
 
 from ..parameter import Parameter
@@ -43,8 +44,11 @@ class WeightNorm:
 
     @staticmethod
     def apply(module, name, dim):
-        warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
-                      "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=3)
+        warnings.warn(
+            "`torch.nn.utils.weight_norm` is deprecated in favor of `torch.nn.utils.parametrizations.weight_norm`.",
+            FutureWarning,
+            stacklevel=3,
+        )
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")

@@ -10,6 +10,7 @@ are reused: when every array over a block has been freed in the main process, th
 back to its worker with its next task, and the worker writes a later batch into it. The loader removes
 its directory, and so every name, when it shuts down; memory still mapped stays valid until dropped.
 """
+
 import collections
 import os
 import threading
@@ -82,9 +83,19 @@ class WorkerMemory:
         block.in_main = True  # from now on: not to be reused, even once this worker's arrays over it are freed
         self.sending.append(block)
         flat = _owner(array)
-        return (rebuild_batch_tensor, (self.worker_id, block.mapping.path, _shared_blocks.byte_offset(array, flat),
-                                       array.shape, array.dtype, array.strides, tensor._requires_grad,
-                                       type(tensor)))
+        return (
+            rebuild_batch_tensor,
+            (
+                self.worker_id,
+                block.mapping.path,
+                _shared_blocks.byte_offset(array, flat),
+                array.shape,
+                array.dtype,
+                array.strides,
+                tensor._requires_grad,
+                type(tensor),
+            ),
+        )
 
     def sent(self):
         """The message referencing the blocks of `reduce` was pickled: they are the main process's now."""

@@ -4,6 +4,7 @@ Tensors and NumPy arrays are stacked along a new first dimension; Python floats 
 tensor, ints an int64 tensor, bools a bool tensor (PyTorch's dtypes); strings stay a list; tuples,
 lists, dicts and namedtuples are collated field by field.
 """
+
 import collections.abc
 import numbers
 
@@ -23,15 +24,20 @@ def _stack(tensors):
     first = tensors[0]
     for index, item in enumerate(tensors):
         if not isinstance(item, Tensor):
-            raise TypeError(f"expected Tensor as element {index} in argument 0, but got {type(item).__name__} "
-                            f"(default_collate stacks the samples of a batch: sample 0 is a Tensor, sample {index} "
-                            "is not; give every sample the same types, or pass a collate_fn)")
+            raise TypeError(
+                f"expected Tensor as element {index} in argument 0, but got {type(item).__name__} "
+                f"(default_collate stacks the samples of a batch: sample 0 is a Tensor, sample {index} "
+                "is not; give every sample the same types, or pass a collate_fn)"
+            )
         if item.shape != first.shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(first.shape)} at entry 0 "
-                               f"and {list(item.shape)} at entry {index} (default_collate stacks the samples of a "
-                               "batch: give them one shape, or pass a collate_fn that pads them)")
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(first.shape)} at entry 0 "
+                f"and {list(item.shape)} at entry {index} (default_collate stacks the samples of a "
+                "batch: give them one shape, or pass a collate_fn that pads them)"
+            )
     if any(item._requires_grad for item in tensors):
         from ...ops import stack
+
         return stack(tensors, 0)
     arrays = [item._data for item in tensors]
     # In a DataLoader worker, a large batch is stacked straight into shared memory (see _batch_memory).

@@ -2,6 +2,7 @@
 
 Each remembers what it was doing (`describe()`), so that a worker's error can name the sample.
 """
+
 import itertools
 
 __all__ = ["MapFetcher", "IterableFetcher"]

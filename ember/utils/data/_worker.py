@@ -1,5 +1,6 @@
 """What runs in a DataLoader worker process: seeding, `get_worker_info()`, and the loop that turns
 the indices it is sent into batches for the main process."""
+
 import dataclasses
 import os
 import pickle
@@ -24,6 +25,7 @@ RESUME = "resume"  # persistent workers: start a new pass (iterable datasets res
 class WorkerInfo:
     """What `get_worker_info()` returns inside a worker: its `id`, the `num_workers`, its `seed` and its
     copy of the `dataset` (an IterableDataset uses them to give each worker its own share)."""
+
     id: int
     num_workers: int
     seed: int
@@ -49,6 +51,7 @@ def get_worker_info():
 @dataclasses.dataclass(frozen=True)
 class StreamEnd:
     """A worker's answer once its copy of an IterableDataset is exhausted."""
+
     worker_id: int
 
 
@@ -65,9 +68,12 @@ class WorkerError:
 
     def __init__(self, worker_id, doing):
         error_type = sys.exc_info()[0]
-        self.message = (f"Caught {error_type.__name__} in DataLoader worker process {worker_id}.\n"
-                        + (f"The worker was {doing}.\n" if doing else "")
-                        + "Original " + traceback.format_exc())
+        self.message = (
+            f"Caught {error_type.__name__} in DataLoader worker process {worker_id}.\n"
+            + (f"The worker was {doing}.\n" if doing else "")
+            + "Original "
+            + traceback.format_exc()
+        )
         try:
             pickle.dumps(error_type)
             self.error_type = error_type
@@ -95,6 +101,7 @@ def seed_worker(seed):
 @dataclasses.dataclass
 class WorkerSpec:
     """Everything a worker needs, sent once when it starts."""
+
     dataset: object
     is_iterable: bool
     auto_collation: bool
@@ -180,8 +187,9 @@ def _pickled(task_id, data, memory, worker_id):
         payload = ForkingPickler.dumps((task_id, data))
     except Exception:
         memory.sent_failed()
-        payload = ForkingPickler.dumps((task_id, WorkerError(worker_id, "pickling the batch to send it to the "
-                                                                        "main process")))
+        payload = ForkingPickler.dumps(
+            (task_id, WorkerError(worker_id, "pickling the batch to send it to the main process"))
+        )
     else:
         memory.sent()
     return payload.tobytes()

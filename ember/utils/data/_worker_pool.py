@@ -5,6 +5,7 @@ Tasks go to the workers round robin, at most `prefetch_factor * num_workers` ahe
 user is given. Workers are stopped when the pass ends (unless `persistent_workers`), and in any case
 when the iterator is garbage collected or the interpreter exits, so no process is left behind.
 """
+
 import itertools
 import multiprocessing
 import os
@@ -42,8 +43,11 @@ class _Workers:
             for worker_id in range(num_workers):
                 index_queue = context.Queue()
                 index_queue.cancel_join_thread()  # a dead worker must not make the main process hang at exit
-                process = context.Process(target=worker_loop, daemon=True,
-                                          args=(spec, worker_id, index_queue, self.results, self.done, os.getpid()))
+                process = context.Process(
+                    target=worker_loop,
+                    daemon=True,
+                    args=(spec, worker_id, index_queue, self.results, self.done, os.getpid()),
+                )
                 process.start()
                 self.index_queues.append(index_queue)
                 self.processes.append(process)
@@ -55,13 +59,16 @@ class _Workers:
         """Raise (after shutting down) if a worker died: waiting for its batch would take forever."""
         dead = [(worker_id, process) for worker_id, process in enumerate(self.processes) if not process.is_alive()]
         if dead:
-            details = ", ".join(f"worker {worker_id} {_exit_description(process.exitcode)}"
-                                for worker_id, process in dead)
+            details = ", ".join(
+                f"worker {worker_id} {_exit_description(process.exitcode)}" for worker_id, process in dead
+            )
             pids = ", ".join(str(process.pid) for _, process in dead)
             self.shutdown()
-            raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly ({details}). A worker "
-                               "killed by the system often ran out of memory: try fewer workers, a smaller "
-                               "batch_size or prefetch_factor.")
+            raise RuntimeError(
+                f"DataLoader worker (pid(s) {pids}) exited unexpectedly ({details}). A worker "
+                "killed by the system often ran out of memory: try fewer workers, a smaller "
+                "batch_size or prefetch_factor."
+            )
 
     def shutdown(self):
         if self.closed or os.getpid() != self.creator:
@@ -106,11 +113,18 @@ class MultiProcessIterator:
         self._persistent = loader.persistent_workers
         self._in_order = loader.in_order
         self._loader_length = loader.__len__
-        spec = WorkerSpec(dataset=loader.dataset, is_iterable=loader._is_iterable,
-                          auto_collation=loader._auto_collation, collate_fn=loader.collate_fn,
-                          drop_last=loader.drop_last, batch_size=loader.batch_size,
-                          worker_init_fn=loader.worker_init_fn, num_workers=loader.num_workers,
-                          base_seed=base_seed, memory_directory="")
+        spec = WorkerSpec(
+            dataset=loader.dataset,
+            is_iterable=loader._is_iterable,
+            auto_collation=loader._auto_collation,
+            collate_fn=loader.collate_fn,
+            drop_last=loader.drop_last,
+            batch_size=loader.batch_size,
+            worker_init_fn=loader.worker_init_fn,
+            num_workers=loader.num_workers,
+            base_seed=base_seed,
+            memory_directory="",
+        )
         context = loader.multiprocessing_context or multiprocessing.get_context()  # the platform's default
         self._workers = _Workers(context, spec, loader.num_workers)
         self._shutdown = weakref.finalize(self, self._workers.shutdown)
@@ -166,8 +180,9 @@ class MultiProcessIterator:
     def _receive(self):
         """The next message from any worker, checking on the workers while waiting."""
         if self._workers.closed:
-            raise RuntimeError("this DataLoader iterator's workers were shut down after an error; start a new "
-                               "pass with iter(loader)")
+            raise RuntimeError(
+                "this DataLoader iterator's workers were shut down after an error; start a new pass with iter(loader)"
+            )
         start = time.monotonic()
         while True:
             wait = STATUS_INTERVAL
@@ -189,8 +204,9 @@ class MultiProcessIterator:
     def _retire(self, worker_id):
         """A worker's stream ended: it gets no more tasks, and the ones it will not answer are dropped."""
         self._active[worker_id] = False
-        for task_id in [task for task, worker in self._outstanding.items()
-                        if worker == worker_id and task not in self._results]:
+        for task_id in [
+            task for task, worker in self._outstanding.items() if worker == worker_id and task not in self._results
+        ]:
             del self._outstanding[task_id]
         self._dispatch()
 

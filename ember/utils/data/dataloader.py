@@ -3,6 +3,7 @@ the main process or by worker processes (`num_workers > 0`, see `_worker_pool` a
 
 Indices are drawn from the sampler as batches are needed, never all at once.
 """
+
 import itertools
 import multiprocessing
 import multiprocessing.context
@@ -47,10 +48,27 @@ class DataLoader:
         for inputs, targets in loader: ...
     """
 
-    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
-                 collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
-                 multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
-                 pin_memory_device="", in_order=True):
+    def __init__(
+        self,
+        dataset,
+        batch_size=1,
+        shuffle=None,
+        sampler=None,
+        batch_sampler=None,
+        num_workers=0,
+        collate_fn=None,
+        pin_memory=False,
+        drop_last=False,
+        timeout=0,
+        worker_init_fn=None,
+        multiprocessing_context=None,
+        generator=None,
+        *,
+        prefetch_factor=None,
+        persistent_workers=False,
+        pin_memory_device="",
+        in_order=True,
+    ):
         _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
         self.dataset = dataset
         self.num_workers = num_workers
@@ -68,25 +86,29 @@ class DataLoader:
 
         if self._is_iterable:
             if shuffle not in {False, None}:
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got "
-                                 f"shuffle={shuffle}")
+                raise ValueError(
+                    f"DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle={shuffle}"
+                )
             if sampler is not None:
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified sampler option, but got "
-                                 f"sampler={sampler}")
+                raise ValueError(
+                    f"DataLoader with IterableDataset: expected unspecified sampler option, but got sampler={sampler}"
+                )
             if batch_sampler is not None:
-                raise ValueError("DataLoader with IterableDataset: expected unspecified batch_sampler option, but "
-                                 f"got batch_sampler={batch_sampler}")
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified batch_sampler option, but "
+                    f"got batch_sampler={batch_sampler}"
+                )
         shuffle = bool(shuffle)
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
             if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
-                                 "and drop_last")
+                raise ValueError(
+                    "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last"
+                )
             batch_size, drop_last = None, False
         elif batch_size is None and drop_last:
-            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with "
-                             "drop_last")
+            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
         if sampler is None and not self._is_iterable:
             sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
         if batch_size is not None and batch_sampler is None and not self._is_iterable:
@@ -108,17 +130,23 @@ class DataLoader:
     def multiprocessing_context(self, context):
         if context is not None:
             if self.num_workers == 0:
-                raise ValueError("multiprocessing_context can only be used with multi-process loading "
-                                 f"(num_workers > 0), but got num_workers={self.num_workers}")
+                raise ValueError(
+                    "multiprocessing_context can only be used with multi-process loading "
+                    f"(num_workers > 0), but got num_workers={self.num_workers}"
+                )
             if isinstance(context, str):
                 methods = multiprocessing.get_all_start_methods()
                 if context not in methods:
-                    raise ValueError("multiprocessing_context option should specify a valid start method in "
-                                     f"{methods!r}, but got multiprocessing_context={context!r}")
+                    raise ValueError(
+                        "multiprocessing_context option should specify a valid start method in "
+                        f"{methods!r}, but got multiprocessing_context={context!r}"
+                    )
                 context = multiprocessing.get_context(context)
             elif not isinstance(context, multiprocessing.context.BaseContext):
-                raise TypeError("multiprocessing_context option should be a valid context object or a string "
-                                f"specifying the start method, but got multiprocessing_context={context}")
+                raise TypeError(
+                    "multiprocessing_context option should be a valid context object or a string "
+                    f"specifying the start method, but got multiprocessing_context={context}"
+                )
         self._multiprocessing_context = context
 
     @property
@@ -134,7 +162,7 @@ class DataLoader:
     def _draw_base_seed(self):
         """One draw per new iterator, as PyTorch makes whether or not there are workers (so that the shuffled
         order does not depend on num_workers)."""
-        return int((default_generator if self.generator is None else self.generator).rng.integers(0, 2 ** 63 - 1))
+        return int((default_generator if self.generator is None else self.generator).rng.integers(0, 2**63 - 1))
 
     def __iter__(self):
         if self._iterator is not None and not self._iterator._workers.closed:
@@ -144,6 +172,7 @@ class DataLoader:
         if self.num_workers == 0:
             return _SingleProcessIterator(self)
         from ._worker_pool import MultiProcessIterator
+
         iterator = MultiProcessIterator(self, base_seed)
         if self.persistent_workers:
             self._iterator = iterator
@@ -160,13 +189,14 @@ class DataLoader:
 
 def _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers):
     if num_workers < 0:
-        raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
-                         "multiprocessing.")
+        raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
     if timeout < 0:
         raise ValueError("timeout option should be non-negative")
     if num_workers == 0 and prefetch_factor is not None:
-        raise ValueError("prefetch_factor option could only be specified in multiprocessing. Let num_workers > 0 "
-                         "to enable multiprocessing, otherwise set prefetch_factor to None.")
+        raise ValueError(
+            "prefetch_factor option could only be specified in multiprocessing. Let num_workers > 0 "
+            "to enable multiprocessing, otherwise set prefetch_factor to None."
+        )
     if prefetch_factor is not None and prefetch_factor < 0:
         raise ValueError("prefetch_factor option should be non-negative")
     if persistent_workers and num_workers == 0:
@@ -178,8 +208,9 @@ class _SingleProcessIterator:
 
     def __init__(self, loader):
         if loader._is_iterable:
-            self._fetcher = IterableFetcher(loader.dataset, loader._auto_collation, loader.collate_fn,
-                                            loader.drop_last, loader.batch_size)
+            self._fetcher = IterableFetcher(
+                loader.dataset, loader._auto_collation, loader.collate_fn, loader.drop_last, loader.batch_size
+            )
         else:
             self._fetcher = MapFetcher(loader.dataset, loader._auto_collation, loader.collate_fn)
         self._indices = loader._index_iterator()

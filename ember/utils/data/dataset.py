@@ -1,4 +1,5 @@
 """Datasets: the map-style `Dataset` protocol, tensors as a dataset, subsets, concatenation, splits."""
+
 import bisect
 import math
 import warnings
@@ -41,11 +42,13 @@ class TensorDataset(Dataset):
 
     def __init__(self, *tensors):
         if any(not isinstance(tensor, Tensor) for tensor in tensors):
-            raise TypeError("TensorDataset takes tensors, got " +
-                            ", ".join(type(tensor).__name__ for tensor in tensors))
+            raise TypeError(
+                "TensorDataset takes tensors, got " + ", ".join(type(tensor).__name__ for tensor in tensors)
+            )
         if any(tensors[0].size(0) != tensor.size(0) for tensor in tensors):
-            raise AssertionError("Size mismatch between tensors: " +
-                                 ", ".join(str(tensor.size(0)) for tensor in tensors))
+            raise AssertionError(
+                "Size mismatch between tensors: " + ", ".join(str(tensor.size(0)) for tensor in tensors)
+            )
         self.tensors = tensors
 
     def __getitem__(self, index):
@@ -113,8 +116,9 @@ def _lengths_from_fractions(fractions, total):
         lengths[index % len(lengths)] += 1
     for index, length in enumerate(lengths):
         if length == 0:
-            warnings.warn(f"Length of split at index {index} is 0. This might result in an empty dataset.",
-                          stacklevel=3)
+            warnings.warn(
+                f"Length of split at index {index} is 0. This might result in an empty dataset.", stacklevel=3
+            )
     return lengths
 
 
@@ -130,6 +134,6 @@ def random_split(dataset, lengths, generator=default_generator):
     indices = randperm(sum(lengths), generator=generator).tolist()
     subsets, offset = [], 0
     for length in lengths:
-        subsets.append(Subset(dataset, indices[offset:offset + length]))
+        subsets.append(Subset(dataset, indices[offset : offset + length]))
         offset += length
     return subsets

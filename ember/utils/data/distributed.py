@@ -1,4 +1,5 @@
 """`DistributedSampler`: each process of a distributed job visits its own share of the dataset."""
+
 import math
 
 from ...ops.creation import Generator
@@ -20,9 +21,12 @@ class DistributedSampler(Sampler):
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
         if num_replicas is None or rank is None:
             from ... import distributed
+
             if not distributed.is_available() or not distributed.is_initialized():
-                raise RuntimeError("Requires distributed package to be available (call "
-                                   "ember.distributed.init_process_group first, or pass num_replicas and rank)")
+                raise RuntimeError(
+                    "Requires distributed package to be available (call "
+                    "ember.distributed.init_process_group first, or pass num_replicas and rank)"
+                )
             num_replicas = distributed.get_world_size() if num_replicas is None else num_replicas
             rank = distributed.get_rank() if rank is None else rank
         if rank >= num_replicas or rank < 0:
@@ -47,8 +51,7 @@ class DistributedSampler(Sampler):
         length = len(self.dataset)
         if self.shuffle:
             order = Generator().manual_seed(self.seed + self.epoch).rng.permutation(length)
-            return (int(order[position % length]) for position in range(self.rank, self.total_size,
-                                                                         self.num_replicas))
+            return (int(order[position % length]) for position in range(self.rank, self.total_size, self.num_replicas))
         return (position % length for position in range(self.rank, self.total_size, self.num_replicas))
 
     def __len__(self):

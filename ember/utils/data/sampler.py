@@ -3,14 +3,21 @@
 Every sampler streams: random indices are drawn a chunk at a time as iteration proceeds, and a
 permutation is handed out a slice at a time, so asking for 10**10 samples costs no memory up front.
 """
+
 import itertools
 
 from ..._backend import np
 from ..._tensor import Tensor
 from ...ops.creation import Generator, default_generator, multinomial, tensor
 
-__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
-           "BatchSampler"]
+__all__ = [
+    "Sampler",
+    "SequentialSampler",
+    "RandomSampler",
+    "SubsetRandomSampler",
+    "WeightedRandomSampler",
+    "BatchSampler",
+]
 
 _CHUNK = 32  # random indices drawn at a time (as PyTorch): the first index comes at once, memory stays flat
 _SLICE = 1024  # permutation entries turned into Python ints at a time
@@ -48,7 +55,7 @@ def _epoch_generator(generator):
     generator, so that `ember.manual_seed` makes the shuffling repeatable."""
     if generator is not None:
         return generator
-    return Generator().manual_seed(int(default_generator.rng.integers(0, 2 ** 63 - 1)))
+    return Generator().manual_seed(int(default_generator.rng.integers(0, 2**63 - 1)))
 
 
 def _uniform_integers(rng, high, count):
@@ -61,7 +68,7 @@ def _uniform_integers(rng, high, count):
 def _as_ints(array):
     """The entries of an int64 array as Python ints, without building one list of them all."""
     for start in range(0, len(array), _SLICE):
-        yield from array[start:start + _SLICE].tolist()
+        yield from array[start : start + _SLICE].tolist()
 
 
 class RandomSampler(Sampler):
@@ -92,7 +99,7 @@ class RandomSampler(Sampler):
             return
         for _ in range(self.num_samples // size):
             yield from _as_ints(rng.permutation(size))
-        yield from _as_ints(rng.permutation(size)[:self.num_samples % size])
+        yield from _as_ints(rng.permutation(size)[: self.num_samples % size])
 
     def __len__(self):
         return self.num_samples
@@ -124,8 +131,7 @@ class WeightedRandomSampler(Sampler):
             raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
         weights = weights.double() if isinstance(weights, Tensor) else tensor(weights, dtype="float64")
         if weights.dim() != 1:
-            raise ValueError("weights should be a 1d sequence but given weights have shape "
-                             f"{tuple(weights.shape)}")
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(weights.shape)}")
         self.weights = weights
         self.num_samples = num_samples
         self.replacement = replacement

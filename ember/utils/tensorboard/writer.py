@@ -4,6 +4,7 @@ tensorboardX recognises PyTorch tensors by their type's name, so ember's would b
 method that takes values converts ember tensors (also inside lists, tuples and dicts) to NumPy
 arrays first and is otherwise tensorboardX's, so the event files are exactly what TensorBoard reads.
 """
+
 import tensorboardX
 
 from ..._tensor import Tensor
@@ -12,9 +13,24 @@ from . import _graph
 __all__ = ["SummaryWriter"]
 
 # The writer's methods whose arguments may hold tensors.
-_VALUE_METHODS = ("add_scalar", "add_scalars", "add_histogram", "add_histogram_raw", "add_image", "add_images",
-                  "add_image_with_boxes", "add_video", "add_audio", "add_text", "add_embedding", "add_pr_curve",
-                  "add_pr_curve_raw", "add_mesh", "add_hparams", "add_custom_scalars")
+_VALUE_METHODS = (
+    "add_scalar",
+    "add_scalars",
+    "add_histogram",
+    "add_histogram_raw",
+    "add_image",
+    "add_images",
+    "add_image_with_boxes",
+    "add_video",
+    "add_audio",
+    "add_text",
+    "add_embedding",
+    "add_pr_curve",
+    "add_pr_curve_raw",
+    "add_mesh",
+    "add_hparams",
+    "add_custom_scalars",
+)
 
 
 def _to_numpy(value):

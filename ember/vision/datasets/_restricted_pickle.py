@@ -5,6 +5,7 @@ names (`os.system` included). This unpickler resolves only the few names that Nu
 containers need, so a file can rebuild dicts, lists, strings, numbers and NumPy arrays of numbers,
 and nothing else.
 """
+
 import codecs
 import collections
 import pickle
@@ -14,11 +15,14 @@ from ..._backend import np
 
 def _numpy_rebuilders():
     """The functions NumPy's own pickles name, taken from NumPy itself (their module moved in NumPy 2)."""
-    reconstruct = np.zeros(1).__reduce__()[0]          # protocols 0-4: _reconstruct + ndarray.__setstate__
-    from_buffer = np.zeros(1).__reduce_ex__(5)[0]      # protocol 5: _frombuffer
-    allowed = {("numpy", "ndarray"): np.ndarray, ("numpy", "dtype"): np.dtype,
-               ("_codecs", "encode"): codecs.encode,    # how protocol 2 stores bytes written by Python 3
-               ("collections", "OrderedDict"): collections.OrderedDict}
+    reconstruct = np.zeros(1).__reduce__()[0]  # protocols 0-4: _reconstruct + ndarray.__setstate__
+    from_buffer = np.zeros(1).__reduce_ex__(5)[0]  # protocol 5: _frombuffer
+    allowed = {
+        ("numpy", "ndarray"): np.ndarray,
+        ("numpy", "dtype"): np.dtype,
+        ("_codecs", "encode"): codecs.encode,  # how protocol 2 stores bytes written by Python 3
+        ("collections", "OrderedDict"): collections.OrderedDict,
+    }
     for package in ("numpy.core", "numpy._core"):
         allowed[(f"{package}.multiarray", "_reconstruct")] = reconstruct
         allowed[(f"{package}.numeric", "_frombuffer")] = from_buffer
@@ -41,7 +45,8 @@ class RestrictedUnpickler(pickle.Unpickler):
         except KeyError:
             raise RefusedGlobal(
                 f"refusing to load {module}.{name}: this file may only hold plain containers and NumPy arrays "
-                "(a dataset file that names other objects is damaged or not what it claims to be)") from None
+                "(a dataset file that names other objects is damaged or not what it claims to be)"
+            ) from None
 
 
 def _check_no_objects(value, path):
@@ -64,7 +69,18 @@ def load(path, encoding="latin1"):
         _check_no_objects(value, path)
     except RefusedGlobal as error:
         raise RuntimeError(f"could not load {path}: {error}") from None
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError, UnicodeDecodeError) as error:
-        raise RuntimeError(f"could not load {path}: the file is truncated or damaged ({type(error).__name__}: "
-                           f"{error}); delete it and download it again") from None
+    except (
+        pickle.UnpicklingError,
+        EOFError,
+        ValueError,
+        TypeError,
+        IndexError,
+        KeyError,
+        AttributeError,
+        UnicodeDecodeError,
+    ) as error:
+        raise RuntimeError(
+            f"could not load {path}: the file is truncated or damaged ({type(error).__name__}: "
+            f"{error}); delete it and download it again"
+        ) from None
     return value

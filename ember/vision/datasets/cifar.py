@@ -4,6 +4,7 @@ torchvision's layout: `root/cifar-10-batches-py/data_batch_1` ... `test_batch`, 
 (`root/cifar-100-python/train`, `test`, `meta`). `data` is a uint8 NumPy array (N, 32, 32, 3) and
 `targets` a list of ints, as in torchvision; samples are RGB PIL images.
 """
+
 import os
 
 from ..._backend import np
@@ -35,11 +36,13 @@ class CIFAR10(VisionDataset):
     url = "https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz"
     filename = "cifar-10-python.tar.gz"
     tgz_md5 = "c58f30108f718f92721af3b95e74349a"
-    train_list = [["data_batch_1", "c99cafc152244af753f735de768cd75f"],
-                  ["data_batch_2", "d4bba439e000b95fd0a9bffe97cbabec"],
-                  ["data_batch_3", "54ebc095f3ab1f0389bbae665268c751"],
-                  ["data_batch_4", "634d18415352ddfa80567beed471001a"],
-                  ["data_batch_5", "482c414d41f54cd18b22e5b47cb7c3cb"]]
+    train_list = [
+        ["data_batch_1", "c99cafc152244af753f735de768cd75f"],
+        ["data_batch_2", "d4bba439e000b95fd0a9bffe97cbabec"],
+        ["data_batch_3", "54ebc095f3ab1f0389bbae665268c751"],
+        ["data_batch_4", "634d18415352ddfa80567beed471001a"],
+        ["data_batch_5", "482c414d41f54cd18b22e5b47cb7c3cb"],
+    ]
     test_list = [["test_batch", "40351d587109b95175f43aff81a1287e"]]
     meta = {"filename": "batches.meta", "key": "label_names", "md5": "5ff9c542aee3614f3951f8cda6e48888"}
 
@@ -51,11 +54,13 @@ class CIFAR10(VisionDataset):
         if not self._check_exists():
             missing = [path for path in self._paths() if not os.path.isfile(path)]
             raise RuntimeError(
-                f"Dataset not found: {type(self).__name__} needs " + ", ".join(missing) +
-                f". You can use download=True to download it, or download {self.url} yourself and unpack it in "
-                f"{self.root}")
+                f"Dataset not found: {type(self).__name__} needs "
+                + ", ".join(missing)
+                + f". You can use download=True to download it, or download {self.url} yourself and unpack it in "
+                f"{self.root}"
+            )
         images, labels = [], []
-        for name, _ in (self.train_list if self.train else self.test_list):
+        for name, _ in self.train_list if self.train else self.test_list:
             batch_images, batch_labels = self._read_batch(os.path.join(self.root, self.base_folder, name))
             images.append(batch_images)
             labels.extend(batch_labels)
@@ -77,11 +82,14 @@ class CIFAR10(VisionDataset):
         data = entry.get("data") if isinstance(entry, dict) else None
         if not isinstance(data, np.ndarray) or data.dtype != np.uint8 or data.ndim != 2 or data.shape[1] != 3072:
             found = f"{data.dtype} {data.shape}" if isinstance(data, np.ndarray) else type(data).__name__
-            raise RuntimeError(f"{path} is not a CIFAR batch: 'data' should be a uint8 array of shape (N, 3072), "
-                               f"found {found}")
+            raise RuntimeError(
+                f"{path} is not a CIFAR batch: 'data' should be a uint8 array of shape (N, 3072), found {found}"
+            )
         if labels is None or len(labels) != len(data):
-            raise RuntimeError(f"{path} is not a CIFAR batch: it has {len(data)} images but "
-                               f"{'no' if labels is None else len(labels)} labels")
+            raise RuntimeError(
+                f"{path} is not a CIFAR batch: it has {len(data)} images but "
+                f"{'no' if labels is None else len(labels)} labels"
+            )
         return data, [int(label) for label in labels]
 
     def _load_meta(self):

@@ -1,4 +1,5 @@
 """FakeData: random images, for trying a pipeline without data on disk."""
+
 import ember
 
 from ..transforms import functional
@@ -15,8 +16,15 @@ class FakeData(VisionDataset):
     conversion (torchvision draws normal values, which wrap around when made bytes).
     """
 
-    def __init__(self, size=1000, image_size=(3, 224, 224), num_classes=10, transform=None, target_transform=None,
-                 random_offset=0):
+    def __init__(
+        self,
+        size=1000,
+        image_size=(3, 224, 224),
+        num_classes=10,
+        transform=None,
+        target_transform=None,
+        random_offset=0,
+    ):
         super().__init__(None, transform=transform, target_transform=target_transform)
         self.size, self.num_classes, self.image_size, self.random_offset = size, num_classes, image_size, random_offset
 
@@ -35,5 +43,3 @@ class FakeData(VisionDataset):
 
     def __len__(self):
         return self.size
-
-

@@ -4,13 +4,23 @@ Classes are the sub-folder names in sorted order; samples are (path, class_index
 walking each class folder (following links) in sorted order, exactly as torchvision lists them, so
 `class_to_idx`, `samples` and `targets` agree with torchvision on the same folder.
 """
+
 import os
 
 from .._pil import pil_image
 from .vision import VisionDataset
 
-__all__ = ["IMG_EXTENSIONS", "has_file_allowed_extension", "is_image_file", "find_classes", "make_dataset",
-           "pil_loader", "default_loader", "DatasetFolder", "ImageFolder"]
+__all__ = [
+    "IMG_EXTENSIONS",
+    "has_file_allowed_extension",
+    "is_image_file",
+    "find_classes",
+    "make_dataset",
+    "pil_loader",
+    "default_loader",
+    "DatasetFolder",
+    "ImageFolder",
+]
 
 IMG_EXTENSIONS = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp")
 
@@ -45,8 +55,10 @@ def make_dataset(directory, class_to_idx=None, extensions=None, is_valid_file=No
     if (extensions is None) == (is_valid_file is None):
         raise ValueError("Both extensions and is_valid_file cannot be None or not None at the same time")
     if extensions is not None:
+
         def is_valid_file(path):
             return has_file_allowed_extension(path, extensions)
+
     instances, found_classes = [], set()
     for target_class in sorted(class_to_idx):
         class_index = class_to_idx[target_class]
@@ -63,7 +75,9 @@ def make_dataset(directory, class_to_idx=None, extensions=None, is_valid_file=No
     if empty and not allow_empty:
         message = f"Found no valid file for the classes {', '.join(sorted(empty))}. "
         if extensions is not None:
-            message += f"Supported extensions are: {extensions if isinstance(extensions, str) else ', '.join(extensions)}"
+            message += (
+                f"Supported extensions are: {extensions if isinstance(extensions, str) else ', '.join(extensions)}"
+            )
         raise FileNotFoundError(message)
     return instances
 
@@ -77,8 +91,9 @@ def pil_loader_raw(path):
             image.load()
             return image
     except Image.UnidentifiedImageError:
-        raise Image.UnidentifiedImageError(f"cannot decode {path}: it is not an image file Pillow can read "
-                                           "(damaged, or not an image despite its name)") from None
+        raise Image.UnidentifiedImageError(
+            f"cannot decode {path}: it is not an image file Pillow can read (damaged, or not an image despite its name)"
+        ) from None
     except OSError as error:
         if isinstance(error, FileNotFoundError):
             raise
@@ -108,12 +123,25 @@ class DatasetFolder(VisionDataset):
     Attributes: classes, class_to_idx, samples [(path, class_index)], targets [class_index].
     """
 
-    def __init__(self, root, loader, extensions=None, transform=None, target_transform=None, is_valid_file=None,
-                 allow_empty=False):
+    def __init__(
+        self,
+        root,
+        loader,
+        extensions=None,
+        transform=None,
+        target_transform=None,
+        is_valid_file=None,
+        allow_empty=False,
+    ):
         super().__init__(root, transform=transform, target_transform=target_transform)
         classes, class_to_idx = self.find_classes(self.root)
-        samples = self.make_dataset(self.root, class_to_idx=class_to_idx, extensions=extensions,
-                                    is_valid_file=is_valid_file, allow_empty=allow_empty)
+        samples = self.make_dataset(
+            self.root,
+            class_to_idx=class_to_idx,
+            extensions=extensions,
+            is_valid_file=is_valid_file,
+            allow_empty=allow_empty,
+        )
         self.loader = loader
         self.extensions = extensions
         self.classes = classes
@@ -125,8 +153,9 @@ class DatasetFolder(VisionDataset):
     def make_dataset(directory, class_to_idx, extensions=None, is_valid_file=None, allow_empty=False):
         if class_to_idx is None:
             raise ValueError("The class_to_idx parameter cannot be None.")
-        return make_dataset(directory, class_to_idx, extensions=extensions, is_valid_file=is_valid_file,
-                            allow_empty=allow_empty)
+        return make_dataset(
+            directory, class_to_idx, extensions=extensions, is_valid_file=is_valid_file, allow_empty=allow_empty
+        )
 
     def find_classes(self, directory):
         return find_classes(directory)
@@ -152,8 +181,16 @@ class ImageFolder(DatasetFolder):
             transforms.RandomResizedCrop(224), transforms.ToTensor()]))
     """
 
-    def __init__(self, root, transform=None, target_transform=None, loader=default_loader, is_valid_file=None,
-                 allow_empty=False):
-        super().__init__(root, loader, IMG_EXTENSIONS if is_valid_file is None else None, transform=transform,
-                         target_transform=target_transform, is_valid_file=is_valid_file, allow_empty=allow_empty)
+    def __init__(
+        self, root, transform=None, target_transform=None, loader=default_loader, is_valid_file=None, allow_empty=False
+    ):
+        super().__init__(
+            root,
+            loader,
+            IMG_EXTENSIONS if is_valid_file is None else None,
+            transform=transform,
+            target_transform=target_transform,
+            is_valid_file=is_valid_file,
+            allow_empty=allow_empty,
+        )
         self.imgs = self.samples

@@ -4,6 +4,7 @@ The IDX files are read by `ember.datasets.read_idx` and found where torchvision 
 (`root/<ClassName>/raw/`, gzip-compressed or not), so files a user downloaded with torchvision are used
 as they are. `data` is a uint8 tensor (N, 28, 28), `targets` an int64 tensor (N,).
 """
+
 import os
 import shutil
 import string
@@ -93,10 +94,12 @@ class KMNIST(MNIST):
     """Kuzushiji-MNIST: ten cursive Japanese (hiragana) characters in MNIST's format (root/KMNIST/raw/)."""
 
     mirrors = ["http://codh.rois.ac.jp/kmnist/dataset/kmnist/"]
-    resources = [("train-images-idx3-ubyte.gz", "bdb82020997e1d708af4cf47b453dcf7"),
-                 ("train-labels-idx1-ubyte.gz", "e144d726b3acfaa3e44228e80efcd344"),
-                 ("t10k-images-idx3-ubyte.gz", "5c965bf0a639b31b8f53240b1b52f4d7"),
-                 ("t10k-labels-idx1-ubyte.gz", "7320c461ea6c1c855c0b718fb2a4b134")]
+    resources = [
+        ("train-images-idx3-ubyte.gz", "bdb82020997e1d708af4cf47b453dcf7"),
+        ("train-labels-idx1-ubyte.gz", "e144d726b3acfaa3e44228e80efcd344"),
+        ("t10k-images-idx3-ubyte.gz", "5c965bf0a639b31b8f53240b1b52f4d7"),
+        ("t10k-labels-idx1-ubyte.gz", "7320c461ea6c1c855c0b718fb2a4b134"),
+    ]
     classes = ["o", "ki", "su", "tsu", "na", "ha", "ma", "ya", "re", "wo"]
 
 
@@ -139,9 +142,11 @@ class EMNIST(MNIST):
             if os.path.isfile(path):
                 return path
         raise RuntimeError(
-            f"EMNIST file {filename} not found. Looked for:\n  " + "\n  ".join(candidates) +
-            f"\nPass download=True to fetch NIST's archive {self.url} (MD5-checked) and unpack it, or unpack "
-            f"its gzip/{filename} yourself into {self.raw_folder}.")
+            f"EMNIST file {filename} not found. Looked for:\n  "
+            + "\n  ".join(candidates)
+            + f"\nPass download=True to fetch NIST's archive {self.url} (MD5-checked) and unpack it, or unpack "
+            f"its gzip/{filename} yourself into {self.raw_folder}."
+        )
 
     def download(self):
         """Fetch NIST's archive (MD5-checked) and unpack this dataset's IDX files into raw/."""

@@ -1,4 +1,5 @@
 """SVHN (Street View House Numbers), from its MATLAB files; reading them needs SciPy (an optional extra)."""
+
 import importlib
 import os
 
@@ -22,12 +23,21 @@ class SVHN(VisionDataset):
     """
 
     split_list = {
-        "train": ["http://ufldl.stanford.edu/housenumbers/train_32x32.mat", "train_32x32.mat",
-                  "e26dedcc434d2e4c54c9b2d4a06d8373"],
-        "test": ["http://ufldl.stanford.edu/housenumbers/test_32x32.mat", "test_32x32.mat",
-                 "eb5a983be6a315427106f1b164d9cef3"],
-        "extra": ["http://ufldl.stanford.edu/housenumbers/extra_32x32.mat", "extra_32x32.mat",
-                  "a93ce644f1a588dc4d68dda5feec44a7"],
+        "train": [
+            "http://ufldl.stanford.edu/housenumbers/train_32x32.mat",
+            "train_32x32.mat",
+            "e26dedcc434d2e4c54c9b2d4a06d8373",
+        ],
+        "test": [
+            "http://ufldl.stanford.edu/housenumbers/test_32x32.mat",
+            "test_32x32.mat",
+            "eb5a983be6a315427106f1b164d9cef3",
+        ],
+        "extra": [
+            "http://ufldl.stanford.edu/housenumbers/extra_32x32.mat",
+            "extra_32x32.mat",
+            "a93ce644f1a588dc4d68dda5feec44a7",
+        ],
     }
 
     def __init__(self, root, split="train", transform=None, target_transform=None, download=False):
@@ -38,8 +48,10 @@ class SVHN(VisionDataset):
             self.download()
         path = os.path.join(self.root, self.filename)
         if not os.path.isfile(path):
-            raise RuntimeError(f"Dataset not found: {path}. You can use download=True to download it, or download "
-                               f"{self.url} yourself into {self.root}")
+            raise RuntimeError(
+                f"Dataset not found: {path}. You can use download=True to download it, or download "
+                f"{self.url} yourself into {self.root}"
+            )
         try:
             scipy_io = importlib.import_module("scipy.io")
         except ImportError:

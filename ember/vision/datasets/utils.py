@@ -4,6 +4,7 @@ Every file is first written to a temporary name in the target folder and renamed
 complete and verified, so an interrupted or failed download never leaves a half-written file where a
 dataset would find it. Archives are unpacked into a temporary folder and moved in the same way.
 """
+
 import gzip
 import hashlib
 import os
@@ -14,8 +15,15 @@ import urllib.error
 import urllib.request
 import zipfile
 
-__all__ = ["calculate_md5", "check_md5", "check_integrity", "download_url", "extract_archive",
-           "download_and_extract_archive", "verify_str_arg"]
+__all__ = [
+    "calculate_md5",
+    "check_md5",
+    "check_integrity",
+    "download_url",
+    "extract_archive",
+    "download_and_extract_archive",
+    "verify_str_arg",
+]
 
 USER_AGENT = "ember-vision"
 
@@ -42,11 +50,16 @@ def check_integrity(fpath, md5=None):
 def verify_str_arg(value, arg=None, valid_values=None, custom_msg=None):
     """`value` if it is one of `valid_values`, else ValueError listing them (torchvision's helper)."""
     if not isinstance(value, str):
-        raise ValueError(f"Expected type str{'' if arg is None else f' for argument {arg}'}, "  # noqa: TRY004
-                         f"but got type {type(value)}.")  # torchvision raises ValueError here
+        raise ValueError(
+            f"Expected type str{'' if arg is None else f' for argument {arg}'}, "  # noqa: TRY004
+            f"but got type {type(value)}."
+        )  # torchvision raises ValueError here
     if valid_values is not None and value not in valid_values:
-        raise ValueError(custom_msg or f"Unknown value '{value}' for argument {arg}. "
-                                       f"Valid values are {{{', '.join(repr(v) for v in valid_values)}}}.")
+        raise ValueError(
+            custom_msg
+            or f"Unknown value '{value}' for argument {arg}. "
+            f"Valid values are {{{', '.join(repr(v) for v in valid_values)}}}."
+        )
     return value
 
 
@@ -77,10 +90,13 @@ def download_url(url, root, filename=None, md5=None, max_redirect_hops=3):
         except (urllib.error.URLError, OSError) as error:
             raise RuntimeError(
                 f"could not download {url}: {error}.\nIf this machine has no network, download the file elsewhere "
-                f"and put it at {fpath}") from None
+                f"and put it at {fpath}"
+            ) from None
         if md5 is not None and not check_md5(temporary, md5):
-            raise RuntimeError(f"the file downloaded from {url} has MD5 {calculate_md5(temporary)}, not the expected "
-                               f"{md5}: the download is damaged or the file changed; nothing was written to {root}")
+            raise RuntimeError(
+                f"the file downloaded from {url} has MD5 {calculate_md5(temporary)}, not the expected "
+                f"{md5}: the download is damaged or the file changed; nothing was written to {root}"
+            )
         os.replace(temporary, fpath)
     finally:
         if os.path.exists(temporary):
@@ -92,7 +108,9 @@ def _check_tar_members(archive, destination):
     for member in archive.getmembers():
         target = os.path.realpath(os.path.join(destination, member.name))
         if not target.startswith(root + os.sep) or member.issym() or member.islnk() or member.isdev():
-            raise RuntimeError(f"refusing to extract {member.name!r}: a link, a device, or a path outside {destination}")
+            raise RuntimeError(
+                f"refusing to extract {member.name!r}: a link, a device, or a path outside {destination}"
+            )
 
 
 def _safe_members_zip(archive, destination):
@@ -126,12 +144,14 @@ def extract_archive(from_path, to_path=None, remove_finished=False):
                     _safe_members_zip(archive, staging)
                     archive.extractall(staging)
             elif from_path.endswith(".gz"):
-                name = os.path.basename(from_path)[:-len(".gz")]
+                name = os.path.basename(from_path)[: -len(".gz")]
                 with gzip.open(from_path, "rb") as source, open(os.path.join(staging, name), "wb") as target:
                     shutil.copyfileobj(source, target)
             else:
-                raise RuntimeError(f"extract_archive: don't know how to unpack {from_path} "
-                                   "(supported: .tar, .tar.gz, .tgz, .tar.bz2, .tar.xz, .zip, .gz)")
+                raise RuntimeError(
+                    f"extract_archive: don't know how to unpack {from_path} "
+                    "(supported: .tar, .tar.gz, .tgz, .tar.bz2, .tar.xz, .zip, .gz)"
+                )
         except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as error:
             raise RuntimeError(f"could not unpack {from_path}: {error}; delete it and download it again") from None
         for entry in os.listdir(staging):
@@ -146,8 +166,7 @@ def extract_archive(from_path, to_path=None, remove_finished=False):
     return to_path
 
 
-def download_and_extract_archive(url, download_root, extract_root=None, filename=None, md5=None,
-                                 remove_finished=False):
+def download_and_extract_archive(url, download_root, extract_root=None, filename=None, md5=None, remove_finished=False):
     """download_url, then extract_archive into `extract_root` (default: `download_root`)."""
     download_root = os.path.expanduser(os.fspath(download_root))
     filename = filename or os.path.basename(url)

@@ -1,4 +1,5 @@
 """VisionDataset: torchvision's base class (root, transform / target_transform / transforms, repr)."""
+
 import os
 
 from ...utils.data import Dataset

@@ -2,6 +2,7 @@
 
 Pretrained weights are never downloaded: see `_api` for where they are looked for.
 """
+
 from ._api import Weights, WeightsEnum, get_weight
 from .alexnet import *
 from .alexnet import __all__ as _alexnet_names
@@ -16,19 +17,29 @@ from .squeezenet import __all__ as _squeezenet_names
 from .vgg import *
 from .vgg import __all__ as _vgg_names
 
-__all__ = ["Weights", "WeightsEnum", "get_weight", "get_model", "get_model_weights", "list_models"] + \
-    list(_alexnet_names) + list(_densenet_names) + list(_mobilenet_names) + list(_resnet_names) + \
-    list(_squeezenet_names) + list(_vgg_names)
+__all__ = (
+    ["Weights", "WeightsEnum", "get_weight", "get_model", "get_model_weights", "list_models"]
+    + list(_alexnet_names)
+    + list(_densenet_names)
+    + list(_mobilenet_names)
+    + list(_resnet_names)
+    + list(_squeezenet_names)
+    + list(_vgg_names)
+)
 
-_BUILDERS = {name: globals()[name] for name in __all__
-             if name[0].islower() and name not in ("get_weight", "get_model", "get_model_weights", "list_models",
-                                                   "make_layers", "cfgs")}
+_BUILDERS = {
+    name: globals()[name]
+    for name in __all__
+    if name[0].islower()
+    and name not in ("get_weight", "get_model", "get_model_weights", "list_models", "make_layers", "cfgs")
+}
 _WEIGHT_ENUMS = {name: globals()[name] for name in __all__ if name.endswith("_Weights")}
 
 
 def list_models(module=None, include=None, exclude=None):
     """The names of the model builders ember provides (sorted)."""
     import fnmatch
+
     names = sorted(_BUILDERS)
     if include:
         patterns = [include] if isinstance(include, str) else include

@@ -6,13 +6,21 @@ looks for the checkpoint there and loads it with `ember.load`. A `.npz` file of 
 (`resnet18-f37072fd.npz`, written in PyTorch with `numpy.savez(path, **{k: v.numpy() for k, v in
 model.state_dict().items()})`) is preferred, since ember cannot read PyTorch's pickled `.pth` files.
 """
+
 import os
 import warnings
 from dataclasses import dataclass, field
 from enum import Enum
 
-__all__ = ["Weights", "WeightsEnum", "get_weight", "checkpoint_folder", "handle_legacy_pretrained",
-           "check_num_classes", "load_into"]
+__all__ = [
+    "Weights",
+    "WeightsEnum",
+    "get_weight",
+    "checkpoint_folder",
+    "handle_legacy_pretrained",
+    "check_num_classes",
+    "load_into",
+]
 
 
 @dataclass(eq=False)
@@ -35,8 +43,9 @@ class WeightsEnum(Enum):
             try:
                 return cls[obj.replace(cls.__name__ + ".", "")]
             except KeyError:
-                raise ValueError(f"Failed to find Weights {obj} in {cls.__name__}. Available: "
-                                 f"{', '.join(cls.__members__)}") from None
+                raise ValueError(
+                    f"Failed to find Weights {obj} in {cls.__name__}. Available: {', '.join(cls.__members__)}"
+                ) from None
         raise TypeError(f"Invalid Weight class provided; expected {cls.__name__} but received {type(obj).__name__}.")
 
     @property
@@ -62,6 +71,7 @@ class WeightsEnum(Enum):
 def get_weight(name):
     """`get_weight("ResNet18_Weights.IMAGENET1K_V1")` -> the enum member."""
     from . import _WEIGHT_ENUMS
+
     enum_name, _, member = name.partition(".")
     if enum_name not in _WEIGHT_ENUMS:
         raise ValueError(f"The weight enum '{enum_name}' for the specific method couldn't be retrieved.")
@@ -71,19 +81,23 @@ def get_weight(name):
 def checkpoint_folder():
     """Where torchvision keeps downloaded checkpoints: $TORCH_HOME/hub/checkpoints (~/.cache/torch/...)."""
     torch_home = os.environ.get("TORCH_HOME") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.join(os.path.expanduser("~"), ".cache")), "torch")
+        os.environ.get("XDG_CACHE_HOME", os.path.join(os.path.expanduser("~"), ".cache")), "torch"
+    )
     return os.path.join(os.path.expanduser(torch_home), "hub", "checkpoints")
 
 
 def _load_state_dict(weights):
     from ... import serialization
+
     folder = checkpoint_folder()
     filename = os.path.basename(weights.url)
     stem = os.path.splitext(filename)[0]
     converted, original = os.path.join(folder, stem + ".npz"), os.path.join(folder, filename)
-    conversion = (f"In PyTorch: `import numpy, torch; sd = torch.load({filename!r}); "
-                  f"numpy.savez({stem + '.npz'!r}, **{{k: v.numpy() for k, v in sd.items()}})`, and put that file "
-                  f"in {folder}.")
+    conversion = (
+        f"In PyTorch: `import numpy, torch; sd = torch.load({filename!r}); "
+        f"numpy.savez({stem + '.npz'!r}, **{{k: v.numpy() for k, v in sd.items()}})`, and put that file "
+        f"in {folder}."
+    )
     if os.path.isfile(converted):
         return serialization.load(converted)
     if os.path.isfile(original):
@@ -95,7 +109,8 @@ def _load_state_dict(weights):
         f"the pretrained weights {weights!r} are not on this machine: looked for {converted} and {original}. "
         f"ember never downloads weights by itself. Fetch {weights.url} (torchvision's file; PyTorch's "
         f"torch.hub puts it in {folder}) and convert it to a NumPy archive, since ember cannot read PyTorch's "
-        f"pickle format. {conversion} Or pass weights=None for a randomly initialised model.")
+        f"pickle format. {conversion} Or pass weights=None for a randomly initialised model."
+    )
 
 
 def load_into(model, state):
@@ -113,15 +128,23 @@ def handle_legacy_pretrained(weights, kwargs, default_weights):
     """torchvision's `pretrained=True` (deprecated there) -> `weights=<the V1 weights>`, with its warning."""
     if "pretrained" in kwargs:
         pretrained = kwargs.pop("pretrained")
-        warnings.warn("The parameter 'pretrained' is deprecated since 0.13 and may be removed in the future, "
-                      "please use 'weights' instead.", UserWarning, stacklevel=3)
+        warnings.warn(
+            "The parameter 'pretrained' is deprecated since 0.13 and may be removed in the future, "
+            "please use 'weights' instead.",
+            UserWarning,
+            stacklevel=3,
+        )
         if pretrained:
             if weights is not None:
                 raise ValueError("pretrained=True and weights= cannot be given together")
-            warnings.warn(f"Arguments other than a weight enum or `None` for 'weights' are deprecated since 0.13 and "
-                          f"may be removed in the future. The current behavior is equivalent to passing "
-                          f"`weights={default_weights!r}`. You can also use `weights={type(default_weights).__name__}"
-                          f".DEFAULT` to get the most up-to-date weights.", UserWarning, stacklevel=3)
+            warnings.warn(
+                f"Arguments other than a weight enum or `None` for 'weights' are deprecated since 0.13 and "
+                f"may be removed in the future. The current behavior is equivalent to passing "
+                f"`weights={default_weights!r}`. You can also use `weights={type(default_weights).__name__}"
+                f".DEFAULT` to get the most up-to-date weights.",
+                UserWarning,
+                stacklevel=3,
+            )
             weights = default_weights
     return weights
 
@@ -132,5 +155,6 @@ def check_num_classes(weights, kwargs):
         return
     expected = weights.meta.get("num_classes", 1000)
     if kwargs.setdefault("num_classes", expected) != expected:
-        raise ValueError(f"The parameter 'num_classes' expected value {expected} but got {kwargs['num_classes']} "
-                         "instead.")
+        raise ValueError(
+            f"The parameter 'num_classes' expected value {expected} but got {kwargs['num_classes']} instead."
+        )

@@ -1,4 +1,5 @@
 """The preprocessing pretrained classifiers expect (what `Weights.transforms()` returns)."""
+
 from ... import _dtype
 from ...nn.modules.module import Module
 from ..transforms import functional as F
@@ -11,8 +12,16 @@ IMAGENET_STD = (0.229, 0.224, 0.225)
 class ImageClassification(Module):
     """Resize the smaller edge to resize_size, centre-crop crop_size, scale to [0, 1] floats, normalize."""
 
-    def __init__(self, *, crop_size, resize_size=256, mean=IMAGENET_MEAN, std=IMAGENET_STD,
-                 interpolation=InterpolationMode.BILINEAR, antialias=True):
+    def __init__(
+        self,
+        *,
+        crop_size,
+        resize_size=256,
+        mean=IMAGENET_MEAN,
+        std=IMAGENET_STD,
+        interpolation=InterpolationMode.BILINEAR,
+        antialias=True,
+    ):
         super().__init__()
         self.crop_size, self.resize_size = [crop_size], [resize_size]
         self.mean, self.std = list(mean), list(std)
@@ -27,5 +36,7 @@ class ImageClassification(Module):
         return F.normalize(img, mean=self.mean, std=self.std)
 
     def __repr__(self):
-        return (f"{self.__class__.__name__}(\n    crop_size={self.crop_size}\n    resize_size={self.resize_size}\n"
-                f"    mean={self.mean}\n    std={self.std}\n    interpolation={self.interpolation}\n)")
+        return (
+            f"{self.__class__.__name__}(\n    crop_size={self.crop_size}\n    resize_size={self.resize_size}\n"
+            f"    mean={self.mean}\n    std={self.std}\n    interpolation={self.interpolation}\n)"
+        )

@@ -1,4 +1,5 @@
 """DenseNet (Huang et al., 2016) with torchvision's module names (features.denseblock1.denselayer1.norm1...)."""
+
 import re
 from collections import OrderedDict
 from functools import partial
@@ -10,8 +11,17 @@ from ...nn import functional as F
 from ._api import Weights, WeightsEnum, check_num_classes, handle_legacy_pretrained, load_into
 from ._presets import ImageClassification
 
-__all__ = ["DenseNet", "DenseNet121_Weights", "DenseNet161_Weights", "DenseNet169_Weights", "DenseNet201_Weights",
-           "densenet121", "densenet161", "densenet169", "densenet201"]
+__all__ = [
+    "DenseNet",
+    "DenseNet121_Weights",
+    "DenseNet161_Weights",
+    "DenseNet169_Weights",
+    "DenseNet201_Weights",
+    "densenet121",
+    "densenet161",
+    "densenet169",
+    "densenet201",
+]
 
 
 class _DenseLayer(nn.Module):
@@ -41,8 +51,12 @@ class _DenseBlock(nn.ModuleDict):
     def __init__(self, num_layers, num_input_features, bn_size, growth_rate, drop_rate, memory_efficient=False):
         super().__init__()
         for index in range(num_layers):
-            self.add_module(f"denselayer{index + 1}", _DenseLayer(num_input_features + index * growth_rate,
-                                                                   growth_rate, bn_size, drop_rate, memory_efficient))
+            self.add_module(
+                f"denselayer{index + 1}",
+                _DenseLayer(
+                    num_input_features + index * growth_rate, growth_rate, bn_size, drop_rate, memory_efficient
+                ),
+            )
 
     def forward(self, init_features):
         features = [init_features]
@@ -63,18 +77,33 @@ class _Transition(nn.Sequential):
 class DenseNet(nn.Module):
     """DenseNet-BC: a stem, dense blocks joined by halving transitions, a final BN, a linear classifier."""
 
-    def __init__(self, growth_rate=32, block_config=(6, 12, 24, 16), num_init_features=64, bn_size=4, drop_rate=0,
-                 num_classes=1000, memory_efficient=False):
+    def __init__(
+        self,
+        growth_rate=32,
+        block_config=(6, 12, 24, 16),
+        num_init_features=64,
+        bn_size=4,
+        drop_rate=0,
+        num_classes=1000,
+        memory_efficient=False,
+    ):
         super().__init__()
-        self.features = nn.Sequential(OrderedDict([
-            ("conv0", nn.Conv2d(3, num_init_features, kernel_size=7, stride=2, padding=3, bias=False)),
-            ("norm0", nn.BatchNorm2d(num_init_features)),
-            ("relu0", nn.ReLU(inplace=True)),
-            ("pool0", nn.MaxPool2d(kernel_size=3, stride=2, padding=1))]))
+        self.features = nn.Sequential(
+            OrderedDict(
+                [
+                    ("conv0", nn.Conv2d(3, num_init_features, kernel_size=7, stride=2, padding=3, bias=False)),
+                    ("norm0", nn.BatchNorm2d(num_init_features)),
+                    ("relu0", nn.ReLU(inplace=True)),
+                    ("pool0", nn.MaxPool2d(kernel_size=3, stride=2, padding=1)),
+                ]
+            )
+        )
         num_features = num_init_features
         for index, num_layers in enumerate(block_config):
-            self.features.add_module(f"denseblock{index + 1}", _DenseBlock(
-                num_layers, num_features, bn_size, growth_rate, drop_rate, memory_efficient))
+            self.features.add_module(
+                f"denseblock{index + 1}",
+                _DenseBlock(num_layers, num_features, bn_size, growth_rate, drop_rate, memory_efficient),
+            )
             num_features += num_layers * growth_rate
             if index != len(block_config) - 1:
                 self.features.add_module(f"transition{index + 1}", _Transition(num_features, num_features // 2))
@@ -96,8 +125,10 @@ class DenseNet(nn.Module):
 
 
 # The original checkpoints name layers "norm.1", "conv.2", ...; torchvision renames them on loading.
-_OLD_KEY = re.compile(r"^(.*denselayer\d+\.(?:norm|relu|conv))\."
-                      r"((?:[12])\.(?:weight|bias|running_mean|running_var|num_batches_tracked))$")
+_OLD_KEY = re.compile(
+    r"^(.*denselayer\d+\.(?:norm|relu|conv))\."
+    r"((?:[12])\.(?:weight|bias|running_mean|running_var|num_batches_tracked))$"
+)
 
 
 def _renamed(state):
@@ -105,9 +136,11 @@ def _renamed(state):
 
 
 def _weights(filename, num_params):
-    return Weights(url=f"https://download.pytorch.org/models/{filename}",
-                   transforms=partial(ImageClassification, crop_size=224),
-                   meta={"num_classes": 1000, "min_size": (29, 29), "dataset": "ImageNet-1K", "num_params": num_params})
+    return Weights(
+        url=f"https://download.pytorch.org/models/{filename}",
+        transforms=partial(ImageClassification, crop_size=224),
+        meta={"num_classes": 1000, "min_size": (29, 29), "dataset": "ImageNet-1K", "num_params": num_params},
+    )
 
 
 class DenseNet121_Weights(WeightsEnum):

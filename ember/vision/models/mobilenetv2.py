@@ -1,4 +1,5 @@
 """MobileNetV2 (Sandler et al., 2018) with torchvision's module names."""
+
 from functools import partial
 
 from ... import nn
@@ -30,12 +31,21 @@ class InvertedResidual(nn.Module):
         self.use_res_connect = stride == 1 and inp == oup
         layers = []
         if expand_ratio != 1:
-            layers.append(Conv2dNormActivation(inp, hidden_dim, kernel_size=1, norm_layer=norm_layer,
-                                               activation_layer=nn.ReLU6))
-        layers += [Conv2dNormActivation(hidden_dim, hidden_dim, stride=stride, groups=hidden_dim,
-                                        norm_layer=norm_layer, activation_layer=nn.ReLU6),
-                   nn.Conv2d(hidden_dim, oup, 1, 1, 0, bias=False),
-                   norm_layer(oup)]
+            layers.append(
+                Conv2dNormActivation(inp, hidden_dim, kernel_size=1, norm_layer=norm_layer, activation_layer=nn.ReLU6)
+            )
+        layers += [
+            Conv2dNormActivation(
+                hidden_dim,
+                hidden_dim,
+                stride=stride,
+                groups=hidden_dim,
+                norm_layer=norm_layer,
+                activation_layer=nn.ReLU6,
+            ),
+            nn.Conv2d(hidden_dim, oup, 1, 1, 0, bias=False),
+            norm_layer(oup),
+        ]
         self.conv = nn.Sequential(*layers)
         self.out_channels = oup
         self._is_cn = stride > 1
@@ -47,13 +57,28 @@ class InvertedResidual(nn.Module):
 class MobileNetV2(nn.Module):
     """MobileNetV2: `features` (a stem, 17 inverted residual blocks, a 1x1 head) and `classifier`."""
 
-    def __init__(self, num_classes=1000, width_mult=1.0, inverted_residual_setting=None, round_nearest=8, block=None,
-                 norm_layer=None, dropout=0.2):
+    def __init__(
+        self,
+        num_classes=1000,
+        width_mult=1.0,
+        inverted_residual_setting=None,
+        round_nearest=8,
+        block=None,
+        norm_layer=None,
+        dropout=0.2,
+    ):
         super().__init__()
         block = block or InvertedResidual
         norm_layer = norm_layer or nn.BatchNorm2d
-        setting = inverted_residual_setting or [[1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 3, 2], [6, 64, 4, 2],
-                                                [6, 96, 3, 1], [6, 160, 3, 2], [6, 320, 1, 1]]
+        setting = inverted_residual_setting or [
+            [1, 16, 1, 1],
+            [6, 24, 2, 2],
+            [6, 32, 3, 2],
+            [6, 64, 4, 2],
+            [6, 96, 3, 1],
+            [6, 160, 3, 2],
+            [6, 320, 1, 1],
+        ]
         if len(setting) == 0 or len(setting[0]) != 4:
             raise ValueError(f"inverted_residual_setting should be non-empty or a 4-element list, got {setting}")
         input_channel = _make_divisible(32 * width_mult, round_nearest)
@@ -62,11 +87,21 @@ class MobileNetV2(nn.Module):
         for expansion, channels, repeats, first_stride in setting:
             output_channel = _make_divisible(channels * width_mult, round_nearest)
             for index in range(repeats):
-                features.append(block(input_channel, output_channel, first_stride if index == 0 else 1,
-                                      expand_ratio=expansion, norm_layer=norm_layer))
+                features.append(
+                    block(
+                        input_channel,
+                        output_channel,
+                        first_stride if index == 0 else 1,
+                        expand_ratio=expansion,
+                        norm_layer=norm_layer,
+                    )
+                )
                 input_channel = output_channel
-        features.append(Conv2dNormActivation(input_channel, self.last_channel, kernel_size=1, norm_layer=norm_layer,
-                                             activation_layer=nn.ReLU6))
+        features.append(
+            Conv2dNormActivation(
+                input_channel, self.last_channel, kernel_size=1, norm_layer=norm_layer, activation_layer=nn.ReLU6
+            )
+        )
         self.features = nn.Sequential(*features)
         self.classifier = nn.Sequential(nn.Dropout(p=dropout), nn.Linear(self.last_channel, num_classes))
         for module in self.modules():
@@ -87,9 +122,11 @@ class MobileNetV2(nn.Module):
 
 
 def _weights(filename, resize_size):
-    return Weights(url=f"https://download.pytorch.org/models/{filename}",
-                   transforms=partial(ImageClassification, crop_size=224, resize_size=resize_size),
-                   meta={"num_classes": 1000, "min_size": (1, 1), "dataset": "ImageNet-1K", "num_params": 3504872})
+    return Weights(
+        url=f"https://download.pytorch.org/models/{filename}",
+        transforms=partial(ImageClassification, crop_size=224, resize_size=resize_size),
+        meta={"num_classes": 1000, "min_size": (1, 1), "dataset": "ImageNet-1K", "num_params": 3504872},
+    )
 
 
 class MobileNet_V2_Weights(WeightsEnum):
@@ -100,8 +137,7 @@ class MobileNet_V2_Weights(WeightsEnum):
 
 def mobilenet_v2(*, weights=None, progress=True, **kwargs):
     """MobileNetV2. weights: None or MobileNet_V2_Weights (loaded from the local cache only)."""
-    weights = MobileNet_V2_Weights.verify(handle_legacy_pretrained(weights, kwargs,
-                                                                   MobileNet_V2_Weights.IMAGENET1K_V1))
+    weights = MobileNet_V2_Weights.verify(handle_legacy_pretrained(weights, kwargs, MobileNet_V2_Weights.IMAGENET1K_V1))
     check_num_classes(weights, kwargs)
     state = None if weights is None else weights.get_state_dict(progress)
     model = MobileNetV2(**kwargs)

@@ -1,19 +1,42 @@
 """ResNet (He et al., 2015) with torchvision's module names, so state_dict keys match torchvision's."""
+
 from functools import partial
 
 from ... import nn
 from ._api import Weights, WeightsEnum, check_num_classes, handle_legacy_pretrained, load_into
 from ._presets import ImageClassification
 
-__all__ = ["ResNet", "BasicBlock", "Bottleneck", "resnet18", "resnet34", "resnet50", "resnet101", "resnet152",
-           "resnext50_32x4d", "wide_resnet50_2", "ResNet18_Weights", "ResNet34_Weights", "ResNet50_Weights",
-           "ResNet101_Weights", "ResNet152_Weights"]
+__all__ = [
+    "ResNet",
+    "BasicBlock",
+    "Bottleneck",
+    "resnet18",
+    "resnet34",
+    "resnet50",
+    "resnet101",
+    "resnet152",
+    "resnext50_32x4d",
+    "wide_resnet50_2",
+    "ResNet18_Weights",
+    "ResNet34_Weights",
+    "ResNet50_Weights",
+    "ResNet101_Weights",
+    "ResNet152_Weights",
+]
 
 
 def conv3x3(in_planes, out_planes, stride=1, groups=1, dilation=1):
     """3x3 convolution with padding (no bias: a batch norm follows)."""
-    return nn.Conv2d(in_planes, out_planes, kernel_size=3, stride=stride, padding=dilation, groups=groups, bias=False,
-                     dilation=dilation)
+    return nn.Conv2d(
+        in_planes,
+        out_planes,
+        kernel_size=3,
+        stride=stride,
+        padding=dilation,
+        groups=groups,
+        bias=False,
+        dilation=dilation,
+    )
 
 
 def conv1x1(in_planes, out_planes, stride=1):
@@ -25,8 +48,9 @@ class BasicBlock(nn.Module):
 
     expansion = 1
 
-    def __init__(self, inplanes, planes, stride=1, downsample=None, groups=1, base_width=64, dilation=1,
-                 norm_layer=None):
+    def __init__(
+        self, inplanes, planes, stride=1, downsample=None, groups=1, base_width=64, dilation=1, norm_layer=None
+    ):
         super().__init__()
         norm_layer = norm_layer or nn.BatchNorm2d
         if groups != 1 or base_width != 64:
@@ -53,8 +77,9 @@ class Bottleneck(nn.Module):
 
     expansion = 4
 
-    def __init__(self, inplanes, planes, stride=1, downsample=None, groups=1, base_width=64, dilation=1,
-                 norm_layer=None):
+    def __init__(
+        self, inplanes, planes, stride=1, downsample=None, groups=1, base_width=64, dilation=1, norm_layer=None
+    ):
         super().__init__()
         norm_layer = norm_layer or nn.BatchNorm2d
         width = int(planes * (base_width / 64.0)) * groups
@@ -83,16 +108,26 @@ class ResNet(nn.Module):
     replace_stride_with_dilation, norm_layer. Initialisation as torchvision (Kaiming normal, fan_out).
     """
 
-    def __init__(self, block, layers, num_classes=1000, zero_init_residual=False, groups=1, width_per_group=64,
-                 replace_stride_with_dilation=None, norm_layer=None):
+    def __init__(
+        self,
+        block,
+        layers,
+        num_classes=1000,
+        zero_init_residual=False,
+        groups=1,
+        width_per_group=64,
+        replace_stride_with_dilation=None,
+        norm_layer=None,
+    ):
         super().__init__()
         self._norm_layer = norm_layer or nn.BatchNorm2d
         self.inplanes = 64
         self.dilation = 1
         replace_stride_with_dilation = replace_stride_with_dilation or [False, False, False]
         if len(replace_stride_with_dilation) != 3:
-            raise ValueError("replace_stride_with_dilation should be None or a 3-element tuple, got "
-                             f"{replace_stride_with_dilation}")
+            raise ValueError(
+                f"replace_stride_with_dilation should be None or a 3-element tuple, got {replace_stride_with_dilation}"
+            )
         self.groups = groups
         self.base_width = width_per_group
         self.conv1 = nn.Conv2d(3, self.inplanes, kernel_size=7, stride=2, padding=3, bias=False)
@@ -126,14 +161,26 @@ class ResNet(nn.Module):
             self.dilation *= stride
             stride = 1
         if stride != 1 or self.inplanes != planes * block.expansion:
-            downsample = nn.Sequential(conv1x1(self.inplanes, planes * block.expansion, stride),
-                                       norm_layer(planes * block.expansion))
-        layers = [block(self.inplanes, planes, stride, downsample, self.groups, self.base_width, previous_dilation,
-                        norm_layer)]
+            downsample = nn.Sequential(
+                conv1x1(self.inplanes, planes * block.expansion, stride), norm_layer(planes * block.expansion)
+            )
+        layers = [
+            block(
+                self.inplanes, planes, stride, downsample, self.groups, self.base_width, previous_dilation, norm_layer
+            )
+        ]
         self.inplanes = planes * block.expansion
         for _ in range(1, blocks):
-            layers.append(block(self.inplanes, planes, groups=self.groups, base_width=self.base_width,
-                                dilation=self.dilation, norm_layer=norm_layer))
+            layers.append(
+                block(
+                    self.inplanes,
+                    planes,
+                    groups=self.groups,
+                    base_width=self.base_width,
+                    dilation=self.dilation,
+                    norm_layer=norm_layer,
+                )
+            )
         return nn.Sequential(*layers)
 
     def _forward_impl(self, x):
@@ -149,9 +196,11 @@ _IMAGENET = {"num_classes": 1000, "min_size": (1, 1), "dataset": "ImageNet-1K"}
 
 
 def _weights(filename, resize_size=256, **meta):
-    return Weights(url=f"https://download.pytorch.org/models/{filename}",
-                   transforms=partial(ImageClassification, crop_size=224, resize_size=resize_size),
-                   meta={**_IMAGENET, **meta})
+    return Weights(
+        url=f"https://download.pytorch.org/models/{filename}",
+        transforms=partial(ImageClassification, crop_size=224, resize_size=resize_size),
+        meta={**_IMAGENET, **meta},
+    )
 
 
 class ResNet18_Weights(WeightsEnum):

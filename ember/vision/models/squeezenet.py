@@ -1,4 +1,5 @@
 """SqueezeNet 1.0 and 1.1 (Iandola et al., 2016) with torchvision's module names."""
+
 from functools import partial
 
 import ember
@@ -25,8 +26,9 @@ class Fire(nn.Module):
 
     def forward(self, x):
         x = self.squeeze_activation(self.squeeze(x))
-        return ember.cat([self.expand1x1_activation(self.expand1x1(x)),
-                          self.expand3x3_activation(self.expand3x3(x))], 1)
+        return ember.cat(
+            [self.expand1x1_activation(self.expand1x1(x)), self.expand3x3_activation(self.expand3x3(x))], 1
+        )
 
 
 class SqueezeNet(nn.Module):
@@ -38,21 +40,42 @@ class SqueezeNet(nn.Module):
         pool = partial(nn.MaxPool2d, kernel_size=3, stride=2, ceil_mode=True)
         if version == "1_0":
             self.features = nn.Sequential(
-                nn.Conv2d(3, 96, kernel_size=7, stride=2), nn.ReLU(inplace=True), pool(),
-                Fire(96, 16, 64, 64), Fire(128, 16, 64, 64), Fire(128, 32, 128, 128), pool(),
-                Fire(256, 32, 128, 128), Fire(256, 48, 192, 192), Fire(384, 48, 192, 192), Fire(384, 64, 256, 256),
-                pool(), Fire(512, 64, 256, 256))
+                nn.Conv2d(3, 96, kernel_size=7, stride=2),
+                nn.ReLU(inplace=True),
+                pool(),
+                Fire(96, 16, 64, 64),
+                Fire(128, 16, 64, 64),
+                Fire(128, 32, 128, 128),
+                pool(),
+                Fire(256, 32, 128, 128),
+                Fire(256, 48, 192, 192),
+                Fire(384, 48, 192, 192),
+                Fire(384, 64, 256, 256),
+                pool(),
+                Fire(512, 64, 256, 256),
+            )
         elif version == "1_1":
             self.features = nn.Sequential(
-                nn.Conv2d(3, 64, kernel_size=3, stride=2), nn.ReLU(inplace=True), pool(),
-                Fire(64, 16, 64, 64), Fire(128, 16, 64, 64), pool(),
-                Fire(128, 32, 128, 128), Fire(256, 32, 128, 128), pool(),
-                Fire(256, 48, 192, 192), Fire(384, 48, 192, 192), Fire(384, 64, 256, 256), Fire(512, 64, 256, 256))
+                nn.Conv2d(3, 64, kernel_size=3, stride=2),
+                nn.ReLU(inplace=True),
+                pool(),
+                Fire(64, 16, 64, 64),
+                Fire(128, 16, 64, 64),
+                pool(),
+                Fire(128, 32, 128, 128),
+                Fire(256, 32, 128, 128),
+                pool(),
+                Fire(256, 48, 192, 192),
+                Fire(384, 48, 192, 192),
+                Fire(384, 64, 256, 256),
+                Fire(512, 64, 256, 256),
+            )
         else:
             raise ValueError(f"Unsupported SqueezeNet version {version}: 1_0 or 1_1 expected")
         final_conv = nn.Conv2d(512, num_classes, kernel_size=1)
-        self.classifier = nn.Sequential(nn.Dropout(p=dropout), final_conv, nn.ReLU(inplace=True),
-                                        nn.AdaptiveAvgPool2d((1, 1)))
+        self.classifier = nn.Sequential(
+            nn.Dropout(p=dropout), final_conv, nn.ReLU(inplace=True), nn.AdaptiveAvgPool2d((1, 1))
+        )
         for module in self.modules():
             if isinstance(module, nn.Conv2d):
                 if module is final_conv:
@@ -67,9 +90,11 @@ class SqueezeNet(nn.Module):
 
 
 def _weights(filename, min_size, num_params):
-    return Weights(url=f"https://download.pytorch.org/models/{filename}",
-                   transforms=partial(ImageClassification, crop_size=224),
-                   meta={"num_classes": 1000, "min_size": min_size, "dataset": "ImageNet-1K", "num_params": num_params})
+    return Weights(
+        url=f"https://download.pytorch.org/models/{filename}",
+        transforms=partial(ImageClassification, crop_size=224),
+        meta={"num_classes": 1000, "min_size": min_size, "dataset": "ImageNet-1K", "num_params": num_params},
+    )
 
 
 class SqueezeNet1_0_Weights(WeightsEnum):

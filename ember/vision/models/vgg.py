@@ -1,13 +1,32 @@
 """VGG (Simonyan & Zisserman, 2014), with and without batch norm, with torchvision's module names."""
+
 from functools import partial
 
 from ... import nn
 from ._api import Weights, WeightsEnum, check_num_classes, handle_legacy_pretrained, load_into
 from ._presets import ImageClassification
 
-__all__ = ["VGG", "make_layers", "cfgs", "vgg11", "vgg11_bn", "vgg13", "vgg13_bn", "vgg16", "vgg16_bn", "vgg19",
-           "vgg19_bn", "VGG11_Weights", "VGG11_BN_Weights", "VGG13_Weights", "VGG13_BN_Weights", "VGG16_Weights",
-           "VGG16_BN_Weights", "VGG19_Weights", "VGG19_BN_Weights"]
+__all__ = [
+    "VGG",
+    "make_layers",
+    "cfgs",
+    "vgg11",
+    "vgg11_bn",
+    "vgg13",
+    "vgg13_bn",
+    "vgg16",
+    "vgg16_bn",
+    "vgg19",
+    "vgg19_bn",
+    "VGG11_Weights",
+    "VGG11_BN_Weights",
+    "VGG13_Weights",
+    "VGG13_BN_Weights",
+    "VGG16_Weights",
+    "VGG16_BN_Weights",
+    "VGG19_Weights",
+    "VGG19_BN_Weights",
+]
 
 
 class VGG(nn.Module):
@@ -18,9 +37,14 @@ class VGG(nn.Module):
         self.features = features
         self.avgpool = nn.AdaptiveAvgPool2d((7, 7))
         self.classifier = nn.Sequential(
-            nn.Linear(512 * 7 * 7, 4096), nn.ReLU(True), nn.Dropout(p=dropout),
-            nn.Linear(4096, 4096), nn.ReLU(True), nn.Dropout(p=dropout),
-            nn.Linear(4096, num_classes))
+            nn.Linear(512 * 7 * 7, 4096),
+            nn.ReLU(True),
+            nn.Dropout(p=dropout),
+            nn.Linear(4096, 4096),
+            nn.ReLU(True),
+            nn.Dropout(p=dropout),
+            nn.Linear(4096, num_classes),
+        )
         if init_weights:
             for module in self.modules():
                 if isinstance(module, nn.Conv2d):
@@ -60,9 +84,11 @@ cfgs = {
 
 
 def _weights(filename, num_params):
-    return Weights(url=f"https://download.pytorch.org/models/{filename}",
-                   transforms=partial(ImageClassification, crop_size=224),
-                   meta={"num_classes": 1000, "min_size": (32, 32), "dataset": "ImageNet-1K", "num_params": num_params})
+    return Weights(
+        url=f"https://download.pytorch.org/models/{filename}",
+        transforms=partial(ImageClassification, crop_size=224),
+        meta={"num_classes": 1000, "min_size": (32, 32), "dataset": "ImageNet-1K", "num_params": num_params},
+    )
 
 
 class VGG11_Weights(WeightsEnum):

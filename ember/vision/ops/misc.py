@@ -1,4 +1,5 @@
 """Conv2dNormActivation: convolution, normalisation, activation as one Sequential (torchvision's names)."""
+
 from ... import nn
 
 __all__ = ["Conv2dNormActivation"]
@@ -11,14 +12,29 @@ class Conv2dNormActivation(nn.Sequential):
     bias only when there is no norm layer (unless `bias` says otherwise).
     """
 
-    def __init__(self, in_channels, out_channels, kernel_size=3, stride=1, padding=None, groups=1,
-                 norm_layer=nn.BatchNorm2d, activation_layer=nn.ReLU, dilation=1, inplace=True, bias=None):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size=3,
+        stride=1,
+        padding=None,
+        groups=1,
+        norm_layer=nn.BatchNorm2d,
+        activation_layer=nn.ReLU,
+        dilation=1,
+        inplace=True,
+        bias=None,
+    ):
         if padding is None:
             padding = (kernel_size - 1) // 2 * dilation
         if bias is None:
             bias = norm_layer is None
-        layers = [nn.Conv2d(in_channels, out_channels, kernel_size, stride, padding, dilation=dilation,
-                            groups=groups, bias=bias)]
+        layers = [
+            nn.Conv2d(
+                in_channels, out_channels, kernel_size, stride, padding, dilation=dilation, groups=groups, bias=bias
+            )
+        ]
         if norm_layer is not None:
             layers.append(norm_layer(out_channels))
         if activation_layer is not None:

@@ -1,4 +1,5 @@
 """torchvision.transforms: image transforms for PIL images and tensors (see `transforms` and `functional`)."""
+
 from . import functional
 from .autoaugment import *
 from .autoaugment import __all__ as _autoaugment_names

@@ -1,4 +1,5 @@
 """Image transforms on PIL images, through Pillow's own operations (as torchvision does)."""
+
 from ..._backend import np
 from .._pil import is_pil_image, pil_image, pil_module
 
@@ -26,8 +27,10 @@ def parse_fill(fill, image, name="fillcolor"):
         if len(fill) == 1:
             fill = fill * bands
         if len(fill) != bands:
-            raise ValueError(f"The number of elements in 'fill' does not match the number of bands of the image "
-                             f"({len(fill)} != {bands})")
+            raise ValueError(
+                f"The number of elements in 'fill' does not match the number of bands of the image "
+                f"({len(fill)} != {bands})"
+            )
         fill = tuple(int(value) if image.mode != "F" else float(value) for value in fill)
         if bands == 1:
             fill = fill[0]
@@ -77,8 +80,10 @@ def pad(image, padding, fill, padding_mode):
     if padding_mode == "constant":
         fill_value = parse_fill(fill, image, "fill")["fill"]
         if isinstance(fill_value, tuple):
-            channels = [np.pad(array[..., index], widths[:2], mode="constant", constant_values=value)
-                        for index, value in enumerate(fill_value)]
+            channels = [
+                np.pad(array[..., index], widths[:2], mode="constant", constant_values=value)
+                for index, value in enumerate(fill_value)
+            ]
             padded = np.stack(channels, axis=-1)
         else:
             padded = np.pad(array, widths, mode="constant", constant_values=fill_value)
@@ -97,8 +102,7 @@ def rotate(image, angle, interpolation, expand, center, fill):
 
 def affine(image, matrix, interpolation, fill):
     check_image(image)
-    return image.transform(image.size, pil_image().Transform.AFFINE, matrix, interpolation,
-                           **parse_fill(fill, image))
+    return image.transform(image.size, pil_image().Transform.AFFINE, matrix, interpolation, **parse_fill(fill, image))
 
 
 def to_grayscale(image, num_output_channels):

@@ -6,6 +6,7 @@ uint8 images are computed in float and rounded back where torchvision rounds (re
 and truncated where it truncates (colour blending). `normalize` alone is written with ember ops, so a
 tensor that requires grad keeps its graph through it.
 """
+
 from ..._backend import np
 from ..._tensor import Tensor, new_tensor
 
@@ -14,8 +15,9 @@ def to_array(image):
     if not isinstance(image, Tensor):
         raise TypeError(f"img should be a Tensor. Got {type(image)}")
     if image.ndim < 2:
-        raise TypeError(f"Tensor is not a torch image: expected at least 2 dimensions (..., H, W), got shape "
-                        f"{tuple(image.shape)}")
+        raise TypeError(
+            f"Tensor is not a torch image: expected at least 2 dimensions (..., H, W), got shape {tuple(image.shape)}"
+        )
     return image.detach().numpy()
 
 
@@ -44,12 +46,12 @@ def _work_dtype(dtype):
 # ---------------------------------------------------------------- resizing
 def _cubic(x, a):
     x = np.abs(x)
-    return np.where(x <= 1, ((a + 2) * x - (a + 3)) * x * x + 1,
-                    np.where(x < 2, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, 0.0))
+    return np.where(
+        x <= 1, ((a + 2) * x - (a + 3)) * x * x + 1, np.where(x < 2, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, 0.0)
+    )
 
 
-_KERNELS = {"bilinear": (lambda x: np.clip(1 - np.abs(x), 0, None), 1.0),
-            "bicubic": (lambda x: _cubic(x, -0.5), 2.0)}
+_KERNELS = {"bilinear": (lambda x: np.clip(1 - np.abs(x), 0, None), 1.0), "bicubic": (lambda x: _cubic(x, -0.5), 2.0)}
 
 
 def _antialiased_weights(in_size, out_size, mode):
@@ -102,8 +104,10 @@ def resize(image, size, interpolation, antialias):
     if (new_height, new_width) == (height, width):
         return from_array(array.copy(), array.dtype)
     if interpolation not in ("nearest", "nearest-exact", "bilinear", "bicubic"):
-        raise ValueError(f"interpolation {interpolation!r} is not supported for tensors: use nearest, "
-                         "nearest-exact, bilinear or bicubic (or a PIL image)")
+        raise ValueError(
+            f"interpolation {interpolation!r} is not supported for tensors: use nearest, "
+            "nearest-exact, bilinear or bicubic (or a PIL image)"
+        )
     smooth = antialias and interpolation in ("bilinear", "bicubic")
     weights_of = _antialiased_weights if smooth else _interpolation_weights
     work = _work_dtype(array.dtype)
@@ -124,8 +128,9 @@ def crop(image, top, left, height, width):
     source_top, source_left = max(top, 0), max(left, 0)
     source_bottom, source_right = min(top + height, image_height), min(left + width, image_width)
     if source_bottom > source_top and source_right > source_left:
-        result[..., source_top - top:source_bottom - top, source_left - left:source_right - left] = \
-            array[..., source_top:source_bottom, source_left:source_right]
+        result[..., source_top - top : source_bottom - top, source_left - left : source_right - left] = array[
+            ..., source_top:source_bottom, source_left:source_right
+        ]
     return new_tensor(result)
 
 
@@ -135,7 +140,7 @@ def pad(image, padding, fill, padding_mode):
     left, top, right, bottom = padding
     if min(padding) < 0:  # negative padding crops, as in torchvision
         height, width = array.shape[-2:]
-        array = array[..., max(-top, 0):height - max(-bottom, 0), max(-left, 0):width - max(-right, 0)]
+        array = array[..., max(-top, 0) : height - max(-bottom, 0), max(-left, 0) : width - max(-right, 0)]
         left, top, right, bottom = (max(value, 0) for value in padding)
     widths = [(0, 0)] * (array.ndim - 2) + [(top, bottom), (left, right)]
     if padding_mode == "constant":
@@ -160,8 +165,9 @@ def affine(image, matrix, interpolation, fill, output_size=None):
     array = to_array(image)
     height, width = array.shape[-2:]
     out_height, out_width = output_size or (height, width)
-    ys, xs = np.meshgrid(np.arange(out_height) + 0.5 - out_height / 2, np.arange(out_width) + 0.5 - out_width / 2,
-                         indexing="ij")
+    ys, xs = np.meshgrid(
+        np.arange(out_height) + 0.5 - out_height / 2, np.arange(out_width) + 0.5 - out_width / 2, indexing="ij"
+    )
     a, b, c, d, e, f = matrix
     source_x = a * xs + b * ys + c + width / 2 - 0.5
     source_y = d * xs + e * ys + f + height / 2 - 0.5
@@ -176,20 +182,26 @@ def affine(image, matrix, interpolation, fill, output_size=None):
         dx, dy = (source_x - left).astype(work), (source_y - top).astype(work)
         sampled = np.zeros((flat.shape[0], out_height, out_width), dtype=work)
         coverage = np.zeros((out_height, out_width), dtype=work)  # how much of the sample lies inside
-        for row_offset, column_offset, weight in ((0, 0, (1 - dx) * (1 - dy)), (0, 1, dx * (1 - dy)),
-                                                  (1, 0, (1 - dx) * dy), (1, 1, dx * dy)):
+        for row_offset, column_offset, weight in (
+            (0, 0, (1 - dx) * (1 - dy)),
+            (0, 1, dx * (1 - dy)),
+            (1, 0, (1 - dx) * dy),
+            (1, 1, dx * dy),
+        ):
             row, column = top + row_offset, left + column_offset
             valid = (column >= 0) & (column < width) & (row >= 0) & (row < height)
             sampled += flat[:, np.clip(row, 0, height - 1), np.clip(column, 0, width - 1)] * (weight * valid)
             coverage += weight * valid
     else:
-        raise ValueError(f"interpolation {interpolation!r} is not supported by rotate/affine on tensors: "
-                         "use nearest or bilinear")
+        raise ValueError(
+            f"interpolation {interpolation!r} is not supported by rotate/affine on tensors: use nearest or bilinear"
+        )
     if fill is None:  # outside is zero (and bilinear samples at the border blend with zero)
         result = np.where(inside, sampled, 0) if interpolation != "bilinear" else sampled
     else:
-        fill_values = np.broadcast_to(np.asarray(fill, dtype=work).reshape(-1),
-                                      (array.shape[-3] if array.ndim > 2 else 1,))
+        fill_values = np.broadcast_to(
+            np.asarray(fill, dtype=work).reshape(-1), (array.shape[-3] if array.ndim > 2 else 1,)
+        )
         fill_values = np.resize(fill_values, flat.shape[0])[:, None, None]
         if interpolation == "bilinear":  # torchvision blends by the sampled coverage of the image
             result = sampled * coverage + (1 - coverage) * fill_values
@@ -200,8 +212,11 @@ def affine(image, matrix, interpolation, fill, output_size=None):
 
 # ---------------------------------------------------------------- colour
 def _as_float(array):
-    return array.astype(_work_dtype(array.dtype)) / np.float32(max_value(array.dtype)) \
-        if not np.issubdtype(array.dtype, np.floating) else array
+    return (
+        array.astype(_work_dtype(array.dtype)) / np.float32(max_value(array.dtype))
+        if not np.issubdtype(array.dtype, np.floating)
+        else array
+    )
 
 
 def _grayscale_array(array):
@@ -228,8 +243,10 @@ def _blend(first, second, ratio):
 def _check_channels(array, allowed, name):
     channels = 1 if array.ndim == 2 else array.shape[-3]
     if channels not in allowed:
-        raise TypeError(f"{name}: input image tensor permitted channel values are {list(allowed)}, but found "
-                        f"{channels} (shape {tuple(array.shape)})")
+        raise TypeError(
+            f"{name}: input image tensor permitted channel values are {list(allowed)}, but found "
+            f"{channels} (shape {tuple(array.shape)})"
+        )
     return channels
 
 
@@ -260,8 +277,11 @@ def _rgb_to_hsv(rgb):
     spread = maximum - minimum
     saturation = spread / np.where(maximum == 0, 1, maximum)
     safe = np.where(spread == 0, 1, spread)
-    hue = np.where(maximum == red, ((green - blue) / safe) % 6,
-                   np.where(maximum == green, (blue - red) / safe + 2, (red - green) / safe + 4))
+    hue = np.where(
+        maximum == red,
+        ((green - blue) / safe) % 6,
+        np.where(maximum == green, (blue - red) / safe + 2, (red - green) / safe + 4),
+    )
     hue = np.where(spread == 0, 0, hue) / 6.0
     return hue % 1.0, saturation, maximum
 
@@ -292,7 +312,7 @@ def adjust_hue(image, factor):
 def adjust_gamma(image, gamma, gain):
     array = to_array(image)
     floats = _as_float(array)
-    result = np.clip(gain * floats ** gamma, 0, 1)
+    result = np.clip(gain * floats**gamma, 0, 1)
     if not np.issubdtype(array.dtype, np.floating):
         return new_tensor((result * (max_value(array.dtype) + 1.0 - 1e-3)).astype(array.dtype))
     return new_tensor(result.astype(array.dtype))
@@ -322,15 +342,17 @@ def gaussian_blur(image, kernel_size, sigma):
         widths[axis] = (half, half)
         padded = np.pad(result, widths, mode="reflect")
         length = result.shape[axis]
-        result = sum(weight * np.take(padded, np.arange(offset, offset + length), axis=axis)
-                     for offset, weight in enumerate(kernel))
+        result = sum(
+            weight * np.take(padded, np.arange(offset, offset + length), axis=axis)
+            for offset, weight in enumerate(kernel)
+        )
     return from_array(result, array.dtype)
 
 
 def erase(image, top, left, height, width, value, inplace):
     if not inplace:
         image = image.clone()
-    image[..., top:top + height, left:left + width] = value
+    image[..., top : top + height, left : left + width] = value
     return image
 
 
@@ -345,8 +367,9 @@ def convert_image_dtype(image, dtype):
     if source_float and target_float:
         return new_tensor(array.astype(target))
     if source_float:
-        if (array.dtype == np.float32 and target in (np.int32, np.int64)) or \
-                (array.dtype == np.float64 and target == np.int64):
+        if (array.dtype == np.float32 and target in (np.int32, np.int64)) or (
+            array.dtype == np.float64 and target == np.int64
+        ):
             raise RuntimeError(f"The cast from {image.dtype} to {dtype} cannot be performed safely.")
         return new_tensor((array * (max_value(target) + 1.0 - 1e-3)).astype(target))
     if target_float:
@@ -365,15 +388,20 @@ def affine_output_size(matrix, width, height):
     # the forward map is the inverse of `matrix`'s linear part
     determinant = a * e - b * d
     forward = np.array([[e, -b], [-d, a]]) / determinant
-    corners = np.array([[-0.5 * width, -0.5 * height], [-0.5 * width, 0.5 * height],
-                        [0.5 * width, 0.5 * height], [0.5 * width, -0.5 * height]])
+    corners = np.array(
+        [
+            [-0.5 * width, -0.5 * height],
+            [-0.5 * width, 0.5 * height],
+            [0.5 * width, 0.5 * height],
+            [0.5 * width, -0.5 * height],
+        ]
+    )
     moved = corners @ forward.T
     tolerance = 1e-4
     low = np.floor(moved.min(axis=0) + tolerance)
     high = np.ceil(moved.max(axis=0) - tolerance)
     size = high - low
     return int(size[0]), int(size[1])
-
 
 
 def _require_uint8(array, name):
@@ -438,8 +466,11 @@ def adjust_sharpness(image, factor):
     kernel[1, 1] = 5.0
     kernel /= kernel.sum()
     height, width = array.shape[-2:]
-    smoothed = sum(kernel[row, column] * floats[..., row:height - 2 + row, column:width - 2 + column]
-                   for row in range(3) for column in range(3))
+    smoothed = sum(
+        kernel[row, column] * floats[..., row : height - 2 + row, column : width - 2 + column]
+        for row in range(3)
+        for column in range(3)
+    )
     if not np.issubdtype(array.dtype, np.floating):
         smoothed = np.round(smoothed)
     degenerate = floats.copy()

@@ -4,6 +4,7 @@ Each augmentation picks an operation and a magnitude from a table of magnitude b
 do, and draws from ember's global generator. AutoAugment (its learned policy tables) and AugMix are
 not provided.
 """
+
 import math
 
 import ember
@@ -14,28 +15,69 @@ from ...nn.modules.module import Module
 from . import functional as F
 from .functional import InterpolationMode, _interpolation_mode
 
-__all__ = ["RandAugment", "TrivialAugmentWide", "RandomPosterize", "RandomSolarize", "RandomAdjustSharpness",
-           "RandomAutocontrast", "RandomEqualize"]
+__all__ = [
+    "RandAugment",
+    "TrivialAugmentWide",
+    "RandomPosterize",
+    "RandomSolarize",
+    "RandomAdjustSharpness",
+    "RandomAutocontrast",
+    "RandomEqualize",
+]
 
 
 def _apply_op(img, op_name, magnitude, interpolation, fill):
     """One augmentation operation at `magnitude` (shears are slopes, translations pixels, rotations degrees)."""
     if op_name == "ShearX":  # shear about the top-left corner, as the original implementations do
-        return F.affine(img, angle=0.0, translate=[0, 0], scale=1.0, shear=[math.degrees(math.atan(magnitude)), 0.0],
-                        interpolation=interpolation, fill=fill, center=[0, 0])
+        return F.affine(
+            img,
+            angle=0.0,
+            translate=[0, 0],
+            scale=1.0,
+            shear=[math.degrees(math.atan(magnitude)), 0.0],
+            interpolation=interpolation,
+            fill=fill,
+            center=[0, 0],
+        )
     if op_name == "ShearY":
-        return F.affine(img, angle=0.0, translate=[0, 0], scale=1.0, shear=[0.0, math.degrees(math.atan(magnitude))],
-                        interpolation=interpolation, fill=fill, center=[0, 0])
+        return F.affine(
+            img,
+            angle=0.0,
+            translate=[0, 0],
+            scale=1.0,
+            shear=[0.0, math.degrees(math.atan(magnitude))],
+            interpolation=interpolation,
+            fill=fill,
+            center=[0, 0],
+        )
     if op_name == "TranslateX":
-        return F.affine(img, angle=0.0, translate=[int(magnitude), 0], scale=1.0, shear=[0.0, 0.0],
-                        interpolation=interpolation, fill=fill)
+        return F.affine(
+            img,
+            angle=0.0,
+            translate=[int(magnitude), 0],
+            scale=1.0,
+            shear=[0.0, 0.0],
+            interpolation=interpolation,
+            fill=fill,
+        )
     if op_name == "TranslateY":
-        return F.affine(img, angle=0.0, translate=[0, int(magnitude)], scale=1.0, shear=[0.0, 0.0],
-                        interpolation=interpolation, fill=fill)
+        return F.affine(
+            img,
+            angle=0.0,
+            translate=[0, int(magnitude)],
+            scale=1.0,
+            shear=[0.0, 0.0],
+            interpolation=interpolation,
+            fill=fill,
+        )
     if op_name == "Rotate":
         return F.rotate(img, magnitude, interpolation=interpolation, fill=fill)
-    adjustments = {"Brightness": F.adjust_brightness, "Color": F.adjust_saturation, "Contrast": F.adjust_contrast,
-                   "Sharpness": F.adjust_sharpness}
+    adjustments = {
+        "Brightness": F.adjust_brightness,
+        "Color": F.adjust_saturation,
+        "Contrast": F.adjust_contrast,
+        "Sharpness": F.adjust_sharpness,
+    }
     if op_name in adjustments:
         return adjustments[op_name](img, 1.0 + magnitude)
     if op_name == "Posterize":
@@ -88,8 +130,9 @@ def _posterize_bits(num_bins, lowest):
 class RandAugment(_Augment):
     """Apply `num_ops` operations picked at random, all at the same `magnitude` (of `num_magnitude_bins`)."""
 
-    def __init__(self, num_ops=2, magnitude=9, num_magnitude_bins=31, interpolation=InterpolationMode.NEAREST,
-                 fill=None):
+    def __init__(
+        self, num_ops=2, magnitude=9, num_magnitude_bins=31, interpolation=InterpolationMode.NEAREST, fill=None
+    ):
         super().__init__(interpolation, fill)
         self.num_ops, self.magnitude, self.num_magnitude_bins = num_ops, magnitude, num_magnitude_bins
 
@@ -119,8 +162,10 @@ class RandAugment(_Augment):
         return img
 
     def __repr__(self):
-        return (f"{self.__class__.__name__}(num_ops={self.num_ops}, magnitude={self.magnitude}, "
-                f"num_magnitude_bins={self.num_magnitude_bins}, interpolation={self.interpolation}, fill={self.fill})")
+        return (
+            f"{self.__class__.__name__}(num_ops={self.num_ops}, magnitude={self.magnitude}, "
+            f"num_magnitude_bins={self.num_magnitude_bins}, interpolation={self.interpolation}, fill={self.fill})"
+        )
 
 
 class TrivialAugmentWide(_Augment):
@@ -152,8 +197,10 @@ class TrivialAugmentWide(_Augment):
         return self._apply_random_op(img, self._augmentation_space(self.num_magnitude_bins), _randint)
 
     def __repr__(self):
-        return (f"{self.__class__.__name__}(num_magnitude_bins={self.num_magnitude_bins}, "
-                f"interpolation={self.interpolation}, fill={self.fill})")
+        return (
+            f"{self.__class__.__name__}(num_magnitude_bins={self.num_magnitude_bins}, "
+            f"interpolation={self.interpolation}, fill={self.fill})"
+        )
 
 
 class _RandomApplyOne(Module):

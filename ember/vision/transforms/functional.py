@@ -8,6 +8,7 @@ Example:
     import ember.vision.transforms.functional as TF
     image = TF.resize(TF.to_tensor(pil_image), [32, 32])
 """
+
 import math
 import numbers
 import warnings
@@ -20,16 +21,48 @@ from .. import _pil
 from . import _functional_pil as F_pil
 from . import _functional_tensor as F_t
 
-__all__ = ["InterpolationMode", "get_dimensions", "get_image_size", "get_image_num_channels", "to_tensor",
-           "pil_to_tensor", "to_pil_image", "convert_image_dtype", "normalize", "resize", "pad", "crop",
-           "center_crop", "resized_crop", "hflip", "vflip", "rotate", "affine", "to_grayscale", "rgb_to_grayscale",
-           "adjust_brightness", "adjust_contrast", "adjust_saturation", "adjust_hue", "adjust_gamma",
-           "gaussian_blur", "invert", "erase", "five_crop", "ten_crop", "posterize", "solarize", "autocontrast",
-           "equalize", "adjust_sharpness"]
+__all__ = [
+    "InterpolationMode",
+    "get_dimensions",
+    "get_image_size",
+    "get_image_num_channels",
+    "to_tensor",
+    "pil_to_tensor",
+    "to_pil_image",
+    "convert_image_dtype",
+    "normalize",
+    "resize",
+    "pad",
+    "crop",
+    "center_crop",
+    "resized_crop",
+    "hflip",
+    "vflip",
+    "rotate",
+    "affine",
+    "to_grayscale",
+    "rgb_to_grayscale",
+    "adjust_brightness",
+    "adjust_contrast",
+    "adjust_saturation",
+    "adjust_hue",
+    "adjust_gamma",
+    "gaussian_blur",
+    "invert",
+    "erase",
+    "five_crop",
+    "ten_crop",
+    "posterize",
+    "solarize",
+    "autocontrast",
+    "equalize",
+    "adjust_sharpness",
+]
 
 
 class InterpolationMode(Enum):
     """Interpolation methods (torchvision's names and values)."""
+
     NEAREST = "nearest"
     NEAREST_EXACT = "nearest-exact"
     BILINEAR = "bilinear"
@@ -39,11 +72,23 @@ class InterpolationMode(Enum):
     LANCZOS = "lanczos"
 
 
-_PIL_FILTERS = {InterpolationMode.NEAREST: 0, InterpolationMode.NEAREST_EXACT: 0, InterpolationMode.LANCZOS: 1,
-                InterpolationMode.BILINEAR: 2, InterpolationMode.BICUBIC: 3, InterpolationMode.BOX: 4,
-                InterpolationMode.HAMMING: 5}
-_FROM_PIL_FILTER = {0: InterpolationMode.NEAREST, 1: InterpolationMode.LANCZOS, 2: InterpolationMode.BILINEAR,
-                    3: InterpolationMode.BICUBIC, 4: InterpolationMode.BOX, 5: InterpolationMode.HAMMING}
+_PIL_FILTERS = {
+    InterpolationMode.NEAREST: 0,
+    InterpolationMode.NEAREST_EXACT: 0,
+    InterpolationMode.LANCZOS: 1,
+    InterpolationMode.BILINEAR: 2,
+    InterpolationMode.BICUBIC: 3,
+    InterpolationMode.BOX: 4,
+    InterpolationMode.HAMMING: 5,
+}
+_FROM_PIL_FILTER = {
+    0: InterpolationMode.NEAREST,
+    1: InterpolationMode.LANCZOS,
+    2: InterpolationMode.BILINEAR,
+    3: InterpolationMode.BICUBIC,
+    4: InterpolationMode.BOX,
+    5: InterpolationMode.HAMMING,
+}
 
 
 def _interpolation_mode(interpolation):
@@ -54,8 +99,10 @@ def _interpolation_mode(interpolation):
         return InterpolationMode(interpolation)
     if isinstance(interpolation, int) and interpolation in _FROM_PIL_FILTER:
         return _FROM_PIL_FILTER[interpolation]
-    raise TypeError(f"Argument interpolation should be an InterpolationMode or a corresponding Pillow integer "
-                    f"constant, got {interpolation!r}")
+    raise TypeError(
+        f"Argument interpolation should be an InterpolationMode or a corresponding Pillow integer "
+        f"constant, got {interpolation!r}"
+    )
 
 
 def _is_tensor(image):
@@ -151,8 +198,13 @@ def to_pil_image(pic, mode=None):
         raise ValueError(f"pic should not have > 4 channels. Got {channels} channels.")
     if channels == 1:
         array = array[:, :, 0]
-        expected = {np.dtype(np.uint8): "L", np.dtype(np.int16): "I;16", np.dtype(np.uint16): "I;16",
-                    np.dtype(np.int32): "I", np.dtype(np.float32): "F"}.get(array.dtype)
+        expected = {
+            np.dtype(np.uint8): "L",
+            np.dtype(np.int16): "I;16",
+            np.dtype(np.uint16): "I;16",
+            np.dtype(np.int32): "I",
+            np.dtype(np.float32): "F",
+        }.get(array.dtype)
         if expected is None:
             raise TypeError(f"Input type {array.dtype} is not supported")
         if mode is not None and mode != expected:
@@ -164,8 +216,10 @@ def to_pil_image(pic, mode=None):
     if mode is not None and mode not in allowed:
         raise ValueError(f"Only modes {allowed} are supported for {channels}D inputs")
     if array.dtype != np.uint8:
-        raise TypeError(f"Input type {array.dtype} is not supported for {channels}-channel images "
-                        "(expected uint8, or floats in [0, 1] in a tensor)")
+        raise TypeError(
+            f"Input type {array.dtype} is not supported for {channels}-channel images "
+            "(expected uint8, or floats in [0, 1] in a tensor)"
+        )
     mode = mode or allowed[0]
     height, width = array.shape[:2]
     return Image.frombytes(mode, (width, height), np.ascontiguousarray(array).tobytes())
@@ -185,8 +239,9 @@ def normalize(tensor, mean, std, inplace=False):
     if not tensor.dtype.is_floating_point:
         raise TypeError(f"Input tensor should be a float tensor. Got {tensor.dtype}.")
     if tensor.ndim < 3:
-        raise ValueError(f"Expected tensor to be a tensor image of size (..., C, H, W). Got tensor.size() = "
-                         f"{tuple(tensor.shape)}")
+        raise ValueError(
+            f"Expected tensor to be a tensor image of size (..., C, H, W). Got tensor.size() = {tuple(tensor.shape)}"
+        )
     numpy_dtype = tensor.dtype.numpy_dtype
     mean_array = np.asarray(mean.detach().numpy() if _is_tensor(mean) else mean, dtype=numpy_dtype)
     std_array = np.asarray(std.detach().numpy() if _is_tensor(std) else std, dtype=numpy_dtype)
@@ -208,8 +263,10 @@ def _output_size(height, width, size, max_size):
     size = list(size)
     if len(size) == 2:
         if max_size is not None:
-            raise ValueError("max_size should only be passed if size specifies the length of the smaller edge, "
-                             f"i.e. size should be an int or a sequence of length 1 in torchscript mode; got {size}")
+            raise ValueError(
+                "max_size should only be passed if size specifies the length of the smaller edge, "
+                f"i.e. size should be an int or a sequence of length 1 in torchscript mode; got {size}"
+            )
         return size
     if len(size) != 1:
         raise ValueError(f"size must be an int or a sequence of one or two ints; got {size}")
@@ -217,8 +274,10 @@ def _output_size(height, width, size, max_size):
     new_short, new_long = size[0], int(size[0] * long / short)
     if max_size is not None:
         if max_size <= new_short:
-            raise ValueError(f"max_size = {max_size} must be strictly greater than the requested size for the "
-                             f"smaller edge size = {size}")
+            raise ValueError(
+                f"max_size = {max_size} must be strictly greater than the requested size for the "
+                f"smaller edge size = {size}"
+            )
         if new_long > max_size:
             new_short, new_long = int(max_size * new_short / new_long), max_size
     return [new_long, new_short] if width <= height else [new_short, new_long]
@@ -298,10 +357,12 @@ def center_crop(img, output_size):
     crop_height, crop_width = _pair(output_size)
     _, height, width = get_dimensions(img)
     if crop_width > width or crop_height > height:
-        padding = [(crop_width - width) // 2 if crop_width > width else 0,
-                   (crop_height - height) // 2 if crop_height > height else 0,
-                   (crop_width - width + 1) // 2 if crop_width > width else 0,
-                   (crop_height - height + 1) // 2 if crop_height > height else 0]
+        padding = [
+            (crop_width - width) // 2 if crop_width > width else 0,
+            (crop_height - height) // 2 if crop_height > height else 0,
+            (crop_width - width + 1) // 2 if crop_width > width else 0,
+            (crop_height - height + 1) // 2 if crop_height > height else 0,
+        ]
         img = pad(img, padding, fill=0)
         _, height, width = get_dimensions(img)
         if crop_width == width and crop_height == height:
@@ -333,12 +394,14 @@ def five_crop(img, size):
     crop_height, crop_width = _pair(size)
     _, height, width = get_dimensions(img)
     if crop_width > width or crop_height > height:
-        raise ValueError(f"Requested crop size {(crop_height, crop_width)} is bigger than input size "
-                         f"{(height, width)}")
-    return (crop(img, 0, 0, crop_height, crop_width), crop(img, 0, width - crop_width, crop_height, crop_width),
-            crop(img, height - crop_height, 0, crop_height, crop_width),
-            crop(img, height - crop_height, width - crop_width, crop_height, crop_width),
-            center_crop(img, [crop_height, crop_width]))
+        raise ValueError(f"Requested crop size {(crop_height, crop_width)} is bigger than input size {(height, width)}")
+    return (
+        crop(img, 0, 0, crop_height, crop_width),
+        crop(img, 0, width - crop_width, crop_height, crop_width),
+        crop(img, height - crop_height, 0, crop_height, crop_width),
+        crop(img, height - crop_height, width - crop_width, crop_height, crop_width),
+        center_crop(img, [crop_height, crop_width]),
+    )
 
 
 def ten_crop(img, size, vertical_flip=False):
@@ -449,6 +512,7 @@ def _colour(name, factor, factor_name, low=0.0):
         if factor < low:
             raise ValueError(f"{factor_name} ({factor}) is not non-negative.")
         return getattr(F_t if _is_tensor(img) else F_pil, name)(img, factor)
+
     return check
 
 

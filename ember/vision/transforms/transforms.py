@@ -3,6 +3,7 @@
 Random transforms draw from ember's global generator (`ember.manual_seed` makes them repeatable),
 except RandomChoice and RandomOrder, which use Python's `random` module as torchvision's do.
 """
+
 import math
 import numbers
 import random
@@ -15,11 +16,36 @@ from ...nn.modules.module import Module
 from . import functional as F
 from .functional import InterpolationMode, _interpolation_mode
 
-__all__ = ["Compose", "ToTensor", "PILToTensor", "ToPILImage", "ConvertImageDtype", "Normalize", "Lambda",
-           "Resize", "CenterCrop", "RandomCrop", "RandomResizedCrop", "RandomHorizontalFlip", "RandomVerticalFlip",
-           "RandomRotation", "RandomAffine", "Grayscale", "RandomGrayscale", "ColorJitter", "Pad", "RandomApply",
-           "RandomChoice", "RandomOrder", "GaussianBlur", "RandomErasing", "RandomInvert", "FiveCrop", "TenCrop",
-           "InterpolationMode"]
+__all__ = [
+    "Compose",
+    "ToTensor",
+    "PILToTensor",
+    "ToPILImage",
+    "ConvertImageDtype",
+    "Normalize",
+    "Lambda",
+    "Resize",
+    "CenterCrop",
+    "RandomCrop",
+    "RandomResizedCrop",
+    "RandomHorizontalFlip",
+    "RandomVerticalFlip",
+    "RandomRotation",
+    "RandomAffine",
+    "Grayscale",
+    "RandomGrayscale",
+    "ColorJitter",
+    "Pad",
+    "RandomApply",
+    "RandomChoice",
+    "RandomOrder",
+    "GaussianBlur",
+    "RandomErasing",
+    "RandomInvert",
+    "FiveCrop",
+    "TenCrop",
+    "InterpolationMode",
+]
 
 
 def _uniform(low, high):
@@ -152,8 +178,10 @@ class Resize(Module):
         return F.resize(img, self.size, self.interpolation, self.max_size, self.antialias)
 
     def __repr__(self):
-        return (f"{self.__class__.__name__}(size={self.size}, interpolation={self.interpolation.value}, "
-                f"max_size={self.max_size}, antialias={self.antialias})")
+        return (
+            f"{self.__class__.__name__}(size={self.size}, interpolation={self.interpolation.value}, "
+            f"max_size={self.max_size}, antialias={self.antialias})"
+        )
 
 
 class CenterCrop(Module):
@@ -178,7 +206,9 @@ class Pad(Module):
         if not isinstance(padding, (numbers.Number, tuple, list)):
             raise TypeError("Got inappropriate padding arg")
         if isinstance(padding, Sequence) and len(padding) not in (1, 2, 4):
-            raise ValueError(f"Padding must be an int or a 1, 2, or 4 element tuple, not a {len(padding)} element tuple")
+            raise ValueError(
+                f"Padding must be an int or a 1, 2, or 4 element tuple, not a {len(padding)} element tuple"
+            )
         if padding_mode not in ("constant", "edge", "reflect", "symmetric"):
             raise ValueError("Padding mode should be either constant, edge, reflect or symmetric")
         self.padding, self.fill, self.padding_mode = padding, fill, padding_mode
@@ -198,8 +228,9 @@ class RandomCrop(Module):
         _, height, width = F.get_dimensions(img)
         crop_height, crop_width = output_size
         if height < crop_height or width < crop_width:
-            raise ValueError(f"Required crop size {(crop_height, crop_width)} is larger than input image size "
-                             f"{(height, width)}")
+            raise ValueError(
+                f"Required crop size {(crop_height, crop_width)} is larger than input image size {(height, width)}"
+            )
         if width == crop_width and height == crop_height:
             return 0, 0, height, width
         return _randint(0, height - crop_height + 1), _randint(0, width - crop_width + 1), crop_height, crop_width
@@ -227,8 +258,14 @@ class RandomCrop(Module):
 class RandomResizedCrop(Module):
     """Crop a random area (a `scale` fraction, aspect ratio in `ratio`) and resize it to `size`."""
 
-    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0), interpolation=InterpolationMode.BILINEAR,
-                 antialias=True):
+    def __init__(
+        self,
+        size,
+        scale=(0.08, 1.0),
+        ratio=(3.0 / 4.0, 4.0 / 3.0),
+        interpolation=InterpolationMode.BILINEAR,
+        antialias=True,
+    ):
         super().__init__()
         self.size = _size_pair(size, "Please provide only two dimensions (h, w) for size.")
         if not isinstance(scale, Sequence):
@@ -266,9 +303,11 @@ class RandomResizedCrop(Module):
         return F.resized_crop(img, top, left, height, width, self.size, self.interpolation, antialias=self.antialias)
 
     def __repr__(self):
-        return (f"{self.__class__.__name__}(size={self.size}, scale={tuple(round(s, 4) for s in self.scale)}, "
-                f"ratio={tuple(round(r, 4) for r in self.ratio)}, interpolation={self.interpolation.value}, "
-                f"antialias={self.antialias})")
+        return (
+            f"{self.__class__.__name__}(size={self.size}, scale={tuple(round(s, 4) for s in self.scale)}, "
+            f"ratio={tuple(round(r, 4) for r in self.ratio)}, interpolation={self.interpolation.value}, "
+            f"antialias={self.antialias})"
+        )
 
 
 class RandomHorizontalFlip(Module):
@@ -322,15 +361,25 @@ class RandomRotation(Module):
         return F.rotate(img, self.get_params(self.degrees), self.interpolation, self.expand, self.center, fill)
 
     def __repr__(self):
-        return (f"{self.__class__.__name__}(degrees={self.degrees}, interpolation={self.interpolation.value}, "
-                f"expand={self.expand}, fill={self.fill})")
+        return (
+            f"{self.__class__.__name__}(degrees={self.degrees}, interpolation={self.interpolation.value}, "
+            f"expand={self.expand}, fill={self.fill})"
+        )
 
 
 class RandomAffine(Module):
     """A random rotation (degrees), translation (fractions of the size), scale and shear about the centre."""
 
-    def __init__(self, degrees, translate=None, scale=None, shear=None, interpolation=InterpolationMode.NEAREST,
-                 fill=0, center=None):
+    def __init__(
+        self,
+        degrees,
+        translate=None,
+        scale=None,
+        shear=None,
+        interpolation=InterpolationMode.NEAREST,
+        fill=0,
+        center=None,
+    ):
         super().__init__()
         self.degrees = _degree_range(degrees, "degrees")
         if translate is not None and not all(0.0 <= value <= 1.0 for value in translate):
@@ -338,8 +387,11 @@ class RandomAffine(Module):
         if scale is not None and any(value <= 0 for value in scale):
             raise ValueError("scale values should be positive")
         if shear is not None:
-            shear = _degree_range(shear, "shear") if isinstance(shear, numbers.Number) or len(shear) == 2 else \
-                [float(value) for value in shear]
+            shear = (
+                _degree_range(shear, "shear")
+                if isinstance(shear, numbers.Number) or len(shear) == 2
+                else [float(value) for value in shear]
+            )
         self.translate, self.scale, self.shear = translate, scale, shear
         self.interpolation = _interpolation_mode(interpolation)
         self.fill, self.center = fill, center
@@ -364,14 +416,18 @@ class RandomAffine(Module):
         fill = self.fill
         if isinstance(img, Tensor) and isinstance(fill, (int, float)):
             fill = [float(fill)] * F.get_image_num_channels(img)
-        angle, translate, scale, shear = self.get_params(self.degrees, self.translate, self.scale, self.shear,
-                                                         F.get_image_size(img))
+        angle, translate, scale, shear = self.get_params(
+            self.degrees, self.translate, self.scale, self.shear, F.get_image_size(img)
+        )
         return F.affine(img, angle, list(translate), scale, list(shear), self.interpolation, fill, self.center)
 
     def __repr__(self):
         parts = [f"degrees={self.degrees}"]
-        parts += [f"{name}={getattr(self, name)}" for name in ("translate", "scale", "shear")
-                  if getattr(self, name) is not None]
+        parts += [
+            f"{name}={getattr(self, name)}"
+            for name in ("translate", "scale", "shear")
+            if getattr(self, name) is not None
+        ]
         if self.interpolation != InterpolationMode.NEAREST:
             parts.append(f"interpolation={self.interpolation.value}")
         if self.fill != 0:
@@ -446,11 +502,13 @@ class ColorJitter(Module):
 
         def pick(bounds):
             return None if bounds is None else _uniform(bounds[0], bounds[1])
+
         return order, pick(brightness), pick(contrast), pick(saturation), pick(hue)
 
     def forward(self, img):
-        order, brightness, contrast, saturation, hue = self.get_params(self.brightness, self.contrast,
-                                                                       self.saturation, self.hue)
+        order, brightness, contrast, saturation, hue = self.get_params(
+            self.brightness, self.contrast, self.saturation, self.hue
+        )
         for index in order:
             if index == 0 and brightness is not None:
                 img = F.adjust_brightness(img, brightness)
@@ -463,8 +521,10 @@ class ColorJitter(Module):
         return img
 
     def __repr__(self):
-        return (f"{self.__class__.__name__}(brightness={self.brightness}, contrast={self.contrast}, "
-                f"saturation={self.saturation}, hue={self.hue})")
+        return (
+            f"{self.__class__.__name__}(brightness={self.brightness}, contrast={self.contrast}, "
+            f"saturation={self.saturation}, hue={self.hue})"
+        )
 
 
 class GaussianBlur(Module):
@@ -608,14 +668,17 @@ class RandomErasing(Module):
             value = [float(v) for v in self.value]
         channels = img.shape[-3]
         if value is not None and len(value) not in (1, channels):
-            raise ValueError("If value is a sequence, it should have either a single value or "
-                             f"{channels} (number of input channels)")
+            raise ValueError(
+                f"If value is a sequence, it should have either a single value or {channels} (number of input channels)"
+            )
         top, left, height, width, fill = self.get_params(img, self.scale, self.ratio, value)
         return F.erase(img, top, left, height, width, fill, self.inplace)
 
     def __repr__(self):
-        return (f"{self.__class__.__name__}(p={self.p}, scale={self.scale}, ratio={self.ratio}, value={self.value}, "
-                f"inplace={self.inplace})")
+        return (
+            f"{self.__class__.__name__}(p={self.p}, scale={self.scale}, ratio={self.ratio}, value={self.value}, "
+            f"inplace={self.inplace})"
+        )
 
 
 class FiveCrop(Module):
@@ -645,4 +708,3 @@ class TenCrop(Module):
 
     def __repr__(self):
         return f"{self.__class__.__name__}(size={self.size}, vertical_flip={self.vertical_flip})"
-

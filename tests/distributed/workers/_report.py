@@ -1,5 +1,6 @@
 """How a worker rank hands its findings to the test: one JSON file per rank (stdout of several ranks
 interleaves)."""
+
 import json
 import os
 

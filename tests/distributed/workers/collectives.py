@@ -1,4 +1,5 @@
 """Every collective on every rank, checked against the NumPy result the ranks' inputs imply."""
+
 import traceback
 
 import numpy as np
@@ -26,6 +27,7 @@ def check(name):
         except Exception:
             results[name] = traceback.format_exc()
         return function
+
     return decorate
 
 
@@ -47,8 +49,12 @@ def _():
 
 @check("all_reduce_ops")
 def _():
-    for op, reference in ((dist.ReduceOp.MAX, np.max), (dist.ReduceOp.MIN, np.min), (dist.ReduceOp.PRODUCT, np.prod),
-                          (dist.ReduceOp.AVG, np.mean)):
+    for op, reference in (
+        (dist.ReduceOp.MAX, np.max),
+        (dist.ReduceOp.MIN, np.min),
+        (dist.ReduceOp.PRODUCT, np.prod),
+        (dist.ReduceOp.AVG, np.mean),
+    ):
         t = value(rank)
         dist.all_reduce(t, op=op)
         same(t, reference(np.stack(inputs), axis=0))
@@ -118,7 +124,7 @@ def _():
     stacked = ember.arange(2 * size, dtype=ember.float32) * (rank + 1)
     dist.reduce_scatter_tensor(out, stacked)
     total = sum(np.arange(2 * size, dtype=np.float32) * (r + 1) for r in range(size))
-    same(out, total[2 * rank:2 * rank + 2])
+    same(out, total[2 * rank : 2 * rank + 2])
 
 
 @check("all_to_all")

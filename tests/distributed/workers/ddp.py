@@ -1,4 +1,5 @@
 """DDP on 2 ranks with the batch split in two against one process on the whole batch."""
+
 import copy
 import traceback
 
@@ -23,6 +24,7 @@ def check(name):
             results[name] = "ok"
         except Exception:
             results[name] = traceback.format_exc()
+
     return decorate
 
 
@@ -33,13 +35,15 @@ def make_model(seed):
 
 def data(batch=8):
     rng = np.random.default_rng(0)
-    return (ember.tensor(rng.standard_normal((batch, 5)), dtype=ember.float32),
-            ember.tensor(rng.standard_normal((batch, 1)), dtype=ember.float32))
+    return (
+        ember.tensor(rng.standard_normal((batch, 5)), dtype=ember.float32),
+        ember.tensor(rng.standard_normal((batch, 1)), dtype=ember.float32),
+    )
 
 
 def shard(tensor):
     per_rank = tensor.shape[0] // size
-    return tensor[rank * per_rank:(rank + 1) * per_rank]
+    return tensor[rank * per_rank : (rank + 1) * per_rank]
 
 
 def assert_close(actual, expected, what):

@@ -1,4 +1,5 @@
 """What a process started by `python -m ember.distributed.run` sees (a torchrun-style script)."""
+
 import os
 
 import torch  # ember, through the launcher's compatibility hook
@@ -8,7 +9,13 @@ from _report import report  # noqa: E402  (beside this script)
 
 dist.init_process_group(backend="gloo", init_method="env://")
 names = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
-report(dist.get_rank(), {"size": dist.get_world_size(), "torch": torch.__name__,
-                         "is_ember": torch.Tensor.__module__.startswith("ember"),
-                         "env": {name: os.environ.get(name) for name in names}})
+report(
+    dist.get_rank(),
+    {
+        "size": dist.get_world_size(),
+        "torch": torch.__name__,
+        "is_ember": torch.Tensor.__module__.startswith("ember"),
+        "env": {name: os.environ.get(name) for name in names},
+    },
+)
 dist.destroy_process_group()

@@ -1,4 +1,5 @@
 """One rank fails in the way argv[1] names while the other waits in an all_reduce."""
+
 import datetime
 import os
 import sys

@@ -1,4 +1,5 @@
 """init_process_group without a launcher: argv[1] says which case."""
+
 import os
 import sys
 

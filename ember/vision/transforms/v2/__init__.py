@@ -8,6 +8,7 @@ tensors. Differences: tv_tensors (BoundingBoxes, Mask) are not supported; severa
 sample get the same random parameters only when the transform draws them independently of the
 image content (all geometric transforms here do).
 """
+
 import warnings
 
 import ember
@@ -20,8 +21,11 @@ from .. import transforms as _v1
 from . import functional
 from ._augment import CutMix, MixUp
 
-__all__ = list(_v1.__all__) + list(_autoaugment.__all__) + [
-    "ToImage", "ToDtype", "ToPureTensor", "Identity", "Transform", "CutMix", "MixUp", "functional"]
+__all__ = (
+    list(_v1.__all__)
+    + list(_autoaugment.__all__)
+    + ["ToImage", "ToDtype", "ToPureTensor", "Identity", "Transform", "CutMix", "MixUp", "functional"]
+)
 
 
 def _leaves(sample, found):
@@ -71,9 +75,17 @@ class Transform:
 def _v2_class(v1_class):
     def _transform_image(self, image):
         return v1_class.__call__(self, image)
-    return type(v1_class.__name__, (Transform, v1_class),
-                {"_transform_image": _transform_image, "__doc__": v1_class.__doc__, "__module__": __name__,
-                 "__call__": Transform.__call__})
+
+    return type(
+        v1_class.__name__,
+        (Transform, v1_class),
+        {
+            "_transform_image": _transform_image,
+            "__doc__": v1_class.__doc__,
+            "__module__": __name__,
+            "__call__": Transform.__call__,
+        },
+    )
 
 
 for _module in (_v1, _autoaugment):
@@ -103,8 +115,9 @@ class ToDtype(Transform):
 
     def __init__(self, dtype, scale=False):
         if isinstance(dtype, dict):
-            raise NotImplementedError("ToDtype with a dict of dtypes (per tv_tensor type) is not supported in "
-                                      "ember; pass one dtype")
+            raise NotImplementedError(
+                "ToDtype with a dict of dtypes (per tv_tensor type) is not supported in ember; pass one dtype"
+            )
         self.dtype, self.scale = dtype, scale
 
     def _transform_image(self, image):
@@ -132,7 +145,10 @@ class ToTensor(_ToTensorV2):
     """Deprecated in v2 (as in torchvision): use Compose([ToImage(), ToDtype(ember.float32, scale=True)])."""
 
     def __init__(self):
-        warnings.warn("The transform `ToTensor()` is deprecated and will be removed in a future release. Instead, "
-                      "please use `v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`.",
-                      UserWarning, stacklevel=2)
+        warnings.warn(
+            "The transform `ToTensor()` is deprecated and will be removed in a future release. Instead, "
+            "please use `v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`.",
+            UserWarning,
+            stacklevel=2,
+        )
         super().__init__()

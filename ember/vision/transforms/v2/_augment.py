@@ -1,4 +1,5 @@
 """CutMix and MixUp: batch-level augmentations that mix pairs of images and their one-hot labels."""
+
 import math
 
 import ember
@@ -9,7 +10,7 @@ from ...._tensor import Tensor, new_tensor
 
 def _beta(alpha):
     """A Beta(alpha, alpha) draw, reproducible under ember.manual_seed (seeded from ember's generator)."""
-    seed = int(ember.randint(0, 2 ** 31 - 1, (1,)).item())
+    seed = int(ember.randint(0, 2**31 - 1, (1,)).item())
     return float(np.random.default_rng(seed).beta(alpha, alpha))
 
 
@@ -24,14 +25,19 @@ class _BaseMixUpCutMix:
     def __call__(self, *inputs):
         images, labels = inputs if len(inputs) == 2 else inputs[0]
         if not isinstance(images, Tensor) or images.ndim != 4:
-            raise ValueError(f"{type(self).__name__} expects a batch of images (B, C, H, W) and labels (B,); "
-                             f"got images of shape {getattr(images, 'shape', type(images))}")
+            raise ValueError(
+                f"{type(self).__name__} expects a batch of images (B, C, H, W) and labels (B,); "
+                f"got images of shape {getattr(images, 'shape', type(images))}"
+            )
         if not isinstance(labels, Tensor) or labels.ndim != 1 or labels.dtype is not ember.int64:
-            raise ValueError(f"The labels should be an int64 tensor of shape (batch_size,), got "
-                             f"{getattr(labels, 'dtype', type(labels))} {tuple(getattr(labels, 'shape', ()))}")
+            raise ValueError(
+                f"The labels should be an int64 tensor of shape (batch_size,), got "
+                f"{getattr(labels, 'dtype', type(labels))} {tuple(getattr(labels, 'shape', ()))}"
+            )
         if labels.shape[0] != images.shape[0]:
-            raise ValueError(f"The batch size of the images ({images.shape[0]}) and of the labels "
-                             f"({labels.shape[0]}) differ")
+            raise ValueError(
+                f"The batch size of the images ({images.shape[0]}) and of the labels ({labels.shape[0]}) differ"
+            )
         num_classes = self.num_classes if self.num_classes is not None else int(labels.max().item()) + 1
         label_dtype = images.dtype if images.dtype.is_floating_point else ember.float32
         one_hot = ember.nn.functional.one_hot(labels, num_classes=num_classes).to(label_dtype)

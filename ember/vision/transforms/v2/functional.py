@@ -1,4 +1,5 @@
 """torchvision.transforms.v2.functional: v1's functions plus to_image and to_dtype."""
+
 from ...._backend import np
 from ...._tensor import Tensor, new_tensor
 from ..._pil import is_pil_image
