@@ -58,7 +58,7 @@ def test_updates_from_the_same_gradients_match_torch(torch, options):
     """Fed the same gradients, the float32 updates round as PyTorch's do, bfloat16 steps included."""
     ours, theirs, our_optimizer, their_optimizer = _pair(torch, options)
     rng = np.random.default_rng(2)
-    for step in range(20):
+    for step in range(10):
         for mine, other in zip(ours, theirs):
             grad = rng.standard_normal(mine.shape).astype(np.float32)
             mine.grad, other.grad = ember.tensor(grad), torch.tensor(grad)
