@@ -6,13 +6,14 @@ Tutorials are MyST notebooks (docs/tutorials/*.md) that myst-nb executes on ever
 outputs are what this ember prints today and a broken example fails the build (-W). The reference is
 autodoc over the public modules, grouped by docs/_ext/ember_api.py.
 """
+
 import os
 import pathlib
 import sys
 
 DOCS = pathlib.Path(__file__).resolve().parent
 ROOT = DOCS.parent
-sys.path.insert(0, str(ROOT))            # the ember of this checkout, installed or not
+sys.path.insert(0, str(ROOT))  # the ember of this checkout, installed or not
 sys.path.insert(0, str(DOCS / "_ext"))
 # The notebooks' kernels start in docs/tutorials/; they import the same ember.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
@@ -29,10 +30,10 @@ copyright = "the ember authors"
 release = version = ember.__version__
 
 extensions = [
-    "myst_nb",                 # MyST markdown + notebooks executed at build time
+    "myst_nb",  # MyST markdown + notebooks executed at build time
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.napoleon",     # the docstrings' "Args:" / "Returns:" sections
+    "sphinx.ext.napoleon",  # the docstrings' "Args:" / "Returns:" sections
     "sphinx.ext.viewcode",
     "sphinx_copybutton",
     "ember_api",
@@ -41,23 +42,22 @@ extensions = [
 ]
 
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints", "jupyter_execute"]
-templates_path = []
 
 # ---------------------------------------------------------------- MyST and notebook execution
 myst_enable_extensions = ["colon_fence", "deflist"]
 # No math markup: MathJax would load from a CDN, and the site must read the same offline.
 myst_heading_anchors = 3
-nb_execution_mode = "force"            # every build runs every tutorial: outputs never go stale
-nb_execution_raise_on_error = True     # a cell that raises (unless tagged raises-exception) fails the build
-nb_execution_show_tb = True            # ... and the traceback is in the build log
+nb_execution_mode = "force"  # every build runs every tutorial: outputs never go stale
+nb_execution_raise_on_error = True  # a cell that raises (unless tagged raises-exception) fails the build
+nb_execution_show_tb = True  # ... and the traceback is in the build log
 nb_execution_timeout = 300
 nb_merge_streams = True
 
 # ---------------------------------------------------------------- reference (autodoc)
-autosummary_generate = False           # one page per group (docs/reference), not one per function
+autosummary_generate = False  # one page per group (docs/reference), not one per function
 autodoc_default_options = {"member-order": "bysource"}
 autodoc_typehints = "signature"
-autodoc_inherit_docstrings = False     # a Module's forward() need not repeat Module.forward's text
+autodoc_inherit_docstrings = False  # a Module's forward() need not repeat Module.forward's text
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 # Docstrings write `code` with single backquotes, as Markdown does.
@@ -68,10 +68,6 @@ nitpicky = False
 # ---------------------------------------------------------------- HTML
 html_theme = "furo"
 html_title = f"ember {release}"
-html_static_path = []
-html_theme_options = {
-    "source_repository": "",
-    "navigation_with_keys": True,
-}
+html_theme_options = {"navigation_with_keys": True}
 copybutton_prompt_text = r">>> |\.\.\. |\$ "
 copybutton_prompt_is_regexp = True

@@ -15,6 +15,7 @@ family in its own module, so grouping by defining module gives PyTorch's groups 
 * `:exclude-from: modules` / `:exclude: names`: leave these out (e.g. in-place variants);
 * `:members:`: classes are documented with their public methods and attributes.
 """
+
 import importlib
 import inspect
 
@@ -70,8 +71,13 @@ class EmberApi(SphinxDirective):
                 return []  # every name has its place above
             raise self.error(f"ember-api {module_name}: no names selected (options {sorted(self.options)})")
         documented.update(names)
-        lines = [f".. py:module:: {module_name}" if first_group else f".. currentmodule:: {module_name}", "",
-                 ".. autosummary::", "   :nosignatures:", ""]
+        lines = [
+            f".. py:module:: {module_name}" if first_group else f".. currentmodule:: {module_name}",
+            "",
+            ".. autosummary::",
+            "   :nosignatures:",
+            "",
+        ]
         lines += [f"   {name}" for name in names]
         lines.append("")
         for name in names:

@@ -4,6 +4,7 @@ ember's docstrings end with a "Difference(s) from PyTorch: ..." (or "Unlike PyTo
 where the behaviour departs from PyTorch's. Collected at build time, the list on the differences page
 cannot fall behind the code: a new difference documented in a docstring appears by itself.
 """
+
 import importlib
 import inspect
 import pkgutil
@@ -22,8 +23,11 @@ _STATEMENT = re.compile(r"(?:Differences? from PyTorch:\s*|(?=Unlike PyTorch\b))
 def public_modules(package_name):
     """`package_name` and its submodules whose dotted names have no private part."""
     package = importlib.import_module(package_name)
-    names = [package_name] + [info.name for info in pkgutil.walk_packages(package.__path__, package_name + ".")
-                              if not any(part.startswith("_") for part in info.name.split("."))]
+    names = [package_name] + [
+        info.name
+        for info in pkgutil.walk_packages(package.__path__, package_name + ".")
+        if not any(part.startswith("_") for part in info.name.split("."))
+    ]
     modules = []
     for name in names:
         try:
@@ -46,7 +50,7 @@ def stated_differences(package_name="ember"):
             for paragraph in (inspect.getdoc(obj) or "").split("\n\n"):
                 match = _STATEMENT.search(paragraph)
                 if match:
-                    text = " ".join(line.strip() for line in paragraph[match.end():].splitlines())
+                    text = " ".join(line.strip() for line in paragraph[match.end() :].splitlines())
                     found.append((qualified_name, text[0].upper() + text[1:]))
     return found
 

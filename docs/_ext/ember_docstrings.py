@@ -13,6 +13,7 @@ docstrings for the site, each docstring is checked on its own before anything el
 Data objects (`ember.float32`, a dict of configurations) are documented without the docstring of
 their type.
 """
+
 import re
 
 import docutils.core
@@ -30,8 +31,14 @@ def parses_cleanly(lines):
     if not text.strip():
         return True
     reports = []
-    settings = {"report_level": 2, "halt_level": 5, "warning_stream": False, "file_insertion_enabled": False,
-                "raw_enabled": False, "_disable_config": True}
+    settings = {
+        "report_level": 2,
+        "halt_level": 5,
+        "warning_stream": False,
+        "file_insertion_enabled": False,
+        "raw_enabled": False,
+        "_disable_config": True,
+    }
     # docutils' parser forgets the default role when it starts (so that one document's `default-role`
     # does not leak into the next); the page being read still needs Sphinx's, so it is put back.
     default_role = roles._roles.get("")
@@ -49,8 +56,10 @@ def parses_cleanly(lines):
 def escape_absolute_values(line):
     """`|x|` -> `\\|x\\|` outside code spans."""
     parts = _CODE_SPAN.split(line)
-    return "".join(part if position % 2 or not _ABSOLUTE_VALUE.search(part)
-                   else re.sub(r"(?<!\\)\|", r"\\|", part) for position, part in enumerate(parts))
+    return "".join(
+        part if position % 2 or not _ABSOLUTE_VALUE.search(part) else re.sub(r"(?<!\\)\|", r"\\|", part)
+        for position, part in enumerate(parts)
+    )
 
 
 def plain_text(lines):

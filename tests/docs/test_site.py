@@ -9,6 +9,8 @@ Skips without Sphinx and myst-nb (`pip install -e ".[docs]"`) or without Chromiu
 (`apt-get install chromium`). Building takes minutes; to check a site already built, point
 EMBER_DOCS_HTML at its folder (e.g. docs/_build/html).
 """
+
+import functools
 import html.parser
 import os
 import pathlib
@@ -37,8 +39,13 @@ def site(tmp_path_factory):
     if built:
         return pathlib.Path(built).resolve()
     output = tmp_path_factory.mktemp("docs") / "html"
-    completed = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(DOCS), str(output)],
-                               cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    completed = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(DOCS), str(output)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert completed.returncode == 0, f"the site does not build:\n{completed.stderr[-6000:]}"
     return output
 
@@ -69,8 +76,13 @@ class PageParser(html.parser.HTMLParser):
             self.images.append(attrs["src"])
         if tag == "link" and attrs.get("href"):
             self.links.append(attrs["href"])
-        resource = attrs.get("src") if tag in ("img", "script", "source") else \
-            attrs.get("href") if tag == "link" and attrs.get("rel") != "canonical" else None
+        resource = (
+            attrs.get("src")
+            if tag in ("img", "script", "source")
+            else attrs.get("href")
+            if tag == "link" and attrs.get("rel") != "canonical"
+            else None
+        )
         if resource and urllib.parse.urlparse(resource).scheme in ("http", "https"):
             self.external_resources.append(resource)
         if tag == "h1":
@@ -94,8 +106,20 @@ def parse(text):
 def dump_dom(page):
     """The page's DOM after Chromium loaded it (scripts run), as HTML text."""
     completed = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--allow-file-access-from-files",
-         "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=180)
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--allow-file-access-from-files",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert completed.returncode == 0, f"chromium could not open {page}:\n{completed.stderr[-2000:]}"
     return completed.stdout
 
@@ -114,6 +138,12 @@ def local_target(page, reference):
     return target, urllib.parse.unquote(parsed.fragment)
 
 
+@functools.lru_cache(maxsize=None)
+def ids_in(page):
+    """The ids of a built page (the anchors a link's #fragment may name)."""
+    return frozenset(parse(page.read_text("utf-8")).ids)
+
+
 def broken_references(page, parser):
     """The links and images of the page that point to a missing local file or anchor."""
     broken = []
@@ -126,7 +156,7 @@ def broken_references(page, parser):
             target = target / "index.html"
         if not target.is_file():
             broken.append(f"{reference} (no file {target})")
-        elif fragment and target.suffix == ".html" and fragment not in parse(target.read_text("utf-8")).ids:
+        elif fragment and target.suffix == ".html" and fragment not in ids_in(target):
             broken.append(f"{reference} (no id {fragment!r} in {target.name})")
     return sorted(set(broken))
 
@@ -164,7 +194,9 @@ def test_tutorial_page_loads_with_its_outputs_and_working_links(tutorial_pages, 
 
 
 def test_graph_drawings_and_loss_curve_are_images(tutorial_pages):
-    images = {tutorial: [src for src in dom.images if "_images/" in src] for tutorial, (_, dom) in tutorial_pages.items()}
+    images = {
+        tutorial: [src for src in dom.images if "_images/" in src] for tutorial, (_, dom) in tutorial_pages.items()
+    }
     first, training = TUTORIALS[0], next(name for name in TUTORIALS if "training" in name)
     if shutil.which("dot"):
         assert any(src.endswith(".svg") for src in images[first]), f"no graph drawing in {first}: {images[first]}"
@@ -175,8 +207,16 @@ def test_graph_drawings_and_loss_curve_are_images(tutorial_pages):
     assert any(src.endswith(".png") for src in images[training]), f"no loss curve in {training}: {images[training]}"
 
 
-@pytest.mark.parametrize("page", ["index.html", "reference/index.html", "reference/differences.html",
-                                  "reference/autograd.html", "reference/ember.html"])
+@pytest.mark.parametrize(
+    "page",
+    [
+        "index.html",
+        "reference/index.html",
+        "reference/differences.html",
+        "reference/autograd.html",
+        "reference/ember.html",
+    ],
+)
 def test_other_pages_have_no_broken_local_links(site, page):
     path = site / page
     text = path.read_text("utf-8")
