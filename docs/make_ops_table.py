@@ -16,6 +16,7 @@ Everything comes from the ops' declarations, nothing is typed by hand:
   covering the op turns the check off, "—" that no case covers the op (untested here, not
   necessarily unsupported).
 """
+
 import argparse
 import functools
 import importlib
@@ -38,21 +39,50 @@ OUTPUT = ROOT / "docs" / "ops.md"
 
 # Python's operator syntax for the Tensor dunders (a language fact, not a list of ember's ops).
 OPERATOR_SYNTAX = {
-    "__add__": "a + b", "__sub__": "a - b", "__mul__": "a * b", "__truediv__": "a / b",
-    "__floordiv__": "a // b", "__mod__": "a % b", "__pow__": "a ** b", "__matmul__": "a @ b",
-    "__neg__": "-a", "__abs__": "abs(a)", "__invert__": "~a", "__and__": "a & b", "__or__": "a | b",
-    "__xor__": "a ^ b", "__lshift__": "a << b", "__rshift__": "a >> b", "__eq__": "a == b",
-    "__ne__": "a != b", "__lt__": "a < b", "__le__": "a <= b", "__gt__": "a > b", "__ge__": "a >= b",
-    "__getitem__": "a[i]", "__setitem__": "a[i] = v", "__iadd__": "a += b", "__isub__": "a -= b",
-    "__imul__": "a *= b", "__itruediv__": "a /= b", "__ifloordiv__": "a //= b", "__imod__": "a %= b",
-    "__ipow__": "a **= b", "__iand__": "a &= b", "__ior__": "a |= b", "__ixor__": "a ^= b",
-    "__rand__": "number & a", "__ror__": "number | a", "__rxor__": "number ^ a",
+    "__add__": "a + b",
+    "__sub__": "a - b",
+    "__mul__": "a * b",
+    "__truediv__": "a / b",
+    "__floordiv__": "a // b",
+    "__mod__": "a % b",
+    "__pow__": "a ** b",
+    "__matmul__": "a @ b",
+    "__neg__": "-a",
+    "__abs__": "abs(a)",
+    "__invert__": "~a",
+    "__and__": "a & b",
+    "__or__": "a | b",
+    "__xor__": "a ^ b",
+    "__lshift__": "a << b",
+    "__rshift__": "a >> b",
+    "__eq__": "a == b",
+    "__ne__": "a != b",
+    "__lt__": "a < b",
+    "__le__": "a <= b",
+    "__gt__": "a > b",
+    "__ge__": "a >= b",
+    "__getitem__": "a[i]",
+    "__setitem__": "a[i] = v",
+    "__iadd__": "a += b",
+    "__isub__": "a -= b",
+    "__imul__": "a *= b",
+    "__itruediv__": "a /= b",
+    "__ifloordiv__": "a //= b",
+    "__imod__": "a %= b",
+    "__ipow__": "a **= b",
+    "__iand__": "a &= b",
+    "__ior__": "a |= b",
+    "__ixor__": "a ^= b",
+    "__rand__": "number & a",
+    "__ror__": "number | a",
+    "__rxor__": "number ^ a",
 }
 
 
 def operators_by_op():
     """op name -> the operator spellings Tensor binds to it."""
     from ember._tensor import _OPERATORS
+
     found = {}
     for dunder, name in _OPERATORS.items():
         if dunder in OPERATOR_SYNTAX:
@@ -81,6 +111,7 @@ class CallRecorder:
                 return function(*args, **kwargs)
             finally:
                 self.depth -= 1
+
         return recorded
 
     def install(self):
@@ -92,6 +123,7 @@ class CallRecorder:
         # Methods and operators reach ops through ops.TENSOR_METHODS and Tensor's _OPERATORS (and
         # keep them on the class once used): wrap those too, so `x.exp()` and `a * b` are credited.
         from ember._tensor import _OPERATORS
+
         for name, function in list(ops.TENSOR_METHODS.items()):
             if function in wrappers:
                 ops.TENSOR_METHODS[name] = wrappers[function]
@@ -196,9 +228,19 @@ def rows(declarations):
         method_forms += [f"`{syntax}`" for syntax in operators.get(name, [])]
         inplace_forms = [f"`x.{name}_()`"] if declaration.inplace else []
         inplace_forms += [f"`{syntax}`" for syntax in operators.get(name + "_", [])]
-        table.append((name, function, ", ".join(method_forms), ", ".join(inplace_forms),
-                      "yes" if declaration.out else "", node_names(declaration), forward_ad(declaration),
-                      verdict(grad.get(name)), verdict(gradgrad.get(name))))
+        table.append(
+            (
+                name,
+                function,
+                ", ".join(method_forms),
+                ", ".join(inplace_forms),
+                "yes" if declaration.out else "",
+                node_names(declaration),
+                forward_ad(declaration),
+                verdict(grad.get(name)),
+                verdict(gradgrad.get(name)),
+            )
+        )
     return table, case_count
 
 
@@ -240,14 +282,20 @@ def render():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail if docs/ops.md is out of date")
-    parser.add_argument("--untested", action="store_true",
-                        help="print the ops that apply a primitive but no op-table case gradchecks")
+    parser.add_argument(
+        "--untested", action="store_true", help="print the ops that apply a primitive but no op-table case gradchecks"
+    )
     arguments = parser.parse_args()
     if arguments.untested:
         declarations = public_ops()
         grad, _, _ = coverage(declarations)
-        print("\n".join(sorted(name for name, declaration in declarations.items()
-                               if declaration.primitives and not grad.get(name))))
+        print(
+            "\n".join(
+                sorted(
+                    name for name, declaration in declarations.items() if declaration.primitives and not grad.get(name)
+                )
+            )
+        )
         return 0
     text = render()
     if arguments.check:
