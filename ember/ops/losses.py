@@ -331,9 +331,8 @@ class NllLoss(Primitive, node="NllLossBackward0", backward_on_arrays=True):
             result = np.asarray(losses.sum(), dtype=rows.dtype)
         else:
             total = sample_weight.sum()
-            with np.errstate(invalid="ignore", divide="ignore"):
-                scale = sample_weight / total
-                result = np.asarray(losses.sum() / total, dtype=rows.dtype)
+            scale = sample_weight / total  # (0/0 when every target is ignored: nan, as PyTorch)
+            result = np.asarray(losses.sum() / total, dtype=rows.dtype)
         ctx.picked = safe, scale.astype(rows.dtype, copy=False), rows.shape, reduction
         return result
 
@@ -421,9 +420,8 @@ class BinaryCrossEntropy(ReducedLoss, node="BinaryCrossEntropyBackward0"):
                 f"a probability; got values in [{target.min()}, {target.max()}])"
             )
         ctx.save_for_backward(x, target, weight)
-        with np.errstate(divide="ignore"):
-            log_x = np.maximum(np.log(x), -100)
-            log_rest = np.maximum(np.log1p(-x), -100)
+        log_x = np.maximum(np.log(x), -100)
+        log_rest = np.maximum(np.log1p(-x), -100)
         result = -(target * log_x + (1 - target) * log_rest)
         if weight is not None:
             result *= weight

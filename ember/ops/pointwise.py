@@ -757,8 +757,7 @@ class Logit(Primitive, node="LogitBackward0"):
         ctx.eps = eps
         if eps is not None:
             a = np.clip(a, eps, 1 - eps)
-        with np.errstate(divide="ignore", invalid="ignore"):  # logit(0) = -inf, logit(1) = inf, silently
-            return np.log(a / (1 - a))
+        return np.log(a / (1 - a))  # logit(0) = -inf, logit(1) = inf
 
     @staticmethod
     def backward(ctx, grad):
@@ -1020,8 +1019,7 @@ def _xlogy_array(a, b):
     """a * log(b), defined as 0 where a == 0 (unless b is NaN)."""
     # A Python number must not reach np.log, which would make it a float64 array and promote the result.
     a, b = (a, np.asarray(b, dtype=a.dtype)) if isinstance(a, np.ndarray) else (np.asarray(a, dtype=b.dtype), b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        product = a * np.log(b)
+    product = a * np.log(b)
     return np.where((a == 0) & ~np.isnan(b), 0, product).astype(product.dtype, copy=False)
 
 
