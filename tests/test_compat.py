@@ -180,7 +180,9 @@ def test_uninstall_restores_real_torch(torch):
 def test_torch_version_is_the_api_level_ember_follows():
     torch = ember.compat.install()
     try:
-        assert torch.__version__ == "2.13.0" == torch.version.__version__
+        assert torch.__version__ == "2.13.0+cpu" == torch.version.__version__
+        assert torch.__version__ != "2.13.0" and torch.__version__ != (2, 13, 0)  # the local part counts, as in torch
+        assert torch.__version__ > "2.13.0" and torch.__version__ < "2.13.1"
         assert torch.__version__ >= "2.0" and torch.__version__ >= (1, 13) and torch.__version__ > "2.9"
         assert not torch.__version__ < "2.13" and torch.version.cuda is None
         assert torch.version.ember == ember.__version__ != torch.__version__
@@ -190,10 +192,12 @@ def test_torch_version_is_the_api_level_ember_follows():
 
 def test_torch_version_compares_as_real_torch_does():
     real = pytest.importorskip("torch")
-    ours = ember.version.TorchVersion(real.__version__.split("+")[0])
-    for other in ("2.0", "2.9", "2.13", "2.13.1", "3", (2, 13), (1, 9, 1)):
+    ours = ember.version.TorchVersion(real.__version__)
+    others = ("2.0", "2.9", "2.13", "2.13.0", "2.13.0+cpu", "2.13.1", "3", (2, 13), (2, 13, 0), (1, 9, 1))
+    for other in others:
         assert (ours >= other) == (real.__version__ >= other), other
         assert (ours < other) == (real.__version__ < other), other
+        assert (ours == other) == (real.__version__ == other), other
 
 
 def test_reprs_print_the_module_path_the_user_imported():
