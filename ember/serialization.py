@@ -29,6 +29,7 @@ from . import _dtype
 from ._size import Size
 from ._tensor import Tensor, new_tensor
 from ._save_target import write_to_path
+from ._torch_checkpoint import is_torch_checkpoint, load_torch_checkpoint, load_legacy_torch_checkpoint
 
 __all__ = ["save", "load"]
 
@@ -570,17 +571,46 @@ def _open_for_reading(f):
     return io.BytesIO(f.read()), True
 
 
-def _not_ember_message(source, what):
-    return (
-        f"ember.load: {source} is {what}, not an ember checkpoint. ember never unpickles (that could run "
-        "code), so it cannot read torch.save files. To bring PyTorch weights over, in PyTorch run "
-        "`numpy.savez('weights.npz', **{k: v.numpy() for k, v in state_dict.items()})` and load that "
-        "file with ember.load (it gives a dict of tensors)."
+def _load_legacy_torch(file, source, relocate):
+    """A pickle stream: torch.save's legacy format is read as weights only; any other pickle is refused."""
+    return _torch_reading(lambda relocate: load_legacy_torch_checkpoint(file, source, relocate), source, relocate)
+
+
+def _load_torch_zip(archive, source, relocate):
+    """A torch.save archive, read as PyTorch's weights_only=True reads it (see ember._torch_checkpoint)."""
+
+    def check_member(info, nbytes):
+        if info.compress_type != zipfile.ZIP_STORED or info.file_size != nbytes or info.compress_size != nbytes:
+            raise RuntimeError(
+                f"ember.load: {source} is corrupt: {info.filename} has {info.file_size} bytes "
+                f"(zip method {info.compress_type}), expected {nbytes} stored bytes"
+            )
+
+    return _torch_reading(
+        lambda relocate: load_torch_checkpoint(archive, source, relocate, check_member), source, relocate
     )
 
 
-def _is_pytorch_zip(names):
-    return any(name.endswith("data.pkl") for name in names)
+def _torch_reading(read, source, relocate):
+    """Run `read(relocate)` on a PyTorch checkpoint: the caller's map_location errors and the reader's
+    own diagnoses pass through; anything else means damaged bytes."""
+
+    def relocate_keeping_errors(tensor, location):
+        try:
+            return relocate(tensor, location)
+        except Exception as error:  # noqa: BLE001  (the caller's own error, passed through below)
+            raise _CallerError(error) from error
+
+    try:
+        return read(relocate and relocate_keeping_errors)
+    except (pickle.UnpicklingError, RuntimeError):
+        raise
+    except _CallerError as wrapper:
+        raise wrapper.error from None
+    except Exception as error:  # noqa: BLE001  (zipfile or pickle rejecting damaged bytes)
+        raise RuntimeError(
+            f"ember.load: {source} is a damaged PyTorch checkpoint ({type(error).__name__}: {error})"
+        ) from None
 
 
 def _refuse_duplicates(pairs):
@@ -594,7 +624,9 @@ def _refuse_duplicates(pairs):
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
-    """Load an object saved by `ember.save` (also reads NumPy `.npz` files, as a dict of tensors).
+    """Load an object saved by `ember.save`; also reads `torch.save` files (PyTorch's zip format, as its
+    weights_only=True reads them: tensors, Parameters and containers, never arbitrary objects) and
+    NumPy `.npz` files (a dict of tensors).
 
     Args:
         f: a path or a readable binary file object.
@@ -631,7 +663,7 @@ def _load_from(file, source, relocate, use_mmap, weights_only):
     file.seek(start)
     if head[:2] != b"PK":
         if head[:1] == b"\x80":
-            raise RuntimeError(_not_ember_message(source, "a pickle file (the legacy torch.save format)"))
+            return _load_legacy_torch(file, source, relocate)
         if not head:
             raise RuntimeError(f"ember.load: {source} is empty: it was not written by a completed ember.save")
         raise RuntimeError(
@@ -648,8 +680,8 @@ def _load_from(file, source, relocate, use_mmap, weights_only):
         ) from None
     names = archive.namelist()
     if _STRUCTURE not in names:
-        if _is_pytorch_zip(names):
-            raise RuntimeError(_not_ember_message(source, "a PyTorch checkpoint (torch.save's zip+pickle format)"))
+        if is_torch_checkpoint(names):
+            return _load_torch_zip(archive, source, relocate)
         if names and all(name.endswith(".npy") for name in names):
             file.seek(start)
             return _load_npz(file, source)
