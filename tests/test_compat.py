@@ -83,11 +83,16 @@ def test_the_same_script_runs_on_real_torch(tmp_path, torch):
     assert "fit 3.0 0.5" in result.stdout and "is ember False" in result.stdout
 
 
-def test_script_errors_exit_nonzero_with_the_traceback(tmp_path):
-    (tmp_path / "bad.py").write_text("import torch\ntorch.compile(None)\n")
+def test_script_errors_exit_nonzero_with_the_traceback_python_prints(tmp_path):
+    """The traceback starts in the script, as under `python script.py`: no frames of the runner."""
+    body = "\n\ndef check(x):\n    raise ValueError(f'bad {x}')\n\ncheck(2)\n"
+    (tmp_path / "bad.py").write_text("import torch" + body)
+    (tmp_path / "plain.py").write_text("import json" + body)
     result = _run_ember("run", str(tmp_path / "bad.py"))
-    assert result.returncode == 1
-    assert "NotImplementedInEmber: torch.compile is not implemented in ember" in result.stderr
+    plain = subprocess.run([sys.executable, str(tmp_path / "plain.py")], capture_output=True, text=True)
+    assert result.returncode == plain.returncode == 1
+    assert result.stderr == plain.stderr.replace("plain.py", "bad.py")
+    assert result.stderr.startswith(f'Traceback (most recent call last):\n  File "{tmp_path / "bad.py"}", line 6')
 
 
 def test_run_module_and_script_directory_on_path(tmp_path):
