@@ -276,4 +276,4 @@ class iinfo:
         self.bits, self.min, self.max = info.bits, int(info.min), int(info.max)
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype.name})"
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype.name})"  # %g, as PyTorch prints it
