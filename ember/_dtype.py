@@ -256,7 +256,7 @@ class finfo:
         info = np.finfo(self.dtype.numpy_dtype)
         self.bits, self.eps, self.max, self.min = info.bits, float(info.eps), float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
-        self.resolution = float(info.resolution)
+        self.resolution = 10.0**-info.precision  # exactly, as PyTorch (NumPy rounds it to the dtype)
 
     def __repr__(self):
         return (
