@@ -17,6 +17,7 @@ from .pixelshuffle import *  # noqa: F401,F403
 from .upsampling import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
+from .lazy import *  # noqa: F401,F403
 from . import (
     container,
     linear,
@@ -34,6 +35,7 @@ from . import (
     upsampling,
     distance,
     fold,
+    lazy,
 )
 
 __all__ = ["Module"] + [
@@ -55,6 +57,7 @@ __all__ = ["Module"] + [
         upsampling,
         distance,
         fold,
+        lazy,
     )
     for name in family.__all__
 ]
