@@ -18,6 +18,7 @@ from .upsampling import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
 from .lazy import *  # noqa: F401,F403
+from .sync_batchnorm import *  # noqa: F401,F403
 from . import (
     container,
     linear,
@@ -36,6 +37,7 @@ from . import (
     distance,
     fold,
     lazy,
+    sync_batchnorm,
 )
 
 __all__ = ["Module"] + [
@@ -58,6 +60,7 @@ __all__ = ["Module"] + [
         distance,
         fold,
         lazy,
+        sync_batchnorm,
     )
     for name in family.__all__
 ]
