@@ -246,8 +246,8 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
 
 
 class TripletMarginLoss(_Loss):
-    """`max(d(anchor, positive) - d(anchor, negative) + margin, 0)` with the p-norm distance (`swap` uses the closer
-    of the two negatives' distances).
+    """`max(d(anchor, positive) - d(anchor, negative) + margin, 0)` with the p-norm distance `d`; `swap` uses
+    `min(d(anchor, negative), d(positive, negative))` as the negative distance.
     """
 
     def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"):
