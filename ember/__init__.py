@@ -26,6 +26,7 @@ from ._dtype import can_cast, finfo, iinfo
 from ._backend import device, set_default_device, get_default_device
 from ._size import Size
 from ._tensor import Tensor
+from ._storage import TypedStorage, UntypedStorage
 from ._formatting import set_printoptions
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, is_inference_mode_enabled

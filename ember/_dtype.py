@@ -263,7 +263,7 @@ class finfo:
         info = np.finfo(self.dtype.numpy_dtype)
         self.bits, self.eps, self.max, self.min = info.bits, float(info.eps), float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
-        self.resolution = float(info.resolution)
+        self.resolution = 10.0**-info.precision  # exactly, as PyTorch (NumPy rounds it to the dtype)
 
     def __repr__(self):
         return (
@@ -283,4 +283,4 @@ class iinfo:
         self.bits, self.min, self.max = info.bits, int(info.min), int(info.max)
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype.name})"
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype.name})"  # %g, as PyTorch prints it

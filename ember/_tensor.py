@@ -603,8 +603,14 @@ class Tensor(metaclass=_TensorType):
         return self._data.__array_interface__["data"][0]
 
     def storage(self):
-        """The flat memory this tensor and its views live in (`TypedStorage`)."""
+        """The flat memory this tensor and its views live in (`TypedStorage`; deprecated in PyTorch,
+        which warns once, as ember does: `untyped_storage()` is the current spelling)."""
+        _storage.warn_typed_storage_removal()
         return _storage.storage_of(self._data)
+
+    def untyped_storage(self):
+        """The bytes this tensor and its views live in (`UntypedStorage`)."""
+        return _storage.untyped_storage_of(self._data)
 
     def resize_(self, *sizes, memory_format=None):
         """Give the tensor a new shape over its storage (see `ember._storage.resize_`)."""
