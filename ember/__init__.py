@@ -99,16 +99,22 @@ strided = "torch.strided"
 
 
 def result_type(tensor1, tensor2):
+    """The dtype that an op on `tensor1` and `tensor2` (tensors or Python numbers) computes in, by PyTorch's
+    promotion rules.
+    """
     return _result_type(tensor1, tensor2)
 
 
 def is_tensor(obj):
+    """Whether `obj` is an ember Tensor (a Parameter counts; a NumPy array does not)."""
     return isinstance(obj, Tensor)
 
 
 def is_floating_point(input):
+    """Whether `input` has a floating-point dtype (float16/32/64; complex is not)."""
     return input.is_floating_point()
 
 
 def numel(input):
+    """The number of elements of `input`."""
     return input.numel()

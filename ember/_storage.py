@@ -36,28 +36,35 @@ class TypedStorage:
 
     @property
     def dtype(self):
+        """The element type of the storage (the tensor's dtype)."""
         return _dtype.from_numpy_dtype(self._array.dtype)
 
     @property
     def device(self):
+        """Always the CPU."""
         return CPU
 
     def size(self):
+        """The number of elements in the storage (of the whole owning buffer, not only one view's)."""
         return self._array.size
 
     def __len__(self):
         return self._array.size
 
     def data_ptr(self):
+        """The address of the storage's first element."""
         return self._array.__array_interface__["data"][0]
 
     def element_size(self):
+        """The size of one element in bytes."""
         return self._array.itemsize
 
     def nbytes(self):
+        """The size of the storage in bytes."""
         return self._array.nbytes
 
     def tolist(self):
+        """The elements as a list of Python numbers."""
         return self._array.tolist()
 
     def untyped(self):
@@ -104,18 +111,22 @@ class UntypedStorage:
     is_cuda = False
 
     def nbytes(self):
+        """The size of the storage in bytes (also `size()` and `len()`)."""
         return self._bytes.size
 
     size = nbytes
     __len__ = nbytes
 
     def element_size(self):
+        """1: an untyped storage counts bytes."""
         return 1
 
     def data_ptr(self):
+        """The address of the first byte."""
         return self._bytes.__array_interface__["data"][0]
 
     def tolist(self):
+        """The bytes as a list of ints."""
         return self._bytes.tolist()
 
     def __iter__(self):
@@ -130,22 +141,27 @@ class UntypedStorage:
         self._bytes[index] = value
 
     def fill_(self, value):
+        """Set every byte to `value`, in place. Returns self."""
         self._bytes.fill(value)
         return self
 
     def copy_(self, source, non_blocking=None):
+        """Copy the bytes of `source` (a storage of the same size) into this one. Returns self."""
         if source.nbytes() != self.nbytes():
             raise RuntimeError(f"size mismatch: copying {source.nbytes()} bytes into a storage of {self.nbytes()}")
         self._bytes[...] = source._bytes
         return self
 
     def clone(self):
+        """A storage over a copy of the bytes."""
         return UntypedStorage(self._bytes.copy())
 
     def cpu(self):
+        """The storage itself: it is on the CPU already."""
         return self
 
     def untyped(self):
+        """The storage itself (already untyped)."""
         return self
 
     def __repr__(self):

@@ -161,18 +161,21 @@ __all__ = [
 def max_pool1d_with_indices(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
 ):
+    """`max_pool1d(..., return_indices=True)`: the pooled values and the positions of the maxima."""
     return _pooling.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool2d_with_indices(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
 ):
+    """`max_pool2d(..., return_indices=True)`: the pooled values and the positions of the maxima."""
     return _pooling.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool3d_with_indices(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
 ):
+    """`max_pool3d(..., return_indices=True)`: the pooled values and the positions of the maxima."""
     return _pooling.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -194,6 +197,7 @@ def avg_pool2d(
 def avg_pool3d(
     input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
 ):
+    """Average pooling over (N, C, D, H, W) windows, with `avg_pool2d`'s options."""
     return _pooling._avg_pool(
         input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3, "avg_pool3d"
     )
@@ -227,6 +231,7 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum of x**p over each 2-d window) ** (1/p), over (N, C, H, W)."""
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2)
 
 
@@ -240,10 +245,12 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 def adaptive_avg_pool3d(input, output_size):
+    """Average pooling of (N, C, D, H, W) to `output_size`, with PyTorch's adaptive windows."""
     return _pooling._adaptive_avg_pool(input, output_size, 3, "adaptive_avg_pool3d")
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, L) to `output_size`, with PyTorch's adaptive windows."""
     return _pooling._adaptive_max_pool(input, output_size, return_indices, 1, "adaptive_max_pool1d")
 
 
@@ -261,10 +268,12 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    """`adaptive_max_pool1d(..., return_indices=True)`: the values and the positions of the maxima."""
     return _pooling._adaptive_max_pool(input, output_size, True, 1, "adaptive_max_pool1d")
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    """`adaptive_max_pool2d(..., return_indices=True)`: the values and the positions of the maxima."""
     return _pooling._adaptive_max_pool(input, output_size, True, 2, "adaptive_max_pool2d")
 
 
@@ -282,6 +291,7 @@ def threshold(input, threshold, value, inplace=False):
 
 
 def threshold_(input, threshold, value):
+    """In-place `threshold`: stores the result in `input` and returns it."""
     return _apply_inplace(input, "threshold_", _activations.threshold, threshold, value)
 
 
@@ -291,6 +301,7 @@ def relu(input, inplace=False):
 
 
 def relu_(input):
+    """In-place `relu`: stores the result in `input` and returns it."""
     return _apply_inplace(input, "relu_", _ops.relu)
 
 
@@ -308,6 +319,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place `hardtanh`: stores the result in `input` and returns it."""
     return _apply_inplace(input, "hardtanh_", _hardtanh, min_val, max_val)
 
 
@@ -322,6 +334,7 @@ def elu(input, alpha=1.0, inplace=False):
 
 
 def elu_(input, alpha=1.0):
+    """In-place `elu`: stores the result in `input` and returns it."""
     return _apply_inplace(input, "elu_", _activations.elu, alpha)
 
 
@@ -331,6 +344,7 @@ def selu(input, inplace=False):
 
 
 def selu_(input):
+    """In-place `selu`: stores the result in `input` and returns it."""
     return _apply_inplace(input, "selu_", _activations.selu)
 
 
@@ -340,6 +354,7 @@ def celu(input, alpha=1.0, inplace=False):
 
 
 def celu_(input, alpha=1.0):
+    """In-place `celu`: stores the result in `input` and returns it."""
     return _apply_inplace(input, "celu_", _activations.celu, alpha)
 
 
@@ -353,6 +368,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 
 def leaky_relu_(input, negative_slope=0.01):
+    """In-place `leaky_relu`: stores the result in `input` and returns it."""
     return _apply_inplace(input, "leaky_relu_", _leaky_relu, negative_slope)
 
 
@@ -362,6 +378,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place `rrelu`: stores the result in `input` and returns it."""
     return _apply_inplace(input, "rrelu_", _activations.rrelu, lower, upper, training)
 
 
@@ -526,6 +543,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels (feature maps) of (N, C, D, H, W) with probability p, scaling the rest by 1/(1-p)."""
     return _channel_dropout(input, p, training, inplace, 3, "dropout3d")
 
 
@@ -652,6 +670,7 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: `interpolate(input, size, scale_factor, mode="nearest")`, with PyTorch's warning."""
     warnings.warn(
         "nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.",
         UserWarning,
@@ -661,6 +680,7 @@ def upsample_nearest(input, size=None, scale_factor=None):
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: `interpolate(..., mode="bilinear", align_corners=True)`, with PyTorch's warning."""
     warnings.warn(
         "nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
         UserWarning,

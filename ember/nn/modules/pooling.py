@@ -60,6 +60,8 @@ class _MaxPoolNd(Module):
 
 
 class MaxPool1d(_MaxPoolNd):
+    """1-D max pooling over (N, C, L) inputs."""
+
     _function_name = "max_pool1d"
 
 
@@ -77,6 +79,8 @@ class MaxPool2d(_MaxPoolNd):
 
 
 class MaxPool3d(_MaxPoolNd):
+    """3-D max pooling over (N, C, D, H, W) inputs."""
+
     _function_name = "max_pool3d"
 
 
@@ -134,6 +138,8 @@ class AvgPool2d(_AvgPoolNd):
 
 
 class AvgPool3d(_AvgPoolNd):
+    """3-D average pooling over (N, C, D, H, W) inputs."""
+
     _function_name = "avg_pool3d"
 
 
@@ -165,6 +171,8 @@ class _AdaptiveMaxPoolNd(_AdaptiveAvgPoolNd):
 
 
 class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    """Average pooling of (N, C, L) to `output_size` whatever the input length."""
+
     _function_name = "adaptive_avg_pool1d"
 
 
@@ -175,18 +183,26 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
 
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling of (N, C, D, H, W) to `output_size` (None keeps that size)."""
+
     _function_name = "adaptive_avg_pool3d"
 
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, L) to `output_size` whatever the input length."""
+
     _function_name = "adaptive_max_pool1d"
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, H, W) to `output_size` (None keeps that size)."""
+
     _function_name = "adaptive_max_pool2d"
 
 
 class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, D, H, W) to `output_size` (None keeps that size)."""
+
     _function_name = "adaptive_max_pool3d"
 
 

@@ -38,6 +38,9 @@ class WeightsEnum(Enum):
 
     @classmethod
     def verify(cls, obj):
+        """The member `obj` names: a member, its name as a string ("IMAGENET1K_V1" or
+        "ResNet18_Weights.IMAGENET1K_V1"), or None.
+        """
         if obj is None or isinstance(obj, cls):
             return obj
         if isinstance(obj, str):
@@ -51,14 +54,17 @@ class WeightsEnum(Enum):
 
     @property
     def url(self):
+        """Where torchvision publishes these weights (ember reads them from the local cache only)."""
         return self.value.url
 
     @property
     def transforms(self):
+        """The preprocessing the weights expect: call it to get the transform (`weights.transforms()`)."""
         return self.value.transforms
 
     @property
     def meta(self):
+        """Facts about the weights: number of classes and parameters, minimum input size, dataset, ..."""
         return self.value.meta
 
     def __repr__(self):
