@@ -554,8 +554,8 @@ class _FunctionMeta(type):
         # `vjp` is PyTorch's other name for backward: a class may define either, not both.
         if "vjp" in namespace and "backward" not in namespace:
             cls.backward = namespace["vjp"]
-        elif "vjp" in namespace and "backward" in namespace:
-            cls.backward = staticmethod(_both_backward_and_vjp)
+        elif "vjp" in namespace and "backward" in namespace and namespace["vjp"] is not namespace["backward"]:
+            cls.backward = staticmethod(_both_backward_and_vjp)  # (Function itself aliases the two)
 
 
 def _both_backward_and_vjp(ctx, *grad_outputs):

@@ -236,6 +236,7 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum of x**p over each 3-d window) ** (1/p)."""
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
 
 
@@ -260,10 +261,12 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, D, H, W) to `output_size`, with PyTorch's adaptive windows."""
     return _pooling._adaptive_max_pool(input, output_size, return_indices, 3, "adaptive_max_pool3d")
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    """adaptive_max_pool3d, also returning the indices of the maxima."""
     return _pooling._adaptive_max_pool(input, output_size, True, 3, "adaptive_max_pool3d")
 
 

@@ -65,11 +65,7 @@ NAMESPACES = (
 )
 
 # Public names that cannot carry a docstring of their own, with the reason.
-ALLOWED = {
-    "ember.autograd.Function.backward": "Function's metaclass replaces the base class's own `backward` with the "
-    "'defines both backward and vjp' error, since the base defines both; its docstring is on the `def`, shown as "
-    "`Function.vjp`"
-}
+ALLOWED: dict = {}  # name -> why it cannot have a docstring of its own
 
 
 def public_names(module):

@@ -45,12 +45,14 @@ class LazyModuleMixin:
         self._initialize_hook = self.register_forward_pre_hook(LazyModuleMixin._infer_parameters, with_kwargs=True)
 
     def has_uninitialized_params(self):
+        """Whether a parameter or buffer still waits for the first forward to know its shape."""
         return any(
             isinstance(tensor, UninitializedTensorMixin)
             for tensor in list(self._parameters.values()) + list(self._buffers.values())
         )
 
     def initialize_parameters(self, *args, **kwargs):
+        """Infer the shapes from the first forward's arguments, materialize and initialize."""
         raise NotImplementedError(f"initialize_parameters is not implemented for {type(self).__name__}")
 
     def _infer_parameters(self, args, kwargs=None):
@@ -88,6 +90,7 @@ class LazyLinear(LazyModuleMixin, Linear):
             super().reset_parameters()
 
     def initialize_parameters(self, input, *args, **kwargs):
+        """`in_features` is the input's last dimension."""
         if self.has_uninitialized_params():
             with autograd.no_grad():
                 self.in_features = input.shape[-1]

@@ -228,14 +228,20 @@ class _MaxUnpoolNd(Module):
 
 
 class MaxUnpool1d(_MaxUnpoolNd):
+    """Inverse of MaxPool1d over (N, C, L): values back at the pooling's indices, zeros elsewhere."""
+
     _dims = 1
 
 
 class MaxUnpool2d(_MaxUnpoolNd):
+    """Inverse of MaxPool2d over (N, C, H, W): values back at the pooling's indices, zeros elsewhere."""
+
     _dims = 2
 
 
 class MaxUnpool3d(_MaxUnpoolNd):
+    """Inverse of MaxPool3d over (N, C, D, H, W): values back at the pooling's indices, zeros elsewhere."""
+
     _dims = 3
 
 
@@ -263,12 +269,18 @@ class _LPPoolNd(Module):
 
 
 class LPPool1d(_LPPoolNd):
+    """Power-average pooling over (N, C, L)."""
+
     _dims = 1
 
 
 class LPPool2d(_LPPoolNd):
+    """Power-average pooling over (N, C, H, W)."""
+
     _dims = 2
 
 
 class LPPool3d(_LPPoolNd):
+    """Power-average pooling over (N, C, D, H, W)."""
+
     _dims = 3
