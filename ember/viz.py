@@ -365,8 +365,9 @@ def format_graph(output, params=None):
 def print_graph(output, params=None, file=None):
     """Print the backward graph of `output` as a text tree; no Graphviz needed.
 
+    >>> w, x, b = ember.ones(1, requires_grad=True), ember.ones(1), ember.ones(1, requires_grad=True)
     >>> ember.viz.print_graph(w * x + b, params={"w": w, "b": b})
-    (1,) float32
+    output  (1,) float32
     └── AddBackward0
         ├── MulBackward0
         │   └── AccumulateGrad ── w  (1,) float32

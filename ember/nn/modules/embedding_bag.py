@@ -21,7 +21,7 @@ class EmbeddingBag(Module):
 
         >>> bag = nn.EmbeddingBag(10, 3, mode="sum")
         >>> bag(ember.tensor([1, 2, 4, 5, 4, 3, 2, 9]), ember.tensor([0, 4])).shape
-        ember.Size([2, 3])
+        torch.Size([2, 3])
     """
 
     def __init__(

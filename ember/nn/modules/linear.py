@@ -31,7 +31,7 @@ class Linear(Module):
 
         >>> m = nn.Linear(20, 30)
         >>> m(ember.randn(128, 20)).shape
-        ember.Size([128, 30])
+        torch.Size([128, 30])
     """
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):

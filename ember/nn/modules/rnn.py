@@ -398,7 +398,7 @@ class RNN(RNNBase):
         >>> rnn = nn.RNN(10, 20, 2)
         >>> output, hn = rnn(ember.randn(5, 3, 10))
         >>> output.shape, hn.shape
-        (ember.Size([5, 3, 20]), ember.Size([2, 3, 20]))
+        (torch.Size([5, 3, 20]), torch.Size([2, 3, 20]))
     """
 
     def __init__(

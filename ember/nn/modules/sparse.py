@@ -19,7 +19,7 @@ class Embedding(Module):
 
         >>> emb = nn.Embedding(10, 3)
         >>> emb(ember.tensor([[1, 2], [4, 9]])).shape
-        ember.Size([2, 2, 3])
+        torch.Size([2, 2, 3])
     """
 
     def __init__(
