@@ -38,6 +38,8 @@ from ..ops.losses import margin_ranking_loss, hinge_embedding_loss, cosine_embed
 from ..ops.losses import reduce_loss as _reduce_loss
 
 __all__ = [
+    "affine_grid",
+    "grid_sample",
     "max_unpool3d",
     "lp_pool3d",
     "adaptive_max_pool3d",
@@ -945,6 +947,7 @@ from ._functional_attention import scaled_dot_product_attention, multi_head_atte
 from ._functional_attention import _canonical_mask, _none_or_dtype  # noqa: E402,F401
 from ._functional_attention import _in_projection_packed, _in_projection  # noqa: E402,F401
 from ._functional_ctc import ctc_loss  # noqa: E402
+from ._functional_grid import affine_grid, grid_sample  # noqa: E402
 from ._functional_embedding_bag import embedding_bag  # noqa: E402
 
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward", "ctc_loss", "embedding_bag"]
