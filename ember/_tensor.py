@@ -499,21 +499,12 @@ class Tensor(metaclass=_TensorType):
     @property
     def real(self):
         """The real part: the tensor itself for real dtypes, a view of the real parts for complex ones."""
-        if self._data.dtype.kind != "c":
-            return self
-        return new_tensor(self._data.real)
+        return self if self._data.dtype.kind != "c" else _ops.real(self)
 
     @property
     def imag(self):
-        if self._data.dtype.kind != "c":
-            raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-        return new_tensor(self._data.imag)
-
-    def conj(self):
-        """The complex conjugate (the tensor itself for real dtypes, as PyTorch)."""
-        if self._data.dtype.kind != "c":
-            return self
-        return new_tensor(np.conj(self._data))
+        """A view of the imaginary parts of a complex tensor (differentiable, as `real`)."""
+        return _ops.imag(self)
 
     def is_complex(self):
         return self._data.dtype.kind == "c"

@@ -174,7 +174,7 @@ def _matmul_vjp(grad, a, b, ndims, needs_a, needs_b):
     return grad_a, grad_b
 
 
-class Matmul(Primitive, node="UnsafeViewBackward0"):
+class Matmul(Primitive, node="UnsafeViewBackward0", holomorphic=True):
     """`a @ b` for every operand shape NumPy's matmul takes. The subclasses only carry the node
     names PyTorch gives each case; batched and broadcast products show as UnsafeViewBackward0."""
 
@@ -356,7 +356,7 @@ def _scaled_sum(input, product, beta, alpha):
     return product + (input if beta == 1 else input * beta)
 
 
-class AddProduct(Primitive, node="AddmmBackward0"):
+class AddProduct(Primitive, node="AddmmBackward0", holomorphic=True):
     """`beta * input + alpha * (a @ b)`: addmm, addmv, addr (vectors as a column and a row) and
     baddbmm; addbmm also sums the batch. The subclasses carry PyTorch's node names."""
 
@@ -539,7 +539,7 @@ def matrix_power(input, n):
 
 
 # ================================================================= einsum and friends
-class Einsum(Primitive, node="EinsumBackward0"):
+class Einsum(Primitive, node="EinsumBackward0", holomorphic=True):
     """One einsum product. The gradient for an operand is another einsum: the output gradient and
     the other operands contracted to that operand's subscripts (see `_einsum_operand_grad`)."""
 
@@ -929,7 +929,7 @@ def dist(input, other, p=2):
 
 
 # ================================================================= inverse, determinants, solve
-class Inverse(Primitive, node="LinalgInvExBackward0"):
+class Inverse(Primitive, node="LinalgInvExBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = _lapack(
@@ -959,7 +959,7 @@ def _cofactor_gradient(grad, a):
     return grad.unsqueeze(-1).unsqueeze(-1) * inverse(a).mT
 
 
-class Det(Primitive, node="LinalgDetBackward0"):
+class Det(Primitive, node="LinalgDetBackward0", holomorphic=True):
     """Determinant. Backward uses the inverse, so it raises for exactly singular matrices (PyTorch
     goes through the SVD there)."""
 
@@ -1014,7 +1014,7 @@ def logdet(input):
     return where(sign > 0, logabsdet, _constant(otherwise))
 
 
-class Solve(Primitive, node="LinalgSolveExBackward0"):
+class Solve(Primitive, node="LinalgSolveExBackward0", holomorphic=True):
     """X with A X = B; `vector` says B (and X) are (batches of) vectors rather than matrices."""
 
     @staticmethod
