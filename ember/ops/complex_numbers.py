@@ -76,10 +76,17 @@ def conj(input):
     return Conj.apply(input)
 
 
-@op(Conj, method=True, inplace=True)
+class ConjPhysical(Conj, node="ConjPhysicalBackward0", backward_on_arrays=True):
+    pass
+
+
+@op(ConjPhysical, method=True, inplace=True)
 def conj_physical(input):
-    """The complex conjugate, computed (ember's `conj` always is); a copy-free no-op for real tensors."""
-    return conj(input)
+    """The complex conjugate, computed (as ember's `conj` always is); a real tensor is returned as it is."""
+    _check_tensor(input, "conj_physical")
+    if input._data.dtype.kind != "c":
+        return input
+    return ConjPhysical.apply(input)
 
 
 @op(method=True)

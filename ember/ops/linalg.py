@@ -33,6 +33,7 @@ __all__ = [
     "bmm",
     "mv",
     "dot",
+    "vdot",
     "outer",
     "ger",
     "addmm",
@@ -98,10 +99,11 @@ def _check_products(op_name, *tensors):
     _check_same_dtype(op_name, *tensors)
 
 
-def _check_matrix_input(A, op_name, square=True):
-    """A float32/float64 tensor of (batches of) matrices, square where the op needs it."""
+def _check_matrix_input(A, op_name, square=True, complex_ok=False):
+    """A float32/float64 (or, where the op's backward supports it, complex) tensor of (batches of)
+    matrices, square where the op needs it."""
     _check_tensor(A, op_name, "A")
-    if A._data.dtype.kind != "f":
+    if A._data.dtype.kind != "f" and not (complex_ok and A._data.dtype.kind == "c"):
         raise RuntimeError(f"{op_name}: Expected a floating point tensor as input. Got {A.dtype}")
     if A._data.dtype == np.float16:
         raise RuntimeError(f"{op_name}: Low precision dtypes not supported. Got {A.dtype}; use .float()")
@@ -335,6 +337,17 @@ def dot(input, other, *, out=None):
     if input._data.shape != other._data.shape:
         raise _mismatch_error(input._data.shape, other._data.shape)
     return _write_out(Dot.apply(input, other), out)
+
+
+@op(method=True)
+def vdot(input, other, *, out=None):
+    """`dot(input.conj(), other)`: the inner product of complex vectors (`dot` for real ones).
+
+    Difference from PyTorch: a composite of conj and dot, so its node is DotBackward0 (PyTorch's
+    VdotBackward0); the gradients are the same.
+    """
+    _check_products("vdot", input, other)
+    return dot(input.conj(), other, out=out)
 
 
 @op(method=True)
@@ -828,11 +841,11 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 
 
 # ================================================================= norms
-def _check_norm_input(x, op_name, dtype):
+def _check_norm_input(x, op_name, dtype, complex_ok=False):
     _check_tensor(x, op_name, "x")
     if dtype is not None:
         x = x.to(dtype)
-    if x._data.dtype.kind != "f":
+    if x._data.dtype.kind != "f" and not (complex_ok and x._data.dtype.kind == "c"):
         raise RuntimeError(
             f"{op_name}: Expected a floating point tensor as input. Got {x.dtype}; convert it first, e.g. x.float()"
         )
@@ -841,7 +854,7 @@ def _check_norm_input(x, op_name, dtype):
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """The vector `ord`-norm of `x` over `dim` (None: all elements, whatever the shape)."""
-    x = _check_norm_input(x, "linalg.vector_norm", dtype)
+    x = _check_norm_input(x, "linalg.vector_norm", dtype, complex_ok=True)
     if isinstance(ord, str) or isinstance(ord, bool):
         raise TypeError(f"linalg.vector_norm(): argument 'ord' must be a number, not {type(ord).__name__}")
     dims = normalize_dims(dim, x._data.ndim, "linalg.vector_norm") if dim != () else tuple(range(x._data.ndim))
@@ -950,7 +963,7 @@ class Inverse(Primitive, node="LinalgInvExBackward0", holomorphic=True):
 @op(Inverse, method=True)
 def inverse(input, *, out=None):
     """Inverse of a square matrix (or of each in a batch); LinAlgError (a RuntimeError) if singular."""
-    _check_matrix_input(input, "linalg.inv")
+    _check_matrix_input(input, "linalg.inv", complex_ok=True)
     return _write_out(Inverse.apply(input), out)
 
 
@@ -978,7 +991,7 @@ class Det(Primitive, node="LinalgDetBackward0", holomorphic=True):
 @op(Det, method=True)
 def det(input):
     """Determinant of a square matrix (or of each in a batch)."""
-    _check_matrix_input(input, "linalg.det")
+    _check_matrix_input(input, "linalg.det", complex_ok=True)
     return Det.apply(input)
 
 
@@ -1042,7 +1055,7 @@ class Solve(Primitive, node="LinalgSolveExBackward0", holomorphic=True):
 def solve(A, B, *, left=True, out=None):
     """X with A X = B (or X A = B with left=False) for square, invertible A; B may be a (batch of)
     vector(s): B.dim() == 1, or B.shape == A.shape[:-1]."""
-    _check_matrix_input(A, "linalg.solve")
+    _check_matrix_input(A, "linalg.solve", complex_ok=True)
     _check_tensor(B, "linalg.solve", "B")
     _check_same_dtype("linalg.solve", A, B)
     if not left:

@@ -23,7 +23,7 @@ from .. import _dtype, return_types
 from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
 from .indexing import where
-from .pointwise import sign
+from .pointwise import sgn
 from .shape import movedim
 from ._tangents import linear_jvp
 from ._declare import op
@@ -1004,10 +1004,10 @@ class LinalgVectorNorm(Primitive, node="LinalgVectorNormBackward0"):
         grad = _restore_dims(grad, shape, dims, keepdim)
         norm = _restore_dims(result, shape, dims, keepdim)
         if p == 1:
-            return sign(x) * grad, None, None, None
+            return sgn(x) * grad, None, None, None
         if p in (float("inf"), float("-inf")):
             share = new_tensor(_even_shares(np.abs(x._data), norm._data, dims))
-            return sign(x) * share * grad, None, None, None
+            return sgn(x) * share * grad, None, None, None
         norm_is_zero = norm == 0
         norm_safe = where(norm_is_zero, 1.0, norm)
         if p == 2:
@@ -1015,7 +1015,7 @@ class LinalgVectorNorm(Primitive, node="LinalgVectorNormBackward0"):
         zero = x == 0
         absolute_safe = where(zero, 1.0, x.abs())
         if p < 2:
-            scaled = where(zero, 0.0, sign(x) * absolute_safe ** (p - 1))
+            scaled = where(zero, 0.0, sgn(x) * absolute_safe ** (p - 1))
         else:
             scaled = x * absolute_safe ** (p - 2)
         if p < 1:
