@@ -387,9 +387,12 @@ def _apply_array_forward(cls, node, args, recording):
             result = cls.forward(node, *[arg._data if isinstance(arg, Tensor) else arg for arg in args])
     finally:
         _float_errors.restore(token)
-    if type(result) is tuple:
+    if type(result) is _ndarray:
+        array = result
+    elif type(result) is tuple:
         return _wrap_outputs(node, args, result, recording)
-    array = result if type(result) is _ndarray else _as_array(result)
+    else:
+        array = _as_array(result)  # a NumPy scalar from a reduction, or a Python number
     # Written so that a float result costs no more than one comparison (this runs for every op).
     if recording and (array.dtype.kind == "f" or _joins_graph_as_complex(cls, node, array)):
         output = new_tensor(array, True, node, 0)
@@ -672,12 +675,24 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
 
 _ALL_FALSE = [(False,) * count for count in range(8)]
+_ONE_TRUE = (True,)
 _NUMBERS = (int, float, bool, complex)
 
 
 def _connect(node, args):
     """Give the node its edges (one per argument) and needs_input_grad; False if no input needs a
     gradient (then nothing is recorded and the node is only forward's ctx)."""
+    if len(args) == 1:  # unary ops are the most common: no loop, no lists
+        (arg,) = args
+        if isinstance(arg, Tensor) and arg._requires_grad:
+            node_of_arg = arg._grad_fn
+            if node_of_arg is None or arg._base is not None:
+                node._edges = (_edge_to(arg),)
+            else:
+                data = arg._data
+                node._edges = (_new_edge((node_of_arg, arg._output_nr, data.shape, data.dtype)),)
+            node.needs_input_grad = _ONE_TRUE
+            return True
     edges, needs, any_needed, non_tensors = [], [], False, ()
     for arg in args:
         if isinstance(arg, Tensor):
