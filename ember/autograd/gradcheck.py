@@ -285,7 +285,9 @@ def gradcheck(
     """Check backward (and optionally forward AD) against finite differences.
 
     Every differentiable output is checked against every input that requires grad. Use float64
-    inputs: in float32 central differences are too coarse (a warning says so). Returns True, or
+    inputs: in float32 central differences are too coarse (a warning says so). Complex inputs and
+    outputs are checked as PyTorch's gradcheck does, real and imaginary parts separately, against
+    PyTorch's convention (a holomorphic f sends back `grad * conj(f'(z))`). Returns True, or
     raises GradcheckError whose message names the input and output, shows the worst elements and
     the likely cause (False instead with raise_exception=False).
 

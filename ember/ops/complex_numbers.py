@@ -31,10 +31,11 @@ __all__ = [
 
 
 def conj_if_complex(value):
-    """The complex conjugate of a tensor, array or number, and the value itself for real ones (free).
+    """The complex conjugate of a tensor, array or number; a real one is returned as it is.
 
-    Backward formulas use it where PyTorch's convention needs a conjugate, e.g. `grad * conj(b)`;
-    it works on the arrays of a first-order backward (`backward_on_arrays`) as well as on tensors.
+    The conjugating twin of a holomorphic primitive (`ember.autograd.function`) applies it to the
+    gradients going in and out of the op's backward. It works on the arrays of a first-order
+    backward (`backward_on_arrays`) and, differentiably, on tensors.
     """
     if isinstance(value, Tensor):
         return Conj.apply(value) if value._data.dtype.kind == "c" else value

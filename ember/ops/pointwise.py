@@ -598,7 +598,7 @@ class Rad2Deg(Primitive, node="Rad2DegBackward0"):
     jvp = diagonal_jvp
 
 
-class Sinc(Primitive, node="SincBackward0"):
+class Sinc(Primitive, node="SincBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.sinc(a)

@@ -53,6 +53,7 @@ CASES = [
     unary("sinh", np.sinh),
     unary("asin", np.arcsin),
     unary("acosh", np.arccosh),
+    unary("sinc", np.sinc),
     # holomorphic products and reductions
     case("matmul", lambda a, b: a @ b, np.matmul, [((2, 3), (3, 4)), ((2, 2, 3), (3,))], lambda torch, a, b: a @ b),
     case(
