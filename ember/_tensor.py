@@ -501,10 +501,18 @@ class Tensor(metaclass=_TensorType):
         """The real part: the tensor itself for real dtypes, a view of the real parts for complex ones."""
         return self if self._data.dtype.kind != "c" else _ops.real(self)
 
+    @real.setter
+    def real(self, value):
+        _ops.real(self).copy_(value)
+
     @property
     def imag(self):
         """A view of the imaginary parts of a complex tensor (differentiable, as `real`)."""
         return _ops.imag(self)
+
+    @imag.setter
+    def imag(self, value):
+        _ops.imag(self).copy_(value)
 
     def is_complex(self):
         return self._data.dtype.kind == "c"

@@ -121,6 +121,22 @@ def test_in_place_changes_and_writes_through_real_views_match_torch(torch):
         assert_close(mine, reference.resolve_conj().numpy(), rtol=1e-9, atol=1e-10, what="gradient")
 
 
+def test_assigning_real_and_imag_parts_matches_torch(torch):
+    rng = np.random.default_rng(7)
+    arrays = [_complex(rng, 3), _real(rng, 3)]
+
+    def gradients(lib):
+        z, x = (lib.tensor(array, requires_grad=True) for array in arrays)
+        y = z * 2
+        y.imag = x**2
+        y.real = z.imag * x
+        (y.exp().abs().sum()).backward()
+        return z.grad, x.grad
+
+    for mine, reference in zip(gradients(ember), gradients(torch)):
+        assert_close(mine, reference.resolve_conj().numpy(), rtol=1e-9, atol=1e-10, what="gradient")
+
+
 def test_forward_mode_matches_torch(torch):
     rng = np.random.default_rng(3)
     primal, tangent = _complex(rng, 4), _complex(rng, 4)
