@@ -13,7 +13,11 @@ def define_multiply_add(function_base):
     Example::
 
         >>> MultiplyAdd = define_multiply_add(ember.autograd.Function)
-        >>> z = MultiplyAdd.apply(w, x, b)   # w * x + b, with w.grad = x and b.grad = 1
+        >>> w, x, b = ember.tensor([2.0], requires_grad=True), ember.tensor([3.0]), ember.tensor([1.0], requires_grad=True)
+        >>> z = MultiplyAdd.apply(w, x, b)   # w * x + b
+        >>> z.backward()
+        >>> z, w.grad, b.grad                # w.grad = x, b.grad = 1
+        (tensor([7.], grad_fn=<MultiplyAddBackward>), tensor([3.]), tensor([1.]))
     """
 
     class MultiplyAdd(function_base):

@@ -67,16 +67,19 @@ class Digraph:
         self.body = []
 
     def node(self, name, label=None, **attrs):
+        """Add a node `name` (with `label` and Graphviz attributes such as `fillcolor`)."""
         if label is not None:
             attrs = {"label": label, **attrs}
         self.body.append(f"\t{_quote(name)} [{_attributes(attrs)}]")
 
     def edge(self, tail_name, head_name, **attrs):
+        """Add an edge from `tail_name` to `head_name`, with Graphviz attributes."""
         suffix = f" [{_attributes(attrs)}]" if attrs else ""
         self.body.append(f"\t{_quote(tail_name)} -> {_quote(head_name)}{suffix}")
 
     @property
     def source(self):
+        """The graph as Graphviz DOT text."""
         lines = [f"digraph {_quote(self.name)} {{"]
         if self.graph_attr:
             lines.append(f"\tgraph [{_attributes(self.graph_attr)}]")
@@ -362,8 +365,9 @@ def format_graph(output, params=None):
 def print_graph(output, params=None, file=None):
     """Print the backward graph of `output` as a text tree; no Graphviz needed.
 
+    >>> w, x, b = ember.ones(1, requires_grad=True), ember.ones(1), ember.ones(1, requires_grad=True)
     >>> ember.viz.print_graph(w * x + b, params={"w": w, "b": b})
-    (1,) float32
+    output  (1,) float32
     └── AddBackward0
         ├── MulBackward0
         │   └── AccumulateGrad ── w  (1,) float32

@@ -20,7 +20,7 @@ class Normal(ExponentialFamily):
 
     Example::
 
-        >>> ember.manual_seed(0); Normal(ember.tensor([0.0]), ember.tensor([1.0])).sample().shape
+        >>> Normal(ember.tensor([0.0]), ember.tensor([1.0])).sample().shape
         torch.Size([1])
     """
 

@@ -97,7 +97,7 @@ def scaled_dot_product_attention(
 
         >>> q = k = v = ember.randn(2, 4, 5, 8)
         >>> F.scaled_dot_product_attention(q, k, v, is_causal=True).shape
-        ember.Size([2, 4, 5, 8])
+        torch.Size([2, 4, 5, 8])
     """
     _check_sdpa_inputs(query, key, value)
     if enable_gqa:

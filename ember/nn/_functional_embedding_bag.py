@@ -101,7 +101,7 @@ def embedding_bag(
 
         >>> weight = ember.randn(10, 3)
         >>> F.embedding_bag(ember.tensor([1, 2, 4, 5, 4, 3]), weight, ember.tensor([0, 4])).shape
-        ember.Size([2, 3])
+        torch.Size([2, 3])
     """
     _check_indices(input, offsets, per_sample_weights, mode)
     if input.dim() == 2:

@@ -260,7 +260,7 @@ def matmul(input, other, *, out=None):
 
     Both operands must have the same dtype (PyTorch does not promote here). Example::
 
-        ember.matmul(ember.ones(2, 3, 4), ember.ones(4, 5)).shape  # ember.Size([2, 3, 5])
+        ember.matmul(ember.ones(2, 3, 4), ember.ones(4, 5)).shape  # torch.Size([2, 3, 5])
     """
     if not (type(input) is Tensor and type(other) is Tensor and input._data.dtype is other._data.dtype):
         _check_products("matmul", input, other)

@@ -32,6 +32,7 @@ def sdpa_kernel(backends, set_priority=False):
 
     Example::
 
+        >>> q = k = v = ember.randn(2, 4, 5, 8)
         >>> with sdpa_kernel(SDPBackend.MATH):
         ...     out = F.scaled_dot_product_attention(q, k, v)
     """

@@ -41,7 +41,7 @@ class MultiheadAttention(Module):
         >>> x = ember.randn(2, 5, 16)
         >>> output, weights = mha(x, x, x)
         >>> output.shape, weights.shape
-        (ember.Size([2, 5, 16]), ember.Size([2, 5, 5]))
+        (torch.Size([2, 5, 16]), torch.Size([2, 5, 5]))
     """
 
     __constants__ = ["batch_first"]

@@ -21,7 +21,7 @@ class EmbeddingBag(Module):
 
         >>> bag = nn.EmbeddingBag(10, 3, mode="sum")
         >>> bag(ember.tensor([1, 2, 4, 5, 4, 3, 2, 9]), ember.tensor([0, 4])).shape
-        ember.Size([2, 3])
+        torch.Size([2, 3])
     """
 
     def __init__(
@@ -65,6 +65,7 @@ class EmbeddingBag(Module):
         self.include_last_offset = include_last_offset
 
     def reset_parameters(self):
+        """Draw the weight from N(0, 1) and zero the row of `padding_idx`."""
         init.normal_(self.weight)
         if self.padding_idx is not None:
             with no_grad():

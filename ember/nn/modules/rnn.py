@@ -178,6 +178,7 @@ class RNNBase(Module):
 
     @property
     def all_weights(self):
+        """The parameters per layer (and direction): `[[w_ih, w_hh, b_ih, b_hh], ...]`, in PyTorch's order."""
         return [[getattr(self, name) for name in names] for names in self._all_weights]
 
     def _layer_weights(self, layer, direction):
@@ -397,7 +398,7 @@ class RNN(RNNBase):
         >>> rnn = nn.RNN(10, 20, 2)
         >>> output, hn = rnn(ember.randn(5, 3, 10))
         >>> output.shape, hn.shape
-        (ember.Size([5, 3, 20]), ember.Size([2, 3, 20]))
+        (torch.Size([5, 3, 20]), torch.Size([2, 3, 20]))
     """
 
     def __init__(
@@ -536,6 +537,7 @@ class RNNCellBase(Module):
         return text
 
     def reset_parameters(self):
+        """Every weight and bias from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)), as PyTorch."""
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)

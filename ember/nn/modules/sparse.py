@@ -19,7 +19,7 @@ class Embedding(Module):
 
         >>> emb = nn.Embedding(10, 3)
         >>> emb(ember.tensor([[1, 2], [4, 9]])).shape
-        ember.Size([2, 2, 3])
+        torch.Size([2, 2, 3])
     """
 
     def __init__(
@@ -65,6 +65,7 @@ class Embedding(Module):
         self.sparse = sparse
 
     def reset_parameters(self):
+        """Draw the weight from N(0, 1) and zero the row of `padding_idx`."""
         init.normal_(self.weight)
         self._fill_padding_idx_with_zero()
 

@@ -91,7 +91,7 @@ class TransformerEncoderLayer(Module):
 
         >>> layer = nn.TransformerEncoderLayer(d_model=16, nhead=4)
         >>> layer(ember.randn(10, 2, 16)).shape
-        ember.Size([10, 2, 16])
+        torch.Size([10, 2, 16])
     """
 
     __constants__ = ["norm_first"]
@@ -168,7 +168,7 @@ class TransformerDecoderLayer(Module):
 
         >>> layer = nn.TransformerDecoderLayer(d_model=16, nhead=4)
         >>> layer(ember.randn(7, 2, 16), ember.randn(10, 2, 16)).shape
-        ember.Size([7, 2, 16])
+        torch.Size([7, 2, 16])
     """
 
     __constants__ = ["norm_first"]
@@ -287,7 +287,7 @@ class TransformerEncoder(Module):
         >>> layer = nn.TransformerEncoderLayer(d_model=16, nhead=4)
         >>> encoder = nn.TransformerEncoder(layer, num_layers=2)
         >>> encoder(ember.randn(10, 2, 16)).shape
-        ember.Size([10, 2, 16])
+        torch.Size([10, 2, 16])
     """
 
     __constants__ = ["norm"]
@@ -357,7 +357,7 @@ class TransformerDecoder(Module):
         >>> layer = nn.TransformerDecoderLayer(d_model=16, nhead=4)
         >>> decoder = nn.TransformerDecoder(layer, num_layers=2)
         >>> decoder(ember.randn(7, 2, 16), ember.randn(10, 2, 16)).shape
-        ember.Size([7, 2, 16])
+        torch.Size([7, 2, 16])
     """
 
     __constants__ = ["norm"]
@@ -411,7 +411,7 @@ class Transformer(Module):
         >>> model = nn.Transformer(d_model=16, nhead=4, num_encoder_layers=2, num_decoder_layers=2)
         >>> tgt_mask = nn.Transformer.generate_square_subsequent_mask(7)
         >>> model(ember.randn(10, 2, 16), ember.randn(7, 2, 16), tgt_mask=tgt_mask).shape
-        ember.Size([7, 2, 16])
+        torch.Size([7, 2, 16])
     """
 
     def __init__(

@@ -57,7 +57,7 @@ def weight_norm(module, name="weight", dim=0):
 
         >>> m = nn.utils.parametrizations.weight_norm(nn.Linear(20, 40))
         >>> m.parametrizations.weight.original0.shape
-        ember.Size([40, 1])
+        torch.Size([40, 1])
     """
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
     module.register_load_state_dict_pre_hook(_weight_norm_compat_hook(name))
@@ -121,7 +121,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
         >>> m = nn.utils.parametrizations.spectral_norm(nn.Linear(20, 40))
         >>> m.parametrizations.weight[0]._u.shape
-        ember.Size([40])
+        torch.Size([40])
     """
     weight = getattr(module, name, None)
     if weight is None or not hasattr(weight, "dim"):

@@ -211,7 +211,7 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
         ...     def forward(self, X):
         ...         return X.triu() + X.triu(1).transpose(-1, -2)
         >>> m = nn.Linear(5, 5)
-        >>> parametrize.register_parametrization(m, "weight", Symmetric())
+        >>> m = nn.utils.parametrize.register_parametrization(m, "weight", Symmetric())
         >>> bool((m.weight == m.weight.T).all())
         True
     """

@@ -97,7 +97,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
         >>> m = nn.utils.spectral_norm(nn.Linear(20, 40))
         >>> m.weight_u.shape
-        ember.Size([40])
+        torch.Size([40])
     """
     if dim is None:
         transposed = any(cls.__name__ in _TRANSPOSED_CONVOLUTIONS for cls in type(module).__mro__)

@@ -84,7 +84,7 @@ def weight_norm(module, name="weight", dim=0):
 
         >>> m = nn.utils.weight_norm(nn.Linear(20, 40), name="weight")
         >>> m.weight_g.shape, m.weight_v.shape
-        (ember.Size([40, 1]), ember.Size([40, 20]))
+        (torch.Size([40, 1]), torch.Size([40, 20]))
     """
     WeightNorm.apply(module, name, dim)
     return module
