@@ -165,13 +165,13 @@ def op_table_cases():
 
 
 def case_inputs(case, shapes, seed):
-    """The case's inputs as the op-table driver makes them (float inputs require grad)."""
+    """The case's inputs as the op-table driver makes them (float and complex inputs require grad)."""
     arrays = case.inputs(shapes, np.random.default_rng(seed))
     tensors = []
     for position, array in enumerate(arrays):
         tensor = ember.tensor(array)
         wanted = case.differentiable_inputs is None or position in case.differentiable_inputs
-        tensors.append(tensor.requires_grad_(tensor.is_floating_point() and wanted))
+        tensors.append(tensor.requires_grad_((tensor.is_floating_point() or tensor.is_complex()) and wanted))
     return tensors
 
 

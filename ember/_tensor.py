@@ -541,22 +541,21 @@ class Tensor(metaclass=_TensorType):
     @property
     def real(self):
         """The real part: the tensor itself for real dtypes, a view of the real parts for complex ones."""
-        if self._data.dtype.kind != "c":
-            return self
-        return new_tensor(self._data.real)
+        return self if self._data.dtype.kind != "c" else _ops.real(self)
+
+    @real.setter
+    def real(self, value):
+        _ops.real(self).copy_(value)
 
     @property
     def imag(self):
-        """The imaginary parts of a complex tensor, on its memory (real tensors raise, as in PyTorch)."""
-        if self._data.dtype.kind != "c":
-            raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-        return new_tensor(self._data.imag)
+        """A view of the imaginary parts of a complex tensor (differentiable, as `real`); real tensors
+        raise, as in PyTorch."""
+        return _ops.imag(self)
 
-    def conj(self):
-        """The complex conjugate (the tensor itself for real dtypes, as PyTorch)."""
-        if self._data.dtype.kind != "c":
-            return self
-        return new_tensor(np.conj(self._data))
+    @imag.setter
+    def imag(self, value):
+        _ops.imag(self).copy_(value)
 
     def is_complex(self):
         """Whether the dtype is complex64 or complex128."""

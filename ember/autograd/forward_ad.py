@@ -245,4 +245,7 @@ def _primitive_jvp(cls, node, args, outputs, tangents):
             f"Trying to use forward AD with {cls.__name__} ({cls._backward_cls.__name__}) that does not support "
             f"it because it has not been implemented yet: add a jvp to its declaration ({cls.__module__})."
         )
-    return cls.jvp(_JvpContext(node, args, outputs), *tangents)
+    ctx = _JvpContext(node, args, outputs)
+    # The node may be a holomorphic op's conjugating twin (for backward); the tangent rule is the op's own.
+    object.__setattr__(ctx, "_forward_cls", cls)
+    return cls.jvp(ctx, *tangents)

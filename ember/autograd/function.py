@@ -407,7 +407,8 @@ def _apply_array_forward(cls, node, args, recording):
         return _wrap_outputs(node, args, result, recording)
     else:
         array = _as_array(result)  # a NumPy scalar from a reduction, or a Python number
-    if recording and array.dtype.kind in _FLOATING_KINDS:
+    # Written so that a float result costs no more than one comparison (this runs for every op).
+    if recording and (array.dtype.kind == "f" or _joins_graph_as_complex(cls, node, array)):
         output = new_tensor(array, True, node, 0)
         if node._non_differentiable is not None:
             _apply_non_differentiable(node, (output,))
@@ -417,6 +418,45 @@ def _apply_array_forward(cls, node, args, recording):
             anomaly_mode.record_forward(node, output)
         return output
     return new_tensor(array)
+
+
+def _joins_graph_as_complex(cls, node, array):
+    """Whether a non-float result joins the graph: only a complex one. The node of a holomorphic
+    primitive then becomes its conjugating twin (see `_conjugating_node_class`)."""
+    if array.dtype.kind != "c":
+        return False
+    if cls._complex_node_cls is not None:
+        node.__class__ = cls._complex_node_cls
+    return True
+
+
+def _conjugating_node_class(cls):
+    """The node class a holomorphic primitive uses on complex values.
+
+    PyTorch's gradients are conjugate Wirtinger derivatives: a holomorphic f sends back
+    `grad * conj(f'(z))`. A holomorphic primitive states its backward as on real numbers,
+    `grad * f'(z)`; this twin runs it as `conj(backward(conj(grad)))`, which is the same thing for
+    complex values, so real dtypes pay nothing (the twin is chosen only for complex results).
+    """
+    plain_backward = cls.backward
+
+    def conjugated_backward(ctx, *grads):
+        from ..ops.complex_numbers import conj_if_complex
+
+        results = plain_backward(ctx, *[conj_if_complex(grad) for grad in grads])
+        if type(results) is tuple:
+            return tuple([conj_if_complex(result) for result in results])
+        return conj_if_complex(results)
+
+    namespace = {
+        "__module__": cls.__module__,
+        "__qualname__": cls.__qualname__,
+        "backward": staticmethod(conjugated_backward),
+        "_complex_node_cls": None,
+    }
+    twin = type.__new__(type(cls), cls.__name__, (cls,), namespace)  # no metaclass __init__: no new declaration
+    twin._backward_cls = type(cls._backward_cls.__name__, (cls._backward_cls,), {"_forward_cls": twin})
+    return twin._backward_cls
 
 
 def _wrap_outputs(node, args, results, recording):
@@ -531,13 +571,16 @@ class _FunctionMeta(type):
         if declaration:
             if not cls._array_forward:
                 raise TypeError(f"{name}: {sorted(declaration)} can only be declared by a Primitive")
-            unknown = set(declaration) - {"wraps_numbers", "backward_on_arrays"}
+            unknown = set(declaration) - {"wraps_numbers", "backward_on_arrays", "holomorphic"}
             if unknown:
                 raise TypeError(f"{name}: unknown declaration keywords {sorted(unknown)}")
             if "wraps_numbers" in declaration:
                 cls._wraps_numbers = bool(declaration["wraps_numbers"])
             if "backward_on_arrays" in declaration:
                 cls._array_backward = bool(declaration["backward_on_arrays"])
+        # A subclass of a holomorphic primitive is holomorphic too, with its own node name.
+        if declaration.get("holomorphic", cls._complex_node_cls is not None):
+            cls._complex_node_cls = _conjugating_node_class(cls)
         forward = namespace.get("forward")
         cls._is_legacy = (
             forward is not None and not isinstance(forward, staticmethod) and not isinstance(forward, classmethod)
@@ -591,6 +634,7 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
     _array_forward = False
     _array_backward = False
     _wraps_numbers = False
+    _complex_node_cls = None  # a holomorphic primitive's node class for complex values
 
     def __init__(self, *args, **kwargs):
         warnings.warn(
@@ -837,6 +881,10 @@ class Primitive(Function):
     * `wraps_numbers=True`: a Python number operand is PyTorch's "wrapped number", a constant
       tensor, so it shows in `next_functions` as `(None, 0)` (arithmetic: add, mul, ...).
     * `backward_on_arrays=True`: see below.
+    * `holomorphic=True`: the op is complex-differentiable and backward is written as for real
+      numbers (`grad * f'(z)`); on complex values it runs as `conj(backward(conj(grad)))`, PyTorch's
+      `grad * conj(f'(z))`. Ops that are not holomorphic (abs, angle, real) state their complex
+      backward themselves; ops linear with real coefficients (add, sum, views) need neither.
 
     Two speed paths, both contained here and in the engine, on the path of every op:
 

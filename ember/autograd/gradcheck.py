@@ -41,8 +41,28 @@ def _differentiable_outputs(function, inputs):
 
 
 # ---------------------------------------------------------------- Jacobians
+# Complex tensors are checked as real vectors, as PyTorch's gradcheck does: a complex input of n
+# elements gives 2n rows (the real parts, then the imaginary parts), a complex output 2m columns.
+# Backward must then give the real Jacobian's rows: with grad_output 1 (or 1j) at an output element,
+# the gradient is d(real part) / dx + i d(real part) / dy (or of the imaginary part), PyTorch's
+# conjugate Wirtinger convention. So a backward that returns grad * f'(z) for a holomorphic f,
+# instead of grad * conj(f'(z)), fails here.
+def _real_coordinates(array):
+    """An array as the float64 vector gradcheck compares: complex values as real parts, then imaginary."""
+    flat = array.ravel()
+    if array.dtype.kind == "c":
+        return np.concatenate([flat.real, flat.imag]).astype(np.float64)
+    return flat.astype(np.float64)
+
+
+def _parts(array):
+    """The unit directions of one element: 1 for real dtypes; 1 and 1j for complex ones."""
+    return (1, 1j) if array.dtype.kind == "c" else (1,)
+
+
 def numerical_jacobian(function, inputs, output_index, input_index, eps):
-    """d output / d input by central differences, as an (input.numel(), output.numel()) float64 array."""
+    """d output / d input by central differences, as an (input.numel(), output.numel()) float64 array
+    (twice as many rows or columns for a complex input or output: real parts, then imaginary)."""
     return _numerical_jacobians(function, inputs, input_index, eps)[output_index]
 
 
@@ -52,20 +72,22 @@ def _numerical_jacobians(function, inputs, input_index, eps):
 
     # Not under no_grad: gradgradcheck's function itself computes gradients.
     def evaluate():
-        return [output._data.astype(np.float64).ravel() for output in _differentiable_outputs(function, inputs)]
+        return [_real_coordinates(output._data) for output in _differentiable_outputs(function, inputs)]
 
     reference = evaluate()
-    jacobians = [np.zeros((data.size, out.size), dtype=np.float64) for out in reference]
-    for element in range(data.size):
-        position = np.unravel_index(element, data.shape)
-        original = data[position].copy()
-        data[position] = original + eps
-        plus = evaluate()
-        data[position] = original - eps
-        minus = evaluate()
-        data[position] = original
-        for jacobian, high, low in zip(jacobians, plus, minus):
-            jacobian[element] = (high - low) / (2 * eps)
+    parts = _parts(data)
+    jacobians = [np.zeros((data.size * len(parts), out.size), dtype=np.float64) for out in reference]
+    for part, direction in enumerate(parts):
+        for element in range(data.size):
+            position = np.unravel_index(element, data.shape)
+            original = data[position].copy()
+            data[position] = original + eps * direction
+            plus = evaluate()
+            data[position] = original - eps * direction
+            minus = evaluate()
+            data[position] = original
+            for jacobian, high, low in zip(jacobians, plus, minus):
+                jacobian[part * data.size + element] = (high - low) / (2 * eps)
     return jacobians
 
 
@@ -80,14 +102,20 @@ def _analytical_jacobians(output, inputs, input_indices):
     from . import grad as autograd_grad
 
     wanted = [inputs[index] for index in input_indices]
-    jacobians = [np.zeros((tensor._data.size, output._data.size), dtype=np.float64) for tensor in wanted]
-    for element in range(output._data.size):
-        basis = np.zeros(output._data.shape, dtype=output._data.dtype)
-        basis.reshape(-1)[element] = 1
-        grads = autograd_grad([output], wanted, [new_tensor(basis)], retain_graph=True, allow_unused=True)
-        for jacobian, grad in zip(jacobians, grads):
-            if grad is not None:
-                jacobian[:, element] = grad._data.astype(np.float64).ravel()
+    data = output._data
+    parts = _parts(data)
+    jacobians = [
+        np.zeros((tensor._data.size * len(_parts(tensor._data)), data.size * len(parts)), dtype=np.float64)
+        for tensor in wanted
+    ]
+    for part, direction in enumerate(parts):
+        for element in range(data.size):
+            basis = np.zeros(data.shape, dtype=data.dtype)
+            basis.reshape(-1)[element] = direction
+            grads = autograd_grad([output], wanted, [new_tensor(basis)], retain_graph=True, allow_unused=True)
+            for jacobian, grad in zip(jacobians, grads):
+                if grad is not None:
+                    jacobian[:, part * data.size + element] = _real_coordinates(grad._data)
     return jacobians
 
 
@@ -96,54 +124,89 @@ def _forward_jacobians(function, inputs, input_index):
     from . import forward_ad
 
     tensor = inputs[input_index]
+    data = tensor._data
+    parts = _parts(data)
     columns = None
-    for element in range(tensor._data.size):
-        basis = np.zeros(tensor._data.shape, dtype=tensor._data.dtype)
-        basis.reshape(-1)[element] = 1
-        with forward_ad.dual_level():
-            duals = list(inputs)
-            duals[input_index] = forward_ad.make_dual(tensor, new_tensor(basis))
-            outputs = _differentiable_outputs(function, duals)
-            tangents = [forward_ad.unpack_dual(output).tangent for output in outputs]
-        if columns is None:
-            columns = [np.zeros((tensor._data.size, output._data.size)) for output in outputs]
-        for jacobian, tangent in zip(columns, tangents):
-            if tangent is not None:
-                jacobian[element] = tangent._data.astype(np.float64).ravel()
+    for part, direction in enumerate(parts):
+        for element in range(data.size):
+            basis = np.zeros(data.shape, dtype=data.dtype)
+            basis.reshape(-1)[element] = direction
+            with forward_ad.dual_level():
+                duals = list(inputs)
+                duals[input_index] = forward_ad.make_dual(tensor, new_tensor(basis))
+                outputs = _differentiable_outputs(function, duals)
+                tangents = [forward_ad.unpack_dual(output).tangent for output in outputs]
+            if columns is None:
+                columns = [
+                    np.zeros((data.size * len(parts), output._data.size * len(_parts(output._data))))
+                    for output in outputs
+                ]
+            for jacobian, tangent in zip(columns, tangents):
+                if tangent is not None:
+                    jacobian[part * data.size + element] = _real_coordinates(tangent._data)
     return columns or []
 
 
 # ---------------------------------------------------------------- explaining a mismatch
-def _element(flat_index, shape):
-    return tuple(int(i) for i in np.unravel_index(flat_index, shape)) if shape else "()"
+def _element(flat_index, shape, is_complex=False):
+    """The element a row or column stands for; `.real` / `.imag` for complex tensors."""
+    size = int(np.prod(shape)) if shape else 1
+    position = tuple(int(i) for i in np.unravel_index(flat_index % size, shape)) if shape else "()"
+    if not is_complex:
+        return position
+    return f"{position}.{'imag' if flat_index >= size else 'real'}"
 
 
-def _worst_elements(analytical, numerical, input_shape, output_shape, count=5):
+def _worst_elements(analytical, numerical, input_data, output_data, count=5):
     difference = np.abs(analytical - numerical)
     order = np.argsort(difference, axis=None)[::-1][:count]
-    rows = [f"    {'input element':<18}{'output element':<18}{'analytical':>14}{'numerical':>14}{'|difference|':>14}"]
+    input_complex, output_complex = input_data.dtype.kind == "c", output_data.dtype.kind == "c"
+    width = 24 if input_complex or output_complex else 18
+    rows = [
+        f"    {'input element':<{width}}{'output element':<{width}}{'analytical':>14}{'numerical':>14}"
+        f"{'|difference|':>14}"
+    ]
     for flat_index in order:
         input_element, output_element = np.unravel_index(flat_index, difference.shape)
         rows.append(
-            f"    {str(_element(input_element, input_shape)):<18}{str(_element(output_element, output_shape)):<18}"
+            f"    {str(_element(input_element, input_data.shape, input_complex)):<{width}}"
+            f"{str(_element(output_element, output_data.shape, output_complex)):<{width}}"
             f"{analytical[input_element, output_element]:>14.6g}{numerical[input_element, output_element]:>14.6g}"
             f"{difference[input_element, output_element]:>14.3g}"
         )
     return "\n".join(rows)
 
 
+def _conjugated(jacobian, input_data, output_data):
+    """The real Jacobian of the conjugate convention (the real-imaginary cross terms negated): what a
+    backward returning grad * f'(z) instead of grad * conj(f'(z)) gives."""
+    row_signs = np.ones(jacobian.shape[0])
+    if input_data.dtype.kind == "c":
+        row_signs[input_data.size :] = -1
+    column_signs = np.ones(jacobian.shape[1])
+    if output_data.dtype.kind == "c":
+        column_signs[output_data.size :] = -1
+    return jacobian * np.outer(row_signs, column_signs)
+
+
 def _close(a, b, rtol, atol):
     return a.shape == b.shape and np.allclose(a, b, rtol=rtol, atol=atol)
 
 
-def _likely_cause(analytical, numerical, input_label, others, rtol, atol):
+def _likely_cause(analytical, numerical, input_label, others, rtol, atol, complex_data=None):
     """The most specific explanation that fits. `others`: {label: numerical Jacobian} of the other
-    inputs with the same output, to spot gradients returned in the wrong position."""
+    inputs with the same output, to spot gradients returned in the wrong position; `complex_data`:
+    (input array, output array) when either is complex."""
     tiny = 1e-12
     if np.allclose(analytical, 0) and not np.allclose(numerical, 0):
         return (
             f"backward returned None or zeros for {input_label}, but the output does depend on it: "
             "compute and return its gradient (check ctx.needs_input_grad and the position in the returned tuple)"
+        )
+    if complex_data is not None and _close(analytical, _conjugated(numerical, *complex_data), rtol, atol):
+        return (
+            "backward returns grad * f'(z), the derivative without its conjugate: for complex numbers "
+            "PyTorch's convention (conjugate Wirtinger derivatives) needs grad * f'(z).conj()"
         )
     for label, other in others.items():
         if _close(analytical, other, rtol, atol):
@@ -222,7 +285,9 @@ def gradcheck(
     """Check backward (and optionally forward AD) against finite differences.
 
     Every differentiable output is checked against every input that requires grad. Use float64
-    inputs: in float32 central differences are too coarse (a warning says so). Returns True, or
+    inputs: in float32 central differences are too coarse (a warning says so). Complex inputs and
+    outputs are checked as PyTorch's gradcheck does, real and imaginary parts separately, against
+    PyTorch's convention (a holomorphic f sends back `grad * conj(f'(z))`). Returns True, or
     raises GradcheckError whose message names the input and output, shows the worst elements and
     the likely cause (False instead with raise_exception=False).
 
@@ -326,12 +391,15 @@ def _mismatch_message(
     source="backward",
 ):
     label = _label(input_index, inputs, names)
+    input_data, output_data = inputs[input_index]._data, output._data
+    complex_data = (input_data, output_data) if "c" in (input_data.dtype.kind, output_data.dtype.kind) else None
+    cause = _likely_cause(analytical, numerical, label, others, rtol, atol, complex_data)
     return (
         f"{title} for output {output_index} with respect to input {input_index},\n"
-        f"  output {output_index} has shape {list(output.shape)}; {label}\n"
+        f"  output {output_index} has shape {list(output.shape)} ({output.dtype}); {label}\n"
         f"  worst elements (of {analytical.size}; analytical from {source}, numerical from central differences):\n"
-        f"{_worst_elements(analytical, numerical, inputs[input_index]._data.shape, output._data.shape)}\n"
-        f"  likely cause: {_likely_cause(analytical, numerical, label, others, rtol, atol)}"
+        f"{_worst_elements(analytical, numerical, input_data, output_data)}\n"
+        f"  likely cause: {cause}"
     )
 
 
@@ -341,12 +409,16 @@ def _grad_output_linearity_problem(output, inputs, differentiable, analytical, r
     from . import grad as autograd_grad
 
     rng = np.random.default_rng(0)
-    probe = rng.uniform(0.5, 2.0, size=output._data.shape).astype(output._data.dtype) * 3
+    probe = rng.uniform(0.5, 2.0, size=output._data.shape) * 3
+    if output._data.dtype.kind == "c":
+        probe = probe + 1j * rng.uniform(0.5, 2.0, size=output._data.shape)
+    probe = probe.astype(output._data.dtype)
     wanted = [inputs[index] for index in differentiable]
     grads = autograd_grad([output], wanted, [new_tensor(probe)], retain_graph=True, allow_unused=True)
     for index, grad in zip(differentiable, grads):
-        got = np.zeros(inputs[index]._data.size) if grad is None else grad._data.astype(np.float64).ravel()
-        expected = analytical[index] @ probe.astype(np.float64).ravel()
+        rows = analytical[index].shape[0]
+        got = np.zeros(rows) if grad is None else _real_coordinates(grad._data)
+        expected = analytical[index] @ _real_coordinates(probe)
         if not np.allclose(got, expected, rtol=rtol, atol=atol):
             # Ignoring grad_output, backward returns the same for any grad_output (e.g. the first one-hot).
             ignores_grad_output = np.allclose(got, analytical[index][:, 0], rtol=rtol, atol=atol)
@@ -409,7 +481,7 @@ def gradgradcheck(
     outputs = _differentiable_outputs(func, inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(0)
-        grad_outputs = [new_tensor(rng.standard_normal(o._data.shape).astype(o._data.dtype), True) for o in outputs]
+        grad_outputs = [new_tensor(_random_like(rng, o._data), True) for o in outputs]
     grad_outputs = list(_as_tuple(grad_outputs))
     count = len(inputs)
 
@@ -437,6 +509,14 @@ def gradgradcheck(
             "gradgradcheck (second derivatives, i.e. the backward of backward): "
             + str(error).replace("Jacobian mismatch for output", "mismatch for first derivative")
         ) from None
+
+
+def _random_like(rng, array):
+    """Standard normal values of the array's shape and dtype (both parts random for complex ones)."""
+    values = rng.standard_normal(array.shape)
+    if array.dtype.kind == "c":
+        values = values + 1j * rng.standard_normal(array.shape)
+    return np.asarray(values, dtype=array.dtype)
 
 
 # ---------------------------------------------------------------- check_function
@@ -506,10 +586,7 @@ def _check_contract(fn_class, inputs, report):
         return
     node = differentiable[0].grad_fn
     rng = np.random.default_rng(1)
-    grads = [
-        new_tensor(rng.standard_normal(out._data.shape).astype(out._data.dtype)) if isinstance(out, Tensor) else None
-        for out in outputs
-    ]
+    grads = [new_tensor(_random_like(rng, out._data)) if isinstance(out, Tensor) else None for out in outputs]
     originals = [g._data.copy() if g is not None else None for g in grads]
     try:
         with grad_mode.no_grad():

@@ -9,6 +9,7 @@ from ._common import normalize_dim, normalize_dims
 from .broadcast import sum_to_shape, sum_to_size, broadcast_shapes
 from .elementwise import *  # noqa: F401,F403
 from .pointwise import *  # noqa: F401,F403
+from .complex_numbers import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
@@ -35,6 +36,7 @@ from .inplace import apply_inplace
 from . import (
     elementwise,
     pointwise,
+    complex_numbers,
     special,
     scans,
     counting,
@@ -68,6 +70,7 @@ from ._declare import DECLARATIONS
 _FAMILIES = (
     elementwise,
     pointwise,
+    complex_numbers,
     special,
     scans,
     counting,

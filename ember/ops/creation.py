@@ -489,8 +489,12 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
     """Samples from the standard normal distribution."""
     shape = parse_size(size, "randn")
+    numpy_dtype = _float_dtype(dtype)
+    if numpy_dtype.kind == "c":  # real and imaginary parts each of variance 1/2, as PyTorch
+        pairs = allocate(_rng(generator).standard_normal, tuple(shape) + (2,), np.float64) * np.sqrt(0.5)
+        return _finish(pairs.view(np.complex128)[..., 0].astype(numpy_dtype), requires_grad, device, out)
     samples = allocate(_rng(generator).standard_normal, shape, np.float64)
-    return _finish(samples.astype(_float_dtype(dtype)), requires_grad, device, out)
+    return _finish(samples.astype(numpy_dtype), requires_grad, device, out)
 
 
 @op()

@@ -69,7 +69,7 @@ class Sub(Primitive, node="SubBackward0", wraps_numbers=True, backward_on_arrays
         return add_tangents(tangent_a, None if tangent_b is None else -tangent_b)
 
 
-class Mul(Primitive, node="MulBackward0", wraps_numbers=True, backward_on_arrays=True):
+class Mul(Primitive, node="MulBackward0", wraps_numbers=True, backward_on_arrays=True, holomorphic=True):
     @staticmethod
     def forward(ctx, a, b):
         # Save only what the wanted gradients use (as PyTorch), so `y.add_(y * 2)`-style in-place
@@ -90,7 +90,7 @@ class Mul(Primitive, node="MulBackward0", wraps_numbers=True, backward_on_arrays
         return add_tangents(None if tangent_a is None else tangent_a * b, None if tangent_b is None else a * tangent_b)
 
 
-class Div(Primitive, node="DivBackward0", wraps_numbers=True, backward_on_arrays=True):
+class Div(Primitive, node="DivBackward0", wraps_numbers=True, backward_on_arrays=True, holomorphic=True):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
@@ -112,7 +112,7 @@ class Div(Primitive, node="DivBackward0", wraps_numbers=True, backward_on_arrays
         )
 
 
-class PowScalar(Primitive, node="PowBackward0", backward_on_arrays=True):
+class PowScalar(Primitive, node="PowBackward0", backward_on_arrays=True, holomorphic=True):
     """tensor ** number."""
 
     @staticmethod
@@ -137,7 +137,7 @@ class PowScalar(Primitive, node="PowBackward0", backward_on_arrays=True):
         return tangent * exponent * a ** (exponent - 1)
 
 
-class PowTensor(Primitive, node="PowBackward1"):
+class PowTensor(Primitive, node="PowBackward1", holomorphic=True):
     """tensor ** tensor (and number ** tensor, with the number made a tensor)."""
 
     @staticmethod
@@ -317,7 +317,7 @@ class Neg(Primitive, node="NegBackward0", backward_on_arrays=True):
     jvp = linear_jvp
 
 
-class Exp(Primitive, node="ExpBackward0", backward_on_arrays=True):
+class Exp(Primitive, node="ExpBackward0", backward_on_arrays=True, holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.exp(a)
@@ -334,7 +334,7 @@ class Exp(Primitive, node="ExpBackward0", backward_on_arrays=True):
         return tangent * ctx.outputs
 
 
-class Log(Primitive, node="LogBackward0", backward_on_arrays=True):
+class Log(Primitive, node="LogBackward0", backward_on_arrays=True, holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -350,7 +350,7 @@ class Log(Primitive, node="LogBackward0", backward_on_arrays=True):
         return tangent / ctx.inputs[0]
 
 
-class Sin(Primitive, node="SinBackward0", backward_on_arrays=True):
+class Sin(Primitive, node="SinBackward0", backward_on_arrays=True, holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -366,7 +366,7 @@ class Sin(Primitive, node="SinBackward0", backward_on_arrays=True):
         return tangent * cos(ctx.inputs[0])
 
 
-class Cos(Primitive, node="CosBackward0", backward_on_arrays=True):
+class Cos(Primitive, node="CosBackward0", backward_on_arrays=True, holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -382,7 +382,7 @@ class Cos(Primitive, node="CosBackward0", backward_on_arrays=True):
         return tangent * -sin(ctx.inputs[0])
 
 
-class Tanh(Primitive, node="TanhBackward0", backward_on_arrays=True):
+class Tanh(Primitive, node="TanhBackward0", backward_on_arrays=True, holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.tanh(a)
@@ -399,7 +399,7 @@ class Tanh(Primitive, node="TanhBackward0", backward_on_arrays=True):
         return tangent * (1 - ctx.outputs * ctx.outputs)
 
 
-class TanhBackward(Primitive, node="TanhBackwardBackward0", backward_on_arrays=True):
+class TanhBackward(Primitive, node="TanhBackwardBackward0", backward_on_arrays=True, holomorphic=True):
     """`grad * (1 - y**2)` as one op (PyTorch's tanh_backward): one node instead of three in backward."""
 
     @staticmethod
@@ -417,11 +417,15 @@ class TanhBackward(Primitive, node="TanhBackwardBackward0", backward_on_arrays=T
         )
 
 
-class Sigmoid(Primitive, node="SigmoidBackward0", backward_on_arrays=True):
+class Sigmoid(Primitive, node="SigmoidBackward0", backward_on_arrays=True, holomorphic=True):
     """A primitive rather than 1/(1+exp(-x)): that composite overflows for large negative x."""
 
     @staticmethod
     def forward(ctx, a):
+        if a.dtype.kind == "c":  # no tails to guard: the formula as it stands
+            result = 1 / (1 + np.exp(-a))
+            ctx.save_for_backward(result)
+            return result
         # exp of a non-positive number only: stable on both tails.
         e = np.exp(-np.abs(a))
         result = np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
@@ -438,7 +442,7 @@ class Sigmoid(Primitive, node="SigmoidBackward0", backward_on_arrays=True):
         return tangent * ctx.outputs * (1 - ctx.outputs)
 
 
-class SigmoidBackward(Primitive, node="SigmoidBackwardBackward0", backward_on_arrays=True):
+class SigmoidBackward(Primitive, node="SigmoidBackwardBackward0", backward_on_arrays=True, holomorphic=True):
     """`grad * y * (1 - y)` as one op (PyTorch's sigmoid_backward)."""
 
     @staticmethod
@@ -487,7 +491,7 @@ class ReluBackward(Primitive, node="ThresholdBackwardBackward0", backward_on_arr
         return (ReluBackward.call(grad_grad, result) if ctx.needs_input_grad[0] else None), None
 
 
-class Sqrt(Primitive, node="SqrtBackward0", backward_on_arrays=True):
+class Sqrt(Primitive, node="SqrtBackward0", backward_on_arrays=True, holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.sqrt(a)
@@ -513,11 +517,14 @@ class Abs(Primitive, node="AbsBackward0"):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad * a.sign()
+        return grad * a.sgn()  # z / |z| for complex z: PyTorch's gradient of |z|
 
     @staticmethod
     def jvp(ctx, tangent):
-        return tangent * ctx.inputs[0].sign()
+        a = ctx.inputs[0]
+        if a._data.dtype.kind == "c":
+            return (tangent * a.sgn().conj()).real  # d|z| = Re(conj(z) dz) / |z|
+        return tangent * a.sign()
 
 
 def _unary(function, input, op_name, floating=True):

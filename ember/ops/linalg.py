@@ -33,6 +33,7 @@ __all__ = [
     "bmm",
     "mv",
     "dot",
+    "vdot",
     "outer",
     "ger",
     "addmm",
@@ -98,10 +99,11 @@ def _check_products(op_name, *tensors):
     _check_same_dtype(op_name, *tensors)
 
 
-def _check_matrix_input(A, op_name, square=True):
-    """A float32/float64 tensor of (batches of) matrices, square where the op needs it."""
+def _check_matrix_input(A, op_name, square=True, complex_ok=False):
+    """A float32/float64 (or, where the op's backward supports it, complex) tensor of (batches of)
+    matrices, square where the op needs it."""
     _check_tensor(A, op_name, "A")
-    if A._data.dtype.kind != "f":
+    if A._data.dtype.kind != "f" and not (complex_ok and A._data.dtype.kind == "c"):
         raise RuntimeError(f"{op_name}: Expected a floating point tensor as input. Got {A.dtype}")
     if A._data.dtype == np.float16:
         raise RuntimeError(f"{op_name}: Low precision dtypes not supported. Got {A.dtype}; use .float()")
@@ -174,7 +176,7 @@ def _matmul_vjp(grad, a, b, ndims, needs_a, needs_b):
     return grad_a, grad_b
 
 
-class Matmul(Primitive, node="UnsafeViewBackward0"):
+class Matmul(Primitive, node="UnsafeViewBackward0", holomorphic=True):
     """`a @ b` for every operand shape NumPy's matmul takes. The subclasses only carry the node
     names PyTorch gives each case; batched and broadcast products show as UnsafeViewBackward0."""
 
@@ -338,6 +340,17 @@ def dot(input, other, *, out=None):
 
 
 @op(method=True)
+def vdot(input, other, *, out=None):
+    """`dot(input.conj(), other)`: the inner product of complex vectors (`dot` for real ones).
+
+    Difference from PyTorch: a composite of conj and dot, so its node is DotBackward0 (PyTorch's
+    VdotBackward0); the gradients are the same.
+    """
+    _check_products("vdot", input, other)
+    return dot(input.conj(), other, out=out)
+
+
+@op(method=True)
 def outer(input, vec2, *, out=None):
     """Outer product of two vectors: `input[i] * vec2[j]` (a broadcast product, MulBackward0 as in PyTorch)."""
     _check_products("outer", input, vec2)
@@ -356,7 +369,7 @@ def _scaled_sum(input, product, beta, alpha):
     return product + (input if beta == 1 else input * beta)
 
 
-class AddProduct(Primitive, node="AddmmBackward0"):
+class AddProduct(Primitive, node="AddmmBackward0", holomorphic=True):
     """`beta * input + alpha * (a @ b)`: addmm, addmv, addr (vectors as a column and a row) and
     baddbmm; addbmm also sums the batch. The subclasses carry PyTorch's node names."""
 
@@ -539,7 +552,7 @@ def matrix_power(input, n):
 
 
 # ================================================================= einsum and friends
-class Einsum(Primitive, node="EinsumBackward0"):
+class Einsum(Primitive, node="EinsumBackward0", holomorphic=True):
     """One einsum product. The gradient for an operand is another einsum: the output gradient and
     the other operands contracted to that operand's subscripts (see `_einsum_operand_grad`)."""
 
@@ -828,11 +841,11 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 
 
 # ================================================================= norms
-def _check_norm_input(x, op_name, dtype):
+def _check_norm_input(x, op_name, dtype, complex_ok=False):
     _check_tensor(x, op_name, "x")
     if dtype is not None:
         x = x.to(dtype)
-    if x._data.dtype.kind != "f":
+    if x._data.dtype.kind != "f" and not (complex_ok and x._data.dtype.kind == "c"):
         raise RuntimeError(
             f"{op_name}: Expected a floating point tensor as input. Got {x.dtype}; convert it first, e.g. x.float()"
         )
@@ -841,7 +854,7 @@ def _check_norm_input(x, op_name, dtype):
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """The vector `ord`-norm of `x` over `dim` (None: all elements, whatever the shape)."""
-    x = _check_norm_input(x, "linalg.vector_norm", dtype)
+    x = _check_norm_input(x, "linalg.vector_norm", dtype, complex_ok=True)
     if isinstance(ord, str) or isinstance(ord, bool):
         raise TypeError(f"linalg.vector_norm(): argument 'ord' must be a number, not {type(ord).__name__}")
     dims = normalize_dims(dim, x._data.ndim, "linalg.vector_norm") if dim != () else tuple(range(x._data.ndim))
@@ -929,7 +942,7 @@ def dist(input, other, p=2):
 
 
 # ================================================================= inverse, determinants, solve
-class Inverse(Primitive, node="LinalgInvExBackward0"):
+class Inverse(Primitive, node="LinalgInvExBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = _lapack(
@@ -950,7 +963,7 @@ class Inverse(Primitive, node="LinalgInvExBackward0"):
 @op(Inverse, method=True)
 def inverse(input, *, out=None):
     """Inverse of a square matrix (or of each in a batch); LinAlgError (a RuntimeError) if singular."""
-    _check_matrix_input(input, "linalg.inv")
+    _check_matrix_input(input, "linalg.inv", complex_ok=True)
     return _write_out(Inverse.apply(input), out)
 
 
@@ -959,7 +972,7 @@ def _cofactor_gradient(grad, a):
     return grad.unsqueeze(-1).unsqueeze(-1) * inverse(a).mT
 
 
-class Det(Primitive, node="LinalgDetBackward0"):
+class Det(Primitive, node="LinalgDetBackward0", holomorphic=True):
     """Determinant. Backward uses the inverse, so it raises for exactly singular matrices (PyTorch
     goes through the SVD there)."""
 
@@ -978,7 +991,7 @@ class Det(Primitive, node="LinalgDetBackward0"):
 @op(Det, method=True)
 def det(input):
     """Determinant of a square matrix (or of each in a batch)."""
-    _check_matrix_input(input, "linalg.det")
+    _check_matrix_input(input, "linalg.det", complex_ok=True)
     return Det.apply(input)
 
 
@@ -1014,7 +1027,7 @@ def logdet(input):
     return where(sign > 0, logabsdet, _constant(otherwise))
 
 
-class Solve(Primitive, node="LinalgSolveExBackward0"):
+class Solve(Primitive, node="LinalgSolveExBackward0", holomorphic=True):
     """X with A X = B; `vector` says B (and X) are (batches of) vectors rather than matrices."""
 
     @staticmethod
@@ -1042,7 +1055,7 @@ class Solve(Primitive, node="LinalgSolveExBackward0"):
 def solve(A, B, *, left=True, out=None):
     """X with A X = B (or X A = B with left=False) for square, invertible A; B may be a (batch of)
     vector(s): B.dim() == 1, or B.shape == A.shape[:-1]."""
-    _check_matrix_input(A, "linalg.solve")
+    _check_matrix_input(A, "linalg.solve", complex_ok=True)
     _check_tensor(B, "linalg.solve", "B")
     _check_same_dtype("linalg.solve", A, B)
     if not left:

@@ -9,7 +9,7 @@ __all__ = ["bilinear"]
 
 
 # ================================================================ linear
-class Linear(Primitive, node="AddmmBackward0", backward_on_arrays=True):
+class Linear(Primitive, node="AddmmBackward0", backward_on_arrays=True, holomorphic=True):
     """x @ w.T + b in one node (PyTorch's addmm): a primitive for measured speed, since the composite
     records three nodes (transpose, matmul, add) per layer."""
 

@@ -22,6 +22,7 @@ from .creation import zeros_like
 from .elementwise import _unary, cos, exp, pow, sin
 from .indexing import where
 from ._tangents import diagonal_jvp
+from .complex_numbers import ComplexSgn
 from ._declare import op, alias
 
 __all__ = [
@@ -228,16 +229,12 @@ def sign(input):
     return Sign.apply(input)
 
 
-@op(Sgn, method=True, inplace=True)
+@op(Sgn, ComplexSgn, method=True, inplace=True)
 def sgn(input):
     """`sign` extended to complex numbers (`z / |z|`, 0 at 0); the same as `sign` for real tensors."""
     _check_tensor(input, "sgn")
     if input._data.dtype.kind == "c":
-        data = input._data
-        magnitude = np.abs(data)
-        return new_tensor(
-            np.where(magnitude == 0, 0, data / np.where(magnitude == 0, 1, magnitude)).astype(data.dtype, copy=False)
-        )
+        return ComplexSgn.apply(input)
     return Sgn.apply(input)
 
 
@@ -290,7 +287,7 @@ class Frac(Primitive, node="FracBackward0"):
     jvp = diagonal_jvp
 
 
-class Exp2(Primitive, node="Exp2Backward0"):
+class Exp2(Primitive, node="Exp2Backward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.exp2(a)
@@ -305,7 +302,7 @@ class Exp2(Primitive, node="Exp2Backward0"):
     jvp = diagonal_jvp
 
 
-class Expm1(Primitive, node="Expm1Backward0"):
+class Expm1(Primitive, node="Expm1Backward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.expm1(a)
@@ -320,7 +317,7 @@ class Expm1(Primitive, node="Expm1Backward0"):
     jvp = diagonal_jvp
 
 
-class Log2(Primitive, node="Log2Backward0"):
+class Log2(Primitive, node="Log2Backward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.log2(a)
@@ -335,7 +332,7 @@ class Log2(Primitive, node="Log2Backward0"):
     jvp = diagonal_jvp
 
 
-class Log10(Primitive, node="Log10Backward0"):
+class Log10(Primitive, node="Log10Backward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.log10(a)
@@ -350,7 +347,7 @@ class Log10(Primitive, node="Log10Backward0"):
     jvp = diagonal_jvp
 
 
-class Log1p(Primitive, node="Log1PBackward0"):
+class Log1p(Primitive, node="Log1PBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.log1p(a)
@@ -365,7 +362,7 @@ class Log1p(Primitive, node="Log1PBackward0"):
     jvp = diagonal_jvp
 
 
-class Rsqrt(Primitive, node="RsqrtBackward0"):
+class Rsqrt(Primitive, node="RsqrtBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = 1 / np.sqrt(a)
@@ -380,7 +377,7 @@ class Rsqrt(Primitive, node="RsqrtBackward0"):
     jvp = diagonal_jvp
 
 
-class Reciprocal(Primitive, node="ReciprocalBackward0"):
+class Reciprocal(Primitive, node="ReciprocalBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.reciprocal(a)
@@ -395,7 +392,7 @@ class Reciprocal(Primitive, node="ReciprocalBackward0"):
     jvp = diagonal_jvp
 
 
-class Tan(Primitive, node="TanBackward0"):
+class Tan(Primitive, node="TanBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.tan(a)
@@ -410,7 +407,7 @@ class Tan(Primitive, node="TanBackward0"):
     jvp = diagonal_jvp
 
 
-class Asin(Primitive, node="AsinBackward0"):
+class Asin(Primitive, node="AsinBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.arcsin(a)
@@ -425,7 +422,7 @@ class Asin(Primitive, node="AsinBackward0"):
     jvp = diagonal_jvp
 
 
-class Acos(Primitive, node="AcosBackward0"):
+class Acos(Primitive, node="AcosBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.arccos(a)
@@ -440,7 +437,7 @@ class Acos(Primitive, node="AcosBackward0"):
     jvp = diagonal_jvp
 
 
-class Atan(Primitive, node="AtanBackward0"):
+class Atan(Primitive, node="AtanBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.arctan(a)
@@ -455,7 +452,7 @@ class Atan(Primitive, node="AtanBackward0"):
     jvp = diagonal_jvp
 
 
-class Sinh(Primitive, node="SinhBackward0"):
+class Sinh(Primitive, node="SinhBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.sinh(a)
@@ -470,7 +467,7 @@ class Sinh(Primitive, node="SinhBackward0"):
     jvp = diagonal_jvp
 
 
-class Cosh(Primitive, node="CoshBackward0"):
+class Cosh(Primitive, node="CoshBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.cosh(a)
@@ -485,7 +482,7 @@ class Cosh(Primitive, node="CoshBackward0"):
     jvp = diagonal_jvp
 
 
-class Asinh(Primitive, node="AsinhBackward0"):
+class Asinh(Primitive, node="AsinhBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.arcsinh(a)
@@ -500,7 +497,7 @@ class Asinh(Primitive, node="AsinhBackward0"):
     jvp = diagonal_jvp
 
 
-class Acosh(Primitive, node="AcoshBackward0"):
+class Acosh(Primitive, node="AcoshBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.arccosh(a)
@@ -510,12 +507,12 @@ class Acosh(Primitive, node="AcoshBackward0"):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad * rsqrt(a * a - 1)
+        return grad * (rsqrt(a - 1) * rsqrt(a + 1))  # not rsqrt(a*a - 1): its branch is wrong for complex a
 
     jvp = diagonal_jvp
 
 
-class Atanh(Primitive, node="AtanhBackward0"):
+class Atanh(Primitive, node="AtanhBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.arctanh(a)
@@ -601,7 +598,7 @@ class Rad2Deg(Primitive, node="Rad2DegBackward0"):
     jvp = diagonal_jvp
 
 
-class Sinc(Primitive, node="SincBackward0"):
+class Sinc(Primitive, node="SincBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
         result = np.sinc(a)
@@ -1415,7 +1412,7 @@ def heaviside(input, values):
 
 
 # ---------------------------------------------------------------- fused three-operand ops
-class Lerp(Primitive, node="LerpBackward1"):
+class Lerp(Primitive, node="LerpBackward1", holomorphic=True):
     """start + weight * (end - start), computed from whichever end is closer, as PyTorch does."""
 
     @staticmethod
@@ -1473,7 +1470,7 @@ def _ternary(function, op_name, *operands):
         ) from None
 
 
-class Addcmul(Primitive, node="AddcmulBackward0"):
+class Addcmul(Primitive, node="AddcmulBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a, t1, t2, value):
         ctx.save_for_backward(t1, t2)
@@ -1493,7 +1490,7 @@ class Addcmul(Primitive, node="AddcmulBackward0"):
         )
 
 
-class Addcdiv(Primitive, node="AddcdivBackward0"):
+class Addcdiv(Primitive, node="AddcdivBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a, t1, t2, value):
         ctx.save_for_backward(t1, t2)

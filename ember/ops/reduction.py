@@ -23,7 +23,7 @@ from .. import _dtype, return_types
 from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
 from .indexing import where
-from .pointwise import sign
+from .pointwise import sgn
 from .shape import movedim
 from ._tangents import linear_jvp
 from ._declare import op
@@ -254,7 +254,7 @@ def _dtype_name(input):
     }.get(input.dtype.name, input.dtype.name)
 
 
-class Prod(Primitive, node="ProdBackward1"):
+class Prod(Primitive, node="ProdBackward1", holomorphic=True):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
@@ -1004,10 +1004,10 @@ class LinalgVectorNorm(Primitive, node="LinalgVectorNormBackward0"):
         grad = _restore_dims(grad, shape, dims, keepdim)
         norm = _restore_dims(result, shape, dims, keepdim)
         if p == 1:
-            return sign(x) * grad, None, None, None
+            return sgn(x) * grad, None, None, None
         if p in (float("inf"), float("-inf")):
             share = new_tensor(_even_shares(np.abs(x._data), norm._data, dims))
-            return sign(x) * share * grad, None, None, None
+            return sgn(x) * share * grad, None, None, None
         norm_is_zero = norm == 0
         norm_safe = where(norm_is_zero, 1.0, norm)
         if p == 2:
@@ -1015,7 +1015,7 @@ class LinalgVectorNorm(Primitive, node="LinalgVectorNormBackward0"):
         zero = x == 0
         absolute_safe = where(zero, 1.0, x.abs())
         if p < 2:
-            scaled = where(zero, 0.0, sign(x) * absolute_safe ** (p - 1))
+            scaled = where(zero, 0.0, sgn(x) * absolute_safe ** (p - 1))
         else:
             scaled = x * absolute_safe ** (p - 2)
         if p < 1:
@@ -1023,7 +1023,7 @@ class LinalgVectorNorm(Primitive, node="LinalgVectorNormBackward0"):
         return scaled * where(norm_is_zero, 0.0, grad / norm_safe ** (p - 1)), None, None, None
 
 
-class Logsumexp(Primitive, node="LogsumexpBackward0"):
+class Logsumexp(Primitive, node="LogsumexpBackward0", holomorphic=True):
     """log(sum(exp(x))) computed around the maximum, so large inputs do not overflow."""
 
     @staticmethod
@@ -1033,7 +1033,7 @@ class Logsumexp(Primitive, node="LogsumexpBackward0"):
         if builtins.any(a.shape[d] == 0 for d in dims):
             shift = np.zeros(_kept_shape(a.shape, dims), dtype=work.dtype)
         else:
-            shift = np.amax(work, axis=dims, keepdims=True)
+            shift = np.amax(work.real, axis=dims, keepdims=True)  # complex values: shift by the real parts
             shift = np.where(np.isinf(shift), 0, shift).astype(work.dtype, copy=False)
         with np.errstate(divide="ignore"):
             result = np.log(np.sum(np.exp(work - shift), axis=dims, keepdims=True)) + shift
@@ -1090,7 +1090,7 @@ class Cumsum(Primitive, node="CumsumBackward0"):
         return Cumsum.apply(grad, ctx.dim, None, not ctx.reverse), None, None, None
 
 
-class Cumprod(Primitive, node="CumprodBackward0"):
+class Cumprod(Primitive, node="CumprodBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a, dim, dtype):
         ctx.dim = dim

@@ -11,7 +11,6 @@ import ember
 from ember.autograd import gradcheck, gradgradcheck
 
 from ..conftest import assert_close
-from .complex_parts import complex_from_parts, view_as_real
 
 ONE_DIM = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
 N_DIM = ["fft2", "ifft2", "fftn", "ifftn", "rfft2", "irfft2", "rfftn", "irfftn", "hfft2", "ihfft2", "hfftn", "ihfftn"]
@@ -22,17 +21,13 @@ NORMS = ["backward", "ortho", "forward"]
 def _real_view(lib, output):
     if not output.is_complex():
         return output
-    return lib.view_as_real(output.resolve_conj()) if lib is not ember else view_as_real(output)
+    return lib.view_as_real(output.resolve_conj())
 
 
-def _loss(lib, output, weights, magnitude):
-    """A real loss that reads every real and imaginary part: sum w * parts^2, plus sum |out| when
-    `magnitude` (first order only: ember's abs of a complex tensor has no second derivative yet, its
-    backward multiplies by sign(), whose gradient is zero)."""
+def _loss(lib, output, weights):
+    """A real loss that reads every real and imaginary part: sum w * parts^2, plus sum |out|."""
     parts = _real_view(lib, output)
-    return (output.abs().sum() if magnitude else 0) + (
-        parts**2 * lib.tensor(weights[: parts.numel()].reshape(tuple(parts.shape)))
-    ).sum()
+    return output.abs().sum() + (parts**2 * lib.tensor(weights[: parts.numel()].reshape(tuple(parts.shape)))).sum()
 
 
 def _gradients(lib, transform, parts, weights, order):
@@ -40,10 +35,10 @@ def _gradients(lib, transform, parts, weights, order):
     order 2: the gradient of (sum of first gradients squared), through create_graph."""
     leaves = [lib.tensor(part, requires_grad=True) for part in parts]
     if len(leaves) == 2:
-        signal = lib.complex(*leaves) if lib is not ember else complex_from_parts(*leaves)
+        signal = lib.complex(*leaves)
     else:
         signal = leaves[0]
-    loss = _loss(lib, transform(lib, signal), weights, magnitude=order == 1)
+    loss = _loss(lib, transform(lib, signal), weights)
     if order == 1:
         return lib.autograd.grad(loss, leaves)
     firsts = lib.autograd.grad(loss, leaves, create_graph=True)
@@ -95,7 +90,7 @@ def _real_function(name, is_complex, **arguments):
     """The transform as a function of real leaves with a real output, for gradcheck."""
     transform = getattr(ember.fft, name)
     if is_complex:
-        return lambda real, imag: _real_view(ember, transform(complex_from_parts(real, imag), **arguments))
+        return lambda real, imag: _real_view(ember, transform(ember.complex(real, imag), **arguments))
     return lambda real: _real_view(ember, transform(real, **arguments))
 
 

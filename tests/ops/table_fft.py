@@ -1,8 +1,8 @@
 """Op table: the transforms of `ember.fft`. Names start with `fft_` so `-k fft_` runs just these.
 
-gradcheck compares real Jacobians, so a complex input is built from two real leaves (its real and
-imaginary parts) and a complex output is seen as its real and imaginary parts (`view_as_real`);
-the bridges are in tests/fft/complex_parts.py. Each case states its transform once, as a call on a
+A complex input is built from two real leaves (its real and imaginary parts, `ember.complex`) and
+a complex output is seen as its real and imaginary parts (`view_as_real`), so the NumPy reference
+and torch compare real arrays. Each case states its transform once, as a call on a
 `fft` namespace, and runs it on `ember.fft` and `torch.fft` alike; the NumPy reference is
 `numpy.fft` (n-dimensional Hermitian transforms, which NumPy lacks, are checked against torch).
 """
@@ -11,7 +11,6 @@ import numpy as np
 
 import ember
 
-from ..fft.complex_parts import complex_from_parts, view_as_real
 from .op_table import OpCase
 
 
@@ -20,7 +19,7 @@ def _numpy_real(result):
 
 
 def _ember_real(result):
-    return view_as_real(result) if result.is_complex() else result
+    return ember.view_as_real(result) if result.is_complex() else result
 
 
 def _torch_real(torch, result):
@@ -32,7 +31,7 @@ def case(name, transform, numpy_transform, shapes, complex_input):
     if complex_input:
         return OpCase(
             name,
-            lambda re, im: _ember_real(transform(ember.fft, complex_from_parts(re, im))),
+            lambda re, im: _ember_real(transform(ember.fft, ember.complex(re, im))),
             None if numpy_transform is None else lambda re, im: _numpy_real(numpy_transform(re + 1j * im)),
             [(shape, shape) for shape in shapes],
             torch_fn=lambda torch, re, im: _torch_real(torch, transform(torch.fft, torch.complex(re, im))),

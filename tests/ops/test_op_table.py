@@ -30,10 +30,16 @@ def _ember_inputs(case, arrays):
     tensors = []
     for position, array in enumerate(arrays):
         tensor = ember.tensor(array)
-        floating = tensor.is_floating_point()
+        floating = tensor.is_floating_point() or tensor.is_complex()
         requires = floating and (wanted is None or position in wanted)
         tensors.append(tensor.requires_grad_(requires))
     return tensors
+
+
+def _random_like(rng, tensor):
+    """Standard normal values of the tensor's shape (both parts random for a complex tensor)."""
+    values = rng.standard_normal(tuple(tensor.shape))
+    return values + 1j * rng.standard_normal(tuple(tensor.shape)) if tensor.is_complex() else values
 
 
 def _as_tuple(result):
@@ -123,7 +129,7 @@ def test_recorded_and_unrecorded_backward_agree(case, index):
     if not outputs or not wanted:
         return
     rng = np.random.default_rng(7)
-    seeds = [ember.tensor(rng.standard_normal(tuple(r.shape))) for r in outputs]
+    seeds = [ember.tensor(_random_like(rng, r)) for r in outputs]
     unrecorded = ember.autograd.grad(outputs, wanted, seeds, retain_graph=True, allow_unused=True)
     recorded = ember.autograd.grad(outputs, wanted, seeds, create_graph=True, allow_unused=True)
     for position, (plain, graphed) in enumerate(zip(unrecorded, recorded)):
@@ -150,22 +156,26 @@ def test_matches_torch(case, index, torch):
         assert got.dtype.name == str(want.dtype).replace("torch.", ""), (
             f"{case.name}: dtype {got.dtype} vs {want.dtype}"
         )
-        assert_close(got, want.detach().numpy(), rtol=1e-6, atol=1e-8, what=f"{case.name} value vs torch")
+        assert_close(
+            got, want.detach().resolve_conj().numpy(), rtol=1e-6, atol=1e-8, what=f"{case.name} value vs torch"
+        )
     differentiable = [r for r in results if r.requires_grad]
     if not differentiable:
         return
     rng = np.random.default_rng(99)
-    weights = [rng.standard_normal(tuple(r.shape)) for r in differentiable]
+    # A real loss reading every part: for complex outputs, Re(sum(w * r)) with complex weights.
+    weights = [_random_like(rng, r) for r in differentiable]
     sum(
-        ((r * ember.tensor(w)).sum() for r, w in zip(differentiable, weights)), ember.tensor(0.0, dtype=ember.float64)
+        ((r * ember.tensor(w)).sum().real for r, w in zip(differentiable, weights)),
+        ember.tensor(0.0, dtype=ember.float64),
     ).backward()
     torch_results = [w for w in expecteds if w.requires_grad]
-    sum(((r * torch.tensor(w)).sum() for r, w in zip(torch_results, weights))).backward()
+    sum(((r * torch.tensor(w)).sum().real for r, w in zip(torch_results, weights))).backward()
     for position, (mine, reference) in enumerate(zip(ours, theirs)):
         if mine.requires_grad:
             assert_close(
                 mine.grad,
-                reference.grad.numpy(),
+                reference.grad.resolve_conj().numpy(),
                 rtol=1e-6,
                 atol=1e-8,
                 what=f"{case.name} gradient of input {position} vs torch",
