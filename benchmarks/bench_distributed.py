@@ -31,7 +31,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 BATCH = 128
 GRADIENT_FLOATS = 10 * 1024 * 1024 // 4  # 10 MB of float32
-REPEATS = 25
+REPEATS = 40
 
 
 def median_time(function, repeats):
