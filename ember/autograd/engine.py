@@ -211,7 +211,11 @@ class GraphTask:
             if node._pre_hooks is None and node._post_hooks is None and node._post_accumulate_hooks is None:
                 _accumulate(node, grad, self.create_graph, self._may_take(node, grad))
             else:
-                _accumulate_with_hooks(node, grad, self.create_graph)
+                # Hooks that run after accumulation see `.grad` itself, so only prehooks (which may
+                # keep or replace the gradient) stop `.grad` from taking it (DDP's hooks rely on it:
+                # a copy of every gradient would cost as much as reducing it).
+                owned = node._pre_hooks is None and self._may_take(node, grad)
+                _accumulate_with_hooks(node, grad, self.create_graph, owned)
         for observer in observers:
             observer(node, (grad,), ())
 
@@ -512,7 +516,7 @@ def _accumulate(node, grad, create_graph, owned):
         _accumulate_into(tensor, grad, create_graph, owned)
 
 
-def _accumulate_with_hooks(node, grad, create_graph):
+def _accumulate_with_hooks(node, grad, create_graph, owned):
     """AccumulateGrad with hooks, in PyTorch's order: node prehooks, accumulation into `.grad`,
     the tensor's post-accumulate-grad hooks, node posthooks."""
     grads = (grad,)
@@ -523,10 +527,10 @@ def _accumulate_with_hooks(node, grad, create_graph):
                 grads = tuple(checked_hook_results(hook, result, grads))
     tensor = node._variable_ref()
     first = tensor is not None and tensor._grad is None
-    _accumulate(node, grads[0], create_graph, owned=False)
+    _accumulate(node, grads[0], create_graph, owned)
     if first and not create_graph and grads[0] is not None:
-        # PyTorch's .grad takes over the first gradient (its hooks may let go of it), so the
-        # hooks below see that gradient as `.grad`; here `.grad` is a copy, which they see instead.
+        # PyTorch's .grad takes over the first gradient, so the hooks below see that gradient as
+        # `.grad`; where `.grad` had to be a copy, they see the copy.
         grads = (tensor._grad,)
     if node._post_accumulate_hooks is not None and tensor is not None:
         for hook in list(node._post_accumulate_hooks.values()):

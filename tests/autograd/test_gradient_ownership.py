@@ -89,8 +89,13 @@ def test_a_leaf_used_twice_gets_the_sum_and_its_own_buffer():
     ],
     ids=["mul", "add", "view", "clone", "user pass-through"],
 )
-def test_the_callers_grad_output_is_never_mutated(graph):
+@pytest.mark.parametrize("hook", [None, "post-accumulate", "node prehook"])
+def test_the_callers_grad_output_is_never_mutated(graph, hook):
     (a,) = _leaves(1)
+    if hook == "post-accumulate":  # these see .grad itself, so .grad may take a gradient it owns
+        a.register_post_accumulate_grad_hook(lambda tensor: None)
+    elif hook == "node prehook":
+        a.view(3).grad_fn.next_functions[0][0].register_prehook(lambda grads: None)
     grad_output = ember.tensor([1.0, 2.0, 3.0])
     for _ in range(3):
         graph(a).backward(grad_output)
@@ -155,6 +160,20 @@ def test_a_backward_trace_keeps_what_it_saw():
     (a * 2).sum().backward()
     leaf_step = [step for step in recorded.steps if step.is_leaf][0]
     np.testing.assert_array_equal(leaf_step.grad_outputs[0].numpy(), np.full(3, 2.0))
+
+
+def test_a_gradient_a_node_prehook_kept_is_never_mutated():
+    a, b = _leaves()
+    seen = []
+
+    def scale_grad(tensor):
+        tensor.grad.mul_(10)  # in place, as DistributedDataParallel averages
+
+    a.view(3).grad_fn.next_functions[0][0].register_prehook(lambda grads: seen.append(grads[0]))
+    a.register_post_accumulate_grad_hook(scale_grad)
+    (a * b).sum().backward()
+    np.testing.assert_allclose(seen[0].numpy(), b.detach().numpy())
+    np.testing.assert_allclose(a.grad.numpy(), 10 * b.detach().numpy(), rtol=1e-6)
 
 
 def test_the_engine_takes_a_fresh_gradient_without_a_copy():

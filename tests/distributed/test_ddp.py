@@ -10,6 +10,10 @@ CHECKS = [
     "find_unused_parameters",
     "unused_without_detection_raises",
     "broadcast_buffers",
+    "large_gradients_reduced_in_place",
+    "gradient_as_bucket_view_zeroed_in_place",
+    "gradients_arriving_out_of_bucket_order",
+    "each_rank_leaves_other_parameters_unused",
 ]
 
 

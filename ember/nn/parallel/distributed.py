@@ -5,10 +5,17 @@ How it works, as in PyTorch:
 2. Parameters are grouped into buckets (in reverse order of `parameters()`, roughly the order in
    which backward produces their gradients; the first bucket small so communication starts early).
 3. A post-accumulate-grad hook on every parameter marks it ready; when a bucket is full its gradients
-   are flattened and an all-reduce starts without waiting (MPI's non-blocking Iallreduce), so
-   communication overlaps the rest of backward.
-4. When the last bucket has started, DDP waits for all of them and writes the averaged gradients
-   into `.grad`, so `optimizer.step()` sees the same gradients on every rank.
+   are divided by the world size and an all-reduce (SUM) starts without waiting (MPI's non-blocking
+   Iallreduce), so communication overlaps the rest of backward. Buckets start in the same order on
+   every rank, as MPI requires of collectives, even when their gradients arrive in another order.
+4. When the last bucket has started, DDP waits for all of them; `.grad` then holds the average on
+   every rank, so `optimizer.step()` sees the same gradients everywhere.
+
+What a step costs beyond the collective is kept to one pass over each gradient (the division):
+- a gradient of `_IN_PLACE_BYTES` or more is its own bucket and is reduced in its own memory, where
+  backward left it (copying it into a flat buffer would cost a good part of the transfer itself);
+- smaller gradients are copied, divided on the way, into one flat buffer per bucket, so they travel
+  as one message, and `.grad` becomes a view of that buffer (no copy back).
 """
 
 import contextlib
@@ -25,17 +32,39 @@ __all__ = ["DistributedDataParallel"]
 
 _FIRST_BUCKET_BYTES = 1024 * 1024  # PyTorch's dist._DEFAULT_FIRST_BUCKET_BYTES
 _DEFAULT_BUCKET_CAP_MB = 25
+# At this size one more message costs less than copying the gradient into a shared buffer.
+_IN_PLACE_BYTES = 1024 * 1024
 
 
 class _Bucket:
-    """Parameters whose gradients are all-reduced together, and the state of one reduction."""
+    """Parameters whose gradients are all-reduced together, and the state of one reduction.
 
-    def __init__(self, parameters):
+    Either one large parameter, reduced in its gradient's own memory (`in_place`), or several small
+    ones, copied into a flat buffer: kept from step to step with gradient_as_bucket_view, else new
+    each step so that no `.grad` of the last step changes under the user."""
+
+    def __init__(self, parameters, in_place):
         self.parameters = parameters
+        self.ids = frozenset(id(p) for p in parameters)
+        self.in_place = in_place
+        self.dtype = parameters[0]._data.dtype
+        self.numel = sum(p._data.size for p in parameters)
+        self.buffer = None  # the persistent flat buffer (gradient_as_bucket_view) ...
+        self.buffer_views = None  # ... and each parameter's part of it
         self.pending = set()
-        self.flat = None
+        self.array = None  # the memory being reduced this step ...
+        self.views = None  # ... and each parameter's part of it, shaped as the parameter
         self.request = None
         self.locally_used = None
+
+    def slots(self, flat):
+        """Each parameter's part of `flat`, shaped as the parameter."""
+        views, offset = [], 0
+        for parameter in self.parameters:
+            count = parameter._data.size
+            views.append(flat[offset : offset + count].reshape(parameter._data.shape))
+            offset += count
+        return views
 
 
 class DistributedDataParallel(Module):
@@ -44,8 +73,11 @@ class DistributedDataParallel(Module):
     Args: module (the model); broadcast_buffers (send rank 0's buffers, e.g. BatchNorm statistics,
     at every forward; default True); process_group (default: the whole job); bucket_cap_mb (bucket
     size, default 25); find_unused_parameters (walk the autograd graph after forward so parameters
-    the loss does not use are reduced too). device_ids, output_device, gradient_as_bucket_view and
-    static_graph are accepted for compatibility (CPU only; gradients are always views of a bucket).
+    the loss does not use are reduced too); gradient_as_bucket_view (keep each bucket's flat buffer
+    from step to step, as PyTorch's: no allocation, and a gradient zeroed in place with
+    `zero_grad(set_to_none=False)` is accumulated where it is reduced; a `.grad` kept from an earlier
+    step then changes with the next one). device_ids, output_device and static_graph are accepted for
+    compatibility (CPU only). Gradients of small parameters are views of their bucket either way.
 
     Example:
         dist.init_process_group("gloo")
@@ -95,7 +127,7 @@ class DistributedDataParallel(Module):
         self._buckets = _make_buckets([p for _, p in self._named_parameters], self.bucket_bytes_cap)
         self._bucket_of = {id(p): bucket for bucket in self._buckets for p in bucket.parameters}
         self._armed = False
-        self._launched = 0
+        self._launched = 0  # buckets start in index order: those before this one have started
         self._hook_handles = [
             p.register_post_accumulate_grad_hook(self._gradient_ready) for _, p in self._named_parameters
         ]
@@ -115,8 +147,8 @@ class DistributedDataParallel(Module):
         self._armed = output is not None
         self._launched = 0
         for bucket in self._buckets:
-            bucket.pending = {id(p) for p in bucket.parameters}
-            bucket.flat = bucket.request = None
+            bucket.pending = set(bucket.ids)
+            bucket.array = bucket.request = None
             bucket.locally_used = np.ones(len(bucket.parameters), np.int32)
         if self._armed and self.find_unused_parameters:
             used = _parameters_reached_from(output)
@@ -145,24 +177,42 @@ class DistributedDataParallel(Module):
     def _mark_ready(self, parameter):
         bucket = self._bucket_of[id(parameter)]
         bucket.pending.discard(id(parameter))
-        if not bucket.pending and bucket.request is None:
-            self._launch(bucket)
-            if self._launched == len(self._buckets):
-                self._finish()
-        else:  # let MPI move the buckets already under way
-            _mpi.load().Request.Testall([b.request for b in self._buckets if b.request is not None])
+        buckets = self._buckets
+        if bucket.pending or bucket is not buckets[self._launched]:
+            # Not this bucket's turn yet: let MPI move the buckets already under way.
+            if self._launched:
+                _mpi.load().Request.Testall([b.request for b in buckets[: self._launched]])
+            return
+        while self._launched < len(buckets) and not buckets[self._launched].pending:
+            self._launch(buckets[self._launched])
+            self._launched += 1
+        if self._launched == len(buckets):
+            self._finish()
 
     def _launch(self, bucket):
-        arrays = [
-            p._grad._data.ravel() if p._grad is not None else np.zeros(p._data.size, p._data.dtype)
-            for p in bucket.parameters
-        ]
-        bucket.flat = np.concatenate(arrays) if len(arrays) > 1 else arrays[0].copy()
-        bucket.request = self.process_group.comm.Iallreduce(_mpi.load().IN_PLACE, bucket.flat, op=_mpi.load().SUM)
-        self._launched += 1
+        """Divide the bucket's gradients by the world size and start their all-reduce."""
+        size = self.process_group.size()
+        if bucket.in_place:
+            bucket.array = _own_contiguous_gradient(bucket.parameters[0])
+            bucket.views = [bucket.array]
+            if size > 1:
+                np.multiply(bucket.array, 1.0 / size, out=bucket.array)
+        else:
+            if not self.gradient_as_bucket_view:
+                bucket.array = np.empty(bucket.numel, bucket.dtype)
+                bucket.views = bucket.slots(bucket.array)
+            else:
+                if bucket.buffer is None:
+                    bucket.buffer = np.empty(bucket.numel, bucket.dtype)
+                    bucket.buffer_views = bucket.slots(bucket.buffer)
+                bucket.array, bucket.views = bucket.buffer, bucket.buffer_views
+            for parameter, slot in zip(bucket.parameters, bucket.views):
+                _divide_into(parameter, slot, size)
+        MPI = _mpi.load()
+        bucket.request = self.process_group.comm.Iallreduce(MPI.IN_PLACE, bucket.array, op=MPI.SUM)
 
     def _finish(self):
-        """Wait for every bucket and write the averaged gradients."""
+        """Wait for every bucket; the averaged gradients are then in `.grad`."""
         group = self.process_group
         dist.collectives._start(
             group,
@@ -177,16 +227,14 @@ class DistributedDataParallel(Module):
             globally_used = np.empty_like(local)
             group.comm.Allreduce(local, globally_used)
         position = 0
-        size = group.size()
         for bucket in self._buckets:
-            bucket.flat /= size
-            offset = 0
-            for parameter in bucket.parameters:
-                count = parameter._data.size
+            for parameter, averaged in zip(bucket.parameters, bucket.views):
                 if globally_used is None or globally_used[position] or parameter._grad is not None:
-                    gradient = bucket.flat[offset : offset + count].reshape(parameter._data.shape)
-                    parameter.grad = new_tensor(gradient)
-                offset += count
+                    grad = parameter._grad
+                    if grad is not None and grad._data is averaged:
+                        grad._bump_version()
+                    else:
+                        parameter._grad = new_tensor(averaged)
                 position += 1
         self._armed = False
 
@@ -231,18 +279,54 @@ class DistributedDataParallel(Module):
 
 
 def _make_buckets(parameters, cap_bytes):
-    """Buckets in reverse parameter order, one dtype each; the first is capped at 1 MiB."""
+    """Buckets in reverse parameter order, one dtype each; the first is capped at 1 MiB. A large
+    parameter is a bucket of its own, reduced in place, and closes the bucket before it, so that
+    buckets start in the order backward fills them."""
     buckets, current, current_bytes, limit = [], [], 0, min(_FIRST_BUCKET_BYTES, cap_bytes)
+
+    def close():
+        nonlocal current, current_bytes, limit
+        if current:
+            buckets.append(_Bucket(current, in_place=False))
+            current, current_bytes, limit = [], 0, cap_bytes
+
     for parameter in reversed(parameters):
         size = parameter._data.nbytes
+        if size >= _IN_PLACE_BYTES:
+            close()
+            buckets.append(_Bucket([parameter], in_place=True))
+            continue
         if current and (current_bytes + size > limit or parameter._data.dtype != current[0]._data.dtype):
-            buckets.append(_Bucket(current))
-            current, current_bytes, limit = [], 0, cap_bytes
+            close()
         current.append(parameter)
         current_bytes += size
-    if current:
-        buckets.append(_Bucket(current))
+    close()
     return buckets
+
+
+def _own_contiguous_gradient(parameter):
+    """The array of `parameter.grad` if DDP may reduce it where it is, else a contiguous copy (zeros
+    for a parameter without gradient); `_finish` makes a copy the new `.grad`."""
+    grad = parameter._grad
+    if grad is None:
+        return np.zeros(parameter._data.shape, parameter._data.dtype)
+    array = grad._data
+    if array.flags.c_contiguous and array.flags.writeable and not grad._requires_grad:
+        return array
+    return np.array(array, parameter._data.dtype, order="C")
+
+
+def _divide_into(parameter, slot, size):
+    """`slot` = parameter.grad / size in one pass (zeros without a gradient); a gradient that already
+    is `slot` (gradient_as_bucket_view, zeroed in place) is divided where it is."""
+    grad = parameter._grad
+    if grad is None:
+        slot[...] = 0
+    elif size == 1:
+        if grad._data is not slot:
+            np.copyto(slot, grad._data)
+    else:
+        np.multiply(grad._data, 1.0 / size, out=slot)
 
 
 def _any_started(buckets):

@@ -93,6 +93,83 @@ def _():
         assert_close(p.grad, q.grad / size, f"{name}.grad")
 
 
+def train_side_by_side(model, steps, set_to_none=True, **ddp_options):
+    """Train `model` under DDP on this rank's half of the batch and a copy of it on the whole batch;
+    their parameters and gradients must agree after every step."""
+    reference = copy.deepcopy(model)
+    ddp = DDP(model, **ddp_options)
+    optimizer = ember.optim.SGD(ddp.parameters(), lr=0.01, momentum=0.9)
+    reference_optimizer = ember.optim.SGD(reference.parameters(), lr=0.01, momentum=0.9)
+    x, y = data()
+    for step in range(steps):
+        optimizer.zero_grad(set_to_none=set_to_none)
+        nn.functional.mse_loss(ddp(shard(x)), shard(y)).backward()
+        reference_optimizer.zero_grad(set_to_none=set_to_none)
+        nn.functional.mse_loss(reference(x), y).backward()
+        for (name, p), q in zip(model.named_parameters(), reference.parameters()):
+            # float32 sums in another order: differences relative to the gradient's largest element
+            scale = max(float(np.max(np.abs(q.grad.numpy()))), 1.0)
+            difference = float(np.max(np.abs(p.grad.numpy() - q.grad.numpy())))
+            assert difference < 1e-5 * scale, f"{name}.grad at step {step}: max difference {difference}, scale {scale}"
+        optimizer.step()
+        reference_optimizer.step()
+    return ddp
+
+
+def wide_model():
+    # 5 -> 16 -> 32768 -> 1: the 2 MiB weights are reduced in place, the rest share flat buckets.
+    ember.manual_seed(11)
+    return nn.Sequential(nn.Linear(5, 16), nn.Tanh(), nn.Linear(16, 32768), nn.Tanh(), nn.Linear(32768, 1))
+
+
+@check("large_gradients_reduced_in_place")
+def _():
+    ddp = train_side_by_side(wide_model(), steps=3)
+    in_place = [bucket.in_place for bucket in ddp._buckets]
+    assert any(in_place) and not all(in_place), in_place
+
+
+@check("gradient_as_bucket_view_zeroed_in_place")
+def _():
+    ddp = train_side_by_side(wide_model(), steps=3, set_to_none=False, gradient_as_bucket_view=True)
+    flat = [bucket for bucket in ddp._buckets if not bucket.in_place]
+    for bucket in flat:  # the gradients live in the bucket's buffer, kept from step to step
+        for parameter in bucket.parameters:
+            assert np.shares_memory(parameter.grad._data, bucket.buffer)
+
+
+@check("gradients_arriving_out_of_bucket_order")
+def _():
+    ddp = train_side_by_side(make_model(seed=5), steps=2, bucket_cap_mb=0.000001, gradient_as_bucket_view=True)
+    assert len(ddp._buckets) == len(list(ddp.parameters()))
+
+
+class TwoBranches(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(3, 2)
+        self.b = nn.Linear(3, 2)
+
+    def forward(self, x, use_a):
+        return (self.a if use_a else self.b)(x)
+
+
+@check("each_rank_leaves_other_parameters_unused")
+def _():
+    # Rank 0 uses branch a, rank 1 branch b: the buckets of the unused branch are ready at forward on
+    # one rank and during backward on the other; both must start the all-reduces in the same order.
+    ember.manual_seed(4)
+    model = TwoBranches()
+    reference = copy.deepcopy(model)
+    ddp = DDP(model, find_unused_parameters=True, bucket_cap_mb=0.000001)
+    inputs = [ember.ones(2, 3) * (r + 1) for r in range(size)]
+    ddp(inputs[rank], use_a=rank % 2 == 0).pow(2).sum().backward()
+    for r in range(size):
+        reference(inputs[r], use_a=r % 2 == 0).pow(2).sum().backward()
+    for (name, p), q in zip(model.named_parameters(), reference.parameters()):
+        assert_close(p.grad, q.grad / size, f"{name}.grad")
+
+
 class WithUnused(nn.Module):
     def __init__(self):
         super().__init__()
