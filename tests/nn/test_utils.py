@@ -65,3 +65,33 @@ def test_parameters_to_vector_and_back(torch):
     assert_close(model[1].bias, [10.0])
     with pytest.raises(TypeError, match="expected torch.Tensor, but got: list"):
         nn.utils.vector_to_parameters([1.0], model.parameters())
+
+
+def test_fusing_batchnorm_into_conv_and_linear_keeps_eval_outputs():
+    torch = pytest.importorskip("torch")
+    ember.manual_seed(0)
+    for conv, bn, shape, transpose in [
+        (nn.Conv2d(2, 3, 3), nn.BatchNorm2d(3), (2, 2, 5, 5), False),
+        (nn.ConvTranspose2d(2, 3, 3, bias=False), nn.BatchNorm2d(3), (2, 2, 4, 4), True),
+        (nn.Linear(4, 3), nn.BatchNorm1d(3), (5, 4), None),
+    ]:
+        bn.train()
+        bn(conv(ember.randn(*shape)))  # running statistics that are not the defaults
+        bn.weight.data.uniform_(0.5, 1.5)
+        bn.bias.data.uniform_(-1, 1)
+        conv.eval()
+        bn.eval()
+        x = ember.randn(*shape)
+        if transpose is None:
+            fused = nn.utils.fuse_linear_bn_eval(conv, bn)
+        else:
+            fused = nn.utils.fuse_conv_bn_eval(conv, bn, transpose=transpose)
+        np.testing.assert_allclose(fused(x).detach().numpy(), bn(conv(x)).detach().numpy(), rtol=1e-4, atol=1e-5)
+        assert isinstance(fused.weight, nn.Parameter) and fused is not conv
+    with pytest.raises(AssertionError, match="Fusion only for eval"):
+        nn.utils.fuse_conv_bn_eval(nn.Conv2d(1, 1, 1), nn.BatchNorm2d(1))
+    layer = nn.utils.skip_init(nn.Linear, 3, 2)
+    assert layer.weight.shape == (2, 3)
+    with pytest.raises(RuntimeError, match="must support a 'device' arg"):
+        nn.utils.skip_init(nn.ReLU)
+    assert torch.nn.utils.skip_init(torch.nn.Linear, 3, 2).weight.shape == (2, 3)

@@ -15,6 +15,8 @@ __all__ = [
 from . import rnn, parametrize, parametrizations  # noqa: E402,F401
 from .weight_norm import weight_norm, remove_weight_norm  # noqa: E402,F401
 from .spectral_norm import spectral_norm, remove_spectral_norm  # noqa: E402,F401
+from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights  # noqa: E402
+from .init import skip_init  # noqa: E402
 
 __all__ += [
     "rnn",
@@ -24,4 +26,9 @@ __all__ += [
     "remove_weight_norm",
     "spectral_norm",
     "remove_spectral_norm",
+    "fuse_conv_bn_eval",
+    "fuse_conv_bn_weights",
+    "fuse_linear_bn_eval",
+    "fuse_linear_bn_weights",
+    "skip_init",
 ]
