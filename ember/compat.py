@@ -237,7 +237,7 @@ def install():
         for name in [name for name in sys.modules if _is_torch_name(name)]:
             _saved_modules[name] = sys.modules.pop(name)
         sys.meta_path.insert(0, _FINDER)
-        _naming.package = "torch"
+        _naming.show_as_torch()
     return importlib.import_module("torch")
 
 
@@ -245,7 +245,7 @@ def uninstall():
     """Remove the hook and the ember-backed `torch` modules; put back real PyTorch modules set aside."""
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
-    _naming.package = "ember"
+    _naming.show_as_ember()
     for name in [name for name in sys.modules if _is_torch_name(name)]:
         if isinstance(sys.modules[name], (_TorchModule, _MissingModule)):
             del sys.modules[name]

@@ -23,7 +23,7 @@ from torch.optim.lr_scheduler import StepLR
 
 torch.manual_seed(0)
 print("args", sys.argv[1:], "name", __name__)
-print("is ember", type(torch.tensor(1.0)).__module__.startswith("ember"))
+print("is ember", "ember" in sys.modules and type(torch.tensor(1.0)) is sys.modules["ember"].Tensor)
 
 class Square(Function):
     @staticmethod
@@ -228,3 +228,22 @@ def test_reprs_print_the_module_path_the_user_imported():
         assert repr(torch.no_grad()).startswith("<torch.autograd.grad_mode.no_grad object at 0x")
     finally:
         ember.compat.uninstall()
+
+
+def test_type_of_core_objects_prints_as_in_pytorch_while_installed():
+    real = pytest.importorskip("torch")
+    import pickle
+
+    x = real.ones(1)
+    expected = [str(type(value)) for value in (x, x.shape, x.dtype, x.device, real.nn.Parameter(x), real.Generator())]
+    torch = ember.compat.install()
+    try:
+        y = torch.ones(1)
+        shown = [
+            str(type(value)) for value in (y, y.shape, y.dtype, y.device, torch.nn.Parameter(y), torch.Generator())
+        ]
+        assert shown == expected
+        assert pickle.loads(pickle.dumps(y.shape)) == y.shape and type(pickle.loads(pickle.dumps(y))) is ember.Tensor
+    finally:
+        ember.compat.uninstall()
+    assert str(type(ember.ones(1))) == "<class 'ember._tensor.Tensor'>"

@@ -1,6 +1,7 @@
 """What a process started by `python -m ember.distributed.run` sees (a torchrun-style script)."""
 
 import os
+import sys
 
 import torch  # ember, through the launcher's compatibility hook
 import torch.distributed as dist
@@ -14,7 +15,7 @@ report(
     {
         "size": dist.get_world_size(),
         "torch": torch.__name__,
-        "is_ember": torch.Tensor.__module__.startswith("ember"),
+        "is_ember": "ember" in sys.modules and torch.Tensor is sys.modules["ember"].Tensor,
         "env": {name: os.environ.get(name) for name in names},
     },
 )
