@@ -39,7 +39,7 @@ class Adadelta(Optimizer):
             raise ValueError(f"Invalid rho value: {rho}")
         check_nonnegative("epsilon value", eps)
         check_nonnegative("weight_decay value", weight_decay)
-        check_not_differentiable(differentiable)
+        check_not_differentiable(differentiable, "Adadelta")
         defaults = dict(
             lr=lr,
             rho=rho,

@@ -47,7 +47,7 @@ class Adamax(Optimizer):
         check_nonnegative("epsilon value", eps)
         check_betas(betas)
         check_nonnegative("weight_decay value", weight_decay)
-        check_not_differentiable(differentiable)
+        check_not_differentiable(differentiable, "Adamax")
         defaults = dict(
             lr=lr,
             betas=betas,
