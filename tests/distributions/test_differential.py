@@ -36,18 +36,23 @@ def _outcome(case, method, lib, **options):
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
 def test_values_match_torch(case, method, torch):
+    if method in case.differs:
+        pytest.skip(case.differs[method])
     ours, _ = _outcome(case, method, ember)
     theirs, _ = _outcome(case, method, torch)
     if isinstance(theirs, NotImplementedError):
         assert isinstance(ours, NotImplementedError), f"torch has no {method} for {case.name}, ember gave {ours}"
         return
     assert not isinstance(ours, Exception), f"{case.name}.{method}: ember raised {ours!r}"
-    assert_close(numpy(ours), numpy(theirs), rtol=1e-6, atol=1e-8, what=f"{case.name}.{method}")
+    rtol = case.rtol.get(method, 1e-6)
+    assert_close(numpy(ours), numpy(theirs), rtol=rtol, atol=1e-8, what=f"{case.name}.{method}")
 
 
 @pytest.mark.parametrize("method", ["log_prob", "cdf", "icdf", "entropy", "mean", "variance"])
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
 def test_gradients_match_torch(case, method, torch):
+    if method in case.differs:
+        pytest.skip(case.differs[method])
     ours, our_params = _outcome(case, method, ember, requires_grad=True)
     theirs, their_params = _outcome(case, method, torch, requires_grad=True)
     if isinstance(theirs, NotImplementedError) or not theirs.requires_grad:
@@ -72,7 +77,8 @@ def test_gradients_match_torch(case, method, torch):
             assert mine is None or not np.any(numpy(mine)), f"{case.name}.{method}: d/d{name} should be zero"
             continue
         assert mine is not None, f"{case.name}.{method}: no gradient for {name}"
-        assert_close(numpy(mine), numpy(reference), rtol=1e-6, atol=1e-8, what=f"{case.name}.{method} d/d{name}")
+        rtol = case.rtol.get(method, 1e-6)
+        assert_close(numpy(mine), numpy(reference), rtol=rtol, atol=1e-8, what=f"{case.name}.{method} d/d{name}")
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)

@@ -153,7 +153,8 @@ def _outside(case, lib):
     value = values(case, lib)
     reference = build(case, ember)[0]
     support = reference.support
-    if repr(support) in ("Real()", "IndependentConstraint(Real(), 1)"):
+    reals = ("Real()", "IndependentConstraint(Real(), 1)")
+    if repr(support) in reals + tuple(f"MixtureSameFamilyConstraint({real})" for real in reals):
         return None
     if value.dtype == lib.int64:
         return value * 0 - 1
