@@ -11,7 +11,8 @@ Differences from PyTorch:
     implicit Dirichlet gradient: unbiased with the same expectation, different draw by draw.
   * Draws themselves differ from PyTorch's (another generator).
   * Kumaraswamy.mode is the textbook mode (PyTorch 2.13 returns NaN).
-  * Not provided: ContinuousBernoulli, Wishart, LKJCholesky, CatTransform, StackTransform,
+  * Wishart.rsample has no retry loop for singular draws (possible only for p - 1 < df < p).
+  * Not provided: ContinuousBernoulli, LKJCholesky, CatTransform, StackTransform,
     CorrCholeskyTransform.
 """
 
@@ -57,6 +58,7 @@ from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 from .transforms import *  # noqa: F401,F403
 
 __all__ = [
@@ -102,6 +104,7 @@ __all__ = [
     "Uniform",
     "VonMises",
     "Weibull",
+    "Wishart",
     "biject_to",
     "constraints",
     "kl_divergence",

@@ -39,6 +39,11 @@ def _covariance(n):
     return a @ a.T + n * np.eye(n)
 
 
+def _covariances(rng, batch, n):
+    a = rng.standard_normal(batch + (n, n))
+    return a @ np.swapaxes(a, -1, -2) + np.eye(n)
+
+
 def _scale_tril(n):
     lower = np.tril(_R.standard_normal((n, n)), -1)
     return lower + np.diag(_R.uniform(0.5, 2.0, n))
@@ -365,6 +370,23 @@ CASES += [
         ),
         {"probs": _positive(3), "loc": _R.standard_normal((3, 2)), "scale": _positive(3, 2)},
         lambda rng, p: rng.standard_normal((4, 2)),
+    ),
+]
+
+CASES += [
+    Case(
+        "Wishart-covariance",
+        lambda D, p: D.Wishart(p["df"], covariance_matrix=p["cov"]),
+        {"df": np.array([3.5, 6.0]), "cov": np.stack([_covariance(3), _covariance(3)])},
+        lambda rng, p: _covariances(rng, (4, 2), 3),
+    ),
+    Case(
+        "Wishart-scale_tril",
+        lambda D, p: D.Wishart(p["df"], scale_tril=p["scale_tril"]),
+        {"df": np.array(4.0)},
+        lambda rng, p: _covariances(rng, (4,), 2),
+        # fixed: torch's cholesky_solve sends gradient to the unused upper triangle of scale_tril
+        fixed={"scale_tril": _scale_tril(2)},
     ),
 ]
 

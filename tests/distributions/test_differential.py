@@ -165,6 +165,7 @@ GRADCHECK_CASES = [
     "LogisticNormal",
     "RelaxedOneHotCategorical",
     "MixtureSameFamily-multivariate",
+    "Wishart-covariance",
 ]
 
 

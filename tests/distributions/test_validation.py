@@ -158,6 +158,8 @@ def _outside(case, lib):
         return None
     if value.dtype == lib.int64:
         return value * 0 - 1
+    if repr(support) == "PositiveDefinite()":
+        return value * 0 - 1
     return value * 0 - 0.5 if support.event_dim == 0 else value * 0 + 2
 
 
