@@ -3,7 +3,7 @@
 Subclasses implement `step()` with NumPy maths on `p._data` / `p._grad._data`, in place, outside the
 graph; `_updated(p)` then bumps the parameter's version counter as PyTorch's in-place updates do,
 so a graph that saved the old value refuses to backward through it. With `differentiable=True`
-(SGD, Adam, AdamW, RMSprop, Adagrad) the step instead runs in grad mode with in-place tensor ops,
+(SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax) the step instead runs in grad mode with in-place tensor ops,
 so the update is recorded in the graph (parameters must then be non-leaf tensors, as in PyTorch).
 """
 
@@ -114,8 +114,9 @@ def check_not_differentiable(differentiable, optimizer):
     """For the optimizers whose step ember does not yet record in the graph."""
     if differentiable:
         raise NotImplementedError(
-            f"{optimizer}(differentiable=True) is not implemented in ember (SGD, Adam, AdamW, RMSprop "
-            f"and Adagrad support it); use differentiable=False, or one of those for meta-learning"
+            f"{optimizer}(differentiable=True) is not implemented in ember (SGD, Adam, AdamW, RMSprop, "
+            f"Adagrad, Adadelta and Adamax support it); use differentiable=False, or one of those for "
+            f"meta-learning"
         )
 
 

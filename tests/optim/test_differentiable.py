@@ -20,6 +20,10 @@ CASES = [
     ("RMSprop", {"lr": 0.05, "momentum": 0.9, "centered": True, "weight_decay": 0.1}),
     ("Adagrad", {"lr": 0.1, "lr_decay": 0.1, "weight_decay": 0.1}),
     ("Adagrad", {"lr": 0.1, "initial_accumulator_value": 0.3}),
+    ("Adadelta", {"lr": 0.5, "weight_decay": 0.1}),
+    ("Adadelta", {"rho": 0.5, "maximize": True}),
+    ("Adamax", {"lr": 0.1}),
+    ("Adamax", {"lr": 0.1, "weight_decay": 0.1, "maximize": True}),
 ]
 
 
@@ -49,7 +53,11 @@ def test_gradients_flow_through_one_step_as_in_torch(name, options):
     _assert_all_close(_inner_loop(ember, name, options, 1), _inner_loop(torch, name, options, 1))
 
 
-@pytest.mark.parametrize("name, options", [case for case in CASES if "amsgrad" not in case[1]][:-3])
+@pytest.mark.parametrize(
+    "name, options",
+    # (torch itself cannot backward through two steps of these: it saves state it then changes in place)
+    [case for case in CASES if "amsgrad" not in case[1] and "centered" not in case[1] and case[0] != "Adamax"],
+)
 def test_gradients_flow_through_two_steps_as_in_torch(name, options):
     _assert_all_close(_inner_loop(ember, name, options, 2), _inner_loop(torch, name, options, 2))
 
@@ -139,7 +147,7 @@ def test_plain_steps_still_record_nothing():
     assert param.grad_fn is None and param.is_leaf
 
 
-@pytest.mark.parametrize("name", ["Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop"])
+@pytest.mark.parametrize("name", ["NAdam", "RAdam", "ASGD", "Rprop"])
 def test_optimizers_without_a_differentiable_step_say_so(name):
     with pytest.raises(NotImplementedError, match=name):
         getattr(ember.optim, name)([ember.zeros(2, requires_grad=True)], differentiable=True)
