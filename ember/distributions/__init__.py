@@ -10,8 +10,9 @@ Differences from PyTorch:
   * Dirichlet/Beta `rsample`: gradients go through normalized gamma draws rather than PyTorch's
     implicit Dirichlet gradient: unbiased with the same expectation, different draw by draw.
   * Draws themselves differ from PyTorch's (another generator).
-  * Not provided: the distributions not listed in `__all__` (Gumbel, Pareto, Weibull, VonMises,
-    LowRankMultivariateNormal, Multinomial, MixtureSameFamily, ...), CatTransform, StackTransform,
+  * Kumaraswamy.mode is the textbook mode (PyTorch 2.13 returns NaN).
+  * Wishart.rsample has no retry loop for singular draws (possible only for p - 1 < df < p).
+  * Not provided: ContinuousBernoulli, LKJCholesky, CatTransform, StackTransform,
     CorrCholeskyTransform.
 """
 
@@ -27,22 +28,38 @@ from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
-from .one_hot_categorical import OneHotCategorical
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
 from .poisson import Poisson
 from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
-from .transforms import *  # noqa: F401,F403
 from .uniform import Uniform
+from .von_mises import VonMises
+from .weibull import Weibull
+from .wishart import Wishart
+from .transforms import *  # noqa: F401,F403
 
 __all__ = [
     "Bernoulli",
@@ -56,21 +73,38 @@ __all__ = [
     "Distribution",
     "Exponential",
     "ExponentialFamily",
+    "FisherSnedecor",
     "Gamma",
+    "GeneralizedPareto",
     "Geometric",
+    "Gumbel",
+    "HalfCauchy",
     "HalfNormal",
     "Independent",
+    "InverseGamma",
+    "Kumaraswamy",
     "Laplace",
     "LogNormal",
+    "LogisticNormal",
     "LogitRelaxedBernoulli",
+    "LowRankMultivariateNormal",
+    "MixtureSameFamily",
+    "Multinomial",
     "MultivariateNormal",
+    "NegativeBinomial",
     "Normal",
     "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
+    "Pareto",
     "Poisson",
     "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
     "StudentT",
     "TransformedDistribution",
     "Uniform",
+    "VonMises",
+    "Weibull",
+    "Wishart",
     "biject_to",
     "constraints",
     "kl_divergence",

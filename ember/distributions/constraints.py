@@ -11,6 +11,7 @@ from .._tensor import Tensor
 
 __all__ = [
     "Constraint",
+    "MixtureSameFamilyConstraint",
     "boolean",
     "cat",
     "corr_cholesky",
@@ -111,6 +112,35 @@ class _DependentProperty(property, _Dependent):
 
     def __call__(self, fget):
         return _DependentProperty(fget, is_discrete=self._is_discrete, event_dim=self._event_dim)
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a MixtureSameFamily: a value is valid when it lies in the support of its
+    components (checked against each component along the mixture's rightmost batch dim)."""
+
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise TypeError(
+                f"MixtureSameFamilyConstraint(): base_constraint must be a Constraint, not "
+                f"{type(base_constraint).__name__}"
+            )
+        self.base_constraint = base_constraint
+        super().__init__()
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        per_component = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        return per_component.all(-1)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.base_constraint!r})"
 
 
 class _IndependentConstraint(Constraint):

@@ -25,12 +25,15 @@ from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
+from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
@@ -411,6 +414,121 @@ def _kl_uniform_normal(p, q):
     return -p.entropy() + _normal_cross_entropy(p.mean, p.variance, q)
 
 
+# ---------------------------------------------------------------- Gumbel, Pareto, low-rank normals
+def _gumbel_cross_entropy(mean, expected_exp, q):
+    """-E[log q(x)] for a Gumbel q, from p's mean and E_p[exp(-x / q.scale)]."""
+    return q.scale.log() + (mean - q.loc) / q.scale + (q.loc / q.scale).exp() * expected_exp
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    # x = loc + scale G with G standard Gumbel: E[exp(-t G)] = Gamma(1 + t)
+    ratio = p.scale / q.scale
+    expected_exp = (-p.loc / q.scale + (1 + ratio).lgamma()).exp()
+    return -p.entropy() + _gumbel_cross_entropy(p.mean, expected_exp, q)
+
+
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p, q):
+    expected_exp = p.rate / (p.rate + q.scale.reciprocal())
+    return -p.entropy() + _gumbel_cross_entropy(p.mean, expected_exp, q)
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p, q):
+    expected_exp = (1 + (q.scale * p.rate).reciprocal()).pow(-p.concentration)
+    return -p.entropy() + _gumbel_cross_entropy(p.mean, expected_exp, q)
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p, q):
+    expected_exp = (-p.loc / q.scale + p.scale.pow(2) / (2 * q.scale.pow(2))).exp()
+    return -p.entropy() + _gumbel_cross_entropy(p.loc, expected_exp, q)
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p, q):
+    expected_exp = q.scale * ((-p.low / q.scale).exp() - (-p.high / q.scale).exp()) / (p.high - p.low)
+    return -p.entropy() + _gumbel_cross_entropy(p.mean, expected_exp, q)
+
+
+@register_kl(Gumbel, Normal)
+def _kl_gumbel_normal(p, q):
+    return -p.entropy() + _normal_cross_entropy(p.mean, p.variance, q)
+
+
+def _pareto_expected_log(p):
+    """E[log x] for x ~ Pareto(scale, alpha): log(scale) + 1 / alpha."""
+    return p.scale.log() + p.alpha.reciprocal()
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    result = (p.alpha / q.alpha).log() + q.alpha * (p.scale / q.scale).log() + q.alpha / p.alpha - 1
+    return _where_infinite(p.scale < q.scale, result)
+
+
+def _pareto_moments(p, finite_from):
+    """(mean, variance, moments infinite) of a Pareto p, where the moments used are infinite for
+    alpha <= finite_from; computed with a safe alpha there, so that gradients stay 0, not NaN."""
+    infinite = p.alpha <= finite_from
+    alpha = _ops.where(infinite, finite_from + 1.0, p.alpha)
+    mean = alpha * p.scale / (alpha - 1)
+    variance = p.scale.pow(2) * alpha / ((alpha - 1).pow(2) * (alpha - 2))
+    return mean, variance, infinite
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p, q):
+    mean, _, infinite = _pareto_moments(p, 1)
+    return _where_infinite(infinite, -p.entropy() - q.rate.log() + q.rate * mean)
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p, q):
+    mean, _, infinite = _pareto_moments(p, 1)
+    result = (
+        -p.entropy()
+        - q.concentration * q.rate.log()
+        + q.concentration.lgamma()
+        - (q.concentration - 1) * _pareto_expected_log(p)
+        + q.rate * mean
+    )
+    return _where_infinite(infinite, result)
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    mean, variance, infinite = _pareto_moments(p, 2)
+    return _where_infinite(infinite, -p.entropy() + _normal_cross_entropy(mean, variance, q))
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    width = p.high - p.low
+    expected_log = (_ops.xlogy(p.high, p.high) - _ops.xlogy(p.low, p.low)) / width - 1
+    result = -width.log() - q.alpha.log() - q.alpha * q.scale.log() + (q.alpha + 1) * expected_log
+    return _where_infinite(p.low < q.scale, result)
+
+
+def _as_full_normal(distribution):
+    """A LowRankMultivariateNormal as the MultivariateNormal with its covariance."""
+    if isinstance(distribution, LowRankMultivariateNormal):
+        return MultivariateNormal(distribution.loc, covariance_matrix=distribution.covariance_matrix)
+    return distribution
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrank_normals(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two (Low Rank) Multivariate Normals with different event shapes cannot be computed"
+        )
+    return _kl_multivariatenormal_multivariatenormal(_as_full_normal(p), _as_full_normal(q))
+
+
 # ---------------------------------------------------------------- support of p outside that of q
 def _infinite_kl(parameter_name):
     def kl(p, q):
@@ -420,10 +538,13 @@ def _infinite_kl(parameter_name):
 
 
 for _type_p, _parameter, _types_q in (
-    (Exponential, "rate", (Beta, Uniform)),
-    (Gamma, "concentration", (Beta, Uniform)),
-    (Laplace, "loc", (Beta, Exponential, Gamma, Uniform)),
-    (Normal, "loc", (Beta, Exponential, Gamma, Uniform)),
+    (Beta, "concentration1", (Pareto,)),
+    (Exponential, "rate", (Beta, Uniform, Pareto)),
+    (Gamma, "concentration", (Beta, Uniform, Pareto)),
+    (Gumbel, "loc", (Beta, Exponential, Gamma, Pareto, Uniform)),
+    (Laplace, "loc", (Beta, Exponential, Gamma, Uniform, Pareto)),
+    (Normal, "loc", (Beta, Exponential, Gamma, Uniform, Pareto)),
+    (Pareto, "scale", (Beta, Uniform)),
     (Poisson, "rate", (Bernoulli, Binomial)),
 ):
     for _type_q in _types_q:

@@ -7,7 +7,7 @@ from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
 
-__all__ = ["OneHotCategorical"]
+__all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class OneHotCategorical(Distribution):
@@ -82,3 +82,15 @@ class OneHotCategorical(Distribution):
         if expand:
             values = values.expand((n,) + tuple(self.batch_shape) + (n,))
         return values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """OneHotCategorical with a straight-through gradient: `rsample` returns the one-hot draw in
+    value, with the gradient of `probs` (draw + probs - probs.detach())."""
+
+    has_rsample = True
+
+    def rsample(self, sample_shape=Size()):
+        draws = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return draws + (probs - probs.detach())

@@ -1,6 +1,7 @@
 """`TransformedDistribution`: a base distribution pushed through a chain of transforms."""
 
 from .._size import Size
+from ..autograd import no_grad
 from . import constraints
 from .distribution import Distribution
 from .independent import Independent
@@ -77,9 +78,10 @@ class TransformedDistribution(Distribution):
         return self.base_dist.has_rsample
 
     def sample(self, sample_shape=Size()):
-        value = self.base_dist.sample(sample_shape)
-        for transform in self.transforms:
-            value = transform(value)
+        with no_grad():  # a draw is data: the transforms' parameters get no graph from it
+            value = self.base_dist.sample(sample_shape)
+            for transform in self.transforms:
+                value = transform(value)
         return value
 
     def rsample(self, sample_shape=Size()):

@@ -9,7 +9,6 @@ differentiable twice. Differences from PyTorch: `embedding(sparse=True)` gives a
 import math
 import warnings
 
-import numpy as np
 
 from .. import ops as _ops
 from .. import _dtype
@@ -156,6 +155,7 @@ __all__ = [
     "soft_margin_loss",
     "multilabel_soft_margin_loss",
     "multi_margin_loss",
+    "multilabel_margin_loss",
 ]
 
 
@@ -919,26 +919,19 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
-    """sum over i != y of max(0, margin - x[y] + x[i])**p / C, per sample (a multi-class hinge loss)."""
+    """sum over i != y of w[y] * max(0, margin - x[y] + x[i])**p / C, per sample (a multi-class
+    hinge loss; p is 1 or 2). Input (C,) or (N, C), target (N,) class indices."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    if p not in (1, 2):
-        raise ValueError("only p == 1 and p == 2 supported")
-    unbatched = input.dim() <= 1
-    if unbatched:
-        input, target = input.reshape((1, -1)), target.reshape((1,))
-    classes = input.shape[1]
-    rows = np.arange(input.shape[0])
-    picked = input[new_tensor(rows), target].unsqueeze(1)
-    hinge = relu(input - picked + margin)
-    if p == 2:
-        hinge = hinge * hinge
-    if weight is not None:
-        hinge = hinge * weight[target].unsqueeze(1)
-    not_target = new_tensor(np.arange(classes)[None, :] != target._data[:, None])
-    loss = _ops.where(not_target, hinge, 0.0).sum(1) / classes
-    if unbatched:
-        loss = loss.reshape(())
-    return _losses.reduce_loss(loss, reduction)
+    return _losses.multi_margin_loss(input, target, p, margin, weight, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """sum over target classes j and other classes i of max(0, 1 - (x[j] - x[i])) / C, per sample.
+
+    `target` has the input's shape, (C,) or (N, C): each row lists the sample's classes, ended by
+    the first -1 (the rest of the row is ignored)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _losses.multilabel_margin_loss(input, target, reduction)
 
 
 from ._functional_attention import scaled_dot_product_attention, multi_head_attention_forward  # noqa: E402

@@ -67,6 +67,8 @@ def sum_to_shape(tensor, shape):
     shape = tuple(shape)
     if type(tensor) is np.ndarray:
         return tensor if tensor.shape == shape else _sum_array_to_shape(tensor, shape)
+    if isinstance(tensor, np.generic):  # 0-d array arithmetic gives NumPy scalars: still an array result
+        return tensor if shape == () else _sum_array_to_shape(np.asarray(tensor), shape)
     if tensor._data.shape == shape:
         return tensor
     return SumToSize.apply(tensor, shape)

@@ -294,16 +294,21 @@ def poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8, reduct
 
 
 class NllLoss(Primitive, node="NllLossBackward0", backward_on_arrays=True):
-    """-weight[t] * input[n, t] per sample, reduced: the negative log-likelihood of class targets.
+    """-weight[t] * input[..., t, ...] per sample, reduced: the negative log-likelihood of class targets.
 
-    Works on (N, C) rows; K-dimensional inputs (N, C, d1, ...) arrive with the class dim moved last
-    and flattened. Its backward is the constant "where each target sits" times the incoming gradient,
-    so it is linear in that gradient and differentiable again.
+    Takes (C,) and (N, C) inputs (NllLoss2d: (N, C, H, W)) with the class dim where PyTorch has it;
+    the rows are formed on arrays, so the node's input is the caller's tensor itself. Its backward is
+    the constant "where each target sits" times the incoming gradient, so it is linear in that
+    gradient and differentiable again.
     """
 
     @staticmethod
-    def forward(ctx, rows, target, weight, reduction, ignore_index):
-        count, classes = rows.shape
+    def forward(ctx, input, target, weight, reduction, ignore_index):
+        class_dim = 0 if input.ndim == 1 else 1
+        classes = input.shape[class_dim]
+        rows = np.moveaxis(input, class_dim, -1).reshape(-1, classes)
+        target_shape, target = target.shape, target.reshape(-1)
+        count = rows.shape[0]
         valid = target != ignore_index
         all_valid = bool(valid.all())
         safe = target if all_valid else np.where(valid, target, 0)
@@ -314,18 +319,20 @@ class NllLoss(Primitive, node="NllLossBackward0", backward_on_arrays=True):
                 f"[0, {classes - 1}] or equal ignore_index={ignore_index})"
             )
         picked = rows[np.arange(count), safe]
+        ctx.layout = input.shape, class_dim, target_shape, reduction
         if weight is None and all_valid and count:
             # The usual case, every sample counted once: no per-sample weights to build.
             scale = 1.0 if reduction != "mean" else 1.0 / count
-            result = -picked if reduction == "none" else np.asarray(-picked.sum() * scale, dtype=rows.dtype)
-            ctx.picked = safe, np.asarray(scale, dtype=rows.dtype), rows.shape, reduction
-            return result
+            ctx.picked = safe, np.asarray(scale, dtype=rows.dtype)
+            if reduction == "none":
+                return (-picked).reshape(target_shape)
+            return np.asarray(-picked.sum() * scale, dtype=rows.dtype)
         sample_weight = weight[safe] if weight is not None else np.ones(count, dtype=rows.dtype)
         sample_weight = sample_weight * valid
         losses = -picked * sample_weight
         if reduction == "none":
             scale = sample_weight
-            result = losses
+            result = losses.reshape(target_shape)
         elif reduction == "sum":
             scale = sample_weight
             result = np.asarray(losses.sum(), dtype=rows.dtype)
@@ -333,35 +340,47 @@ class NllLoss(Primitive, node="NllLossBackward0", backward_on_arrays=True):
             total = sample_weight.sum()
             scale = sample_weight / total  # (0/0 when every target is ignored: nan, as PyTorch)
             result = np.asarray(losses.sum() / total, dtype=rows.dtype)
-        ctx.picked = safe, scale.astype(rows.dtype, copy=False), rows.shape, reduction
+        ctx.picked = safe, scale.astype(rows.dtype, copy=False)
         return result
 
     @staticmethod
+    def coefficient(ctx):
+        """d(loss)/d(input), per sample for 'none': -scale where each target sits, 0 elsewhere."""
+        safe, scale = ctx.picked
+        shape, class_dim = ctx.layout[:2]
+        moved = shape[:class_dim] + shape[class_dim + 1 :] + (shape[class_dim],)
+        coefficient = np.zeros((safe.size, shape[class_dim]), dtype=scale.dtype)
+        coefficient[np.arange(safe.size), safe] = -scale
+        return np.moveaxis(coefficient.reshape(moved), -1, class_dim)
+
+    @staticmethod
     def backward(ctx, grad):
-        safe, scale, shape, reduction = ctx.picked
-        coefficient = np.zeros(shape, dtype=scale.dtype)
-        coefficient[np.arange(shape[0]), safe] = -scale
-        if reduction == "none":
-            grad = grad.reshape(grad.shape + (1,))
+        shape, class_dim, target_shape, reduction = ctx.layout
+        coefficient = NllLoss.coefficient(ctx)
+        if reduction == "none":  # one gradient per target: broadcast it along the class dim
+            grad = grad.reshape(target_shape[:class_dim] + (1,) + target_shape[class_dim:])
         if type(grad) is np.ndarray:  # a first-order backward on arrays (see autograd.function)
             return grad * coefficient, None, None, None, None
         return grad * new_tensor(coefficient), None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, *rest):
+        if tangent is None:
+            return None
+        class_dim, reduction = ctx.layout[1], ctx.layout[3]
+        weighted = tangent * new_tensor(NllLoss.coefficient(ctx))
+        return weighted.sum(class_dim) if reduction == "none" else weighted.sum()
 
 
 class NllLoss2d(NllLoss, node="NllLoss2DBackward0"):
     pass
 
 
-def _class_rows(input):
-    """(N, C, d1, ...) -> (N * d1 * ..., C) rows, with a reshape that undoes it for 'none' losses."""
-    ndim = input._data.ndim
-    if ndim == 2:
-        return input
-    return input.movedim(1, -1).reshape((-1, input._data.shape[1]))
-
-
 def nll_loss_rows(input, target, weight, ignore_index, reduction, op_name="nll_loss"):
-    """NLL of class-index targets for (C,), (N, C) or (N, C, d1, ...) log-probabilities."""
+    """NLL of class-index targets for (C,), (N, C) or (N, C, d1, ...) log-probabilities.
+
+    As PyTorch, 3-D and 5-D-or-more inputs are viewed as (N, C, 1, -1) for the 2-D kernel and the
+    loss is viewed back, so the nodes are those PyTorch prints."""
     _check_tensor(input, "input", op_name)
     _check_tensor(target, "target", op_name)
     reduction = reduction_name(reduction)
@@ -379,28 +398,183 @@ def nll_loss_rows(input, target, weight, ignore_index, reduction, op_name="nll_l
                 f"{op_name}: for an unbatched input of shape {list(input.shape)} the target must be "
                 f"0-D, got {list(target.shape)}"
             )
-        input, target = input.unsqueeze(0), target.unsqueeze(0)
-    if input._data.shape[0] != target._data.shape[0]:
+    elif input._data.shape[0] != target._data.shape[0]:
         raise ValueError(
             f"Expected input batch_size ({input._data.shape[0]}) to match target batch_size ({target._data.shape[0]})."
         )
-    if input._data.shape[2:] != target._data.shape[1:]:
+    elif input._data.shape[2:] != target._data.shape[1:]:
         raise RuntimeError(
             f"{op_name}: expected target size {[input._data.shape[0]] + list(input.shape[2:])}, "
             f"got {list(target.shape)} (input is {list(input.shape)})"
         )
-    classes = input._data.shape[1]
+    classes = input._data.shape[0 if ndim == 1 else 1]
     if weight is not None and weight._data.shape != (classes,):
         raise RuntimeError(
             f"{op_name}: weight tensor should be defined either for all {classes} classes or no "
             f"classes but got weight tensor of shape: {list(weight.shape)}"
         )
-    function = NllLoss2d if ndim >= 3 else NllLoss
     weight_array = None if weight is None else weight._data.astype(input._data.dtype, copy=False)
-    loss = function.apply(_class_rows(input), target._data.reshape(-1), weight_array, reduction, ignore_index)
+    if ndim <= 2:
+        return NllLoss.apply(input, target._data, weight_array, reduction, ignore_index)
+    if ndim == 4:
+        return NllLoss2d.apply(input, target._data, weight_array, reduction, ignore_index)
+    batch = input._data.shape[0]
+    flat_target = target._data.reshape(batch, 1, -1)
+    loss = NllLoss2d.apply(input.reshape((batch, classes, 1, -1)), flat_target, weight_array, reduction, ignore_index)
+    return loss.reshape(target._data.shape) if reduction == "none" else loss
+
+
+def _margin_batch(input, target, op_name, target_like_input):
+    """(N, C) arrays for a margin loss's 0-D, (C,) or (N, C) input, with PyTorch's checks."""
+    if input.ndim > 2 or (input.ndim and 0 in input.shape[-1:]):
+        raise RuntimeError(
+            f"{op_name}: expected a non-empty vector or matrix (C,) / (N, C) with optional 0-dim "
+            f"batch size, but got input of shape {list(input.shape)}"
+        )
+    if target.dtype.kind not in "iu":
+        raise RuntimeError(f"{op_name}: expected target of scalar type Long (class indices) but found {target.dtype}")
+    rows = input.reshape(-1, input.shape[-1] if input.ndim else 1)
+    expected = rows.shape if target_like_input else rows.shape[:1]
+    if target_like_input:
+        matches = target.shape == input.shape
+    else:
+        matches = target.shape == input.shape[:1] if input.ndim == 2 else target.size == 1
+    if not matches:
+        if target_like_input:
+            raise RuntimeError(
+                f"{op_name}: inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
+            )
+        raise RuntimeError(
+            f"{op_name}: target tensor should be 1-D with size equal to the number of input samples "
+            f"(batch size). Expected target size {list(rows.shape[:1])}, but got {list(target.shape)}. "
+            f"Input has shape {list(input.shape)}."
+        )
+    return rows, target.reshape(expected)
+
+
+def _reduce_rows(per_sample, reduction, output_shape, dtype):
+    """A margin loss's per-sample losses reduced; 'none' gives them the output's shape."""
     if reduction == "none":
-        loss = loss.reshape(target._data.shape if ndim != 1 else ())
-    return loss
+        return per_sample.astype(dtype, copy=False).reshape(output_shape)
+    total = per_sample.sum() if reduction == "sum" else per_sample.sum() / per_sample.size
+    return np.asarray(total, dtype=dtype)
+
+
+class MarginSlopeLoss(Primitive):
+    """Base of the multi-class margin losses: the per-sample loss's slope G (N, C) with respect to
+    the input is computed by the subclass (`slopes`, with ember ops); backward is the incoming
+    gradient times G and the forward-mode rule sums G times the tangent over the classes."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        slopes = ctx._forward_cls.slopes(ctx)
+        if ctx.reduction == "none":
+            grad = grad.reshape((-1, 1))
+        elif ctx.reduction == "mean":
+            grad = grad / slopes.shape[0]
+        others = (None,) * (len(ctx.needs_input_grad) - 1)
+        return ((grad * slopes).reshape(ctx.input_shape),) + others
+
+    @staticmethod
+    def jvp(ctx, tangent, *rest):
+        if tangent is None:
+            return None
+        per_sample = (ctx._forward_cls.slopes(ctx) * tangent.reshape(ctx.rows_shape)).sum(1)
+        if ctx.reduction == "none":
+            return per_sample.reshape(ctx.output_shape)
+        return reduce_loss(per_sample, ctx.reduction)
+
+
+class MultiMarginLoss(MarginSlopeLoss, node="MultiMarginLossBackward0"):
+    """sum over i != y of w[y] * max(0, margin - x[y] + x[i])**p / C per sample (p = 1 or 2)."""
+
+    @staticmethod
+    def forward(ctx, input, target, p, margin, weight, reduction):
+        target_shape = target.shape
+        rows, target = _margin_batch(input, target, "multi_margin_loss", target_like_input=False)
+        count, classes = rows.shape
+        if target.size and (target.min() < 0 or target.max() >= classes):
+            raise RuntimeError(f"multi_margin_loss: target out of range (targets must be in [0, {classes - 1}])")
+        if weight is not None and weight.shape != (classes,):
+            raise RuntimeError(
+                f"multi_margin_loss: inconsistent weight size, expected {classes} but got {list(weight.shape)}"
+            )
+        batch = np.arange(count)
+        hinge = margin - rows[batch, target][:, None] + rows
+        active = hinge > 0
+        active[batch, target] = False
+        scale = active / classes
+        if weight is not None:
+            scale = scale * weight[target][:, None]
+        per_sample = ((hinge if p == 1 else hinge * hinge) * scale).sum(1)
+        ctx.save_for_backward(input if p == 2 else None)
+        ctx.scale, ctx.target, ctx.p, ctx.margin = scale.astype(rows.dtype), target, p, margin
+        ctx.reduction, ctx.input_shape, ctx.rows_shape = reduction, input.shape, rows.shape
+        ctx.output_shape = (count,) if input.ndim == 2 else target_shape  # unbatched: the target's 0-D or (1,)
+        return _reduce_rows(per_sample, reduction, ctx.output_shape, rows.dtype)
+
+    @staticmethod
+    def slopes(ctx):
+        """d(loss_n)/dx[n, i]: the active hinges' slopes, and minus their sum at the target."""
+        scale = new_tensor(ctx.scale)
+        if ctx.p == 2:
+            (input,) = ctx.saved_tensors
+            rows = input.reshape(ctx.rows_shape)
+            picked = rows.gather(1, new_tensor(ctx.target[:, None]))
+            scale = 2 * (ctx.margin - picked + rows) * scale
+        at_target = new_tensor(np.arange(ctx.rows_shape[1]) == ctx.target[:, None])
+        return scale - _where(at_target, scale.sum(1, keepdim=True), 0.0)
+
+
+class MultilabelMarginLoss(MarginSlopeLoss, node="MultilabelMarginLossBackward0"):
+    """sum over targets j and non-targets i of max(0, 1 - (x[y_j] - x[i])) / C per sample; a row of
+    targets ends at its first -1."""
+
+    @staticmethod
+    def forward(ctx, input, target, reduction):
+        rows, target = _margin_batch(input, target, "multilabel_margin_loss", target_like_input=True)
+        count, classes = rows.shape
+        listed = np.cumprod(target != -1, axis=1).astype(bool)  # positions before the first -1
+        if ((target[listed] < 0) | (target[listed] >= classes)).any():
+            raise RuntimeError(
+                f"multilabel_margin_loss: argument #2 'target' is out of range (targets must be in "
+                f"[0, {classes - 1}], ended by -1)"
+            )
+        safe = np.where(listed, target, 0)
+        batch = np.arange(count)[:, None]
+        is_target = np.zeros(rows.shape, dtype=bool)
+        is_target[np.broadcast_to(batch, safe.shape)[listed], safe[listed]] = True
+        hinge = 1 - rows[batch, safe][:, :, None] + rows[:, None, :]  # (N, target slot, class)
+        active = (hinge > 0) & listed[:, :, None] & ~is_target[:, None, :]
+        per_sample = (hinge * active).sum((1, 2)) / classes
+        # The loss is piecewise linear: its slopes are constants, fixed here.
+        slopes = active.sum(1).astype(rows.dtype)
+        np.subtract.at(slopes, (np.broadcast_to(batch, safe.shape), safe), active.sum(2))
+        ctx.slope_array = slopes / classes
+        ctx.reduction, ctx.input_shape, ctx.rows_shape = reduction, input.shape, rows.shape
+        ctx.output_shape = (count,) if input.ndim == 2 else ()
+        return _reduce_rows(per_sample, reduction, ctx.output_shape, rows.dtype)
+
+    @staticmethod
+    def slopes(ctx):
+        return new_tensor(ctx.slope_array)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="mean"):
+    _check_tensor(input, "input", "multi_margin_loss")
+    _check_tensor(target, "target", "multi_margin_loss")
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    _check_floating(input, "multi_margin_loss")
+    weight_array = None if weight is None else weight._data.astype(input._data.dtype, copy=False)
+    return MultiMarginLoss.apply(input, target._data, p, float(margin), weight_array, reduction_name(reduction))
+
+
+def multilabel_margin_loss(input, target, reduction="mean"):
+    _check_tensor(input, "input", "multilabel_margin_loss")
+    _check_tensor(target, "target", "multilabel_margin_loss")
+    _check_floating(input, "multilabel_margin_loss")
+    return MultilabelMarginLoss.apply(input, target._data, reduction_name(reduction))
 
 
 class BinaryCrossEntropy(ReducedLoss, node="BinaryCrossEntropyBackward0"):

@@ -27,6 +27,7 @@ from .pointwise import sgn
 from .shape import movedim
 from ._tangents import linear_jvp
 from ._declare import op
+from . import _std_order
 
 __all__ = [
     "sum",
@@ -544,6 +545,38 @@ def _stable_order(array, dim, descending):
     return size - 1 - np.flip(order, dim)
 
 
+def _replay_slices(order, array, dim, descending, replay, every_slice=False):
+    """Overwrite the slices of `order` (indices along `dim`) that hold ties, or all of them with
+    `every_slice`, with `replay(keys)`: the positions PyTorch's CPU kernel (a C++ std:: algorithm,
+    see `_std_order`) leaves there. Above `_std_order.REPLAY_LIMIT` elements, `order` stays as it is."""
+    moved = np.moveaxis(array, dim, -1)
+    if moved.size == 0:
+        return order
+    rows = moved.reshape(-1, moved.shape[-1])
+    chosen = np.ones(len(rows), dtype=bool) if every_slice else _std_order.has_ties(rows)
+    if not chosen.any() or chosen.sum() * rows.shape[1] > _std_order.REPLAY_LIMIT:
+        return order
+    keys = _std_order.ranks(rows[chosen], descending)
+    moved_order = np.moveaxis(order, dim, -1)  # a view: writing it writes `order`
+    target = moved_order.reshape(-1, moved_order.shape[-1])
+    for row, row_keys in zip(np.flatnonzero(chosen), keys.tolist()):
+        target[row] = replay(row_keys)
+    if not np.shares_memory(target, order):  # reshape had to copy: put the rows back
+        moved_order[...] = target.reshape(moved_order.shape)
+    return order
+
+
+def _unstable_order(array, dim, descending):
+    """sort(stable=False): PyTorch's std::sort order. Slices of 16 or fewer are insertion sorted
+    there, which is stable, so only longer slices with ties are replayed."""
+    order = _stable_order(array, dim, descending)
+    if array.shape[dim] <= 16:
+        return order
+    if array.ndim == 1 and not descending and array.dtype.kind in "iu" and array.size >= 32768:
+        return order  # PyTorch radix sorts such tensors (1-D, integers, ascending, 2**15 or more): stable
+    return _replay_slices(order, array, dim, descending, _std_order.std_sort)
+
+
 def _at_positions(order, positions, dim):
     return np.take_along_axis(order, positions, axis=dim)
 
@@ -651,13 +684,52 @@ def _mode_indices(array, dim):
     moved = np.moveaxis(array, dim, -1)
     matches = moved == value
     last = size - 1 - np.argmax(np.flip(matches, -1), axis=-1)
+    if size > 16:  # PyTorch takes the last of the run that its std::sort leaves (stable up to 16)
+        last = _mode_replayed(moved, value[..., 0], last)
     if array.dtype.kind in "fc":  # a NaN mode: PyTorch reports its first NaN
         last = np.where(np.isnan(value[..., 0]), np.argmax(np.isnan(moved), axis=-1), last)
     return np.expand_dims(last, dim)
 
 
-def _topk_indices(array, dim, k, largest):
-    return np.take(_stable_order(array, dim, largest), np.arange(k), axis=dim)
+def _mode_replayed(moved, value, last):
+    """`last` (the mode's last occurrence per slice) replaced by the index that ends the mode's run
+    after PyTorch's std::sort, for slices without NaN (their order there is not a strict one)."""
+    rows = moved.reshape(-1, moved.shape[-1])
+    chosen = _std_order.has_ties(rows)
+    if rows.dtype.kind in "fc":
+        chosen &= ~np.isnan(rows).any(axis=-1)
+    if not chosen.any() or chosen.sum() * rows.shape[1] > _std_order.REPLAY_LIMIT:
+        return last
+    last = last.reshape(-1).copy()
+    modes = value.reshape(-1)
+    for row in np.flatnonzero(chosen):
+        keys = _std_order.ranks(rows[row]).tolist()
+        positions = _std_order.std_sort(list(keys))
+        mode_key = keys[int(np.argmax(rows[row] == modes[row]))]
+        run_end = builtins.max(i for i, position in enumerate(positions) if keys[position] == mode_key)
+        last[row] = positions[run_end]
+    return last.reshape(value.shape)
+
+
+def _topk_indices(array, dim, k, largest, sorted):
+    """The k largest (smallest) in PyTorch's CPU order: std::partial_sort when k * 64 <= n, else
+    std::nth_element and, when `sorted`, std::sort of the k - 1 before the k-th."""
+    order = np.take(_stable_order(array, dim, largest), np.arange(k), axis=dim)
+    size = array.shape[dim]
+    if k == 0:
+        return order
+
+    def replay(keys):
+        if k * 64 <= size:
+            return _std_order.std_partial_sort(keys, k)[:k]
+        positions = _std_order.std_nth_element(keys, k - 1)
+        if sorted:
+            _std_order.std_sort_range(keys, positions, 0, k - 1)
+        return positions[:k]
+
+    # Without ties the sorted results agree; unsorted ones come in nth_element's order.
+    every_slice = not sorted and k * 64 > size
+    return _replay_slices(order, array, dim, largest, replay, every_slice)
 
 
 @op(MaxDim, method=True)
@@ -717,7 +789,8 @@ def nanmedian(input, dim=None, keepdim=False):
 @op(Mode, method=True)
 def mode(input, dim=-1, keepdim=False):
     """`(values, indices)`: the most frequent value along `dim` (the smallest if several) and the
-    index of its last occurrence."""
+    index PyTorch returns: the last of its run after C++ std::sort (the last occurrence for 16 or
+    fewer elements)."""
     return _reducing_selector("mode", input, dim, Mode, return_types.mode, keepdim, _mode_indices)
 
 
@@ -725,7 +798,7 @@ def mode(input, dim=-1, keepdim=False):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """`(values, indices)` of the k-th smallest element along `dim` (k counts from 1).
 
-    Differs from PyTorch only in which index is returned among equal values (ours: stable order).
+    Among equal values, the index PyTorch's quickselect returns.
     """
     _check_tensor(input, "kthvalue")
     k = int_argument(k, "kthvalue", "k", 1)
@@ -738,10 +811,11 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
 @op(Topk, method=True)
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    """`(values, indices)` of the k largest (or smallest) elements along `dim`, sorted.
+    """`(values, indices)` of the k largest (or smallest) elements along `dim`, sorted unless
+    `sorted=False`.
 
-    Equal values come in their original order (PyTorch's order among ties is unspecified);
-    `sorted=False` still returns them sorted.
+    Among equal values the indices, and with `sorted=False` the order, are those PyTorch's CPU
+    kernel gives (see `ember.ops._std_order`; beyond 200,000 elements with ties, original order).
     """
     _check_tensor(input, "topk")
     k = int_argument(k, "topk", "k", 1)
@@ -749,25 +823,27 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     size = input._data.shape[dim] if input._data.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError(f"selected index k out of range (k={k}, dimension {dim} has size {size})")
-    return _select_along_dim(Topk, return_types.topk, input, dim, True, _topk_indices, k, largest)
+    return _select_along_dim(Topk, return_types.topk, input, dim, True, _topk_indices, k, largest, bool(sorted))
 
 
 @op(Sort, SortStable, method=True)
 def sort(input, dim=-1, descending=False, stable=None):
     """`(values, indices)` sorted along `dim`; NaN sorts as the largest value.
 
-    The sort is always stable (equal elements keep their order); `stable=` is accepted for PyTorch's
-    signature.
+    `stable=True` keeps equal elements in their original order. Otherwise equal elements come in
+    the order PyTorch's CPU sort (C++ std::sort) leaves them, replayed by `ember.ops._std_order`
+    (beyond 200,000 elements with ties: original order).
     """
     _check_tensor(input, "sort")
     dim = _single_dim(input, dim, "sort")
     function = Sort if stable is None else SortStable
-    return _select_along_dim(function, return_types.sort, input, dim, True, _stable_order, bool(descending))
+    order = _stable_order if stable else _unstable_order
+    return _select_along_dim(function, return_types.sort, input, dim, True, order, bool(descending))
 
 
 @op(method=True)
 def argsort(input, dim=-1, descending=False, stable=False):
-    """The indices that sort `input` along `dim` (stable)."""
+    """The indices that sort `input` along `dim` (equal elements as `sort` orders them)."""
     return sort(input, dim, descending, stable).indices
 
 

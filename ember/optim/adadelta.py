@@ -2,7 +2,8 @@
 updates, so the units of the update match those of the parameter."""
 
 from .._backend import np
-from .optimizer import Optimizer, check_lr, check_nonnegative, check_not_differentiable, scalar, step_state, zeros_state
+from .._tensor import Tensor
+from .optimizer import Optimizer, hyperparameter, nonzero, check_lr, check_nonnegative, scalar, step_state, zeros_state
 
 __all__ = ["Adadelta"]
 
@@ -39,7 +40,6 @@ class Adadelta(Optimizer):
             raise ValueError(f"Invalid rho value: {rho}")
         check_nonnegative("epsilon value", eps)
         check_nonnegative("weight_decay value", weight_decay)
-        check_not_differentiable(differentiable)
         defaults = dict(
             lr=lr,
             rho=rho,
@@ -63,6 +63,9 @@ class Adadelta(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
+            if group["differentiable"]:
+                self._differentiable_step(group)
+                continue
             lr, rho, eps, weight_decay = scalar(group["lr"]), group["rho"], group["eps"], group["weight_decay"]
             for param, grad in self._params_with_grad(group):
                 data = param._data
@@ -81,3 +84,20 @@ class Adadelta(Optimizer):
                 data += -lr * delta
                 self._updated(param)
         return loss
+
+    def _differentiable_step(self, group):
+        lr, rho, eps = hyperparameter(group["lr"]), group["rho"], group["eps"]
+        weight_decay = hyperparameter(group["weight_decay"])
+        for param, grad in self._params_with_grad_tensors(group):
+            state = self._state_of(param)
+            state["step"].add_(1)
+            if nonzero(weight_decay):
+                grad = grad + weight_decay * param
+            square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+            square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
+            delta = (acc_delta + eps).sqrt() / (square_avg + eps).sqrt() * grad
+            acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+            if isinstance(lr, Tensor):
+                param.sub_(delta * lr)
+            else:
+                param.add_(delta, alpha=-lr)

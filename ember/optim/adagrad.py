@@ -1,8 +1,8 @@
 """Adagrad: per-coordinate steps scaled by the root of the sum of all past squared gradients."""
 
 from .._backend import np
-from .._tensor import new_tensor
-from .optimizer import Optimizer, check_lr, check_nonnegative, check_not_differentiable, scalar, step_state
+from .._tensor import Tensor, new_tensor
+from .optimizer import Optimizer, check_lr, check_nonnegative, hyperparameter, nonzero, scalar, step_state
 
 __all__ = ["Adagrad"]
 
@@ -17,6 +17,7 @@ class Adagrad(Optimizer):
 
     As in PyTorch the state (`step`, `sum` filled with `initial_accumulator_value`) is created when the
     optimizer is built, so `state_dict()` lists every parameter from the start.
+    `differentiable=True` records the update in the graph.
     """
 
     def __init__(
@@ -38,7 +39,6 @@ class Adagrad(Optimizer):
         check_nonnegative("weight_decay value", weight_decay)
         check_nonnegative("initial_accumulator_value value", initial_accumulator_value)
         check_nonnegative("epsilon value", eps)
-        check_not_differentiable(differentiable)
         defaults = dict(
             lr=lr,
             lr_decay=lr_decay,
@@ -65,6 +65,9 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
+            if group["differentiable"]:
+                self._differentiable_step(group)
+                continue
             lr, lr_decay, eps = scalar(group["lr"]), group["lr_decay"], group["eps"]
             weight_decay = group["weight_decay"]
             for param, grad in self._params_with_grad(group):
@@ -82,3 +85,20 @@ class Adagrad(Optimizer):
                 data += -clr * grad / deviation
                 self._updated(param)
         return loss
+
+    def _differentiable_step(self, group):
+        lr, lr_decay, eps = hyperparameter(group["lr"]), group["lr_decay"], group["eps"]
+        weight_decay = hyperparameter(group["weight_decay"])
+        for param, grad in self._params_with_grad_tensors(group):
+            state = self._state_of(param, group)
+            state["step"].add_(1)
+            if nonzero(weight_decay):
+                grad = grad + weight_decay * param
+            decayed_lr = lr / (1 + (float(state["step"]._data) - 1) * lr_decay)
+            total = state["sum"]
+            total.addcmul_(grad, grad, value=1)
+            update = grad / (total.sqrt() + eps)
+            if isinstance(decayed_lr, Tensor):
+                param.sub_(update * decayed_lr)
+            else:
+                param.add_(update, alpha=-decayed_lr)

@@ -6,7 +6,8 @@ from .optimizer import (
     check_betas,
     check_lr,
     check_nonnegative,
-    check_not_differentiable,
+    hyperparameter,
+    nonzero,
     lerp_,
     scalar,
     step_state,
@@ -26,7 +27,8 @@ class Adam(Optimizer):
         p -= lr / (1 - beta1**t) * m / (sqrt(v_hat) / sqrt(1 - beta2**t) + eps)
 
     State per parameter: `step`, `exp_avg`, `exp_avg_sq` (and `max_exp_avg_sq` with amsgrad), as in
-    PyTorch. `foreach`, `capturable` and `fused` are accepted and ignored.
+    PyTorch. `foreach`, `capturable` and `fused` are accepted and ignored. `differentiable=True`
+    records the update in the graph (lr, betas and weight_decay may be tensors that require grad).
     """
 
     def __init__(
@@ -49,7 +51,6 @@ class Adam(Optimizer):
         check_nonnegative("epsilon value", eps)
         check_betas(betas)
         check_nonnegative("weight_decay value", weight_decay)
-        check_not_differentiable(differentiable)
         defaults = dict(
             lr=lr,
             betas=betas,
@@ -78,6 +79,9 @@ class Adam(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
+            if group["differentiable"]:
+                self._differentiable_step(group)
+                continue
             lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
             weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
             decoupled = group.get("decoupled_weight_decay", False)
@@ -106,3 +110,30 @@ class Adam(Optimizer):
                 data += -step_size * exp_avg / denominator
                 self._updated(param)
         return loss
+
+    def _differentiable_step(self, group):
+        lr, eps, weight_decay = hyperparameter(group["lr"]), group["eps"], hyperparameter(group["weight_decay"])
+        beta1, beta2 = (hyperparameter(beta) for beta in group["betas"])
+        amsgrad = group["amsgrad"]
+        for param, grad in self._params_with_grad_tensors(group):
+            state = self._state_of(param, amsgrad)
+            step = state["step"].add_(1)  # a float32 tensor: the bias corrections below are too, as PyTorch's
+            if nonzero(weight_decay):
+                if group.get("decoupled_weight_decay", False):
+                    param.mul_(1 - lr * weight_decay)
+                else:
+                    grad = grad + weight_decay * param
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+            exp_avg.lerp_(grad, 1 - beta1)
+            exp_avg_sq.lerp_(grad * grad, 1 - beta2)
+            if amsgrad:
+                maximum = state["max_exp_avg_sq"]
+                maximum.copy_(maximum.clone().maximum(exp_avg_sq.clone()))
+                exp_avg_sq = maximum
+            # -lr / (1 - beta1**t) and sqrt(1 - beta2**t) are float32 like the step counter, and the
+            # scale is folded into the denominator in PyTorch's order, so results agree to rounding.
+            negative_step_size = -(lr / (1 - beta1**step))
+            scale = (1 - beta2**step).sqrt() * negative_step_size
+            denominator = exp_avg_sq.sqrt() / scale + eps / negative_step_size
+            # (a clone: the next step changes the moment in place, which this update's graph saves)
+            param.addcdiv_(exp_avg.clone(), denominator)

@@ -1,12 +1,14 @@
 """Adamax: Adam with the second moment replaced by an exponentially weighted infinity norm."""
 
 from .._backend import np
+from ..ops import stack
 from .optimizer import (
     Optimizer,
+    hyperparameter,
+    nonzero,
     check_betas,
     check_lr,
     check_nonnegative,
-    check_not_differentiable,
     lerp_,
     scalar,
     step_state,
@@ -47,7 +49,6 @@ class Adamax(Optimizer):
         check_nonnegative("epsilon value", eps)
         check_betas(betas)
         check_nonnegative("weight_decay value", weight_decay)
-        check_not_differentiable(differentiable)
         defaults = dict(
             lr=lr,
             betas=betas,
@@ -71,6 +72,9 @@ class Adamax(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
+            if group["differentiable"]:
+                self._differentiable_step(group)
+                continue
             lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
             weight_decay = group["weight_decay"]
             for param, grad in self._params_with_grad(group):
@@ -90,3 +94,19 @@ class Adamax(Optimizer):
                 data += -step_size * exp_avg / exp_inf
                 self._updated(param)
         return loss
+
+    def _differentiable_step(self, group):
+        lr, (beta1, beta2), eps = hyperparameter(group["lr"]), group["betas"], group["eps"]
+        weight_decay = hyperparameter(group["weight_decay"])
+        for param, grad in self._params_with_grad_tensors(group):
+            state = self._state_of(param)
+            state["step"].add_(1)
+            if nonzero(weight_decay):
+                grad = grad + weight_decay * param
+            exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+            exp_avg.lerp_(grad, 1 - beta1)
+            # amax of the pair (not maximum) shares the gradient of a tie evenly, as PyTorch's
+            candidates = stack([exp_inf.mul_(beta2), grad.abs() + eps])
+            exp_inf.copy_(candidates.amax(0))
+            step_size = lr / (1 - beta1 ** float(state["step"]._data))
+            param.sub_(step_size * exp_avg.clone() / exp_inf.clone())

@@ -45,7 +45,7 @@ class ASGD(Optimizer):
     ):
         check_lr(lr)
         check_nonnegative("weight_decay value", weight_decay)
-        check_not_differentiable(differentiable)
+        check_not_differentiable(differentiable, "ASGD")
         defaults = dict(
             lr=lr,
             lambd=lambd,

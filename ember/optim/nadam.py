@@ -52,7 +52,7 @@ class NAdam(Optimizer):
         check_betas(betas)
         check_nonnegative("weight_decay value", weight_decay)
         check_nonnegative("momentum_decay value", momentum_decay)
-        check_not_differentiable(differentiable)
+        check_not_differentiable(differentiable, "NAdam")
         defaults = dict(
             lr=lr,
             betas=betas,

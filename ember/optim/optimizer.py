@@ -2,7 +2,9 @@
 
 Subclasses implement `step()` with NumPy maths on `p._data` / `p._grad._data`, in place, outside the
 graph; `_updated(p)` then bumps the parameter's version counter as PyTorch's in-place updates do,
-so a graph that saved the old value refuses to backward through it.
+so a graph that saved the old value refuses to backward through it. With `differentiable=True`
+(SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax) the step instead runs in grad mode with in-place tensor ops,
+so the update is recorded in the graph (parameters must then be non-leaf tensors, as in PyTorch).
 """
 
 import copy
@@ -14,7 +16,7 @@ from itertools import chain
 from .._backend import np
 from .._dtype import get_default_dtype
 from .._tensor import Tensor, new_tensor
-from ..autograd.grad_mode import enable_grad, no_grad
+from ..autograd.grad_mode import enable_grad, set_grad_enabled
 from ..utils.hooks import RemovableHandle
 
 __all__ = [
@@ -24,6 +26,8 @@ __all__ = [
     "check_nonnegative",
     "check_betas",
     "check_not_differentiable",
+    "hyperparameter",
+    "nonzero",
     "zeros_state",
     "scalar_dtype",
     "step_state",
@@ -106,13 +110,27 @@ def fused_lerp_(buffer, end, weight):
         add_scaled_(buffer, -(1 - np.float32(weight)), difference)
 
 
-def check_not_differentiable(differentiable):
-    """ember updates parameters outside the graph; `differentiable=True` would need the steps recorded."""
+def check_not_differentiable(differentiable, optimizer):
+    """For the optimizers whose step ember does not yet record in the graph."""
     if differentiable:
         raise NotImplementedError(
-            "torch.optim differentiable=True is not implemented in ember: optimizer "
-            "steps update the parameters outside the autograd graph"
+            f"{optimizer}(differentiable=True) is not implemented in ember (SGD, Adam, AdamW, RMSprop, "
+            f"Adagrad, Adadelta and Adamax support it); use differentiable=False, or one of those for "
+            f"meta-learning"
         )
+
+
+def hyperparameter(value):
+    """An option as the differentiable step uses it: a tensor that requires grad stays a tensor (so
+    gradients reach it), anything else becomes a Python number."""
+    if isinstance(value, Tensor) and value.requires_grad:
+        return value.reshape(())
+    return scalar(value)
+
+
+def nonzero(value):
+    """Whether an option (a number, or a tensor that requires grad) switches its term on."""
+    return isinstance(value, Tensor) or value != 0
 
 
 def zeros_state(param):
@@ -152,7 +170,8 @@ def _run_step_hooks(step):
                 result = hook(self, args, kwargs)
                 if result is not None:
                     args, kwargs = result
-            with no_grad():
+            # As PyTorch: a differentiable optimizer records its update in the graph, others do not.
+            with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
                 output = step(self, *args, **kwargs)
             self._opt_called = True  # lets a learning-rate scheduler check the call order
             for hook in list(self._optimizer_step_post_hooks.values()):
@@ -229,8 +248,11 @@ class Optimizer:
         for param in params:
             if not isinstance(param, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_type_name(param)}")
-            if not (param.is_leaf or param.retains_grad):
-                raise ValueError("can't optimize a non-leaf Tensor")
+            if not (self.defaults.get("differentiable") or param.is_leaf or param.retains_grad):
+                raise ValueError(
+                    "can't optimize a non-leaf Tensor (a differentiable=True optimizer can, to record "
+                    "its steps in the graph)"
+                )
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
@@ -301,6 +323,16 @@ class Optimizer:
             grad = param._grad
             if grad is not None:
                 yield param, (-grad._data if maximize else grad._data)
+
+    @staticmethod
+    def _params_with_grad_tensors(group):
+        """(param, gradient tensor) for a differentiable step: the gradient as the user left it
+        (it may carry a graph), negated for `maximize=True`."""
+        maximize = group.get("maximize", False)
+        for param in group["params"]:
+            grad = param.grad
+            if grad is not None:
+                yield param, (-grad if maximize else grad)
 
     # ----------------------------------------------------------------- hooks
     def register_step_pre_hook(self, hook):

@@ -51,7 +51,7 @@ class RAdam(Optimizer):
         check_nonnegative("epsilon value", eps)
         check_betas(betas)
         check_nonnegative("weight_decay value", weight_decay)
-        check_not_differentiable(differentiable)
+        check_not_differentiable(differentiable, "RAdam")
         defaults = dict(
             lr=lr,
             betas=betas,

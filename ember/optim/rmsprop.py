@@ -1,11 +1,13 @@
 """RMSprop: divide the gradient by a running root mean square of recent gradients."""
 
 from .._backend import np
+from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
     check_lr,
     check_nonnegative,
-    check_not_differentiable,
+    hyperparameter,
+    nonzero,
     lerp_,
     scalar,
     step_state,
@@ -26,6 +28,7 @@ class RMSprop(Optimizer):
         p -= lr * g / avg                                               (otherwise)
 
     State: `step`, `square_avg`, plus `momentum_buffer` and `grad_avg` when used, as in PyTorch.
+    `differentiable=True` records the update in the graph.
     """
 
     def __init__(
@@ -47,7 +50,6 @@ class RMSprop(Optimizer):
         check_nonnegative("momentum value", momentum)
         check_nonnegative("weight_decay value", weight_decay)
         check_nonnegative("alpha value", alpha)
-        check_not_differentiable(differentiable)
         defaults = dict(
             lr=lr,
             momentum=momentum,
@@ -76,6 +78,9 @@ class RMSprop(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
+            if group["differentiable"]:
+                self._differentiable_step(group)
+                continue
             lr, alpha, eps = scalar(group["lr"]), group["alpha"], group["eps"]
             weight_decay, momentum = group["weight_decay"], group["momentum"]
             for param, grad in self._params_with_grad(group):
@@ -103,3 +108,30 @@ class RMSprop(Optimizer):
                     data += -lr * grad / average
                 self._updated(param)
         return loss
+
+    def _differentiable_step(self, group):
+        lr, alpha, eps = hyperparameter(group["lr"]), group["alpha"], group["eps"]
+        weight_decay, momentum = hyperparameter(group["weight_decay"]), group["momentum"]
+        for param, grad in self._params_with_grad_tensors(group):
+            state = self._state_of(param, group)
+            state["step"].add_(1)
+            if nonzero(weight_decay):
+                grad = grad + weight_decay * param
+            square_avg = state["square_avg"]
+            square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+            if group["centered"]:
+                grad_avg = state["grad_avg"]
+                grad_avg.lerp_(grad, 1 - alpha)
+                average = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt() + eps
+            else:
+                average = square_avg.sqrt() + eps
+            if momentum > 0:
+                buffer = state["momentum_buffer"]
+                buffer.mul_(momentum).addcdiv_(grad, average)
+                update = buffer
+            else:
+                update = grad / average
+            if isinstance(lr, Tensor):
+                param.sub_(update * lr)
+            else:
+                param.add_(update, alpha=-lr)

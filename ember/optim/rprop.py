@@ -35,7 +35,7 @@ class Rprop(Optimizer):
         check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        check_not_differentiable(differentiable)
+        check_not_differentiable(differentiable, "Rprop")
         defaults = dict(
             lr=lr,
             etas=etas,

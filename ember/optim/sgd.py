@@ -1,7 +1,7 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum and weight decay."""
 
-from .optimizer import Optimizer, check_lr, check_nonnegative, check_not_differentiable, scalar
-from .._tensor import new_tensor
+from .optimizer import Optimizer, check_lr, check_nonnegative, hyperparameter, nonzero, scalar
+from .._tensor import Tensor, new_tensor
 
 __all__ = ["SGD"]
 
@@ -17,6 +17,8 @@ class SGD(Optimizer):
 
     Example: `opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)`.
     `foreach` and `fused` are accepted and ignored (ember has one NumPy implementation).
+    `differentiable=True` records the update in the graph (lr and weight_decay may then be tensors
+    that require grad); as in PyTorch the first momentum buffer is a detached copy of the gradient.
     """
 
     def __init__(
@@ -36,7 +38,6 @@ class SGD(Optimizer):
         check_lr(lr)
         check_nonnegative("momentum value", momentum)
         check_nonnegative("weight_decay value", weight_decay)
-        check_not_differentiable(differentiable)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = dict(
@@ -55,6 +56,9 @@ class SGD(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
+            if group["differentiable"]:
+                self._differentiable_step(group)
+                continue
             lr, momentum, dampening = scalar(group["lr"]), group["momentum"], group["dampening"]
             weight_decay, nesterov = group["weight_decay"], group["nesterov"]
             for param, grad in self._params_with_grad(group):
@@ -73,3 +77,22 @@ class SGD(Optimizer):
                 data += -lr * grad
                 self._updated(param)
         return loss
+
+    def _differentiable_step(self, group):
+        lr, weight_decay = hyperparameter(group["lr"]), hyperparameter(group["weight_decay"])
+        momentum, dampening = hyperparameter(group["momentum"]), group["dampening"]
+        for param, grad in self._params_with_grad_tensors(group):
+            if nonzero(weight_decay):
+                grad = grad + weight_decay * param
+            if nonzero(momentum):
+                state = self.state[param]
+                buffer = state.get("momentum_buffer")
+                if buffer is None:
+                    state["momentum_buffer"] = buffer = grad.detach().clone()
+                else:
+                    buffer.mul_(momentum).add_(grad, alpha=1 - dampening)
+                grad = grad + momentum * buffer if group["nesterov"] else buffer
+            if isinstance(lr, Tensor):
+                param.sub_(grad * lr)
+            else:
+                param.add_(grad, alpha=-lr)

@@ -19,6 +19,8 @@ class Case(NamedTuple):
     params: dict  # differentiable parameters: name -> float64 array
     values: Callable  # values(rng, params) -> array in the support (sample dims + batch + event)
     fixed: dict = {}  # parameters without gradient (total_count, temperature)
+    rtol: dict = {}  # method -> a looser relative tolerance against torch, with the reason in the case
+    differs: dict = {}  # method -> why ember deliberately differs from torch there (not compared)
 
 
 def _rng():
@@ -35,6 +37,11 @@ def _positive(*shape, low=0.5, high=2.0):
 def _covariance(n):
     a = _R.standard_normal((n, n))
     return a @ a.T + n * np.eye(n)
+
+
+def _covariances(rng, batch, n):
+    a = rng.standard_normal(batch + (n, n))
+    return a @ np.swapaxes(a, -1, -2) + np.eye(n)
 
 
 def _scale_tril(n):
@@ -231,6 +238,155 @@ CASES = [
         {"probs": _R.uniform(0.1, 0.9, 3)},
         lambda rng, p: rng.uniform(0.05, 0.95, (4, 3)),
         fixed={"temperature": np.array(0.7)},
+    ),
+]
+
+CASES += [
+    Case(
+        "Gumbel",
+        lambda D, p: D.Gumbel(p["loc"], p["scale"]),
+        {"loc": _R.standard_normal(3), "scale": _positive(3)},
+        lambda rng, p: p["loc"] + rng.uniform(-1.0, 3.0, (4, 3)) * p["scale"],
+    ),
+    Case(
+        "Pareto",
+        lambda D, p: D.Pareto(p["scale"], p["alpha"]),
+        {"scale": _positive(3), "alpha": np.array([0.7, 1.5, 3.0])},
+        lambda rng, p: p["scale"] + rng.uniform(0.0, 3.0, (4, 3)),
+    ),
+    Case(
+        "Weibull",
+        lambda D, p: D.Weibull(p["scale"], p["concentration"]),
+        {"scale": _positive(3), "concentration": np.array([0.7, 1.5, 3.0])},
+        lambda rng, p: rng.uniform(0.1, 3.0, (4, 3)),
+    ),
+    Case(
+        "HalfCauchy",
+        lambda D, p: D.HalfCauchy(p["scale"]),
+        {"scale": _positive(3)},
+        lambda rng, p: np.abs(rng.standard_normal((4, 3))) * 2,
+    ),
+    Case(
+        "InverseGamma",
+        lambda D, p: D.InverseGamma(p["concentration"], p["rate"]),
+        {"concentration": np.array([0.8, 1.5, 3.0]), "rate": _positive(3)},
+        lambda rng, p: rng.uniform(0.1, 3.0, (4, 3)),
+    ),
+    Case(
+        "Kumaraswamy",
+        lambda D, p: D.Kumaraswamy(p["concentration1"], p["concentration0"]),
+        {"concentration1": np.array([0.7, 2.0, 3.0]), "concentration0": np.array([2.0, 0.8, 3.0])},
+        lambda rng, p: rng.uniform(0.05, 0.95, (4, 3)),
+        differs={"mode": "torch 2.13's Kumaraswamy.mode is NaN even where the mode exists"},
+    ),
+    Case(
+        "FisherSnedecor",
+        lambda D, p: D.FisherSnedecor(p["df1"], p["df2"]),
+        {"df1": np.array([1.5, 3.0, 6.0]), "df2": np.array([4.5, 5.0, 9.0])},
+        lambda rng, p: rng.uniform(0.1, 4.0, (4, 3)),
+    ),
+    Case(
+        "VonMises",
+        lambda D, p: D.VonMises(p["loc"], p["concentration"]),
+        {"loc": _R.uniform(-3, 3, 3), "concentration": np.array([0.1, 1.5, 20.0])},
+        lambda rng, p: rng.uniform(-np.pi, np.pi, (4, 3)),
+        # torch's Bessel functions are polynomial fits good to ~1e-5 (ember's i0e/i1e to ~1e-15)
+        rtol={"variance": 1e-4, "stddev": 1e-4},
+    ),
+    Case(
+        "NegativeBinomial-probs",
+        lambda D, p: D.NegativeBinomial(p["total_count"], probs=p["probs"]),
+        {"probs": _R.uniform(0.1, 0.9, 3)},
+        lambda rng, p: rng.integers(0, 8, (4, 3)).astype(np.float64),
+        fixed={"total_count": np.array([1.0, 2.5, 6.0])},
+    ),
+    Case(
+        "NegativeBinomial-logits",
+        lambda D, p: D.NegativeBinomial(p["total_count"], logits=p["logits"]),
+        {"logits": _R.standard_normal(3)},
+        lambda rng, p: rng.integers(0, 8, (4, 3)).astype(np.float64),
+        fixed={"total_count": np.array([1.0, 2.5, 6.0])},
+    ),
+    Case(
+        "Multinomial",
+        lambda D, p: D.Multinomial(5, probs=p["probs"]),
+        {"probs": _positive(2, 4)},
+        lambda rng, p: rng.multinomial(5, [0.25] * 4, (3, 2)).astype(np.float64),
+    ),
+    Case(
+        "Multinomial-logits",
+        lambda D, p: D.Multinomial(3, logits=p["logits"]),
+        {"logits": _R.standard_normal(4)},
+        lambda rng, p: rng.multinomial(3, [0.25] * 4, (3,)).astype(np.float64),
+    ),
+    Case(
+        "LowRankMultivariateNormal",
+        lambda D, p: D.LowRankMultivariateNormal(p["loc"], p["cov_factor"], p["cov_diag"]),
+        {"loc": _R.standard_normal((2, 3)), "cov_factor": _R.standard_normal((2, 3, 2)), "cov_diag": _positive(2, 3)},
+        lambda rng, p: rng.standard_normal((4, 2, 3)),
+    ),
+    Case(
+        "LowRankMultivariateNormal-broadcast",
+        lambda D, p: D.LowRankMultivariateNormal(p["loc"], p["cov_factor"], p["cov_diag"]),
+        {"loc": _R.standard_normal((2, 3)), "cov_factor": _R.standard_normal((3, 1)), "cov_diag": _positive(3)},
+        lambda rng, p: rng.standard_normal((4, 2, 3)),
+    ),
+    Case(
+        "LogisticNormal",
+        lambda D, p: D.LogisticNormal(p["loc"], p["scale"]),
+        {"loc": _R.standard_normal((2, 3)), "scale": _positive(2, 3)},
+        lambda rng, p: rng.dirichlet(np.ones(4), (5, 2)),
+    ),
+    Case(
+        "RelaxedOneHotCategorical",
+        lambda D, p: D.RelaxedOneHotCategorical(p["temperature"], probs=p["probs"]),
+        {"probs": _positive(2, 4)},
+        lambda rng, p: rng.dirichlet(np.ones(4), (5, 2)),
+        fixed={"temperature": np.array(0.7)},
+    ),
+    Case(
+        "RelaxedOneHotCategorical-logits",
+        lambda D, p: D.RelaxedOneHotCategorical(p["temperature"], logits=p["logits"]),
+        {"logits": _R.standard_normal(3)},
+        lambda rng, p: rng.dirichlet(np.ones(3), (5,)),
+        fixed={"temperature": np.array(1.3)},
+    ),
+    Case(
+        "OneHotCategoricalStraightThrough",
+        lambda D, p: D.OneHotCategoricalStraightThrough(probs=p["probs"]),
+        {"probs": _positive(2, 4)},
+        lambda rng, p: _one_hot(rng, (5, 2), 4),
+    ),
+    Case(
+        "MixtureSameFamily",
+        lambda D, p: D.MixtureSameFamily(D.Categorical(logits=p["logits"]), D.Normal(p["loc"], p["scale"])),
+        {"logits": _R.standard_normal((2, 3)), "loc": _R.standard_normal((2, 3)), "scale": _positive(2, 3)},
+        lambda rng, p: rng.standard_normal((4, 2)),
+    ),
+    Case(
+        "MixtureSameFamily-multivariate",
+        lambda D, p: D.MixtureSameFamily(
+            D.Categorical(probs=p["probs"]), D.Independent(D.Normal(p["loc"], p["scale"]), 1)
+        ),
+        {"probs": _positive(3), "loc": _R.standard_normal((3, 2)), "scale": _positive(3, 2)},
+        lambda rng, p: rng.standard_normal((4, 2)),
+    ),
+]
+
+CASES += [
+    Case(
+        "Wishart-covariance",
+        lambda D, p: D.Wishart(p["df"], covariance_matrix=p["cov"]),
+        {"df": np.array([3.5, 6.0]), "cov": np.stack([_covariance(3), _covariance(3)])},
+        lambda rng, p: _covariances(rng, (4, 2), 3),
+    ),
+    Case(
+        "Wishart-scale_tril",
+        lambda D, p: D.Wishart(p["df"], scale_tril=p["scale_tril"]),
+        {"df": np.array(4.0)},
+        lambda rng, p: _covariances(rng, (4,), 2),
+        # fixed: torch's cholesky_solve sends gradient to the unused upper triangle of scale_tril
+        fixed={"scale_tril": _scale_tril(2)},
     ),
 ]
 

@@ -36,18 +36,23 @@ def _outcome(case, method, lib, **options):
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
 def test_values_match_torch(case, method, torch):
+    if method in case.differs:
+        pytest.skip(case.differs[method])
     ours, _ = _outcome(case, method, ember)
     theirs, _ = _outcome(case, method, torch)
     if isinstance(theirs, NotImplementedError):
         assert isinstance(ours, NotImplementedError), f"torch has no {method} for {case.name}, ember gave {ours}"
         return
     assert not isinstance(ours, Exception), f"{case.name}.{method}: ember raised {ours!r}"
-    assert_close(numpy(ours), numpy(theirs), rtol=1e-6, atol=1e-8, what=f"{case.name}.{method}")
+    rtol = case.rtol.get(method, 1e-6)
+    assert_close(numpy(ours), numpy(theirs), rtol=rtol, atol=1e-8, what=f"{case.name}.{method}")
 
 
 @pytest.mark.parametrize("method", ["log_prob", "cdf", "icdf", "entropy", "mean", "variance"])
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
 def test_gradients_match_torch(case, method, torch):
+    if method in case.differs:
+        pytest.skip(case.differs[method])
     ours, our_params = _outcome(case, method, ember, requires_grad=True)
     theirs, their_params = _outcome(case, method, torch, requires_grad=True)
     if isinstance(theirs, NotImplementedError) or not theirs.requires_grad:
@@ -72,7 +77,8 @@ def test_gradients_match_torch(case, method, torch):
             assert mine is None or not np.any(numpy(mine)), f"{case.name}.{method}: d/d{name} should be zero"
             continue
         assert mine is not None, f"{case.name}.{method}: no gradient for {name}"
-        assert_close(numpy(mine), numpy(reference), rtol=1e-6, atol=1e-8, what=f"{case.name}.{method} d/d{name}")
+        rtol = case.rtol.get(method, 1e-6)
+        assert_close(numpy(mine), numpy(reference), rtol=rtol, atol=1e-8, what=f"{case.name}.{method} d/d{name}")
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
@@ -146,6 +152,20 @@ GRADCHECK_CASES = [
     "LogNormal",
     "TransformedDistribution-stick-breaking",
     "Poisson",
+    "Gumbel",
+    "Pareto",
+    "Weibull",
+    "InverseGamma",
+    "Kumaraswamy",
+    "FisherSnedecor",
+    "VonMises",
+    "NegativeBinomial-logits",
+    "Multinomial",
+    "LowRankMultivariateNormal",
+    "LogisticNormal",
+    "RelaxedOneHotCategorical",
+    "MixtureSameFamily-multivariate",
+    "Wishart-covariance",
 ]
 
 
@@ -175,3 +195,39 @@ def test_log_prob_and_entropy_pass_gradcheck(name):
         assert gradcheck(log_prob_and_entropy, inputs)
     finally:
         ember.distributions.Distribution.set_default_validate_args(True)
+
+
+# ---------------------------------------------------------------- GeneralizedPareto (float32)
+# torch 2.13's GeneralizedPareto compares its concentration with a float32 zero, so it raises on float64
+# parameters: it is compared in float32 here, outside the float64 case table.
+@pytest.mark.parametrize("concentration", [[0.3, 0.0, 0.6], [-0.2, -0.6, -1.0]])
+def test_generalized_pareto_matches_torch_in_float32(concentration, torch):
+    rng = np.random.default_rng(8)
+    loc, scale = rng.standard_normal(3), rng.uniform(0.5, 2.0, 3)
+    xi = np.array(concentration)
+    upper = np.where(xi < 0, -scale / np.where(xi < 0, xi, 1.0) * 0.9, 3.0)
+    value = loc + rng.uniform(0.0, 1.0, (4, 3)) * upper
+    probabilities = rng.uniform(0.05, 0.95, (4, 3))
+    results = {}
+    for lib in (ember, torch):
+        params = [lib.tensor(array, dtype=lib.float32, requires_grad=True) for array in (loc, scale, xi)]
+        distribution = lib.distributions.GeneralizedPareto(*params)
+        x = lib.tensor(value, dtype=lib.float32)
+        outputs = [
+            distribution.log_prob(x),
+            distribution.cdf(x),
+            distribution.icdf(lib.tensor(probabilities, dtype=lib.float32)),
+            distribution.entropy(),
+            distribution.mean,
+            distribution.variance,
+        ]
+        total = sum(lib.where(lib.isfinite(output), output, 0.0).sum() for output in outputs)
+        grads = (lib.autograd.grad(total, params),)
+        results[lib.__name__] = [numpy(output) for output in outputs] + [numpy(g) for g in grads[0]]
+        assert repr(distribution).startswith("GeneralizedPareto(")
+        results[lib.__name__].append(numpy(distribution.sample((3,)).detach()).shape)
+    for mine, reference in zip(results["ember"], results["torch"]):
+        if isinstance(mine, tuple):
+            assert mine == reference
+        else:
+            assert_close(mine, reference, rtol=2e-5, atol=1e-5, what="GeneralizedPareto")

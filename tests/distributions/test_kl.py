@@ -194,6 +194,182 @@ PAIRS = {
         (lambda D, p: D.Poisson(p["r"]), {"r": _positive(3)}),
         (lambda D, p: D.Binomial(10, probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
     ),
+    "Gumbel-Gumbel": (
+        (lambda D, p: D.Gumbel(p["loc"], p["scale"]), {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+        (lambda D, p: D.Gumbel(p["loc"], p["scale"]), {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+    ),
+    "Exponential-Gumbel": (
+        (lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)}),
+        (lambda D, p: D.Gumbel(p["loc"], p["scale"]), {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+    ),
+    "Gamma-Gumbel": (
+        (lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)}),
+        (lambda D, p: D.Gumbel(p["loc"], p["scale"]), {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+    ),
+    "Normal-Gumbel": (
+        (_normal, {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+        (lambda D, p: D.Gumbel(p["loc"], p["scale"]), {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+    ),
+    "Uniform-Gumbel": (
+        (
+            lambda D, p: D.Uniform(p["low"], p["high"]),
+            {"low": np.array([-1.0, 0.6, 1.5]), "high": np.array([0.5, 2.0, 4.0])},
+        ),
+        (lambda D, p: D.Gumbel(p["loc"], p["scale"]), {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+    ),
+    "Gumbel-Normal": (
+        (lambda D, p: D.Gumbel(p["loc"], p["scale"]), {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+        (_normal, {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+    ),
+    "Pareto-Pareto": (
+        (
+            lambda D, p: D.Pareto(p["scale"], p["alpha"]),
+            {"scale": np.array([0.5, 1.0, 2.0]), "alpha": np.array([0.8, 1.5, 3.0])},
+        ),
+        (
+            lambda D, p: D.Pareto(p["scale"], p["alpha"]),
+            {"scale": _positive(3), "alpha": _positive(3, low=2.5, high=5.0)},
+        ),
+    ),
+    "Pareto-Exponential": (
+        (
+            lambda D, p: D.Pareto(p["scale"], p["alpha"]),
+            {"scale": np.array([0.5, 1.0, 2.0]), "alpha": np.array([0.8, 1.5, 3.0])},
+        ),
+        (lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)}),
+    ),
+    "Pareto-Gamma": (
+        (
+            lambda D, p: D.Pareto(p["scale"], p["alpha"]),
+            {"scale": np.array([0.5, 1.0, 2.0]), "alpha": np.array([0.8, 1.5, 3.0])},
+        ),
+        (lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)}),
+    ),
+    "Pareto-Normal": (
+        (
+            lambda D, p: D.Pareto(p["scale"], p["alpha"]),
+            {"scale": np.array([0.5, 1.0, 2.0]), "alpha": np.array([0.8, 1.5, 3.0])},
+        ),
+        (_normal, {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+    ),
+    "Uniform-Pareto": (
+        (
+            lambda D, p: D.Uniform(p["low"], p["high"]),
+            {"low": np.array([-1.0, 0.6, 1.5]), "high": np.array([0.5, 2.0, 4.0])},
+        ),
+        (
+            lambda D, p: D.Pareto(p["scale"], p["alpha"]),
+            {"scale": np.array([0.5, 1.0, 2.0]), "alpha": np.array([0.8, 1.5, 3.0])},
+        ),
+    ),
+    "Gumbel-Beta (infinite)": (
+        (lambda D, p: D.Gumbel(p["loc"], p["scale"]), {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+        (lambda D, p: D.Beta(p["a"], p["b"]), {"a": _positive(3), "b": _positive(3)}),
+    ),
+    "Gumbel-Exponential (infinite)": (
+        (lambda D, p: D.Gumbel(p["loc"], p["scale"]), {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+        (lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)}),
+    ),
+    "Gumbel-Gamma (infinite)": (
+        (lambda D, p: D.Gumbel(p["loc"], p["scale"]), {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+        (lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)}),
+    ),
+    "Gumbel-Pareto (infinite)": (
+        (lambda D, p: D.Gumbel(p["loc"], p["scale"]), {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+        (
+            lambda D, p: D.Pareto(p["scale"], p["alpha"]),
+            {"scale": _positive(3), "alpha": _positive(3, low=2.5, high=5.0)},
+        ),
+    ),
+    "Gumbel-Uniform (infinite)": (
+        (lambda D, p: D.Gumbel(p["loc"], p["scale"]), {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+        (
+            lambda D, p: D.Uniform(p["low"], p["high"]),
+            {"low": np.array([-1.0, 0.6, 1.5]), "high": np.array([0.5, 2.0, 4.0])},
+        ),
+    ),
+    "Beta-Pareto (infinite)": (
+        (lambda D, p: D.Beta(p["a"], p["b"]), {"a": _positive(3), "b": _positive(3)}),
+        (
+            lambda D, p: D.Pareto(p["scale"], p["alpha"]),
+            {"scale": _positive(3), "alpha": _positive(3, low=2.5, high=5.0)},
+        ),
+    ),
+    "Exponential-Pareto (infinite)": (
+        (lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)}),
+        (
+            lambda D, p: D.Pareto(p["scale"], p["alpha"]),
+            {"scale": _positive(3), "alpha": _positive(3, low=2.5, high=5.0)},
+        ),
+    ),
+    "Gamma-Pareto (infinite)": (
+        (lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)}),
+        (
+            lambda D, p: D.Pareto(p["scale"], p["alpha"]),
+            {"scale": _positive(3), "alpha": _positive(3, low=2.5, high=5.0)},
+        ),
+    ),
+    "Laplace-Pareto (infinite)": (
+        (lambda D, p: D.Laplace(p["loc"], p["scale"]), {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+        (
+            lambda D, p: D.Pareto(p["scale"], p["alpha"]),
+            {"scale": _positive(3), "alpha": _positive(3, low=2.5, high=5.0)},
+        ),
+    ),
+    "Normal-Pareto (infinite)": (
+        (_normal, {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+        (
+            lambda D, p: D.Pareto(p["scale"], p["alpha"]),
+            {"scale": _positive(3), "alpha": _positive(3, low=2.5, high=5.0)},
+        ),
+    ),
+    "Pareto-Beta (infinite)": (
+        (
+            lambda D, p: D.Pareto(p["scale"], p["alpha"]),
+            {"scale": _positive(3), "alpha": _positive(3, low=2.5, high=5.0)},
+        ),
+        (lambda D, p: D.Beta(p["a"], p["b"]), {"a": _positive(3), "b": _positive(3)}),
+    ),
+    "Pareto-Uniform (infinite)": (
+        (
+            lambda D, p: D.Pareto(p["scale"], p["alpha"]),
+            {"scale": _positive(3), "alpha": _positive(3, low=2.5, high=5.0)},
+        ),
+        (
+            lambda D, p: D.Uniform(p["low"], p["high"]),
+            {"low": np.array([-1.0, 0.6, 1.5]), "high": np.array([0.5, 2.0, 4.0])},
+        ),
+    ),
+    "LowRank-LowRank": (
+        (
+            lambda D, p: D.LowRankMultivariateNormal(p["loc"], p["W"], p["d"]),
+            {"loc": _R.standard_normal((2, 3)), "W": _R.standard_normal((2, 3, 2)), "d": _positive(2, 3)},
+        ),
+        (
+            lambda D, p: D.LowRankMultivariateNormal(p["loc"], p["W"], p["d"]),
+            {"loc": _R.standard_normal((2, 3)), "W": _R.standard_normal((2, 3, 2)), "d": _positive(2, 3)},
+        ),
+    ),
+    "LowRank-MultivariateNormal": (
+        (
+            lambda D, p: D.LowRankMultivariateNormal(p["loc"], p["W"], p["d"]),
+            {"loc": _R.standard_normal((2, 3)), "W": _R.standard_normal((2, 3, 2)), "d": _positive(2, 3)},
+        ),
+        (
+            lambda D, p: D.MultivariateNormal(p["loc"], covariance_matrix=p["cov"]),
+            {"loc": _R.standard_normal((2, 3)), "cov": _covariance(3, (2,))},
+        ),
+    ),
+    "MultivariateNormal-LowRank": (
+        (
+            lambda D, p: D.MultivariateNormal(p["loc"], covariance_matrix=p["cov"]),
+            {"loc": _R.standard_normal((2, 3)), "cov": _covariance(3, (2,))},
+        ),
+        (
+            lambda D, p: D.LowRankMultivariateNormal(p["loc"], p["W"], p["d"]),
+            {"loc": _R.standard_normal((2, 3)), "W": _R.standard_normal((2, 3, 2)), "d": _positive(2, 3)},
+        ),
+    ),
 }
 EXPONENTIAL_FAMILIES = [
     "Normal-Normal",

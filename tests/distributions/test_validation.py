@@ -153,9 +153,12 @@ def _outside(case, lib):
     value = values(case, lib)
     reference = build(case, ember)[0]
     support = reference.support
-    if repr(support) in ("Real()", "IndependentConstraint(Real(), 1)"):
+    reals = ("Real()", "IndependentConstraint(Real(), 1)")
+    if repr(support) in reals + tuple(f"MixtureSameFamilyConstraint({real})" for real in reals):
         return None
     if value.dtype == lib.int64:
+        return value * 0 - 1
+    if repr(support) == "PositiveDefinite()":
         return value * 0 - 1
     return value * 0 - 0.5 if support.event_dim == 0 else value * 0 + 2
 

@@ -108,6 +108,21 @@ def _class_targets(classes, ignore=None):
     return make
 
 
+def _label_lists(shapes, rng):
+    """Scores (N, C) and multilabel_margin_loss targets: each row some distinct classes, then -1
+    and padding (one row repeats a class, one row lists none)."""
+    count, classes = shapes[0]
+    target = np.full((count, classes), -1)
+    for row in range(count):
+        labels = rng.permutation(classes)[: rng.integers(1, classes)]
+        target[row, : len(labels)] = labels
+        target[row, len(labels) + 1 :] = rng.integers(0, classes, classes - len(labels) - 1)
+    if count > 2:
+        target[1, :2] = target[1, 0]
+        target[2, 0] = -1
+    return [rng.uniform(-1, 1, size=shapes[0]), target]
+
+
 def _probabilities_and_targets(shapes, rng):
     return [rng.uniform(0.05, 0.95, size=shapes[0]), rng.uniform(0, 1, size=shapes[1])] + [
         rng.uniform(0.5, 1.5, size=shape) for shape in shapes[2:]
@@ -937,6 +952,91 @@ CASES = [
         [((4, 3),)],
         make_inputs=_class_targets(3),
         torch_fn=lambda t, x, y: t.nn.functional.multi_margin_loss(x, y, p=2, margin=0.5),
+    ),
+    OpCase(
+        "nn_multi_margin_loss_weight_none",
+        lambda x, y, w: F.multi_margin_loss(x, y, margin=1.5, weight=w, reduction="none"),
+        None,
+        [((5, 4), (4,))],
+        make_inputs=_class_targets(4),
+        differentiable_inputs=[0],
+        torch_fn=lambda t, x, y, w: t.nn.functional.multi_margin_loss(x, y, margin=1.5, weight=w, reduction="none"),
+    ),
+    OpCase(
+        "nn_multi_margin_loss_unbatched_sum",
+        lambda x, y, w: F.multi_margin_loss(x[0], y[0], p=2, weight=w, reduction="sum"),
+        None,
+        [((1, 4), (4,))],
+        make_inputs=_class_targets(4),
+        differentiable_inputs=[0],
+        torch_fn=lambda t, x, y, w: t.nn.functional.multi_margin_loss(x[0], y[0], p=2, weight=w, reduction="sum"),
+    ),
+    OpCase(
+        "nn_multilabel_margin_loss",
+        F.multilabel_margin_loss,
+        None,
+        [((4, 5),)],
+        make_inputs=_label_lists,
+        torch_fn=lambda t, x, y: t.nn.functional.multilabel_margin_loss(x, y),
+    ),
+    OpCase(
+        "nn_multilabel_margin_loss_none",
+        lambda x, y: F.multilabel_margin_loss(x, y, reduction="none"),
+        None,
+        [((4, 5),)],
+        make_inputs=_label_lists,
+        torch_fn=lambda t, x, y: t.nn.functional.multilabel_margin_loss(x, y, reduction="none"),
+    ),
+    OpCase(
+        "nn_multilabel_margin_loss_unbatched_sum",
+        lambda x, y: F.multilabel_margin_loss(x[0], y[0], reduction="sum"),
+        None,
+        [((1, 5),)],
+        make_inputs=_label_lists,
+        torch_fn=lambda t, x, y: t.nn.functional.multilabel_margin_loss(x[0], y[0], reduction="sum"),
+    ),
+    OpCase(
+        "nn_nll_loss_none_weight_ignore",
+        lambda x, t, w: F.nll_loss(x, t, w, ignore_index=0, reduction="none"),
+        None,
+        [((6, 4), (4,)), ((3, 4), (4,))],
+        make_inputs=_class_targets(4, ignore=0),
+        differentiable_inputs=[0],
+        torch_fn=lambda t, x, y, w: t.nn.functional.nll_loss(x, y, w, ignore_index=0, reduction="none"),
+    ),
+    OpCase(
+        "nn_nll_loss_kdim_mean_weight",
+        lambda x, t, w: F.nll_loss(x, t, w),
+        None,
+        [((2, 3, 4), (3,)), ((2, 3, 2, 2), (3,)), ((2, 3, 2, 1, 2), (3,))],
+        make_inputs=_class_targets(3),
+        differentiable_inputs=[0],
+        torch_fn=lambda t, x, y, w: t.nn.functional.nll_loss(x, y, w),
+    ),
+    OpCase(
+        "nn_nll_loss_kdim_none",
+        lambda x, t: F.nll_loss(x, t, reduction="none", ignore_index=2),
+        None,
+        [((2, 3, 4),), ((2, 3, 2, 2),), ((2, 3, 2, 1, 2),)],
+        make_inputs=_class_targets(3, ignore=2),
+        torch_fn=lambda t, x, y: t.nn.functional.nll_loss(x, y, reduction="none", ignore_index=2),
+    ),
+    OpCase(
+        "nn_cross_entropy_kdim_smoothing_weight",
+        lambda x, t, w: F.cross_entropy(x, t, w, ignore_index=1, label_smoothing=0.3),
+        None,
+        [((2, 3, 4), (3,)), ((2, 3, 2, 2), (3,))],
+        make_inputs=_class_targets(3, ignore=1),
+        differentiable_inputs=[0],
+        torch_fn=lambda t, x, y, w: t.nn.functional.cross_entropy(x, y, w, ignore_index=1, label_smoothing=0.3),
+    ),
+    OpCase(
+        "nn_cross_entropy_unbatched_none",
+        lambda x, t: F.cross_entropy(x[0], t[0], reduction="none", label_smoothing=0.1),
+        None,
+        [((1, 4),)],
+        make_inputs=_class_targets(4),
+        torch_fn=lambda t, x, y: t.nn.functional.cross_entropy(x[0], y[0], reduction="none", label_smoothing=0.1),
     ),
     # ------------------------------------------------------------ declared ops the cases above did not reach
     OpCase(

@@ -365,11 +365,6 @@ def test_invalid_options_raise_like_torch(torch, name, options, message):
             )
 
 
-def test_differentiable_is_not_implemented():
-    with pytest.raises(NotImplementedError, match="differentiable=True"):
-        optim.Adam([ember.zeros(1, requires_grad=True)], differentiable=True)
-
-
 def test_foreach_and_fused_are_accepted():
     param = ember.ones(2, requires_grad=True)
     param.grad = ember.ones(2)

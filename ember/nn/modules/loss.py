@@ -28,6 +28,8 @@ __all__ = [
     "SoftMarginLoss",
     "CosineEmbeddingLoss",
     "MultiLabelSoftMarginLoss",
+    "MultiLabelMarginLoss",
+    "MultiMarginLoss",
     "TripletMarginLoss",
 ]
 
@@ -244,6 +246,27 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
 
     def forward(self, input, target):
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    def forward(self, input, target):
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        if p not in (1, 2):
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D instead")
+        self.p = p
+        self.margin = margin
+
+    def forward(self, input, target):
+        return F.multi_margin_loss(
+            input, target, p=self.p, margin=self.margin, weight=self.weight, reduction=self.reduction
+        )
 
 
 class TripletMarginLoss(_Loss):
