@@ -54,6 +54,7 @@ class GeneralizedPareto(Distribution):
         return -self.scale.log() - _ops.where(near_zero, z, general)
 
     def log_survival_function(self, value):
+        """log P(X > value)."""
         if self._validate_args:
             self._validate_sample(value)
         z = (value - self.loc) / self.scale
@@ -61,6 +62,7 @@ class GeneralizedPareto(Distribution):
         return _ops.where(near_zero, -z, -(xi * z).log1p() / xi)
 
     def log_cdf(self, value):
+        """log P(X <= value)."""
         return (-self.log_survival_function(value).exp()).log1p()
 
     def cdf(self, value):

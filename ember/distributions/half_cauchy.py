@@ -28,6 +28,7 @@ class HalfCauchy(TransformedDistribution):
 
     @property
     def scale(self):
+        """The scale of the Cauchy distribution folded at 0."""
         return self.base_dist.scale
 
     @property

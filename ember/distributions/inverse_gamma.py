@@ -30,10 +30,12 @@ class InverseGamma(TransformedDistribution):
 
     @property
     def concentration(self):
+        """The shape parameter (that of the Gamma distribution of 1 / X)."""
         return self.base_dist.concentration
 
     @property
     def rate(self):
+        """The rate of the Gamma distribution of 1 / X (the scale of X)."""
         return self.base_dist.rate
 
     @property

@@ -30,10 +30,12 @@ class LogisticNormal(TransformedDistribution):
 
     @property
     def loc(self):
+        """The mean of the underlying Normal."""
         return self._normal().loc
 
     @property
     def scale(self):
+        """The standard deviation of the underlying Normal."""
         return self._normal().scale
 
     def _normal(self):

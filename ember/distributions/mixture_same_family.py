@@ -69,10 +69,12 @@ class MixtureSameFamily(Distribution):
 
     @property
     def mixture_distribution(self):
+        """The Categorical choosing a component."""
         return self._mixture_distribution
 
     @property
     def component_distribution(self):
+        """The batch of components (its rightmost batch dimension indexes them)."""
         return self._component_distribution
 
     def _weights(self):

@@ -47,14 +47,17 @@ class Multinomial(Distribution):
 
     @property
     def probs(self):
+        """The probability of each category in one draw."""
         return self._categorical.probs
 
     @property
     def logits(self):
+        """The normalized log-probabilities of the categories."""
         return self._categorical.logits
 
     @property
     def param_shape(self):
+        """The shape of `probs` (and `logits`)."""
         return self._categorical.param_shape
 
     @property

@@ -42,10 +42,12 @@ class ExpRelaxedCategorical(Distribution):
 
     @property
     def logits(self):
+        """The normalized log-probabilities of the categories."""
         return self._categorical.logits
 
     @property
     def probs(self):
+        """The probabilities of the categories."""
         return self._categorical.probs
 
     def rsample(self, sample_shape=Size()):
@@ -84,12 +86,15 @@ class RelaxedOneHotCategorical(TransformedDistribution):
 
     @property
     def temperature(self):
+        """The relaxation temperature: towards 0 samples approach one-hot vectors."""
         return self.base_dist.temperature
 
     @property
     def logits(self):
+        """The normalized log-probabilities of the categories."""
         return self.base_dist.logits
 
     @property
     def probs(self):
+        """The probabilities of the categories."""
         return self.base_dist.probs

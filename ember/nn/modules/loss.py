@@ -249,11 +249,15 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
 
 
 class MultiLabelMarginLoss(_Loss):
+    """Multi-class multi-label hinge loss: each listed target class (the list ends at the first -1) against every other class."""
+
     def forward(self, input, target):
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class MultiMarginLoss(_WeightedLoss):
+    """Multi-class hinge loss: max(0, margin - x[y] + x[i]) ** p summed over the classes i other than the target y."""
+
     def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
         super().__init__(weight, size_average, reduce, reduction)
         if p not in (1, 2):
