@@ -974,11 +974,13 @@ def pdist(input, p=2):
     cdist(input, input), row by row, as a vector of N * (N - 1) / 2."""
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
-    rows = input.shape[0]
-    first, second = np.triu_indices(rows, k=1)
-    if len(first) == 0:
+    positions = _ops.arange(input.shape[0])
+    first, second = _ops.meshgrid(positions, positions, indexing="ij")
+    above_diagonal = first < second  # the pairs (i, j > i), row by row
+    first, second = first[above_diagonal], second[above_diagonal]
+    if first.numel() == 0:
         return input.new_zeros(0)
-    difference = input[_ops.tensor(first)] - input[_ops.tensor(second)]
+    difference = input[first] - input[second]
     return _ops.linalg.vector_norm(difference, p, dim=1)
 
 
