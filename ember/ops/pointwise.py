@@ -1592,12 +1592,12 @@ def bitwise_xor(input, other):
     return _bitwise(np.bitwise_xor, input, other, "bitwise_xor")
 
 
-@op(method=True)
+@op(method=True, inplace=True)
 def bitwise_left_shift(input, other):
     return _bitwise(np.left_shift, input, other, "bitwise_left_shift")
 
 
-@op(method=True)
+@op(method=True, inplace=True)
 def bitwise_right_shift(input, other):
     return _bitwise(np.right_shift, input, other, "bitwise_right_shift")
 
@@ -1612,17 +1612,17 @@ def _logical(ufunc, a, b):
     return new_tensor(np.asarray(ufunc(*arrays)))
 
 
-@op(method=True)
+@op(method=True, inplace=True)
 def logical_and(input, other):
     return _logical(np.logical_and, input, other)
 
 
-@op(method=True)
+@op(method=True, inplace=True)
 def logical_or(input, other):
     return _logical(np.logical_or, input, other)
 
 
-@op(method=True)
+@op(method=True, inplace=True)
 def logical_xor(input, other):
     return _logical(np.logical_xor, input, other)
 
