@@ -13,7 +13,7 @@ from ._common import normalize_dim
 from ._declare import op, alias
 from ._tangents import linear_jvp
 from .inplace import _check_leaf
-from .joining import Cat, Split, _slice_along, _split_sizes, _tensor_list, vstack, tensor_split, narrow
+from .joining import Cat, Split, _slice_along, _split_sizes, vstack, tensor_split, narrow
 from .shape import (
     _ChainedReplay,
     Squeeze,
@@ -45,13 +45,7 @@ __all__ = [
     "unsafe_split",
     "unsafe_chunk",
     "narrow_copy",
-    "transpose_",
-    "swapaxes_",
-    "swapdims_",
-    "t_",
-    "squeeze_",
-    "unsqueeze_",
-]
+]  # (and the Tensor methods transpose_, swapaxes_, swapdims_, t_, squeeze_, unsqueeze_)
 
 
 @op(method=False)
@@ -268,8 +262,11 @@ def _restride(tensor, op_name, reshaped, primitive, *args):
         array = reshaped(tensor)._data
     if recording:
         stand_in = new_tensor(tensor._data, tensor._requires_grad, tensor._grad_fn, tensor._output_nr)
+        stand_in._fw_grad = getattr(tensor, "_fw_grad", None)
         result = primitive.apply(stand_in, *args)
         tensor._grad_fn, tensor._output_nr = result._grad_fn, result._output_nr
+        if getattr(result, "_fw_grad", None) is not None:  # forward AD: the view op's jvp made it
+            tensor._fw_grad = result._fw_grad
     if tensor._base is not None:  # a view keeps knowing how to rebuild itself from its base
         tensor._view_replay = _ChainedReplay(tensor._view_replay, reshaped)
     tensor._data = array

@@ -15,7 +15,7 @@ from ._tangents import add_tangents
 from .inplace import apply_inplace
 from .pointwise import float_power
 
-__all__ = ["gcd", "lcm", "ldexp", "frexp", "nextafter", "float_power_"]  # (gcd_ ... made by inplace_methods)
+__all__ = ["gcd", "lcm", "ldexp", "frexp", "nextafter"]  # (gcd_ ... made by inplace_methods; float_power_ a method)
 
 _LOG_TWO = math.log(2.0)
 

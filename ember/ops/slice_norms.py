@@ -4,6 +4,7 @@ max-norm regularization does with weight rows. A composite of norms, `where` and
 from .._tensor import Tensor
 from ._common import normalize_dim
 from ._declare import op
+from .indexing import where
 
 __all__ = ["renorm"]
 
@@ -25,5 +26,5 @@ def renorm(input, p, dim, maxnorm):
     dim = normalize_dim(dim, input._data.ndim, "renorm")
     others = tuple(d for d in range(input._data.ndim) if d != dim)
     norms = input.norm(p, dim=others, keepdim=True)
-    factor = (maxnorm / (norms + 1e-7)).where(norms > maxnorm, norms.new_ones(()))
+    factor = where(norms > maxnorm, maxnorm / (norms + 1e-7), norms.new_ones(()))
     return input * factor
