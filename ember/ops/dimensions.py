@@ -230,8 +230,18 @@ class TransposeInplace(Transpose, node="TransposeBackward1"):
     pass
 
 
-class TInplace(T, node="TBackward1"):
-    pass
+class TInplace(Primitive, node="TBackward1"):
+    """`t_()`: NumPy's `.T` transposes a matrix and leaves 0-d and 1-d arrays as they are."""
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.T
+
+    @staticmethod
+    def backward(ctx, grad):
+        return t(grad)
+
+    jvp = linear_jvp
 
 
 class SqueezeInplace(Squeeze, node="SqueezeBackward3"):
@@ -271,6 +281,8 @@ def _restride(tensor, op_name, reshaped, primitive, *args):
         tensor._view_replay = _ChainedReplay(tensor._view_replay, reshaped)
     tensor._data = array
     tensor._bump_version()
+    if tensor._base is not None:
+        tensor._view_version = tensor._version_counter.value  # its grad_fn is current
     return tensor
 
 
@@ -288,9 +300,7 @@ def t_(input):
     ndim = input._data.ndim
     if ndim > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {ndim}D")
-    if ndim < 2:
-        return _restride(input, "t_", t, View, input._data.shape)
-    return _restride(input, "t_", t, TInplace, 0, 1)
+    return _restride(input, "t_", t, TInplace)
 
 
 @op(SqueezeInplace, SqueezeDimInplace, SqueezeDimsInplace, method=True)

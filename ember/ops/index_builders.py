@@ -12,10 +12,12 @@ from ._declare import op
 __all__ = ["tril_indices", "triu_indices", "unravel_index", "vander", "combinations"]
 
 
-def _triangle_indices(numpy_function, row, col, offset, dtype):
+def _triangle_indices(numpy_function, row, col, offset, dtype, op_name):
     dtype = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
     if dtype not in (_dtype.int32, _dtype.int64):
-        raise RuntimeError(f"\"tril_indices\" not implemented for '{_dtype.kernel_name(dtype)}'")
+        raise NotImplementedError(
+            f"\"{op_name}\" not implemented for '{_dtype.kernel_name(dtype)}': the indices are int64 or int32"
+        )
     rows, cols = numpy_function(int(row), int(offset), int(col))
     return new_tensor(np.stack([rows, cols]).astype(dtype.numpy_dtype).reshape(2, -1))
 
@@ -24,13 +26,13 @@ def _triangle_indices(numpy_function, row, col, offset, dtype):
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The (row, column) coordinates of the lower triangle of a `row` x `col` matrix, row by row, as a
     2 x N tensor; `offset` moves the diagonal up (> 0) or down (< 0)."""
-    return _triangle_indices(np.tril_indices, row, col, offset, dtype)
+    return _triangle_indices(np.tril_indices, row, col, offset, dtype, "tril_indices")
 
 
 @op()
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The coordinates of the upper triangle (see `tril_indices`)."""
-    return _triangle_indices(np.triu_indices, row, col, offset, dtype)
+    return _triangle_indices(np.triu_indices, row, col, offset, dtype, "triu_indices")
 
 
 @op()

@@ -1,9 +1,9 @@
-"""Inner products beyond `dot`: `inner` (over the last dims of two tensors) and `vdot` (the dot
-product that conjugates its first argument). Composites of matmul and dot."""
+"""Inner products beyond `dot`: `inner` (over the last dims of two tensors, a composite of matmul)
+and `vdot` (the dot product that conjugates its first argument)."""
 
 from .._tensor import Tensor
 from ._declare import op
-from .linalg import dot, matmul
+from .linalg import Matmul, _mismatch_error, matmul
 
 __all__ = ["inner", "vdot"]
 
@@ -39,7 +39,11 @@ def inner(input, other, *, out=None):
     return result
 
 
-@op(method=True)
+class Vdot(Matmul, node="VdotBackward0"):
+    """`dot` of the conjugated first vector (applied to `input.conj()`, so for real tensors it is dot)."""
+
+
+@op(Vdot, method=True)
 def vdot(input, other, *, out=None):
     """`sum(conj(input) * other)` of two 1-d tensors of one dtype (for real tensors, `dot`)."""
     _tensors(input, other, "vdot")
@@ -50,4 +54,13 @@ def vdot(input, other, *, out=None):
             f"dot : expected both vectors to have same dtype, but found {_dtype.kernel_name(input.dtype)} "
             f"and {_dtype.kernel_name(other.dtype)}"
         )
-    return dot(input.conj(), other, out=out)
+    if input._data.ndim != 1 or other._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {other._data.ndim}D tensors")
+    if input._data.shape != other._data.shape:
+        raise _mismatch_error(input._data.shape, other._data.shape)
+    result = Vdot.apply(input.conj(), other)
+    if out is not None:
+        from .inplace import copy_into_out
+
+        return copy_into_out(out, result)
+    return result

@@ -17,7 +17,7 @@ def _observations(input, op_name):
     if not isinstance(input, Tensor):
         raise TypeError(f"{op_name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if input._data.ndim > 2:
-        raise ValueError(
+        raise RuntimeError(
             f"{op_name}(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions"
         )
     if input._data.dtype.kind not in "fc":
@@ -127,18 +127,18 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, op_name):
     for level in levels:
         if not 0 <= level <= 1:
             raise RuntimeError(f"{op_name}() q must be in the range [0, 1] but got {level}")
+    # The levels end up first: (levels, *input's shape with `dim` kept as 1), then squeezed in place
+    # as PyTorch does (so the node names match its).
     if dim is None:
-        values, reduced_shape = input.reshape(-1), ((1,) * input._data.ndim if keepdim else ())
+        values, kept_shape, squeezed = input.reshape(-1), (1,) * max(input._data.ndim, 1), 1
+        if not keepdim:
+            kept_shape = (1,)
     else:
         dim = normalize_dim(dim, max(input._data.ndim, 1), op_name)
         values = input.unsqueeze(0) if input._data.ndim == 0 else input
-        shape = list(values._data.shape)
-        values = values.movedim(dim, -1)
-        if keepdim:
-            shape[dim] = 1
-        else:
-            del shape[dim]
-        reduced_shape = tuple(shape) if input._data.ndim else ()
+        kept_shape = list(values._data.shape)
+        kept_shape[dim] = 1
+        values, squeezed = values.movedim(dim, -1), dim + 1
     ordered = values.sort(-1).values  # NaNs sort last
     count = values._data.shape[-1]
     nan = np.isnan(values._data)
@@ -162,9 +162,10 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, op_name):
         else:
             weights = np.full(ranks.shape, 0.5) if interpolation == "midpoint" else ranks - below
             result = low + (high - low) * _tensor_of(weights.astype(ordered._data.dtype))
-    result = result.movedim(-1, 0)  # (levels, *reduced)
-    result = result.reshape((len(levels),) + tuple(reduced_shape))
-    return result[0] if scalar_q else result
+    result = result.movedim(-1, 0).reshape((len(levels),) + tuple(kept_shape))
+    if not keepdim or input._data.ndim == 0:
+        result = result.squeeze_(squeezed)
+    return result.squeeze_(0) if scalar_q else result
 
 
 @op(method=True)
