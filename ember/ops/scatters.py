@@ -15,7 +15,7 @@ from ._tangents import linear_jvp
 from .joining import _diagonal_view, _diagonal_dims, diagonal, select
 from .shape import make_view, _Replay
 
-__all__ = ["select_scatter", "slice_scatter", "diagonal_scatter", "as_strided", "as_strided_scatter"]
+__all__ = ["select_scatter", "slice_scatter", "diagonal_scatter", "as_strided", "as_strided_", "as_strided_scatter"]
 # (and the Tensor methods fill_diagonal_ and new_empty_strided)
 
 
@@ -225,6 +225,27 @@ def as_strided(input, size, stride, storage_offset=None):
     size, stride = _size_and_stride(size, stride)
     result = AsStrided.apply(input, size, stride, storage_offset)
     return make_view(result, input, _Replay(as_strided, size, stride, storage_offset))
+
+
+class AsStridedInplace(AsStrided, node="AsStridedBackward1"):
+    pass
+
+
+@op(AsStridedInplace, method=True)
+def as_strided_(input, size, stride, storage_offset=None):
+    """`as_strided` applied to the tensor itself: it takes the new sizes and strides over its memory."""
+    from .dimensions import _restride
+
+    size, stride = _size_and_stride(size, stride)
+    return _restride(
+        input,
+        "as_strided_",
+        lambda tensor: as_strided(tensor, size, stride, storage_offset),
+        AsStridedInplace,
+        size,
+        stride,
+        storage_offset,
+    )
 
 
 class AsStridedScatter(_Scatter, node="AsStridedScatterBackward0"):

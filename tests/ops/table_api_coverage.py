@@ -57,6 +57,12 @@ def _np_renorm(a, p, dim, maxnorm):
     return a * np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
 
 
+def _np_renorm_inf(a, dim, maxnorm):
+    others = tuple(d for d in range(a.ndim) if d != dim)
+    norms = np.max(np.abs(a), axis=others, keepdims=True)
+    return a * np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+
+
 def _weights(shapes, rng):
     (variables, observations), _ = shapes
     return [
@@ -159,6 +165,12 @@ CASES = [
         [((3, 4),)],
     ),
     case(
+        "as_strided_",
+        lambda lib, a: lib.as_strided_(a * 1, (2, 2), (1, 2), 1),
+        lambda a: _strided(a, (2, 2), (1, 2), 1),
+        [((3, 4),)],
+    ),
+    case(
         "as_strided_scatter",
         lambda lib, a, b: lib.as_strided_scatter(a, b, (2, 2), (1, 2), 1),
         lambda a, b: _scattered(a, lambda o: _strided(o, (2, 2), (1, 2), 1), b),
@@ -242,6 +254,12 @@ CASES += [
     case("renorm", lambda lib, a: lib.renorm(a, 2, 0, 2.0), lambda a: _np_renorm(a, 2, 0, 2.0), [((3, 4),)]),
     case("renorm_p1_dim1", lambda lib, a: a.renorm(1, 1, 2.5), lambda a: _np_renorm(a, 1, 1, 2.5), [((3, 4, 2),)]),
     case("renorm_", lambda lib, a: (a * 1).renorm_(3, 0, 1.5), lambda a: _np_renorm(a, 3, 0, 1.5), [((4, 3),)]),
+    case(
+        "renorm_inf",
+        lambda lib, a: lib.renorm(a, float("inf"), 1, 1.2),
+        lambda a: _np_renorm_inf(a, 1, 1.2),
+        [((3, 4),)],
+    ),
     case(
         "vander",
         lambda lib, a: lib.vander(a, N=4),
