@@ -46,7 +46,7 @@ __all__ = [
 ]  # (and the Tensor methods transpose_, swapaxes_, swapdims_, t_, squeeze_, unsqueeze_)
 
 
-@op(method=False)
+@op()
 def broadcast_tensors(*tensors):
     """Views of the tensors expanded to their common broadcast shape."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
