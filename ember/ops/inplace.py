@@ -118,9 +118,11 @@ def apply_inplace(tensor, op_name, out_of_place, *args, **kwargs):
 
 
 def _carry_tangent(tensor, result):
-    """Under forward AD the tensor's tangent becomes the result's (the op's jvp made it)."""
+    """Under forward AD the tensor's tangent becomes (a copy of) the result's, which the op's jvp made:
+    a copy, since the result may be an input as it was (`copy_`) and tangents are not shared."""
     if _forward_ad.state.level is not None and getattr(result, "_fw_grad", None) is not None:
-        tensor._fw_grad = result._fw_grad
+        token, tangent = result._fw_grad
+        tensor._fw_grad = (token, tangent.clone())
 
 
 def _stand_in(tensor):
