@@ -10,7 +10,21 @@ is PyTorch's, so printed output matches a script run under PyTorch::
 
 import collections
 
-__all__ = ["max", "min", "median", "nanmedian", "mode", "kthvalue", "topk", "sort", "aminmax", "cummax", "cummin"]
+__all__ = [
+    "max",
+    "min",
+    "median",
+    "nanmedian",
+    "mode",
+    "kthvalue",
+    "topk",
+    "sort",
+    "aminmax",
+    "cummax",
+    "cummin",
+    "frexp",
+    "histogramdd",
+]
 
 
 def _structseq(name, fields):
@@ -44,3 +58,5 @@ sort = _structseq("sort", ("values", "indices"))
 cummax = _structseq("cummax", ("values", "indices"))
 cummin = _structseq("cummin", ("values", "indices"))
 aminmax = _structseq("aminmax", ("min", "max"))
+frexp = _structseq("frexp", ("mantissa", "exponent"))
+histogramdd = _structseq("histogramdd", ("hist", "bin_edges"))

@@ -32,6 +32,18 @@ from .distance import *  # noqa: F401,F403
 from .linear_layers import *  # noqa: F401,F403
 from .patches import *  # noqa: F401,F403
 from .losses import *  # noqa: F401,F403
+from .dimensions import *  # noqa: F401,F403
+from .scatters import *  # noqa: F401,F403
+from .number_parts import *  # noqa: F401,F403
+from .predicates import *  # noqa: F401,F403
+from .statistics import *  # noqa: F401,F403
+from .calculus import *  # noqa: F401,F403
+from .index_builders import *  # noqa: F401,F403
+from .products import *  # noqa: F401,F403
+from .slice_norms import *  # noqa: F401,F403
+from .binning import *  # noqa: F401,F403
+from .random_draws import *  # noqa: F401,F403
+from . import python_callables  # noqa: F401 (Tensor methods only)
 from .inplace import apply_inplace
 from . import (
     elementwise,
@@ -63,6 +75,8 @@ from . import (
     losses,
     interpolation,
 )
+from . import dimensions, scatters, number_parts, predicates, statistics, calculus, index_builders, products
+from . import slice_norms, binning, random_draws
 from . import inplace_methods, elision, random_fills
 from .inplace_methods import *  # noqa: F401,F403
 from ._declare import DECLARATIONS
@@ -81,6 +95,17 @@ _FAMILIES = (
     conversion,
     comparison,
     joining,
+    dimensions,
+    scatters,
+    number_parts,
+    predicates,
+    statistics,
+    calculus,
+    index_builders,
+    products,
+    slice_norms,
+    binning,
+    random_draws,
     inplace_methods,
 )
 _NN_FAMILIES = (

@@ -247,8 +247,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 
 # PyTorch's other names for the ops above.
-greater = alias(gt, "greater", method=True)
-greater_equal = alias(ge, "greater_equal", method=True)
-less = alias(lt, "less", method=True)
-less_equal = alias(le, "less_equal", method=True)
-not_equal = alias(ne, "not_equal", method=True)
+greater = alias(gt, "greater", method=True, inplace=True)
+greater_equal = alias(ge, "greater_equal", method=True, inplace=True)
+less = alias(lt, "less", method=True, inplace=True)
+less_equal = alias(le, "less_equal", method=True, inplace=True)
+not_equal = alias(ne, "not_equal", method=True, inplace=True)

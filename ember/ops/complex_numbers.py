@@ -18,8 +18,6 @@ _PYTHON_COMPLEX = complex  # the built-in, before `complex` below names PyTorch'
 __all__ = [
     "conj",
     "conj_physical",
-    "resolve_conj",
-    "resolve_neg",
     "real",
     "imag",
     "angle",
@@ -88,18 +86,6 @@ def conj_physical(input):
     if input._data.dtype.kind != "c":
         return input
     return ConjPhysical.apply(input)
-
-
-@op(method=True)
-def resolve_conj(input):
-    """`input` itself: ember's conjugates are never lazy (see `conj`)."""
-    return input
-
-
-@op(method=True)
-def resolve_neg(input):
-    """`input` itself: ember has no lazy negation."""
-    return input
 
 
 # ---------------------------------------------------------------- real and imaginary parts as views

@@ -568,7 +568,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     return _finish(samples, False, None, out)
 
 
-@op()
+@op(method=True)
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Indices drawn from the rows of `input` (unnormalized non-negative weights)."""
     weights = input._data.astype(np.float64)

@@ -411,7 +411,7 @@ def setitem(input, index, value):
     apply_inplace(target, "index_put_", _index_put_value, advanced, value)
 
 
-@op(Index, IndexPut, inplace=True)
+@op(Index, IndexPut, method=True, inplace=True)
 def index_put(input, indices, values, accumulate=False):
     """A copy of `input` with `input[indices] = values` (`+=` with accumulate); `indices` is a tuple of
     index tensors, one per leading dim (None for a full dim)."""

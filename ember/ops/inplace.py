@@ -80,6 +80,7 @@ def apply_inplace(tensor, op_name, out_of_place, *args, **kwargs):
         finally:
             _grad_state.enabled = previous
         _write(tensor, result, op_name)
+        _carry_tangent(tensor, result)
         tensor._bump_version()
         return tensor
 
@@ -109,16 +110,26 @@ def apply_inplace(tensor, op_name, out_of_place, *args, **kwargs):
         tensor._requires_grad = result._requires_grad
     if retained:
         tensor.retain_grad()
+    _carry_tangent(tensor, result)
     tensor._bump_version()
     if base is not None:
         tensor._view_version = tensor._version_counter.value  # its grad_fn is current
     return tensor
 
 
+def _carry_tangent(tensor, result):
+    """Under forward AD the tensor's tangent becomes (a copy of) the result's, which the op's jvp made:
+    a copy, since the result may be an input as it was (`copy_`) and tangents are not shared."""
+    if _forward_ad.state.level is not None and getattr(result, "_fw_grad", None) is not None:
+        token, tangent = result._fw_grad
+        tensor._fw_grad = (token, tangent.clone())
+
+
 def _stand_in(tensor):
     old = new_tensor(tensor._data, tensor._requires_grad, tensor._grad_fn, tensor._output_nr)
     if tensor._grad_fn is None and tensor._requires_grad:
         old._grad_accumulator = tensor._grad_accumulator
+    old._fw_grad = getattr(tensor, "_fw_grad", None)
     return old
 
 

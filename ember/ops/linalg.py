@@ -33,7 +33,6 @@ __all__ = [
     "bmm",
     "mv",
     "dot",
-    "vdot",
     "outer",
     "ger",
     "addmm",
@@ -337,17 +336,6 @@ def dot(input, other, *, out=None):
     if input._data.shape != other._data.shape:
         raise _mismatch_error(input._data.shape, other._data.shape)
     return _write_out(Dot.apply(input, other), out)
-
-
-@op(method=True)
-def vdot(input, other, *, out=None):
-    """`dot(input.conj(), other)`: the inner product of complex vectors (`dot` for real ones).
-
-    Difference from PyTorch: a composite of conj and dot, so its node is DotBackward0 (PyTorch's
-    VdotBackward0); the gradients are the same.
-    """
-    _check_products("vdot", input, other)
-    return dot(input.conj(), other, out=out)
 
 
 @op(method=True)

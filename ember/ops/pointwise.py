@@ -1606,13 +1606,13 @@ def bitwise_xor(input, other):
     return _bitwise(np.bitwise_xor, input, other, "bitwise_xor")
 
 
-@op(method=True)
+@op(method=True, inplace=True)
 def bitwise_left_shift(input, other):
     """`input << other` for integer tensors, broadcasting."""
     return _bitwise(np.left_shift, input, other, "bitwise_left_shift")
 
 
-@op(method=True)
+@op(method=True, inplace=True)
 def bitwise_right_shift(input, other):
     """`input >> other` for integer tensors (arithmetic shift for signed types), broadcasting."""
     return _bitwise(np.right_shift, input, other, "bitwise_right_shift")
@@ -1629,19 +1629,19 @@ def _logical(ufunc, a, b):
     return new_tensor(np.asarray(ufunc(*arrays)))
 
 
-@op(method=True)
+@op(method=True, inplace=True)
 def logical_and(input, other):
     """A bool tensor: True where both operands are nonzero, broadcasting."""
     return _logical(np.logical_and, input, other)
 
 
-@op(method=True)
+@op(method=True, inplace=True)
 def logical_or(input, other):
     """A bool tensor: True where either operand is nonzero, broadcasting."""
     return _logical(np.logical_or, input, other)
 
 
-@op(method=True)
+@op(method=True, inplace=True)
 def logical_xor(input, other):
     """A bool tensor: True where exactly one operand is nonzero, broadcasting."""
     return _logical(np.logical_xor, input, other)
