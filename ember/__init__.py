@@ -33,6 +33,8 @@ from .ops import *  # noqa: F401,F403
 from . import ops as _ops
 from ._legacy import *  # noqa: F401,F403
 from . import cuda, backends  # noqa: F401
+from ._global_settings import *  # noqa: F401,F403
+from .autograd.anomaly import is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled
 
 _keep_freed_memory()
 

@@ -20,7 +20,13 @@ import sys
 import threading
 import warnings
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
+__all__ = [
+    "detect_anomaly",
+    "set_detect_anomaly",
+    "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
+    "set_anomaly_enabled",
+]
 
 
 class _AnomalyState(threading.local):
@@ -41,6 +47,11 @@ def is_anomaly_enabled():
 
 def is_anomaly_check_nan_enabled():
     return state.check_nan
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    """`torch.set_anomaly_enabled`: the plain switch under `set_detect_anomaly` (no context, no warning)."""
+    state.enabled, state.check_nan = bool(enabled), bool(check_nan)
 
 
 class set_detect_anomaly:
