@@ -72,6 +72,7 @@ _LAZY_SUBMODULES = {
     "utils",
     "vision",
     "viz",
+    "profiler",
 }
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func"}
 
