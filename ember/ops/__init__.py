@@ -31,6 +31,7 @@ from .distance import *  # noqa: F401,F403
 from .linear_layers import *  # noqa: F401,F403
 from .patches import *  # noqa: F401,F403
 from .losses import *  # noqa: F401,F403
+from .spectral import *  # noqa: F401,F403
 from .inplace import apply_inplace
 from . import (
     elementwise,
@@ -60,6 +61,7 @@ from . import (
     patches,
     losses,
     interpolation,
+    spectral,
 )
 from . import inplace_methods, elision, random_fills
 from .inplace_methods import *  # noqa: F401,F403
@@ -92,6 +94,7 @@ _NN_FAMILIES = (
     linear_layers,
     patches,
     losses,
+    spectral,
 )
 
 TENSOR_METHODS = {name: declaration.function for name, declaration in DECLARATIONS.items() if declaration.method}
