@@ -14,6 +14,7 @@ from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
+from .factorizations import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .conversion import *  # noqa: F401,F403
 from .comparison import *  # noqa: F401,F403
@@ -43,6 +44,7 @@ from . import (
     shape,
     indexing,
     linalg,
+    factorizations,
     conversion,
     comparison,
     creation,
@@ -77,6 +79,7 @@ _FAMILIES = (
     shape,
     indexing,
     linalg,
+    factorizations,
     conversion,
     comparison,
     joining,
