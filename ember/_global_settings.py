@@ -127,8 +127,8 @@ def get_num_interop_threads():
 def set_flush_denormal(mode):
     """Returns False: NumPy cannot switch the CPU's flush-to-zero mode, so denormals are kept.
 
-    PyTorch returns True on x86 CPUs with SSE3, where it sets the mode; a script reading the result
-    learns that ember did not (the usual call, `torch.set_flush_denormal(True)`, is harmless here).
+    Difference from PyTorch: PyTorch returns True on x86 CPUs with SSE3, where it sets the mode; a
+    script reading the result learns that ember did not (the usual call is harmless here).
     """
     _check_bool(mode, "flush_denormal expects a bool")
     return False

@@ -3,18 +3,18 @@
     with ember.autocast("cpu", dtype=ember.float16):
         loss = loss_fn(model(x), y)       # linear/matmul/conv run in float16, the loss in float32
 
-What differs from PyTorch, and why:
-- PyTorch's CPU default, bfloat16, does not exist in ember (NumPy has no bfloat16). With it (no
-  `dtype`, the common `autocast("cpu")`), ember keeps every op in float32 and warns once: results are
-  more precise than PyTorch's and their dtype is float32. `dtype=ember.float16` casts as PyTorch does.
-- With float16, the ops PyTorch's CPU autocast lowers (linear, matmul, mm, bmm, addmm, addbmm,
-  baddbmm, einsum, conv1d-3d, conv_transpose1d-3d, prelu; attention through its matmuls) cast
-  float32 inputs to float16, and the losses (l1, mse, smooth_l1, huber, nll, cross_entropy,
-  binary_cross_entropy[_with_logits], kl_div) cast float16 inputs back to float32. Each cast is a
-  ToCopyBackward0 node, so float32 leaves get float32 gradients. There is no cast cache
-  (`cache_enabled` is accepted), so a weight used twice is cast twice.
-- CUDA autocast is never available: `autocast("cuda")` warns and disables itself, as PyTorch's does
-  on a machine without CUDA.
+Differences from PyTorch: ember has no bfloat16 (NumPy lacks it), so with PyTorch's CPU default
+dtype (no `dtype`, the common `autocast("cpu")`) every op stays in float32, with a one-time warning:
+results are more precise than PyTorch's and their dtype is float32. With `dtype=ember.float16` the ops
+are cast as PyTorch casts them. No cast cache is kept (`cache_enabled` is accepted), so a weight used
+twice in a region is cast twice.
+
+With float16, the ops PyTorch's CPU autocast lowers (linear, matmul, mm, bmm, addmm, addbmm,
+baddbmm, einsum, conv1d-3d, conv_transpose1d-3d, prelu; attention through its matmuls) cast float32
+inputs to float16, and the losses (l1, mse, smooth_l1, huber, nll, cross_entropy,
+binary_cross_entropy[_with_logits], kl_div) cast float16 inputs back to float32. Each cast is a
+ToCopyBackward0 node, so float32 leaves get float32 gradients. CUDA autocast is never available:
+`autocast("cuda")` warns and disables itself, as PyTorch's does on a machine without CUDA.
 """
 
 import functools

@@ -205,7 +205,10 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
 
 def lu_factor(A, *, pivot=True):
     """(LU, pivots): the packed factors of A = P L U (partial pivoting) and the 1-based int32 row
-    swaps; RuntimeError for a singular A (use `lu_factor_ex` to get the info instead)."""
+    swaps; RuntimeError for a singular A (use `lu_factor_ex` to get the info instead).
+
+    Difference from PyTorch: the gradient exists for square matrices only (rectangular ones raise
+    NotImplementedError in backward)."""
     packed, pivots, info = _lu_factor(A, "linalg.lu_factor", pivot)
     singular = np.flatnonzero(info._data.reshape(-1))
     if singular.size:
