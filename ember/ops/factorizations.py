@@ -35,6 +35,8 @@ __all__ = [
     "matrix_rank",
     "eig",
     "symeig",
+    "svd_lowrank",
+    "pca_lowrank",
 ]
 
 LuFactorResult = _structseq("linalg_lu_factor", ("LU", "pivots"))
@@ -505,3 +507,55 @@ def symeig(input, eigenvectors=False, upper=True):
         "with:\nL = torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\nL, V = torch.symeig(A, "
         "eigenvectors=True) should be replaced with:\nL, V = torch.linalg.eigh(A, UPLO='U' if upper else 'L')"
     )
+
+
+# ================================================================ randomized low-rank SVD / PCA
+def _approximate_basis(A, q, niter):
+    """Orthonormal columns spanning (nearly) the range of A, by a random projection and `niter`
+    power iterations (Halko, Martinsson & Tropp's randomized range finder)."""
+    from .linalg import linalg_qr
+    from .creation import randn
+
+    projection = randn(A.shape[-1], q, dtype=A.dtype)
+    basis = linalg_qr(matmul(A, projection)).Q
+    for _ in range(niter):
+        basis = linalg_qr(matmul(A.mT, basis)).Q
+        basis = linalg_qr(matmul(A, basis)).Q
+    return basis
+
+
+@op()
+def svd_lowrank(A, q=6, niter=2, M=None):
+    """(U, S, V) of a rank-`q` approximate SVD of A (or A - M), A ~ U diag(S) V^T, found by a
+    randomized range finder with `niter` power iterations; differentiable. Random, so the singular
+    vectors differ from PyTorch's run to run by more than sign when A has rank above q."""
+    from .linalg import linalg_svd
+
+    _check_matrix_input(A, "svd_lowrank", square=False)
+    if M is not None:
+        A = A - M
+    rows, columns = A.shape[-2:]
+    if q is None:
+        q = 6
+    if rows < columns:
+        V, S, U = svd_lowrank(A.mT, q, niter)
+        return U, S, V
+    basis = _approximate_basis(A, q, niter)
+    left, values, right_h = linalg_svd(matmul(basis.mT, A), full_matrices=False)
+    return matmul(basis, left), values, right_h.mT
+
+
+@op()
+def pca_lowrank(A, q=None, center=True, niter=2):
+    """(U, S, V) of a randomized PCA: the low-rank SVD of A with its columns centred (`center`);
+    `q` defaults to min(6, rows, columns). The principal directions are V's columns."""
+    _check_matrix_input(A, "pca_lowrank", square=False)
+    rows, columns = A.shape[-2:]
+    q = min(6, rows, columns) if q is None else q
+    if not 0 <= q <= min(rows, columns):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(rows, columns)}")
+    if niter < 0:
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    if center:
+        A = A - A.mean(dim=-2, keepdim=True)
+    return svd_lowrank(A, q, niter)

@@ -115,3 +115,34 @@ def test_rectangular_lu_gradient_is_refused_clearly():
     a = ember.randn(3, 4, dtype=ember.float64, requires_grad=True)
     with pytest.raises(NotImplementedError, match="square matrices only"):
         ember.linalg.lu_factor(a).LU.sum().backward()
+
+
+def _rank_three(rows, columns):
+    rng = np.random.default_rng(4)
+    return rng.standard_normal((rows, 3)) @ rng.standard_normal((3, columns))
+
+
+@pytest.mark.parametrize("shape", [(12, 7), (5, 9)])
+def test_svd_lowrank_recovers_a_low_rank_matrix_as_torch(torch, shape):
+    a = _rank_three(*shape)
+    ours_input = ember.tensor(a, requires_grad=True)
+    U, S, V = ember.svd_lowrank(ours_input, q=4)
+    theirs_input = torch.tensor(a, requires_grad=True)
+    tU, tS, tV = torch.svd_lowrank(theirs_input, q=4)
+    assert [list(t.shape) for t in (U, S, V)] == [list(t.shape) for t in (tU, tS, tV)]
+    assert_close(S[:3], tS[:3].detach().numpy(), rtol=1e-10, atol=1e-10, what="singular values")
+    assert_close((U * S) @ V.mT, a, rtol=1e-10, atol=1e-10, what="reconstruction")
+    S[:3].sum().backward()  # the gradient of the top singular values, U V^T, does not depend on the draw
+    tS[:3].sum().backward()
+    assert_close(ours_input.grad, theirs_input.grad.numpy(), rtol=1e-8, atol=1e-8, what="gradient")
+
+
+def test_pca_lowrank_centres_and_checks_arguments(torch):
+    a = _rank_three(10, 6) + 5.0
+    ours, theirs = ember.pca_lowrank(ember.tensor(a)), torch.pca_lowrank(torch.tensor(a))
+    assert_close(ours[1], theirs[1].numpy(), rtol=1e-8, atol=1e-8, what="singular values of the centred matrix")
+    for bad in (dict(q=7), dict(niter=-1)):
+        with pytest.raises(ValueError):
+            torch.pca_lowrank(torch.tensor(a), **bad)
+        with pytest.raises(ValueError):
+            ember.pca_lowrank(ember.tensor(a), **bad)
