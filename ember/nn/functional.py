@@ -688,7 +688,7 @@ def _check_pointwise_loss(input, target, name):
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """|input - target|, reduced ('mean', 'sum' or 'none')."""
-    if _autocast.state.active:
+    if _autocast.ever_enabled and _autocast.state.active:
         input, target = _autocast.full_precision(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_pointwise_loss(input, target, "l1_loss")
@@ -697,7 +697,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """(input - target)**2, reduced."""
-    if _autocast.state.active:
+    if _autocast.ever_enabled and _autocast.state.active:
         input, target = _autocast.full_precision(input, target)
     reduction = _losses.reduction_name(_legacy_reduction(size_average, reduce, reduction))
     _check_pointwise_loss(input, target, "mse_loss")
@@ -709,7 +709,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta (beta=0 is the L1 loss)."""
-    if _autocast.state.active:
+    if _autocast.ever_enabled and _autocast.state.active:
         input, target = _autocast.full_precision(input, target)
     reduction = _losses.reduction_name(_legacy_reduction(size_average, reduce, reduction))
     if beta < 0:
@@ -720,7 +720,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta)."""
-    if _autocast.state.active:
+    if _autocast.ever_enabled and _autocast.state.active:
         input, target = _autocast.full_precision(input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -735,7 +735,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log-likelihood of class-index targets: input holds log-probabilities (N, C) or
     (N, C, d1, ...); 'mean' divides by the summed weights of the non-ignored targets."""
-    if _autocast.state.active:
+    if _autocast.ever_enabled and _autocast.state.active:
         input, target = _autocast.full_precision(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     return _losses.nll_loss_rows(input, target, weight, ignore_index, reduction)
@@ -764,7 +764,7 @@ def cross_entropy(
     `target` holds class indices (N,) / (N, d1, ...) or class probabilities shaped like `input`.
     `label_smoothing` mixes the target with the uniform distribution.
     """
-    if _autocast.state.active:
+    if _autocast.ever_enabled and _autocast.state.active:
         input, target = _autocast.full_precision(input, target)
     reduction = _losses.reduction_name(_legacy_reduction(size_average, reduce, reduction))
     if not 0.0 <= label_smoothing <= 1.0:
@@ -806,7 +806,7 @@ def cross_entropy(
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-w [t log(x) + (1 - t) log(1 - x)] for probabilities x in [0, 1] (logs clamped at -100)."""
-    if _autocast.state.active:
+    if _autocast.ever_enabled and _autocast.state.active:
         input, target = _autocast.full_precision(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     return _losses.binary_cross_entropy(input, target, weight, reduction)
@@ -817,7 +817,7 @@ def binary_cross_entropy_with_logits(
 ):
     """binary_cross_entropy(sigmoid(input), target), computed stably from the logits; `pos_weight`
     weighs the positive term (per class, broadcast over the last dim)."""
-    if _autocast.state.active:
+    if _autocast.ever_enabled and _autocast.state.active:
         input, target = _autocast.full_precision(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     return _losses.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
@@ -826,7 +826,7 @@ def binary_cross_entropy_with_logits(
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """KL divergence sum(target * (log(target) - input)); `input` holds log-probabilities. Use
     reduction='batchmean' for the mathematical KL divergence ('mean' divides by every element)."""
-    if _autocast.state.active:
+    if _autocast.ever_enabled and _autocast.state.active:
         input, target = _autocast.full_precision(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if reduction == "mean":

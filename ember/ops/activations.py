@@ -165,7 +165,7 @@ def celu(input, alpha=1.0):
 @op(method=True)
 def prelu(input, weight):
     """x for x >= 0, weight * x otherwise; weight has 1 or C (the channels, dim 1) elements."""
-    if _autocast.state.lower is not None:
+    if _autocast.ever_enabled and _autocast.state.lower is not None:
         input, weight = _autocast.lower_precision(input, weight)
     _check_tensor(input, "input", "prelu")
     _check_tensor(weight, "weight", "prelu")

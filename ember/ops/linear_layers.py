@@ -43,7 +43,7 @@ class LinearNoBias(Linear, node="MmBackward0"):
 
 def linear(input, weight, bias=None):
     """input @ weight.T + bias: input (..., in_features), weight (out_features, in_features)."""
-    if _autocast.state.lower is not None:
+    if _autocast.ever_enabled and _autocast.state.lower is not None:
         input, weight, bias = _autocast.lower_precision(input, weight, bias)
     _check_tensor(input, "input", "linear")
     _check_tensor(weight, "weight", "linear")

@@ -179,3 +179,18 @@ def test_custom_fwd_casts_inputs_and_custom_bwd_runs(quiet_bfloat16_notice):
     assert y.dtype is ember.float64
     y.sum().backward()
     assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_autocast_is_per_thread():
+    import threading
+
+    seen = []
+
+    def other_thread():
+        seen.append((ember.is_autocast_enabled("cpu"), F.linear(ember.ones(2, 3), ember.ones(4, 3)).dtype))
+
+    with ember.autocast("cpu", dtype=ember.float16):
+        worker = threading.Thread(target=other_thread)
+        worker.start()
+        worker.join()
+    assert seen == [(False, ember.float32)]
