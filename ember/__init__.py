@@ -33,7 +33,23 @@ from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is
 from .ops import *  # noqa: F401,F403
 from . import ops as _ops
 from ._legacy import *  # noqa: F401,F403
-from . import cuda, backends  # noqa: F401
+from . import amp, cpu, cuda, backends  # noqa: F401
+from .amp.autocast_mode import (
+    autocast,
+    is_autocast_enabled,
+    set_autocast_enabled,
+    get_autocast_dtype,
+    set_autocast_dtype,
+    is_autocast_cache_enabled,
+    set_autocast_cache_enabled,
+    clear_autocast_cache,
+    is_autocast_cpu_enabled,
+    set_autocast_cpu_enabled,
+    get_autocast_cpu_dtype,
+    get_autocast_gpu_dtype,
+)
+from ._global_settings import *  # noqa: F401,F403
+from .autograd.anomaly import is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled
 
 _keep_freed_memory()
 
@@ -57,6 +73,7 @@ _LAZY_SUBMODULES = {
     "utils",
     "vision",
     "viz",
+    "profiler",
 }
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func"}
 

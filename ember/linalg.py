@@ -24,6 +24,8 @@ from .ops.linalg import (
     matrix_rank,
     lstsq,
 )
+from .ops.factorizations import lu_factor, lu_factor_ex, solve_triangular, matrix_exp
+from .ops.factorizations import linalg_lu as lu, linalg_lu_solve as lu_solve
 from .ops.linalg import linalg_norm as norm, linalg_qr as qr, linalg_svd as svd, inverse as _inverse, _cross, _write_out
 
 __all__ = [
@@ -47,6 +49,12 @@ __all__ = [
     "pinv",
     "matrix_rank",
     "lstsq",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu",
+    "lu_solve",
+    "solve_triangular",
+    "matrix_exp",
     "cross",
     "vecdot",
     "diagonal",

@@ -251,8 +251,8 @@ from . import forward_ad  # noqa: E402
 
 
 def __getattr__(name):
-    # `ember.autograd.functional` and `.graph` load on first use (rarely needed).
-    if name in ("functional", "graph"):
+    # `ember.autograd.functional`, `.graph` and `.profiler` load on first use (rarely needed).
+    if name in ("functional", "graph", "profiler"):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")

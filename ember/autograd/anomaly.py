@@ -20,7 +20,13 @@ import sys
 import threading
 import warnings
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
+__all__ = [
+    "detect_anomaly",
+    "set_detect_anomaly",
+    "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
+    "set_anomaly_enabled",
+]
 
 
 class _AnomalyState(threading.local):
@@ -42,6 +48,11 @@ def is_anomaly_enabled():
 def is_anomaly_check_nan_enabled():
     """Whether anomaly mode also raises on a NaN or inf produced by a recorded op (`check_nan`, on by default)."""
     return state.check_nan
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    """`torch.set_anomaly_enabled`: the plain switch under `set_detect_anomaly` (no context, no warning)."""
+    state.enabled, state.check_nan = bool(enabled), bool(check_nan)
 
 
 class set_detect_anomaly:

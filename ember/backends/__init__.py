@@ -1,8 +1,10 @@
-"""`ember.backends`: the switches scripts set for PyTorch's accelerated backends (no effect here)."""
+"""`ember.backends`: the switches and queries scripts use for PyTorch's accelerated backends.
 
-from types import SimpleNamespace
+Difference from PyTorch: ember computes with NumPy on the CPU, so every accelerator library is
+reported absent (cuDNN, CUDA, MPS, and also MKL-DNN, MKL and OpenMP, which PyTorch's CPU build has);
+switches such as `cudnn.benchmark = True` are kept but change nothing. `backends.cuda.matmul.allow_tf32` follows `ember.set_float32_matmul_precision`, as in PyTorch.
+"""
 
-__all__ = ["cudnn", "mps"]
+from . import cpu, cuda, cudnn, mkl, mkldnn, mps, openmp, opt_einsum
 
-cudnn = SimpleNamespace(enabled=True, benchmark=False, deterministic=False, allow_tf32=True, is_available=lambda: False)
-mps = SimpleNamespace(is_available=lambda: False, is_built=lambda: False)
+__all__ = ["cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"]

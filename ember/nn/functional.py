@@ -23,6 +23,7 @@ from ..ops import (
     padding as _padding,
     pooling as _pooling,
 )
+from ..ops import _autocast
 from ..ops.inplace import apply_inplace as _apply_inplace
 from ..ops.pooling import max_pool1d, max_pool2d, max_pool3d, adaptive_avg_pool1d
 from ..ops.conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
@@ -739,6 +740,8 @@ def _check_pointwise_loss(input, target, name):
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """|input - target|, reduced ('mean', 'sum' or 'none')."""
+    if _autocast.ever_enabled and _autocast.state.active:
+        input, target = _autocast.full_precision(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_pointwise_loss(input, target, "l1_loss")
     return _losses.reduce_loss(_ops.abs(input - target), reduction)
@@ -746,6 +749,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """(input - target)**2, reduced."""
+    if _autocast.ever_enabled and _autocast.state.active:
+        input, target = _autocast.full_precision(input, target)
     reduction = _losses.reduction_name(_legacy_reduction(size_average, reduce, reduction))
     _check_pointwise_loss(input, target, "mse_loss")
     if weight is not None:  # PyTorch's weighted form is a composite too
@@ -756,6 +761,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta (beta=0 is the L1 loss)."""
+    if _autocast.ever_enabled and _autocast.state.active:
+        input, target = _autocast.full_precision(input, target)
     reduction = _losses.reduction_name(_legacy_reduction(size_average, reduce, reduction))
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -765,6 +772,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta)."""
+    if _autocast.ever_enabled and _autocast.state.active:
+        input, target = _autocast.full_precision(input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     reduction = _losses.reduction_name(reduction)
@@ -778,6 +787,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log-likelihood of class-index targets: input holds log-probabilities (N, C) or
     (N, C, d1, ...); 'mean' divides by the summed weights of the non-ignored targets."""
+    if _autocast.ever_enabled and _autocast.state.active:
+        input, target = _autocast.full_precision(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     return _losses.nll_loss_rows(input, target, weight, ignore_index, reduction)
 
@@ -805,6 +816,8 @@ def cross_entropy(
     `target` holds class indices (N,) / (N, d1, ...) or class probabilities shaped like `input`.
     `label_smoothing` mixes the target with the uniform distribution.
     """
+    if _autocast.ever_enabled and _autocast.state.active:
+        input, target = _autocast.full_precision(input, target)
     reduction = _losses.reduction_name(_legacy_reduction(size_average, reduce, reduction))
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
@@ -845,6 +858,8 @@ def cross_entropy(
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-w [t log(x) + (1 - t) log(1 - x)] for probabilities x in [0, 1] (logs clamped at -100)."""
+    if _autocast.ever_enabled and _autocast.state.active:
+        input, target = _autocast.full_precision(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     return _losses.binary_cross_entropy(input, target, weight, reduction)
 
@@ -854,6 +869,8 @@ def binary_cross_entropy_with_logits(
 ):
     """binary_cross_entropy(sigmoid(input), target), computed stably from the logits; `pos_weight`
     weighs the positive term (per class, broadcast over the last dim)."""
+    if _autocast.ever_enabled and _autocast.state.active:
+        input, target = _autocast.full_precision(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     return _losses.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
 
@@ -861,6 +878,8 @@ def binary_cross_entropy_with_logits(
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """KL divergence sum(target * (log(target) - input)); `input` holds log-probabilities. Use
     reduction='batchmean' for the mathematical KL divergence ('mean' divides by every element)."""
+    if _autocast.ever_enabled and _autocast.state.active:
+        input, target = _autocast.full_precision(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if reduction == "mean":
         warnings.warn(

@@ -15,6 +15,7 @@ from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
+from .factorizations import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .conversion import *  # noqa: F401,F403
 from .comparison import *  # noqa: F401,F403
@@ -44,6 +45,7 @@ from .slice_norms import *  # noqa: F401,F403
 from .binning import *  # noqa: F401,F403
 from .random_draws import *  # noqa: F401,F403
 from . import python_callables  # noqa: F401 (Tensor methods only)
+from .spectral import *  # noqa: F401,F403
 from .inplace import apply_inplace
 from . import (
     elementwise,
@@ -56,6 +58,7 @@ from . import (
     shape,
     indexing,
     linalg,
+    factorizations,
     conversion,
     comparison,
     creation,
@@ -74,6 +77,7 @@ from . import (
     patches,
     losses,
     interpolation,
+    spectral,
 )
 from . import dimensions, scatters, number_parts, predicates, statistics, calculus, index_builders, products
 from . import slice_norms, binning, random_draws
@@ -92,6 +96,7 @@ _FAMILIES = (
     shape,
     indexing,
     linalg,
+    factorizations,
     conversion,
     comparison,
     joining,
@@ -120,6 +125,7 @@ _NN_FAMILIES = (
     linear_layers,
     patches,
     losses,
+    spectral,
 )
 
 TENSOR_METHODS = {name: declaration.function for name, declaration in DECLARATIONS.items() if declaration.method}

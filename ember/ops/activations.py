@@ -6,6 +6,7 @@ from .. import _dtype
 from ..autograd.function import Primitive
 from ._common import normalize_dim
 from ._nn_common import _check_floating, _check_tensor
+from . import _autocast
 from ._declare import op
 
 __all__ = ["rrelu", "softmax", "log_softmax", "selu", "celu", "prelu", "hardshrink", "threshold"]
@@ -165,6 +166,8 @@ def celu(input, alpha=1.0):
 @op(method=True)
 def prelu(input, weight):
     """x for x >= 0, weight * x otherwise; weight has 1 or C (the channels, dim 1) elements."""
+    if _autocast.ever_enabled and _autocast.state.lower is not None:
+        input, weight = _autocast.lower_precision(input, weight)
     _check_tensor(input, "input", "prelu")
     _check_tensor(weight, "weight", "prelu")
     count = weight._data.size

@@ -8,6 +8,7 @@ from ._nn_common import _batched, _check_floating, _check_same_dtype, _check_ten
 from ._strided_windows import _col2im, _crop, _out_size, _pad, _windows
 from .padding import constant_pad_nd
 from ._tangents import add_tangents
+from . import _autocast
 from ._declare import op
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
@@ -303,6 +304,8 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
     `padding` is an int, a tuple, 'valid' or 'same'. Returns (N, C_out, L_out).
     """
+    if _autocast.ever_enabled and _autocast.state.lower is not None:
+        input, weight, bias = _autocast.lower_precision(input, weight, bias)
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
@@ -313,12 +316,16 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     Example: `conv2d(ember.randn(8, 3, 32, 32), ember.randn(16, 3, 3, 3), padding=1)` has shape
     (8, 16, 32, 32). `padding` is an int, a pair, 'valid' or 'same'.
     """
+    if _autocast.ever_enabled and _autocast.state.lower is not None:
+        input, weight, bias = _autocast.lower_precision(input, weight, bias)
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
 @op(Convolution)
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D convolution of (N, C_in, D, H, W) with (C_out, C_in/groups, kD, kH, kW)."""
+    if _autocast.ever_enabled and _autocast.state.lower is not None:
+        input, weight, bias = _autocast.lower_precision(input, weight, bias)
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
 
 
@@ -366,6 +373,8 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     weight is (C_in, C_out/groups, k); the output length is (L-1)*stride - 2*padding +
     dilation*(k-1) + output_padding + 1.
     """
+    if _autocast.ever_enabled and _autocast.state.lower is not None:
+        input, weight, bias = _autocast.lower_precision(input, weight, bias)
     return _conv_transpose(
         input, weight, bias, stride, padding, output_padding, groups, dilation, 1, "conv_transpose1d"
     )
@@ -374,6 +383,8 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 @op(ConvTranspose)
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 2-D convolution of (N, C_in, H, W) with weight (C_in, C_out/groups, kH, kW)."""
+    if _autocast.ever_enabled and _autocast.state.lower is not None:
+        input, weight, bias = _autocast.lower_precision(input, weight, bias)
     return _conv_transpose(
         input, weight, bias, stride, padding, output_padding, groups, dilation, 2, "conv_transpose2d"
     )
@@ -382,6 +393,8 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 @op(ConvTranspose)
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 3-D convolution of (N, C_in, D, H, W) with weight (C_in, C_out/groups, kD, kH, kW)."""
+    if _autocast.ever_enabled and _autocast.state.lower is not None:
+        input, weight, bias = _autocast.lower_precision(input, weight, bias)
     return _conv_transpose(
         input, weight, bias, stride, padding, output_padding, groups, dilation, 3, "conv_transpose3d"
     )

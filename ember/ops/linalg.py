@@ -25,6 +25,7 @@ from ._common import normalize_dim, normalize_dims
 from .inplace import copy_into_out
 from .reduction import LinalgVectorNorm
 from ._tangents import add_tangents
+from . import _autocast
 from ._declare import op, alias
 
 __all__ = [
@@ -261,6 +262,8 @@ def matmul(input, other, *, out=None):
 
         ember.matmul(ember.ones(2, 3, 4), ember.ones(4, 5)).shape  # torch.Size([2, 3, 5])
     """
+    if _autocast.ever_enabled and _autocast.state.lower is not None:
+        input, other = _autocast.lower_precision(input, other)
     if not (type(input) is Tensor and type(other) is Tensor and input._data.dtype is other._data.dtype):
         _check_products("matmul", input, other)
     a_shape, b_shape = input._data.shape, other._data.shape
@@ -279,6 +282,8 @@ def matmul(input, other, *, out=None):
 @op(Mm, method=True)
 def mm(input, mat2, *, out=None):
     """Product of two matrices (2-D only, no broadcasting: use `matmul` for that)."""
+    if _autocast.ever_enabled and _autocast.state.lower is not None:
+        input, mat2 = _autocast.lower_precision(input, mat2)
     _check_products("mm", input, mat2)
     if input._data.ndim != 2:
         raise RuntimeError(f"self must be a matrix (mm got shape {list(input.shape)})")
@@ -304,6 +309,8 @@ def _check_bmm(op_name, batch1, batch2):
 @op(Bmm, method=True)
 def bmm(input, mat2, *, out=None):
     """Batched product of (b, n, m) and (b, m, p) tensors (no broadcasting)."""
+    if _autocast.ever_enabled and _autocast.state.lower is not None:
+        input, mat2 = _autocast.lower_precision(input, mat2)
     _check_products("bmm", input, mat2)
     _check_bmm("bmm", input, mat2)
     return _write_out(Bmm.apply(input, mat2), out)
@@ -420,6 +427,8 @@ def _add_product(function, op_name, input, a, b, beta, alpha, product_shape, out
 @op(Addmm, method=True, inplace=True)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """`beta * input + alpha * (mat1 @ mat2)` for matrices; `input` broadcasts to the product's shape."""
+    if _autocast.ever_enabled and _autocast.state.lower is not None:
+        input, mat1, mat2 = _autocast.lower_precision(input, mat1, mat2)
     _check_products("addmm", input, mat1, mat2)
     if mat1._data.ndim != 2 or mat2._data.ndim != 2:
         raise RuntimeError(
@@ -460,6 +469,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
 @op(Baddbmm, method=True, inplace=True)
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """`beta * input + alpha * bmm(batch1, batch2)`."""
+    if _autocast.ever_enabled and _autocast.state.lower is not None:
+        input, batch1, batch2 = _autocast.lower_precision(input, batch1, batch2)
     _check_products("baddbmm", input, batch1, batch2)
     _check_bmm("baddbmm", batch1, batch2)
     shape = batch1._data.shape[:2] + batch2._data.shape[2:]
@@ -469,6 +480,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 @op(Addbmm, method=True, inplace=True)
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """`beta * input + alpha * bmm(batch1, batch2).sum(0)`."""
+    if _autocast.ever_enabled and _autocast.state.lower is not None:
+        input, batch1, batch2 = _autocast.lower_precision(input, batch1, batch2)
     _check_products("addbmm", input, batch1, batch2)
     _check_bmm("addbmm", batch1, batch2)
     shape = (batch1._data.shape[1], batch2._data.shape[2])
@@ -661,6 +674,8 @@ def einsum(equation, *operands):
     `einsum('bij,bjk->bik', a, b)`; the ellipsis, repeated labels ('ii->i') and the implicit output
     (no '->') follow PyTorch. Operands may also be given as one list. Differentiable to any order.
     """
+    if _autocast.ever_enabled and _autocast.state.lower is not None:
+        operands = _autocast.lower_precision(*operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not isinstance(equation, str):

@@ -3,6 +3,7 @@
 from .._backend import np
 from ..autograd.function import Primitive
 from ._nn_common import _check_same_dtype, _check_tensor
+from . import _autocast
 from ._declare import op
 
 __all__ = ["bilinear"]
@@ -42,6 +43,8 @@ class LinearNoBias(Linear, node="MmBackward0"):
 
 def linear(input, weight, bias=None):
     """input @ weight.T + bias: input (..., in_features), weight (out_features, in_features)."""
+    if _autocast.ever_enabled and _autocast.state.lower is not None:
+        input, weight, bias = _autocast.lower_precision(input, weight, bias)
     _check_tensor(input, "input", "linear")
     _check_tensor(weight, "weight", "linear")
     if weight._data.ndim not in (1, 2) or input._data.ndim == 0:

@@ -1,6 +1,6 @@
 """`ember.cuda`: ember computes on the CPU, so scripts that ask get a clear "no"."""
 
-__all__ = ["is_available", "device_count", "manual_seed", "manual_seed_all", "synchronize"]
+__all__ = ["amp", "is_available", "device_count", "manual_seed", "manual_seed_all", "synchronize"]
 
 
 def is_available():
@@ -20,3 +20,6 @@ manual_seed_all = manual_seed
 
 def synchronize(device=None):
     """Nothing runs asynchronously on the CPU."""
+
+
+from . import amp  # noqa: E402  (torch.cuda.amp: autocast and GradScaler, disabled without CUDA)
