@@ -15,17 +15,7 @@ from ._declare import op
 
 _PYTHON_COMPLEX = complex  # the built-in, before `complex` below names PyTorch's function
 
-__all__ = [
-    "conj",
-    "conj_physical",
-    "real",
-    "imag",
-    "angle",
-    "view_as_real",
-    "view_as_complex",
-    "complex",
-    "polar",
-]
+__all__ = ["conj", "conj_physical", "real", "imag", "angle", "view_as_real", "view_as_complex", "complex", "polar"]
 
 
 def conj_if_complex(value):
