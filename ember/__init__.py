@@ -41,6 +41,7 @@ _keep_freed_memory()
 _LAZY_SUBMODULES = {
     "accelerator",
     "compat",
+    "compiler",
     "datasets",
     "distributed",
     "distributions",
@@ -57,7 +58,7 @@ _LAZY_SUBMODULES = {
     "vision",
     "viz",
 }
-_LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func"}
+_LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func", "compile": "compiler"}
 
 
 def __getattr__(name):

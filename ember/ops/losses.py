@@ -343,7 +343,7 @@ class NllLoss(Primitive, node="NllLossBackward0", backward_on_arrays=True):
         coefficient[np.arange(shape[0]), safe] = -scale
         if reduction == "none":
             grad = grad.reshape(grad.shape + (1,))
-        if type(grad) is np.ndarray:  # a first-order backward on arrays (see autograd.function)
+        if isinstance(grad, np.ndarray):  # a first-order backward on arrays (see autograd.function)
             return grad * coefficient, None, None, None, None
         return grad * new_tensor(coefficient), None, None, None, None
 
