@@ -16,6 +16,7 @@ from .. import _float_errors
 from .._tensor import Tensor, new_tensor
 from ..autograd import anomaly, grad_mode
 from ..autograd.function import Function
+from ..ops import creation
 from . import _trace
 
 __all__ = ["MISS", "Unsupported", "build"]
@@ -184,9 +185,24 @@ def build(recording, plan):
     pinned = set()
     for value in [plan.result] + [effect[2] for effect in plan.effects]:
         _result_slots(value, pinned)
+    guards_at = {}
+    for position, slot, convert, expected in recording.value_guards:
+        guards_at.setdefault(position, []).append((slot, convert, expected))
+        last_use[slot] = max(last_use.get(slot, -1), position)
+    draws_before_guard = any(
+        op.name.startswith("random.") for op in recording.ops[: max(guards_at, default=0)]
+    )
+    if draws_before_guard:  # a miss must leave the random state as it found it
+        line("random_state = rng_of().bit_generator.state")
+        writer.globals["rng_of"] = lambda: creation.default_generator.rng
     line("token = quiet()")
     line("try:")
     for index, op in enumerate(recording.ops):
+        for slot, convert, expected in guards_at.get(index, ()):
+            line(f"if {writer.constant(convert, 'f')}(v{slot}) != {writer.constant(expected)}:", 2)
+            if draws_before_guard:
+                line("rng_of().bit_generator.state = random_state", 3)
+            line("return MISS", 3)
         call = f"{writer.constant(op.fn, 'f')}("
         parts = [writer.template(item) for item in op.args]
         parts += [f"{key}={writer.template(item)}" for key, item in op.kwargs.items()]
@@ -203,6 +219,9 @@ def build(recording, plan):
         dead = [slot for slot, last in last_use.items() if last == index and slot not in pinned]
         if dead:
             line("del " + ", ".join(f"v{slot}" for slot in sorted(dead)), 2)
+    for slot, convert, expected in guards_at.get(len(recording.ops), ()):
+        line(f"if {writer.constant(convert, 'f')}(v{slot}) != {writer.constant(expected)}:", 2)
+        line("return MISS", 3)
     line("pass", 2)
     line("finally:")
     line("restore(token)", 2)

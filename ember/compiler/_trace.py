@@ -85,6 +85,9 @@ class Recording:
         self.constants = []  # plain arrays captured by reference (kept alive)
         self.constant_roots = {}  # id(root array) -> root, of constants
         self.breaks = []  # (reason, location)
+        self.value_guards = []  # (number of ops before it, slot, convert, expected): Python read the data
+        self.input_roots = set()  # ids of the arrays owning the inputs' memory
+        self.first_persistent_write = None  # index of the first op writing into an input's memory
         self.open = True
 
     # ----------------------------------------------------------------- slots
@@ -109,6 +112,7 @@ class Recording:
     def add_input(self, plain, source):
         wrapper = self.new_slot(plain, True)
         self.inputs.append((wrapper._slot, source))
+        self.input_roots.add(id(_root(plain)))
         return wrapper
 
     def broken(self, reason):
@@ -206,7 +210,11 @@ class Recording:
         for target in mutated:
             template = template_args[target] if isinstance(target, int) else template_kwargs.get(target)
             self._check_mutation(template, found)
-        result = fn(*plain_args, **plain_kwargs)
+        _state.recording = None  # NumPy's own Python code (np.random's np.empty ...) is not recorded
+        try:
+            result = fn(*plain_args, **plain_kwargs)
+        finally:
+            _state.recording = self
         if not self.open:
             return result
         outs, unpack, wrapped = self._wrap_result(result, found)
@@ -216,6 +224,8 @@ class Recording:
     def _check_mutation(self, template, found):
         for item in template if isinstance(template, tuple) else (template,):
             if isinstance(item, Ref):
+                if self.first_persistent_write is None and id(_root(self.values[item.slot])) in self.input_roots:
+                    self.first_persistent_write = len(self.ops)
                 if self.constant_root[item.slot]:
                     self.broken("an in-place change of an array created outside the recording")
                 if found[1]:
@@ -236,7 +246,7 @@ class Recording:
             return wrapper._slot, False, wrapper
         if isinstance(result, numpy.generic):
             # a NumPy scalar: recorded (and replayed) as a 0-d array, which computes the same values
-            wrapper = self.new_slot(numpy.asarray(result), dependent)
+            wrapper = self.new_slot(_asarray(result), dependent)
             return wrapper._slot, "0d", wrapper
         if isinstance(result, (tuple, list)) and all(isinstance(item, numpy.ndarray) for item in result):
             outs, items = [], []
@@ -255,6 +265,14 @@ class Recording:
             self.broken(f"a NumPy call returned {type(result).__name__} computed from the data")
         return None, False, result
 
+    def guard_value(self, slot, convert, expected, what):
+        """Python read `expected = convert(value of slot)`: a replay checks it still holds, which it can
+        only do before the first write into an input (a miss must leave nothing changed)."""
+        if self.first_persistent_write is not None:
+            self.broken(f"{what} of an array computed from the data, after an in-place update of an input")
+        else:
+            self.value_guards.append((len(self.ops), slot, convert, expected))
+
     def scalar_op(self, fn, operands, name):
         found = [False, False, False]
         plain, template = self.unwrap(tuple(operands), found)
@@ -269,6 +287,7 @@ class Recording:
         return wrapper
 
 
+_asarray = numpy.asarray  # the real one: while recording, numpy.asarray is the recorded creator
 _float = float.__float__  # the plain value of a TracedScalar, without the recording's hooks
 
 
@@ -579,9 +598,13 @@ class Traced(numpy.ndarray):
     def _read(self, convert, what):
         recording = _recording_of(self)
         plain = self.view(numpy.ndarray)
+        value = convert(plain)
         if recording is not None and (self._slot is None or recording.dependent[self._slot]):
-            recording.broken(f"{what} of an array computed from the data (Python then branches on it)")
-        return convert(plain)
+            if self._slot is None or convert in (repr, str) or not isinstance(value, (bool, int, float, list)):
+                recording.broken(f"{what} of an array computed from the data (Python then uses its value)")
+            else:
+                recording.guard_value(self._slot, convert, value, what)
+        return value
 
     def tolist(self):
         return self._read(numpy.ndarray.tolist, "tolist()")
