@@ -241,9 +241,7 @@ def _record(fn, args, kwargs, name, fullgraph, extra_modules=()):
     if recording.breaks:
         return _Attempt(result, recording.breaks, recording=recording)
     # a first optimizer step fills its state (a Python side effect): that recording is not kept
-    warm_up = any(
-        sizes != _capture.state_sizes(seen.optimizers[key]) for key, sizes in seen.optimizer_sizes.items()
-    )
+    warm_up = any(sizes != _capture.state_sizes(seen.optimizers[key]) for key, sizes in seen.optimizer_sizes.items())
     replay, _ = _program.build(recording, plan)
     return _Attempt(result, [], replay, plan, recording, warm_up)
 
@@ -403,7 +401,9 @@ def _first_difference(left, right, what):
     return None
 
 
-def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False, verify=0):  # noqa: A001
+def compile(
+    model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False, verify=0
+):  # noqa: A001
     """`torch.compile`: make `model` (a function or an `nn.Module`) run its recorded NumPy work.
 
     The first call runs eagerly while recording every array operation (forward kernels, backward,
@@ -424,8 +424,14 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     """
     if model is None:
         return functools.partial(
-            compile, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
-            disable=disable, verify=verify,
+            compile,
+            fullgraph=fullgraph,
+            dynamic=dynamic,
+            backend=backend,
+            mode=mode,
+            options=options,
+            disable=disable,
+            verify=verify,
         )
     if disable or is_disabled():
         return model

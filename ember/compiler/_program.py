@@ -189,9 +189,7 @@ def build(recording, plan):
     for position, slot, convert, expected in recording.value_guards:
         guards_at.setdefault(position, []).append((slot, convert, expected))
         last_use[slot] = max(last_use.get(slot, -1), position)
-    draws_before_guard = any(
-        op.name.startswith("random.") for op in recording.ops[: max(guards_at, default=0)]
-    )
+    draws_before_guard = any(op.name.startswith("random.") for op in recording.ops[: max(guards_at, default=0)])
     if draws_before_guard:  # a miss must leave the random state as it found it
         line("random_state = rng_of().bit_generator.state")
         writer.globals["rng_of"] = lambda: creation.default_generator.rng

@@ -562,8 +562,7 @@ class Traced(numpy.ndarray):
         slot = recording.slot_of_plain.get(id(base))
         if slot is not None:
             return recording.wrappers[slot]
-        recording.broken("ndarray.base of an array whose memory the recording does not own")
-        return base
+        return base  # for identity checks; computing with it is caught as an escape (see constant())
 
     def __getitem__(self, index):
         recording = _recording_of(self)
@@ -590,7 +589,10 @@ class Traced(numpy.ndarray):
         if recording is None or self._slot is None or not recording.dependent[self._slot]:
             return numpy.ndarray.item(plain, *args)
         value = numpy.ndarray.item(plain, *args)
-        if not isinstance(value, float):
+        if type(value) in (bool, int) and not args:
+            recording.guard_value(self._slot, numpy.ndarray.item, value, "ndarray.item()")
+            return value
+        if type(value) is not float:
             recording.broken(f"ndarray.item() read a {type(value).__name__} from the data")
             return value
         return recording.call(numpy.ndarray.item, (self, *args), {}, "ndarray.item")
