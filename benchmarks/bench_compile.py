@@ -200,9 +200,12 @@ def run_workload(name, with_torch_compile):
 
 
 def print_table(rows):
-    print("\n| workload | NumPy | PyTorch | ember | ember.compile | compiled/PyTorch | compiled/NumPy | compiled/ember | torch.compile | compile time (ember / torch) | target |")
+    print(
+        "\n| workload | NumPy | PyTorch | ember | ember.compile | compiled/PyTorch | compiled/NumPy | compiled/ember | torch.compile | compile time (ember / torch) | target |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
     for row in rows:
+
         def cell(key):
             return format_seconds(row[key]) if key in row else "—"
 

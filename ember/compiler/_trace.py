@@ -248,7 +248,7 @@ class Recording:
             # a NumPy scalar: recorded (and replayed) as a 0-d array, which computes the same values
             wrapper = self.new_slot(_asarray(result), dependent)
             return wrapper._slot, "0d", wrapper
-        if isinstance(result, (tuple, list)) and all(isinstance(item, numpy.ndarray) for item in result):
+        if isinstance(result, (tuple, list)) and all(isinstance(item, _ARRAY_LIKE) for item in result):
             outs, items = [], []
             for item in result:
                 out, _, wrapped = self._wrap_result(item, found)
@@ -258,6 +258,10 @@ class Recording:
             return tuple(outs), True, wrapped
         if result is None:
             return None, False, None
+        if isinstance(result, (numpy.dtype, type)) or (
+            type(result) is tuple and all(type(item) is int for item in result)
+        ):
+            return None, False, result  # metadata (a dtype, a shape): fixed by the guarded layouts
         if type(result) is float:
             wrapper = self.new_slot(result, dependent)
             return wrapper._slot, False, wrapper
@@ -288,7 +292,8 @@ class Recording:
 
 
 _asarray = numpy.asarray  # the real one: while recording, numpy.asarray is the recorded creator
-_float = float.__float__  # the plain value of a TracedScalar, without the recording's hooks
+_float = float.__float__
+_ARRAY_LIKE = (numpy.ndarray, numpy.generic)  # the plain value of a TracedScalar, without the recording's hooks
 
 
 def _layout(array):
