@@ -7,7 +7,7 @@ import warnings
 
 import numpy
 
-from .._tensor import Tensor
+from .._tensor import Tensor, new_tensor
 from ..autograd import grad_mode
 from ..ops import creation
 from . import _capture, _program, _trace
@@ -46,6 +46,8 @@ class _Plan:
         self.input_expressions = []
         self.effects = []
         self.result = ("none",)
+        self.input_flags = []
+        self.forward_ops = None  # all recorded ops, unless a backward was recorded after them
 
 
 def _describe_arguments(args, kwargs):
@@ -145,6 +147,9 @@ def _result_template(value, seen, recording):
     """The template `_program` turns into the result expression (see _program._result_expression)."""
     kind = type(value)
     if isinstance(value, Tensor):
+        joint = getattr(seen, "joint", None)
+        if joint is not None and joint[0] is value:
+            return ("attached",) + joint[1:]
         if id(value) not in seen.created:
             return ("held", _capture._source_of(seen, value))
         array = _capture._DATA.__get__(value)
@@ -173,6 +178,65 @@ def _result_template(value, seen, recording):
     return ("const", value)
 
 
+def _flat_tensors(value):
+    if isinstance(value, Tensor):
+        return [value]
+    if type(value) in (tuple, list):
+        return [tensor for item in value for tensor in _flat_tensors(item)]
+    if type(value) is dict:
+        return [tensor for item in value.values() for tensor in _flat_tensors(item)]
+    return []
+
+
+def _record_backward(name, seen, recording, result):
+    """A forward whose result needs autograd (`ember.compile(model)` while training): record the
+    first-order backward too, by running it once on a placeholder gradient, so that a replay can
+    give its result a grad_fn that replays that backward. None if nothing in the result needs it."""
+    differentiable = [
+        tensor
+        for tensor in _flat_tensors(result)
+        if id(tensor) in seen.created and tensor._requires_grad and tensor._grad_fn is not None
+    ]
+    if not differentiable:
+        return None
+    if len(differentiable) > 1:
+        raise _program.Unsupported("more than one result needs autograd (compile the whole step instead)")
+    output = differentiable[0]
+    array = _capture._DATA.__get__(output)
+    if type(array) is not _trace.Traced or array._slot is None:
+        raise _program.Unsupported("a result tensor whose array the recording did not make")
+    leaves = [(slot, tensor) for slot, tensor in seen.input_tensors.items() if tensor._requires_grad]
+    first_op, first_slot = len(recording.ops), len(recording.values)
+    placeholder = recording.new_slot(_capture.ORIGINAL_ONES(array.shape, array.dtype), True)
+    from ..autograd import grad as autograd_grad
+
+    grads = autograd_grad(
+        [output], [tensor for _, tensor in leaves], [new_tensor(placeholder)], retain_graph=True, allow_unused=True
+    )
+    seen.backward_ran = False
+    if any(position >= first_op for position, *_ in recording.value_guards):
+        raise _program.Unsupported("the backward reads a value computed from the data")
+    if recording.first_persistent_write is not None and recording.first_persistent_write >= first_op:
+        raise _program.Unsupported("the backward writes into an input")
+    result_slots = []
+    for grad in grads:
+        if grad is None:
+            result_slots.append(None)
+            continue
+        data = _capture._DATA.__get__(grad)
+        if type(data) is not _trace.Traced or data._recording is not recording or data._slot is None:
+            raise _program.Unsupported("a gradient whose array the recording did not make")
+        result_slots.append(data._slot)
+    used = set()
+    for op in recording.ops[first_op:]:
+        used.update(_program._slots_in(op.args, []) + _program._slots_in(op.kwargs, []))
+    used.update(slot for slot in result_slots if slot is not None)
+    saved = sorted(slot for slot in used if slot < first_slot)
+    backward = _program.build_backward(recording, first_op, saved, placeholder._slot, result_slots, name)
+    sources = [source for slot, source in recording.inputs if slot in dict(leaves)]
+    return first_op, (output, array._slot, saved, backward, sources)
+
+
 def _plain_result(value):
     kind = type(value)
     if kind is _trace.TracedScalar:
@@ -186,6 +250,12 @@ def _plain_result(value):
 
 def _make_plan(name, fn, args, kwargs, argument_checks, seen, recording, result, extra_modules):
     plan = _Plan(name)
+    joint = None
+    if not seen.backward_ran:
+        joint = _record_backward(name, seen, recording, result)
+        if joint is not None:
+            plan.forward_ops = joint[0]
+            seen.joint = joint[1]
     plan.argument_checks = argument_checks
     for module in list(seen.modules.values()) + list(extra_modules):
         _module_guards(module, plan.guards)
@@ -209,6 +279,13 @@ def _make_plan(name, fn, args, kwargs, argument_checks, seen, recording, result,
     for tensor, was_none in seen.grad_reads.values():
         plan.grad_checks.append((_capture._source_of(seen, tensor), was_none))
     plan.input_expressions = [(slot, source) for slot, source in recording.inputs]
+    plan.input_flags = [
+        (source, tensor._requires_grad, tensor._grad_fn is None)
+        for slot, source in recording.inputs
+        for tensor in [seen.input_tensors[slot]]
+    ]
+    if plan.forward_ops is None:
+        plan.forward_ops = len(recording.ops)
     return plan
 
 

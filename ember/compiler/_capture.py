@@ -21,6 +21,7 @@ from . import _trace
 __all__ = ["capturing", "state_sizes"]
 
 _Tensor = _tensor.Tensor
+ORIGINAL_ONES = numpy.ones  # numpy.ones itself is switched while recording
 _DATA = _Tensor.__dict__["_data"]  # the slot descriptors: the storage itself, reached without the switch
 _GRAD = _Tensor.__dict__["_grad"]
 _GRAD_FN = _Tensor.__dict__["_grad_fn"]
@@ -60,6 +61,7 @@ class _Seen:
         self.sources = dict(argument_sources)  # id(tensor) -> source of its array
         self.created = {}  # id(tensor) -> tensor, made during the recording
         self.swapped = {}  # id(tensor) -> (tensor, original plain array)
+        self.input_tensors = {}  # input slot -> the tensor it was read from
         self.data_writes = {}  # id(tensor) -> (tensor, value), pre-existing tensors only
         self.grad_writes = {}  # id(tensor) -> (tensor, value)
         self.grad_reads = {}  # id(tensor) -> (tensor, was None)
@@ -90,6 +92,7 @@ class _DataSwitch:
         else:
             traced = recording.add_input(value, _source_of(seen, tensor))
             seen.swapped[key] = (tensor, value)
+            seen.input_tensors[traced._slot] = tensor
         _DATA.__set__(tensor, traced)
         return traced
 

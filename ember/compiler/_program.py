@@ -15,7 +15,7 @@ import numpy
 from .. import _float_errors
 from .._tensor import Tensor, new_tensor
 from ..autograd import anomaly, grad_mode
-from ..autograd.function import Function
+from ..autograd.function import Function, once_differentiable
 from ..ops import creation
 from . import _trace
 
@@ -125,6 +125,7 @@ def build(recording, plan):
         new_tensor=new_tensor,
         as_tensor_array=_as_tensor_array,
         spent=_spent,
+        attach=_attach,
         ndarray=numpy.ndarray,
     )
     line = writer.line
@@ -163,6 +164,12 @@ def build(recording, plan):
         line(f"if ({_source_expression(source, writer)}._grad is None) is not {was_none}:")
         line("return MISS", 2)
     # --- input arrays
+    for source, requires_grad, is_leaf in plan.input_flags:
+        expression = _source_expression(source, writer)
+        line(
+            f"if {expression}._requires_grad is not {requires_grad} or ({expression}._grad_fn is None) is not {is_leaf}:"
+        )
+        line("return MISS", 2)
     for slot, source in plan.input_expressions:
         array = recording.values[slot]
         line(f"v{slot} = {_source_expression(source, writer)}._data")
@@ -178,8 +185,9 @@ def build(recording, plan):
         line("return MISS", 2)
         writer.globals["_aliases_match"] = _aliases_match
     # --- the recorded calls
+    ops = recording.ops[: plan.forward_ops]
     last_use = {}
-    for index, op in enumerate(recording.ops):
+    for index, op in enumerate(ops):
         for slot in _slots_in(op.args, []) + _slots_in(op.kwargs, []):
             last_use[slot] = index
     pinned = set()
@@ -195,29 +203,17 @@ def build(recording, plan):
         writer.globals["rng_of"] = lambda: creation.default_generator.rng
     line("token = quiet()")
     line("try:")
-    for index, op in enumerate(recording.ops):
+    for index, op in enumerate(ops):
         for slot, convert, expected in guards_at.get(index, ()):
             line(f"if {writer.constant(convert, 'f')}(v{slot}) != {writer.constant(expected)}:", 2)
             if draws_before_guard:
                 line("rng_of().bit_generator.state = random_state", 3)
             line("return MISS", 3)
-        call = f"{writer.constant(op.fn, 'f')}("
-        parts = [writer.template(item) for item in op.args]
-        parts += [f"{key}={writer.template(item)}" for key, item in op.kwargs.items()]
-        call += ", ".join(parts) + ")"
-        if op.outs is None:
-            line(call, 2)
-        elif op.unpack == "0d":
-            line(f"v{op.outs} = np.asarray({call})", 2)
-        elif op.unpack:
-            targets = ", ".join("_" if out is None else f"v{out}" for out in op.outs)
-            line(f"{targets}, = {call}", 2)
-        else:
-            line(f"v{op.outs} = {call}", 2)
+        _emit_op(writer, op, 2)
         dead = [slot for slot, last in last_use.items() if last == index and slot not in pinned]
         if dead:
             line("del " + ", ".join(f"v{slot}" for slot in sorted(dead)), 2)
-    for slot, convert, expected in guards_at.get(len(recording.ops), ()):
+    for slot, convert, expected in guards_at.get(len(ops), ()):
         line(f"if {writer.constant(convert, 'f')}(v{slot}) != {writer.constant(expected)}:", 2)
         line("return MISS", 3)
     line("pass", 2)
@@ -247,6 +243,65 @@ def _alias_groups(arrays):
     return [first.setdefault(_root_id(array), index) for index, array in enumerate(arrays)]
 
 
+def _emit_op(writer, op, depth):
+    call = f"{writer.constant(op.fn, 'f')}("
+    parts = [writer.template(item) for item in op.args]
+    parts += [f"{key}={writer.template(item)}" for key, item in op.kwargs.items()]
+    call += ", ".join(parts) + ")"
+    if op.outs is None:
+        writer.line(call, depth)
+    elif op.unpack == "0d":
+        writer.line(f"v{op.outs} = np.asarray({call})", depth)
+    elif op.unpack:
+        targets = ", ".join("_" if out is None else f"v{out}" for out in op.outs)
+        writer.line(f"{targets}, = {call}", depth)
+    else:
+        writer.line(f"v{op.outs} = {call}", depth)
+
+
+def build_backward(recording, first_op, saved_slots, grad_slot, result_slots, name):
+    """The backward of a compiled forward: the recorded first-order backward calls, from the saved
+    slots of the forward and the incoming gradient to the gradient of each input that requires it."""
+    writer = _Writer()
+    writer.globals.update(quiet=_float_errors.quiet, restore=_float_errors.restore)
+    if saved_slots:
+        writer.line(", ".join(f"v{slot}" for slot in saved_slots) + ", = S")
+    writer.line(f"v{grad_slot} = G")
+    writer.line("token = quiet()")
+    writer.line("try:")
+    for op in recording.ops[first_op:]:
+        _emit_op(writer, op, 2)
+    writer.line("pass", 2)
+    writer.line("finally:")
+    writer.line("restore(token)", 2)
+    writer.line("return (" + "".join("None, " if slot is None else f"v{slot}, " for slot in result_slots) + ")")
+    source = "def backward(S, G):\n" + "\n".join(writer.lines) + "\n"
+    namespace = dict(writer.globals)
+    exec(compile(source, f"<ember-replay {name} backward>", "exec"), namespace)
+    backward = namespace["backward"]
+    backward.source = source
+    return backward
+
+
+class _Replayed(Function):
+    """The grad_fn of a compiled forward's result: its backward replays the recorded backward."""
+
+    @staticmethod
+    def forward(ctx, array, backward, saved, *leaves):
+        ctx.replay_backward, ctx.replay_saved = backward, saved
+        return new_tensor(array)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad):
+        grads = ctx.replay_backward(ctx.replay_saved, grad._data)
+        return (None, None, None, *[None if g is None else new_tensor(_as_tensor_array(g)) for g in grads])
+
+
+def _attach(array, backward, saved, leaves):
+    return _Replayed.apply(_as_tensor_array(array), backward, saved, *leaves)
+
+
 def _aliases_match(arrays, groups):
     """Inputs that shared memory when recorded share it now, and only those (in-place work depends on it)."""
     return _alias_groups(arrays) == groups
@@ -255,6 +310,9 @@ def _aliases_match(arrays, groups):
 def _result_slots(value, into):
     if value[0] in ("tensor", "scalar", "array"):
         into.add(value[1])
+    elif value[0] == "attached":
+        into.add(value[1])
+        into.update(value[2])
     elif value[0] in ("tuple", "list"):
         for item in value[1]:
             _result_slots(item, into)
@@ -276,6 +334,11 @@ def _result_expression(value, writer):
     """Python source for a result template: ("slot", k, how) / ("held", source) / ("const", obj) /
     ("none",) / (container kind, items)."""
     kind = value[0]
+    if kind == "attached":
+        _, slot, saved, backward, leaves = value
+        saved_tuple = "(" + "".join(f"v{item}, " for item in saved) + ")"
+        leaf_tuple = "(" + "".join(_source_expression(leaf, writer) + ", " for leaf in leaves) + ")"
+        return f"attach(v{slot}, {writer.constant(backward, 'b')}, {saved_tuple}, {leaf_tuple})"
     if kind == "tensor":
         _, slot, how = value
         if how == "spent":

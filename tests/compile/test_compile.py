@@ -155,6 +155,57 @@ def test_training_loop_matches_eager(model, optimizer):
     assert run._recordings <= 5  # first step, then one per learning-rate change of the scheduler
 
 
+@pytest.mark.parametrize("model", sorted(MODELS))
+def test_compiled_module_trains_like_eager(model):
+    """`ember.compile(model)` inside an eager training loop: the forward is replayed and its result's
+    grad_fn replays the recorded backward."""
+
+    def train(compile_it):
+        ember.manual_seed(0)
+        net = MODELS[model]()
+        optimizer = ember.optim.Adam(net.parameters(), lr=0.01)
+        run = ember.compile(net) if compile_it else net
+        rng = np.random.default_rng(0)
+        losses = []
+        for _ in range(6):
+            x = ember.tensor(rng.standard_normal((8, 24)).astype(np.float32))
+            y = ember.tensor(rng.integers(0, 5, 8))
+            optimizer.zero_grad()
+            loss = F.cross_entropy(run(x), y)
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        return losses, [p.detach().numpy().tobytes() for p in net.parameters()], run
+
+    eager_losses, eager_params, _ = train(False)
+    losses, params, compiled = train(True)
+    assert losses == eager_losses and params == eager_params
+    call = compiled.__dict__["_compiled_call"]
+    assert call.eager_reason is None and call._recordings == 1
+
+
+def test_compiled_module_grad_fn_refuses_double_backward():
+    layer = nn.Linear(3, 1)
+    compiled = ember.compile(layer)
+    x = ember.ones(2, 3)
+    compiled(x)
+    out = compiled(x).sum()
+    (grad,) = ember.autograd.grad(out, [layer.weight], create_graph=True)
+    with pytest.raises(RuntimeError):
+        ember.autograd.grad(grad.sum(), [layer.weight])
+
+
+def test_frozen_parameter_re_records():
+    layer = nn.Linear(3, 2)
+    compiled = ember.compile(layer)
+    for frozen in (False, False, True, True):
+        layer.weight.requires_grad_(not frozen)
+        layer.zero_grad()
+        compiled(ember.ones(4, 3)).sum().backward()
+        assert (layer.weight.grad is None) == frozen and layer.bias.grad is not None
+    assert compiled.__dict__["_compiled_call"]._recordings == 2
+
+
 def test_dropout_draws_fresh_masks_and_follows_the_seed():
     compiled = ember.compile(lambda x: F.dropout(x, 0.5))
     x = ember.ones(1000)
