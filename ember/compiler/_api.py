@@ -478,8 +478,14 @@ def _first_difference(left, right, what):
     return None
 
 
+def _default_verify():
+    """`EMBER_COMPILE_VERIFY=K` in the environment: every compiled function verifies its first K replays
+    (CI runs the compile tests so)."""
+    return int(os.environ.get("EMBER_COMPILE_VERIFY", "0") or 0)
+
+
 def compile(
-    model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False, verify=0
+    model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False, verify=None
 ):  # noqa: A001
     """`torch.compile`: make `model` (a function or an `nn.Module`) run its recorded NumPy work.
 
@@ -512,6 +518,8 @@ def compile(
         )
     if disable or is_disabled():
         return model
+    if verify is None:
+        verify = _default_verify()
     from ..nn.modules.module import Module
 
     if isinstance(model, Module):

@@ -397,3 +397,23 @@ def test_memory_does_not_grow_over_many_replays():
     gc.collect()
     assert len(gc.get_objects()) <= before + 50
     assert len(compiled.variants) == 2  # the first call starts with .grad None, the others with a .grad
+
+
+SETTINGS = {"scale": 2.0}
+
+
+def test_verify_catches_a_python_value_that_is_not_guarded():
+    """A number inside a mutable global is read by Python, not guarded: verify= is what catches it."""
+
+    def f(x):
+        return x * SETTINGS["scale"]
+
+    compiled = ember.compile(f, verify=5)
+    compiled(ember.ones(2))
+    compiled(ember.ones(2))
+    SETTINGS["scale"] = 3.0
+    try:
+        with pytest.raises(ember.compiler.CompileVerificationError, match="differs from eager"):
+            compiled(ember.ones(2))
+    finally:
+        SETTINGS["scale"] = 2.0
