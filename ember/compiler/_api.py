@@ -485,7 +485,15 @@ def _default_verify():
 
 
 def compile(
-    model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False, verify=None
+    model=None,
+    *,
+    fullgraph=False,
+    dynamic=None,
+    backend="inductor",
+    mode=None,
+    options=None,
+    disable=False,
+    verify=None,
 ):  # noqa: A001
     """`torch.compile`: make `model` (a function or an `nn.Module`) run its recorded NumPy work.
 

@@ -10,6 +10,7 @@ these and removes them on exit; nothing is left behind, so eager code pays nothi
 """
 
 import contextlib
+from threading import get_ident
 
 import numpy
 
@@ -84,7 +85,7 @@ class _DataSwitch:
         value = _DATA.__get__(tensor, owner)
         seen = self.seen
         recording = seen.recording
-        if type(value) is not numpy.ndarray or not recording.open:
+        if type(value) is not numpy.ndarray or not recording.open or get_ident() != recording.thread:
             return value
         key = id(tensor)
         if key in seen.created:
@@ -98,6 +99,8 @@ class _DataSwitch:
 
     def __set__(self, tensor, value):
         seen = self.seen
+        if get_ident() != seen.recording.thread:
+            return _DATA.__set__(tensor, value)
         key = id(tensor)
         try:
             _DATA.__get__(tensor)
@@ -135,6 +138,8 @@ class _GradSwitch:
             return self
         value = _GRAD.__get__(tensor, owner)
         seen = self.seen
+        if get_ident() != seen.recording.thread:
+            return value
         key = id(tensor)
         if key not in seen.created and key not in seen.grad_writes and key not in seen.grad_reads:
             seen.grad_reads[key] = (tensor, value is None)
@@ -144,6 +149,8 @@ class _GradSwitch:
 
     def __set__(self, tensor, value):
         seen = self.seen
+        if get_ident() != seen.recording.thread:
+            return _GRAD.__set__(tensor, value)
         key = id(tensor)
         if key not in seen.created:
             if key not in seen.grad_reads:
@@ -164,7 +171,7 @@ class _GuardedSlot:
         return self.slot.__get__(tensor, owner)
 
     def __set__(self, tensor, value):
-        if id(tensor) not in self.seen.created:
+        if id(tensor) not in self.seen.created and get_ident() == self.seen.recording.thread:
             try:
                 previous = self.slot.__get__(tensor)
             except AttributeError:
@@ -248,7 +255,12 @@ def capturing(recording, argument_sources):
 
     original_call = Module.__dict__["__call__"]
 
+    def mine():
+        return get_ident() == recording.thread
+
     def recorded_call(module, *args, **kwargs):
+        if not mine():
+            return original_call(module, *args, **kwargs)
         seen.modules[id(module)] = module
         if (
             module._forward_pre_hooks
@@ -266,12 +278,15 @@ def capturing(recording, argument_sources):
     original_setattr = Module.__dict__["__setattr__"]
 
     def recorded_setattr(module, name, value):
-        recording.broken(f"setting {type(module).__name__}.{name} (a Python side effect a replay would skip)")
+        if mine():
+            recording.broken(f"setting {type(module).__name__}.{name} (a Python side effect a replay would skip)")
         return original_setattr(module, name, value)
 
     original_evaluate = Optimizer.__dict__["_evaluate"].__func__  # a staticmethod; the switch takes self
 
     def recorded_evaluate(optimizer, closure):
+        if not mine():
+            return original_evaluate(closure)
         if id(optimizer) not in seen.optimizers:
             seen.optimizers[id(optimizer)] = optimizer
             seen.optimizer_sizes[id(optimizer)] = state_sizes(optimizer)
@@ -283,7 +298,8 @@ def capturing(recording, argument_sources):
 
     def hooks_break(name, original):
         def wrapped(*args, **kwargs):
-            recording.broken(f"{name} (hooks run Python a replay would skip)")
+            if mine():
+                recording.broken(f"{name} (hooks run Python a replay would skip)")
             return original(*args, **kwargs)
 
         return wrapped
@@ -291,7 +307,7 @@ def capturing(recording, argument_sources):
     original_run_backward = engine.run_backward
 
     def recorded_run_backward(*args, **kwargs):
-        seen.backward_ran = True
+        seen.backward_ran = seen.backward_ran or mine()
         return original_run_backward(*args, **kwargs)
 
     try:

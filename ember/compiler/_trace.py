@@ -15,6 +15,7 @@ marked broken, so the function keeps running eagerly.
 
 import operator
 import sys
+import threading
 
 import numpy
 
@@ -34,8 +35,8 @@ class Ref:
         self.slot = slot
 
 
-class _State:
-    recording = None  # the active Recording, if any
+class _State(threading.local):
+    recording = None  # the Recording active in this thread, if any
 
 
 _state = _State()
@@ -74,6 +75,7 @@ class Recording:
 
     def __init__(self, fullgraph=False):
         self.fullgraph = fullgraph  # raise GraphBreak at the first break, where it happens
+        self.thread = threading.get_ident()  # the switches of _capture act in this thread only
         self.ops = []
         self.values = []  # slot -> the plain value (array, numpy scalar or float) seen while recording
         self.wrappers = []  # slot -> the Traced/TracedScalar handed to eager code (kept alive: ids stay unique)
