@@ -10,6 +10,7 @@ these and removes them on exit; nothing is left behind, so eager code pays nothi
 """
 
 import contextlib
+import sys
 from threading import get_ident
 
 import numpy
@@ -310,7 +311,20 @@ def capturing(recording, argument_sources):
         seen.backward_ran = seen.backward_ran or mine()
         return original_run_backward(*args, **kwargs)
 
+    def user_conversion(name, original):
+        def convert(tensor, *args, **kwargs):
+            array = original(tensor, *args, **kwargs)
+            caller = sys._getframe(1).f_code.co_filename.replace("\\", "/")
+            if mine() and "/ember/" not in caller and type(array) is _trace.Traced and array._slot is not None:
+                if recording.dependent[array._slot]:
+                    recording.broken(f"Tensor.{name}() of a computed tensor (NumPy work outside ember is not followed)")
+            return array
+
+        return convert
+
     try:
+        replace(_Tensor, "numpy", user_conversion("numpy", _Tensor.numpy))
+        replace(_Tensor, "__array__", user_conversion("__array__", _Tensor.__array__))
         replace(_Tensor, "_data", _DataSwitch(seen))
         replace(_Tensor, "_grad", _GradSwitch(seen))
         replace(_Tensor, "_grad_fn", _GuardedSlot(seen, _GRAD_FN, "grad_fn"))

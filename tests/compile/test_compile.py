@@ -274,6 +274,16 @@ def test_hooks_fall_back():
         compiled(ember.ones(2, 3))
 
 
+def test_numpy_of_a_computed_tensor_is_a_break():
+    def f(x):
+        y = x * 2
+        return ember.tensor(np.sort(y.numpy()))
+
+    compiled = ember.compile(f)
+    with pytest.warns(CompileWarning, match="numpy"):
+        compiled(ember.ones(3))
+
+
 def test_module_attribute_change_is_a_break():
     class Counter(nn.Module):
         def forward(self, x):
