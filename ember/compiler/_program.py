@@ -8,12 +8,10 @@ or earlier), applies the recorded effects (`p.grad = ...`, `p.data = ...`) and b
 Reading `source` (kept on the function) shows exactly what a replay does.
 """
 
-import numbers
-
 import numpy
 
 from .. import _float_errors
-from .._tensor import Tensor, new_tensor
+from .._tensor import new_tensor
 from ..autograd import anomaly, grad_mode
 from ..autograd.function import Function, once_differentiable
 from ..ops import creation
@@ -118,7 +116,7 @@ def build(recording, plan):
     argument paths, the effects and the result template worked out after the recorded run."""
     writer = _Writer()
     writer.globals.update(
-        grad_state=grad_mode._grad_state if hasattr(grad_mode, "_grad_state") else grad_mode.state,
+        grad_state=grad_mode.state,
         anomaly_state=anomaly.state,
         quiet=_float_errors.quiet,
         restore=_float_errors.restore,
@@ -201,6 +199,9 @@ def build(recording, plan):
     if draws_before_guard:  # a miss must leave the random state as it found it
         line("random_state = rng_of().bit_generator.state")
         writer.globals["rng_of"] = lambda: creation.default_generator.rng
+    dying = {}  # op index -> the slots last used there
+    for slot, last in last_use.items():
+        dying.setdefault(last, []).append(slot)
     line("token = quiet()")
     line("try:")
     for index, op in enumerate(ops):
@@ -210,7 +211,7 @@ def build(recording, plan):
                 line("rng_of().bit_generator.state = random_state", 3)
             line("return MISS", 3)
         _emit_op(writer, op, 2)
-        dead = [slot for slot, last in last_use.items() if last == index and slot not in pinned]
+        dead = [slot for slot in dying.get(index, ()) if slot not in pinned]
         if dead:
             line("del " + ", ".join(f"v{slot}" for slot in sorted(dead)), 2)
     for slot, convert, expected in guards_at.get(len(ops), ()):
@@ -366,7 +367,3 @@ def _result_expression(value, writer):
         )
         return "{" + items + "}"
     raise AssertionError(kind)
-
-
-def is_scalar(value):
-    return type(value) in _SCALARS or isinstance(value, numbers.Number) and not isinstance(value, Tensor)
