@@ -243,6 +243,7 @@ _GENERATOR_RNG = creation.Generator.__dict__["rng"]
 def capturing(recording, argument_sources):
     """Install the switches (see module doc) for the duration of one recorded eager run."""
     from ..nn.modules import module as module_file
+    from ..optim import lr_scheduler
     from ..optim import optimizer as optimizer_file
 
     seen = _Seen(recording, argument_sources)
@@ -297,6 +298,17 @@ def capturing(recording, argument_sources):
             recording.broken("optimizer.step(closure) (the closure is Python run inside the step)")
         return original_evaluate(closure)
 
+    def scheduler_break(original):
+        def step(scheduler, *args, **kwargs):
+            if mine():
+                recording.broken(
+                    f"{type(scheduler).__name__}.step() inside the call (a replay would not change the learning "
+                    "rate: call scheduler.step() outside the compiled function)"
+                )
+            return original(scheduler, *args, **kwargs)
+
+        return step
+
     def hooks_break(name, original):
         def wrapped(*args, **kwargs):
             if mine():
@@ -332,6 +344,8 @@ def capturing(recording, argument_sources):
         replace(Module, "__call__", recorded_call)
         replace(Module, "__setattr__", recorded_setattr)
         replace(Optimizer, "_evaluate", recorded_evaluate)
+        for scheduler_class in _classes_defining(lr_scheduler, lr_scheduler.LRScheduler, "step"):
+            replace(scheduler_class, "step", scheduler_break(scheduler_class.__dict__["step"]))
         replace(creation.Generator, "rng", property(_RecordingRng))
         replace(engine, "_run_tensor_hooks", hooks_break("tensor hooks", engine._run_tensor_hooks))
         replace(engine, "_accumulate_with_hooks", hooks_break("gradient hooks", engine._accumulate_with_hooks))
@@ -350,6 +364,15 @@ def capturing(recording, argument_sources):
         for owner, name, value in reversed(restore):
             setattr(owner, name, value)
         _make_plain(seen, recording)
+
+
+def _classes_defining(module, base, name):
+    """The classes of `module` derived from `base` whose own namespace defines `name`."""
+    return [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type) and issubclass(value, base) and name in value.__dict__
+    ]
 
 
 def state_sizes(optimizer):

@@ -328,6 +328,21 @@ def test_learning_rate_changes_take_effect():
         assert weight.detach().numpy().tobytes() == expected.tobytes()
 
 
+def test_scheduler_stepping_inside_the_call_is_a_break():
+    weight = nn.Parameter(ember.ones(3))
+    optimizer = ember.optim.SGD([weight], lr=0.1)
+    scheduler = ember.optim.lr_scheduler.ExponentialLR(optimizer, 0.5)
+
+    def step():
+        optimizer.zero_grad()
+        weight.sum().backward()
+        optimizer.step()
+        scheduler.step()
+
+    with pytest.warns(CompileWarning, match="ExponentialLR.step"):
+        ember.compile(step)()
+
+
 def test_verify_compares_replays_with_eager():
     def f(x):
         return (x.exp() + 1).log()
