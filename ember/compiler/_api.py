@@ -309,6 +309,15 @@ def _record(fn, args, kwargs, name, fullgraph, extra_modules=()):
         if function._forward_ad_state.level is not None:
             recording.broken("forward-mode AD (dual tensors)")
         result = fn(*args, **kwargs)
+        # a first optimizer step fills its state (a Python side effect): that recording is not kept
+        warm_up = any(
+            sizes != _capture.state_sizes(seen.optimizers[key]) for key, sizes in seen.optimizer_sizes.items()
+        )
+        if not warm_up and any(
+            identities != _capture.state_identities(seen.optimizers[key])
+            for key, identities in seen.optimizer_identities.items()
+        ):
+            recording.broken("the optimizer rebound an entry of its state (a replay would not)")
         if not recording.breaks:
             try:
                 plan = _make_plan(name, fn, args, kwargs, argument_checks, seen, recording, result, extra_modules)
@@ -317,8 +326,6 @@ def _record(fn, args, kwargs, name, fullgraph, extra_modules=()):
     result = _plain_result(result)
     if recording.breaks:
         return _Attempt(result, recording.breaks, recording=recording)
-    # a first optimizer step fills its state (a Python side effect): that recording is not kept
-    warm_up = any(sizes != _capture.state_sizes(seen.optimizers[key]) for key, sizes in seen.optimizer_sizes.items())
     replay, _ = _program.build(recording, plan)
     return _Attempt(result, [], replay, plan, recording, warm_up)
 

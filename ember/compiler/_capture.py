@@ -20,7 +20,7 @@ from ..autograd import engine, function
 from ..ops import creation
 from . import _trace
 
-__all__ = ["capturing", "state_sizes"]
+__all__ = ["capturing", "state_sizes", "state_identities"]
 
 _Tensor = _tensor.Tensor
 ORIGINAL_ONES = numpy.ones  # numpy.ones itself is switched while recording
@@ -71,6 +71,7 @@ class _Seen:
         self.modules = {}
         self.optimizers = {}
         self.optimizer_sizes = {}  # id(optimizer) -> state_sizes() when first seen
+        self.optimizer_identities = {}  # id(optimizer) -> state_identities() when first seen
         self.backward_ran = False
 
 
@@ -292,6 +293,7 @@ def capturing(recording, argument_sources):
         if id(optimizer) not in seen.optimizers:
             seen.optimizers[id(optimizer)] = optimizer
             seen.optimizer_sizes[id(optimizer)] = state_sizes(optimizer)
+            seen.optimizer_identities[id(optimizer)] = state_identities(optimizer)
         if optimizer._optimizer_step_pre_hooks or optimizer._optimizer_step_post_hooks:
             recording.broken(f"step hooks on {type(optimizer).__name__}")
         if closure is not None:
@@ -376,7 +378,14 @@ def _classes_defining(module, base, name):
 
 
 def state_sizes(optimizer):
+    """What a first step changes: how many parameters have state, and how many entries each."""
     return [len(optimizer.state)] + [len(state) for state in optimizer.state.values()]
+
+
+def state_identities(optimizer):
+    """What a later step must not change: which object each state entry is (a replay would not
+    rebind `state[p][name]`)."""
+    return [id(value) for state in optimizer.state.values() for value in state.values()]
 
 
 def _make_plain(seen, recording):
