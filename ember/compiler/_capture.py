@@ -328,8 +328,8 @@ def capturing(recording, argument_sources):
     def user_conversion(name, original):
         def convert(tensor, *args, **kwargs):
             array = original(tensor, *args, **kwargs)
-            caller = sys._getframe(1).f_code.co_filename.replace("\\", "/")
-            if mine() and "/ember/" not in caller and type(array) is _trace.Traced and array._slot is not None:
+            caller = sys._getframe(1).f_code.co_filename
+            if mine() and not _trace.in_ember(caller) and type(array) is _trace.Traced and array._slot is not None:
                 if recording.dependent[array._slot]:
                     recording.broken(f"Tensor.{name}() of a computed tensor (NumPy work outside ember is not followed)")
             return array

@@ -14,6 +14,7 @@ marked broken, so the function keeps running eagerly.
 """
 
 import operator
+import os
 import sys
 import threading
 
@@ -46,6 +47,13 @@ def active():
     return _state.recording
 
 
+EMBER_DIRECTORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def in_ember(filename):
+    return filename.startswith(EMBER_DIRECTORY) or filename.startswith("<ember-replay")
+
+
 def _user_location():
     """file:line of the innermost frame outside ember, for messages that point at the user's code."""
     frame = sys._getframe(1)
@@ -55,7 +63,7 @@ def _user_location():
         location = f"{filename}:{frame.f_lineno}"
         if first is None:
             first = location
-        if "/ember/" not in filename.replace("\\", "/") and "<ember-replay" not in filename:
+        if not in_ember(filename):
             return location
         frame = frame.f_back
     return first or "<unknown>"
