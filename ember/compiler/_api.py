@@ -445,7 +445,8 @@ class _Snapshot:
     def restore(self):
         for tensor, array, values, grad in self.entries:
             tensor._data = array
-            array[...] = values
+            if array.flags.writeable:  # (a read-only view cannot have been written through)
+                array[...] = values
             tensor._grad = grad
         creation.default_generator.rng.bit_generator.state = self.random
 
