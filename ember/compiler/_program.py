@@ -138,7 +138,7 @@ def build(recording, plan):
             elif kind == "len":
                 line(f"if len({name}) != {value}:")
             elif kind == "keys":
-                line(f"if tuple({name}) != {writer.constant(value)}:")
+                line(f"if tuple({name}) != {writer.constant(value)}:" if value else f"if {name}:")
             elif kind == "same":
                 line(f"if {name} is not {value}:")
             elif kind == "value":
