@@ -26,6 +26,7 @@ from ._dtype import can_cast, finfo, iinfo
 from ._backend import device, set_default_device, get_default_device
 from ._size import Size
 from ._tensor import Tensor
+from ._storage import TypedStorage, UntypedStorage
 from ._formatting import set_printoptions
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, is_inference_mode_enabled
@@ -99,16 +100,22 @@ strided = "torch.strided"
 
 
 def result_type(tensor1, tensor2):
+    """The dtype that an op on `tensor1` and `tensor2` (tensors or Python numbers) computes in, by PyTorch's
+    promotion rules.
+    """
     return _result_type(tensor1, tensor2)
 
 
 def is_tensor(obj):
+    """Whether `obj` is an ember Tensor (a Parameter counts; a NumPy array does not)."""
     return isinstance(obj, Tensor)
 
 
 def is_floating_point(input):
+    """Whether `input` has a floating-point dtype (float16/32/64; complex is not)."""
     return input.is_floating_point()
 
 
 def numel(input):
+    """The number of elements of `input`."""
     return input.numel()

@@ -28,13 +28,34 @@ def run_plain(target, args, as_module=False):
     if as_module:
         sys.argv = [target] + list(args)
         sys.path.insert(0, os.getcwd())
-        runpy.run_module(target, run_name="__main__", alter_sys=True)
+        _as_python_reports(lambda: runpy.run_module(target, run_name="__main__", alter_sys=True))
         return
     if not os.path.isfile(target):
         raise SystemExit(f"python -m ember run: can't open file {target!r}: no such file")
+    path = os.path.abspath(target)  # Python names the main script by its absolute path (__file__, tracebacks)
     sys.argv = [target] + list(args)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(target)))  # as `python script.py` does
-    runpy.run_path(target, run_name="__main__")
+    sys.path.insert(0, os.path.dirname(path))  # as `python script.py` does
+    _as_python_reports(lambda: runpy.run_path(path, run_name="__main__"))
+
+
+def _as_python_reports(run_script):
+    """Run the script; an uncaught exception is printed as `python script.py` prints it, the traceback
+    starting in the script (without this runner's and runpy's frames), and exits with status 1."""
+    try:
+        run_script()
+    except Exception as error:
+        traceback = error.__traceback__
+        while traceback is not None and _is_runner_frame(traceback.tb_frame):
+            traceback = traceback.tb_next
+        if traceback is not None:
+            error.with_traceback(traceback)  # Python prints the exception's own traceback
+        sys.excepthook(type(error), error, error.__traceback__)
+        raise SystemExit(1) from None
+
+
+def _is_runner_frame(frame):
+    filename = frame.f_code.co_filename
+    return filename in (__file__, runpy.__file__) or filename.startswith("<frozen runpy")
 
 
 def demo():

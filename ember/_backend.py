@@ -53,6 +53,7 @@ def set_default_device(value):
 
 
 def get_default_device():
+    """The device new tensors are made on: always the CPU (`set_default_device` accepts only "cpu")."""
     return CPU
 
 

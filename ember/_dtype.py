@@ -42,9 +42,11 @@ class dtype:
         return (_dtype_by_name, (self.name,))
 
     def to_real(self):
+        """The real dtype of the same precision (complex64 -> float32); a real dtype gives itself."""
         return {"complex64": float32, "complex128": float64}.get(self.name, self)
 
     def to_complex(self):
+        """The complex dtype of the same precision (float32 -> complex64); a complex dtype gives itself."""
         return {"float32": complex64, "float64": complex128}.get(self.name, self)
 
 
@@ -113,6 +115,11 @@ def get_default_dtype():
 
 
 def set_default_dtype(d):
+    """Make `d` the dtype of new floating-point tensors (float32 unless changed).
+
+    It decides what `ember.tensor([1.0])`, `ember.zeros(2)` and integer-to-float promotion give;
+    float64 is what the gradient checks use.
+    """
     d = to_dtype(d)
     if not d.is_floating_point:
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
@@ -256,7 +263,7 @@ class finfo:
         info = np.finfo(self.dtype.numpy_dtype)
         self.bits, self.eps, self.max, self.min = info.bits, float(info.eps), float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
-        self.resolution = float(info.resolution)
+        self.resolution = 10.0**-info.precision  # exactly, as PyTorch (NumPy rounds it to the dtype)
 
     def __repr__(self):
         return (
@@ -276,4 +283,4 @@ class iinfo:
         self.bits, self.min, self.max = info.bits, int(info.min), int(info.max)
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype.name})"
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype.name})"  # %g, as PyTorch prints it

@@ -6,7 +6,8 @@ is as silent as `torch.log(x)` (anomaly mode is the tool that looks for nan).
 state in one context variable, so `quiet()` sets that variable directly and `restore(token)` puts
 it back: both are C callables (about 0.3 us together, no Python bytecode); where that variable is
 missing (NumPy 1.x) the two fall back to `np.errstate`. The user's own NumPy calls keep their
-settings either way.
+settings, except inside a backward pass: the engine turns the warnings off once for the whole pass
+(not around each node's kernels), so hooks and custom backwards run without them too.
 """
 
 import functools

@@ -54,6 +54,7 @@ def set_default_tensor_type(kind):
 
 
 def typename(obj):
+    """The legacy type name of a tensor ('torch.FloatTensor'), else the object's qualified type name."""
     if isinstance(obj, Tensor):
         return obj.type()
     return type(obj).__module__ + "." + type(obj).__qualname__

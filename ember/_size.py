@@ -12,6 +12,7 @@ class Size(tuple):
     __str__ = __repr__
 
     def numel(self):
+        """The number of elements a tensor of this shape holds (the product of the sizes; 1 for `Size([])`)."""
         count = 1
         for size in self:
             count *= size

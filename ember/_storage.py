@@ -5,12 +5,21 @@ A tensor is a header (shape, strides, offset) over a storage; views share the st
 array that owns the memory, seen as one flat array.
 """
 
+import warnings
+
 import numpy as np
 
 from . import _dtype
 from ._backend import CPU
 
-__all__ = ["TypedStorage", "storage_of", "resize_"]
+__all__ = [
+    "TypedStorage",
+    "UntypedStorage",
+    "storage_of",
+    "untyped_storage_of",
+    "resize_",
+    "warn_typed_storage_removal",
+]
 
 
 class TypedStorage:
@@ -27,29 +36,44 @@ class TypedStorage:
 
     @property
     def dtype(self):
+        """The element type of the storage (the tensor's dtype)."""
         return _dtype.from_numpy_dtype(self._array.dtype)
 
     @property
     def device(self):
+        """Always the CPU."""
         return CPU
 
     def size(self):
+        """The number of elements in the storage (of the whole owning buffer, not only one view's)."""
         return self._array.size
 
     def __len__(self):
         return self._array.size
 
     def data_ptr(self):
+        """The address of the storage's first element."""
         return self._array.__array_interface__["data"][0]
 
     def element_size(self):
+        """The size of one element in bytes."""
         return self._array.itemsize
 
     def nbytes(self):
+        """The size of the storage in bytes."""
         return self._array.nbytes
 
     def tolist(self):
+        """The elements as a list of Python numbers."""
         return self._array.tolist()
+
+    def untyped(self):
+        """The same memory as bytes (`UntypedStorage`)."""
+        return UntypedStorage(self._array.view(np.uint8))
+
+    @property
+    def _untyped_storage(self):
+        return self.untyped()
 
     def __iter__(self):
         return iter(self._array.tolist())
@@ -70,6 +94,103 @@ class TypedStorage:
         return " " + "\n ".join(str(value) for value in self._array.tolist()) + "\n" + info
 
     __str__ = __repr__
+
+
+class UntypedStorage:
+    """The bytes under a tensor and its views (`tensor.untyped_storage()`), PyTorch's storage since 2.0:
+    indexing reads and writes single bytes; a slice is a storage over part of the same memory."""
+
+    __slots__ = ("_bytes",)
+
+    def __init__(self, data=0):
+        if isinstance(data, int):
+            data = np.zeros(data, np.uint8)  # `UntypedStorage(n)`: n zero bytes
+        self._bytes = data  # 1-D uint8 ndarray
+
+    device = TypedStorage.device
+    is_cuda = False
+
+    def nbytes(self):
+        """The size of the storage in bytes (also `size()` and `len()`)."""
+        return self._bytes.size
+
+    size = nbytes
+    __len__ = nbytes
+
+    def element_size(self):
+        """1: an untyped storage counts bytes."""
+        return 1
+
+    def data_ptr(self):
+        """The address of the first byte."""
+        return self._bytes.__array_interface__["data"][0]
+
+    def tolist(self):
+        """The bytes as a list of ints."""
+        return self._bytes.tolist()
+
+    def __iter__(self):
+        return iter(self._bytes.tolist())
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return UntypedStorage(self._bytes[index])
+        return int(self._bytes[index])
+
+    def __setitem__(self, index, value):
+        self._bytes[index] = value
+
+    def fill_(self, value):
+        """Set every byte to `value`, in place. Returns self."""
+        self._bytes.fill(value)
+        return self
+
+    def copy_(self, source, non_blocking=None):
+        """Copy the bytes of `source` (a storage of the same size) into this one. Returns self."""
+        if source.nbytes() != self.nbytes():
+            raise RuntimeError(f"size mismatch: copying {source.nbytes()} bytes into a storage of {self.nbytes()}")
+        self._bytes[...] = source._bytes
+        return self
+
+    def clone(self):
+        """A storage over a copy of the bytes."""
+        return UntypedStorage(self._bytes.copy())
+
+    def cpu(self):
+        """The storage itself: it is on the CPU already."""
+        return self
+
+    def untyped(self):
+        """The storage itself (already untyped)."""
+        return self
+
+    def __repr__(self):
+        info = f"[torch.storage.UntypedStorage(device={self.device}) of size {self.nbytes()}]"
+        return " " + "\n ".join(str(value) for value in self._bytes.tolist()) + "\n" + info
+
+    __str__ = __repr__
+
+
+def untyped_storage_of(array):
+    """The storage of a tensor's ndarray as bytes."""
+    return storage_of(array).untyped()
+
+
+class _TypedStorageWarning:
+    warned = False
+
+
+def warn_typed_storage_removal():
+    """PyTorch warns once per process that `tensor.storage()` (a TypedStorage) is deprecated."""
+    if not _TypedStorageWarning.warned:
+        _TypedStorageWarning.warned = True
+        warnings.warn(
+            "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only "
+            "storage class. This should only matter to you if you are using storages directly.  To access "
+            "UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _owner(array):

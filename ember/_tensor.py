@@ -206,6 +206,11 @@ class Tensor(metaclass=_TensorType):
     # ----------------------------------------------------------------- autograd fields
     @property
     def requires_grad(self):
+        """Whether operations on this tensor are recorded for autograd.
+
+        Set it on leaves (`x.requires_grad = True`, or `requires_grad_()`); only floating-point and complex
+        tensors can require grad, and a non-leaf's flag cannot be turned off (use `detach()`).
+        """
         return self._requires_grad
 
     @requires_grad.setter
@@ -236,6 +241,9 @@ class Tensor(metaclass=_TensorType):
 
     @property
     def grad_fn(self):
+        """The graph node that made this tensor (`MulBackward0`, ...); None for leaves and tensors made outside the
+        graph.
+        """
         if self._base is not None and self._grad_fn is not None:
             from .autograd.function import refresh_view_grad_fn
 
@@ -244,6 +252,11 @@ class Tensor(metaclass=_TensorType):
 
     @property
     def is_leaf(self):
+        """True for tensors no recorded op made: tensors you created, and results made with grad off.
+
+        Only leaves that require grad get their `.grad` filled by `backward()`; for a non-leaf, call
+        `retain_grad()` first.
+        """
         return self._grad_fn is None
 
     @property
@@ -253,6 +266,11 @@ class Tensor(metaclass=_TensorType):
 
     @property
     def grad(self):
+        """The gradient `backward()` accumulated into this leaf (None until then).
+
+        Reading it on a non-leaf that does not retain its gradient warns, as in PyTorch. An assigned gradient must
+        have this tensor's shape and dtype.
+        """
         if self._grad_fn is not None and self._grad is None and not self.retains_grad:
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -287,6 +305,7 @@ class Tensor(metaclass=_TensorType):
 
     @property
     def retains_grad(self):
+        """Whether `retain_grad()` was called on this non-leaf, so that backward fills its `.grad`."""
         node = self._grad_fn
         return (
             node is not None
@@ -347,6 +366,9 @@ class Tensor(metaclass=_TensorType):
         return tensor
 
     def detach_(self):
+        """Make this tensor a leaf that does not require grad, in place (views of a tensor that requires grad
+        refuse).
+        """
         if self._base is not None and self._base._requires_grad:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._grad_fn = None
@@ -402,48 +424,59 @@ class Tensor(metaclass=_TensorType):
     # ----------------------------------------------------------------- metadata
     @property
     def dtype(self):
+        """The element type (`ember.float32`, ...)."""
         return _dtype.from_numpy_dtype(self._data.dtype)
 
     @property
     def shape(self):
+        """The sizes of the dimensions, as a `Size` (a tuple)."""
         return Size(self._data.shape)
 
     def size(self, dim=None):
+        """The shape as a `Size`, or the size of dimension `dim` (negative counts from the end)."""
         if dim is None:
             return Size(self._data.shape)
         return self._data.shape[_ops.normalize_dim(dim, self._data.ndim, "size")]
 
     def dim(self):
+        """The number of dimensions (0 for a scalar tensor)."""
         return self._data.ndim
 
     ndimension = dim
 
     @property
     def ndim(self):
+        """The number of dimensions, as `dim()`."""
         return self._data.ndim
 
     def numel(self):
+        """The number of elements."""
         return self._data.size
 
     nelement = numel
 
     def element_size(self):
+        """The size of one element in bytes."""
         return self._data.itemsize
 
     @property
     def itemsize(self):
+        """The size of one element in bytes."""
         return self._data.itemsize
 
     @property
     def nbytes(self):
+        """The size of the elements in bytes (`numel() * itemsize`)."""
         return self._data.nbytes
 
     @property
     def device(self):
+        """Always the CPU: ember computes on NumPy arrays."""
         return CPU
 
     @property
     def is_cuda(self):
+        """Always False (ember has no CUDA backend)."""
         return False
 
     # Device and layout predicates: ember's tensors are dense, strided and on the CPU.
@@ -452,21 +485,27 @@ class Tensor(metaclass=_TensorType):
     is_xpu = is_mps = is_ipu = is_maia = is_mtia = is_vulkan = is_xla = False
 
     def is_pinned(self, device=None):
+        """Always False: pinned memory only matters for copies to a GPU."""
         return False
 
     def is_conj(self):
+        """Always False: `conj()` copies instead of setting PyTorch's lazy conjugate bit."""
         return False
 
     def is_neg(self):
+        """Always False: ember has no lazy negation bit."""
         return False
 
     def is_inference(self):
+        """Always False: tensors made under `inference_mode` are ordinary tensors in ember."""
         return False
 
     def is_distributed(self):
+        """Always False (kept for PyTorch compatibility)."""
         return False
 
     def is_same_size(self, other):
+        """Whether `other` has the same shape."""
         return self.shape == other.shape
 
     def is_set_to(self, tensor):
@@ -480,6 +519,7 @@ class Tensor(metaclass=_TensorType):
         )
 
     def is_nonzero(self):
+        """The truth value of a one-element tensor; more or fewer elements raise, as in PyTorch."""
         if self._data.size != 1:
             raise RuntimeError(
                 f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'} "
@@ -491,9 +531,11 @@ class Tensor(metaclass=_TensorType):
 
     @property
     def is_floating_point_type(self):
+        """Whether the dtype is a real floating-point type (a property, unlike `is_floating_point()`)."""
         return self._data.dtype.kind == "f"
 
     def is_floating_point(self):
+        """Whether the dtype is float16, float32 or float64."""
         return self._data.dtype.kind == "f"
 
     @property
@@ -505,6 +547,7 @@ class Tensor(metaclass=_TensorType):
 
     @property
     def imag(self):
+        """The imaginary parts of a complex tensor, on its memory (real tensors raise, as in PyTorch)."""
         if self._data.dtype.kind != "c":
             raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
         return new_tensor(self._data.imag)
@@ -516,9 +559,11 @@ class Tensor(metaclass=_TensorType):
         return new_tensor(np.conj(self._data))
 
     def is_complex(self):
+        """Whether the dtype is complex64 or complex128."""
         return self._data.dtype.kind == "c"
 
     def is_signed(self):
+        """Whether the dtype can hold negative values (False for uint8 and bool)."""
         return self.dtype.is_signed
 
     def type(self, dtype=None, non_blocking=False):
@@ -528,6 +573,11 @@ class Tensor(metaclass=_TensorType):
         return self.to(_dtype.to_dtype(dtype))
 
     def stride(self, dim=None):
+        """The step, in elements, between neighbours along each dimension (or along `dim`).
+
+        Read from the NumPy array's byte strides; the size-1 dimensions NumPy gives stride 0 report PyTorch's
+        value instead.
+        """
         array = self._data
         strides = [step // array.itemsize for step in array.strides]
         # NumPy gives inserted size-1 dims (x[None]) stride 0; PyTorch gives them the stride of the
@@ -539,6 +589,7 @@ class Tensor(metaclass=_TensorType):
         return strides if dim is None else strides[_ops.normalize_dim(dim, self._data.ndim, "stride")]
 
     def storage_offset(self):
+        """How many elements this tensor's first element lies past the start of its storage."""
         base = self._data
         # Follow `.base` through ndarrays and the array-likes that np.lib.stride_tricks leaves between.
         while getattr(base, "base", None) is not None and hasattr(base.base, "__array_interface__"):
@@ -548,17 +599,25 @@ class Tensor(metaclass=_TensorType):
         return (self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // self._data.itemsize
 
     def data_ptr(self):
+        """The address of the first element (the NumPy array's data pointer)."""
         return self._data.__array_interface__["data"][0]
 
     def storage(self):
-        """The flat memory this tensor and its views live in (`TypedStorage`)."""
+        """The flat memory this tensor and its views live in (`TypedStorage`; deprecated in PyTorch,
+        which warns once, as ember does: `untyped_storage()` is the current spelling)."""
+        _storage.warn_typed_storage_removal()
         return _storage.storage_of(self._data)
+
+    def untyped_storage(self):
+        """The bytes this tensor and its views live in (`UntypedStorage`)."""
+        return _storage.untyped_storage_of(self._data)
 
     def resize_(self, *sizes, memory_format=None):
         """Give the tensor a new shape over its storage (see `ember._storage.resize_`)."""
         return _storage.resize_(self, sizes)
 
     def resize_as_(self, other, memory_format=None):
+        """Give this tensor the shape of `other` over its storage, in place (see `resize_`)."""
         return _storage.resize_(self, other.shape)
 
     def new(self, *args, **kwargs):
@@ -578,9 +637,11 @@ class Tensor(metaclass=_TensorType):
         return False
 
     def is_contiguous(self, memory_format=None):
+        """Whether the elements lie in row-major order without gaps (`memory_format` is accepted and ignored)."""
         return self._data.flags.c_contiguous
 
     def get_device(self):
+        """-1: the CPU's device index, as PyTorch reports it."""
         return -1
 
     # ----------------------------------------------------------------- conversion
@@ -623,11 +684,13 @@ class Tensor(metaclass=_TensorType):
         return getattr(ufunc, method)(*arrays, **kwargs)
 
     def item(self):
+        """The value of a one-element tensor as a Python number."""
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
         return self._data.item()
 
     def tolist(self):
+        """The values as (nested) Python lists of numbers; a 0-d tensor gives a number."""
         return self._data.tolist()
 
     def __float__(self):
@@ -705,21 +768,31 @@ class Tensor(metaclass=_TensorType):
 
     # ----------------------------------------------------------------- dtype conversions
     def to(self, *args, **kwargs):
+        """Convert to another dtype (and accept a device, which must be the CPU), as `ember.to`.
+
+        `x.to(ember.float64)`, `x.to(other)` (its dtype), `x.to("cpu", dtype=...)`; a conversion is recorded in
+        the graph, so gradients flow back in the original dtype.
+        """
         return _ops.to(self, *args, **kwargs)
 
     def float(self):
+        """This tensor as float32 (itself if it is already)."""
         return _ops.to(self, _dtype.float32)
 
     def double(self):
+        """This tensor as float64 (itself if it is already)."""
         return _ops.to(self, _dtype.float64)
 
     def half(self):
+        """This tensor as float16 (itself if it is already)."""
         return _ops.to(self, _dtype.float16)
 
     def long(self):
+        """This tensor as int64 (itself if it is already)."""
         return _ops.to(self, _dtype.int64)
 
     def bernoulli(self, p=None, *, generator=None):
+        """0/1 draws, 1 with probability given by this tensor's values (or by `p`), as `ember.bernoulli`."""
         return _ops.bernoulli(self, p, generator=generator)
 
     def bernoulli_(self, p=0.5, *, generator=None):
@@ -728,30 +801,39 @@ class Tensor(metaclass=_TensorType):
         return self.copy_(_ops.bernoulli(probabilities, generator=generator))
 
     def int(self):
+        """This tensor as int32 (itself if it is already)."""
         return _ops.to(self, _dtype.int32)
 
     def short(self):
+        """This tensor as int16 (itself if it is already)."""
         return _ops.to(self, _dtype.int16)
 
     def char(self):
+        """This tensor as int8 (itself if it is already)."""
         return _ops.to(self, _dtype.int8)
 
     def byte(self):
+        """This tensor as uint8 (itself if it is already)."""
         return _ops.to(self, _dtype.uint8)
 
     def bool(self):
+        """This tensor as bool (itself if it is already)."""
         return _ops.to(self, _dtype.bool_)
 
     def type_as(self, other):
+        """This tensor converted to the dtype of `other`."""
         return _ops.to(self, other.dtype)
 
     def cpu(self, memory_format=None):
+        """The tensor itself: ember's tensors are always on the CPU."""
         return self
 
     def cuda(self, device=None, non_blocking=False):
+        """Raises: ember has no CUDA backend (the error says what to do instead)."""
         to_device("cuda")
 
     def pin_memory(self):
+        """The tensor itself: pinned memory only speeds copies to a GPU, which ember does not have."""
         return self
 
     def share_memory_(self):
@@ -842,26 +924,37 @@ class Tensor(metaclass=_TensorType):
 
     # ----------------------------------------------------------------- the most used methods
     def add(self, other, *, alpha=1):
+        """`self + alpha * other`, as `ember.add` (defined on the class, not bound on first use: the most used ops)."""
         return _ops.add(self, other, alpha=alpha)
 
     def sum(self, dim=None, keepdim=False, *, dtype=None):
+        """The sum over all elements or over `dim`, as `ember.sum`."""
         return _ops.sum(self, dim, keepdim, dtype=dtype)
 
     def mean(self, dim=None, keepdim=False, *, dtype=None):
+        """The mean over all elements or over `dim`, as `ember.mean`."""
         return _ops.mean(self, dim, keepdim, dtype=dtype)
 
     def view(self, *shape):
+        """A view of the same memory with another shape, as `ember.view`.
+
+        `x.view(2, -1)` or `x.view((2, -1))`; a view shares its version counter with this tensor, so an in-place
+        change to either is seen by autograd.
+        """
         return _ops.view(self, *shape)
 
     def reshape(self, *shape):
+        """The same elements in another shape: a view when possible, else a copy (`ember.reshape`)."""
         return _ops.reshape(self, *shape)
 
     @property
     def T(self):
+        """The dimensions in reverse order (for a matrix, its transpose); a view."""
         return _ops.permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
 
     @property
     def mT(self):
+        """The last two dimensions swapped (a batch of matrices transposed); a view."""
         return _ops.transpose(self, -2, -1)
 
     def __getattr__(self, name):

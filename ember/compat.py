@@ -222,6 +222,7 @@ def _is_torch_name(name):
 
 
 def is_installed():
+    """Whether `install()` is in effect (so `import torch` gives ember)."""
     return _FINDER in sys.meta_path
 
 

@@ -5,7 +5,9 @@ A checkpoint is a zip archive (stored, not compressed) holding
     strings, None, dtypes and references to arrays), and
   - `ember/data/<n>`: the raw little-endian bytes of each array.
 Loading reads JSON and raw array bytes only, never pickle, so a checkpoint from an untrusted source
-cannot execute anything. Every field is validated and each array's stored size is checked against its
+cannot execute anything. The one exception is PyTorch's: an object that is none of these (a whole
+module, say) is saved pickled as `ember/objects/<n>` (its tensors still stored as raw arrays), and
+loading it unpickles only when the caller passes `weights_only=False`, trusting the file. Every field is validated and each array's stored size is checked against its
 dtype x shape before memory is allocated (compressed members are refused, so a small file cannot
 inflate into a huge one); the zip's CRC-32 of every member is checked, so a flipped bit or a truncated
 file is reported as an error instead of loading wrong weights. Where the bytes go when saving to a
@@ -16,6 +18,7 @@ path (atomically for regular files, through symlinks, hard links, pipes and devi
 import io
 import json
 import os
+import pickle
 import struct
 import zipfile
 import zlib
@@ -26,13 +29,16 @@ from . import _dtype
 from ._size import Size
 from ._tensor import Tensor, new_tensor
 from ._save_target import write_to_path
+from ._torch_checkpoint import is_torch_checkpoint, load_torch_checkpoint, load_legacy_torch_checkpoint
 
 __all__ = ["save", "load"]
 
 _FORMAT = "ember.save"
 _VERSION = 1
+_OBJECTS_VERSION = 2  # the version that added pickled objects: written only when a checkpoint has one
 _STRUCTURE = "ember/structure.json"
 _DATA = "ember/data/"
+_OBJECTS = "ember/objects/"
 _DICT_CLASSES = {"dict": dict, "OrderedDict": OrderedDict, "Counter": Counter}
 _ALLOWED_KINDS = "biufc"  # bool, integers, floats, complex: never object arrays
 
@@ -43,6 +49,7 @@ class _Writer:
 
     def __init__(self):
         self.arrays = []
+        self.objects = []  # pickled bytes of the objects that are none of the types below
         self.key_of_tensor = {}
 
     def encode(self, value):
@@ -70,12 +77,31 @@ class _Writer:
             return {"type": "list", "items": [self.encode(item) for item in value]}
         if isinstance(value, (bytes, bytearray)):
             return {"type": "bytes", **self._array(np.frombuffer(bytes(value), dtype=np.uint8))}
-        raise TypeError(
-            f"ember.save cannot store an object of type {type(value).__module__}.{type(value).__qualname__}: "
-            "checkpoints hold tensors, NumPy arrays, numbers, strings, None, dtypes and "
-            "dicts/lists/tuples of them (no pickle, so that loading can never run code). "
-            "Save the object's state_dict() or convert it to one of these types."
-        )
+        return self._object(value)
+
+    def _object(self, value):
+        """Pickle what JSON cannot hold (`torch.save(model, path)`), its tensors and arrays kept out of
+        the pickle as references to raw arrays; loading it needs `weights_only=False`."""
+        buffer = io.BytesIO()
+        pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.persistent_id = self._reference
+        try:
+            pickler.dump(value)
+        except Exception as error:  # noqa: BLE001  (whatever pickle refuses: a lambda, an open file ...)
+            raise TypeError(
+                f"ember.save cannot store an object of type {_class_name(value)}: it is not a tensor, "
+                f"array, number, string, dtype or container of them, and pickling it failed ({error}). "
+                "Save its state_dict() instead."
+            ) from None
+        self.objects.append(buffer.getvalue())
+        return {"type": "object", "key": str(len(self.objects) - 1), "class": _class_name(value)}
+
+    def _reference(self, value):
+        if isinstance(value, Tensor):
+            return self._tensor(value)
+        if type(value) is np.ndarray and value.dtype.kind in _ALLOWED_KINDS:
+            return {"type": "ndarray", **self._array(value)}
+        return None
 
     def _dict(self, value):
         class_name = type(value).__name__
@@ -122,8 +148,15 @@ class _Encoded:
 
     def __init__(self, obj):
         writer = _Writer()
-        self.structure = {"format": _FORMAT, "version": _VERSION, "root": writer.encode(obj)}
+        root = writer.encode(obj)
+        version = _OBJECTS_VERSION if writer.objects else _VERSION
+        self.structure = {"format": _FORMAT, "version": version, "root": root}
         self.arrays = writer.arrays
+        self.objects = writer.objects
+
+
+def _class_name(value):
+    return f"{type(value).__module__}.{type(value).__qualname__}"
 
 
 def _write_archive(file, encoded):
@@ -132,6 +165,8 @@ def _write_archive(file, encoded):
         for key, array in enumerate(encoded.arrays):
             with archive.open(f"{_DATA}{key}", "w", force_zip64=array.nbytes >= 1 << 31) as member:
                 member.write(array.reshape(-1).view(np.uint8).data)
+        for key, pickled in enumerate(encoded.objects):
+            archive.writestr(f"{_OBJECTS}{key}", pickled)
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
@@ -139,8 +174,10 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
 
     Args:
         obj: what to save. Tensors (and Parameters), NumPy arrays, int/float/bool/str/None, dtypes,
-            and dict/OrderedDict/list/tuple nesting of these. Anything else raises TypeError (before
-            anything is written), because storing arbitrary objects would need pickle.
+            and dict/OrderedDict/list/tuple nesting of these are stored without pickle. Any other object
+            (a whole model) is pickled, its tensors kept as raw arrays, and loads only with
+            `weights_only=False`, as in PyTorch; an object pickle refuses raises TypeError before anything
+            is written.
         f: a path (str, bytes or os.PathLike) or a writable binary file object (BytesIO, an open file).
 
     A path is written as PyTorch writes it (through symlinks, to every name of a hard-linked file, into
@@ -150,7 +187,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     `pickle_module` and `pickle_protocol` are accepted for compatibility and ignored.
 
     Example: `ember.save(model.state_dict(), "model.pt")`.
-    Difference from PyTorch: not pickle-based; views sharing memory are saved as separate tensors
+    Difference from PyTorch: pickle only for objects JSON cannot hold; views sharing memory are saved as separate tensors
     (the same tensor object saved twice is stored once and loaded as one object).
     """
     encoded = _Encoded(obj)
@@ -199,6 +236,7 @@ _NODE_FIELDS = {
     "size": ({"type", "items"}, set()),
     "dict": ({"type", "class", "items"}, {"metadata"}),
     "dtype": ({"type", "name"}, set()),
+    "object": ({"type", "key", "class"}, set()),
 }
 _HEADER_FIELDS = {"format", "version", "root"}
 _STRUCTURE_INFLATION = 32  # the most a (re-zipped) structure may inflate: JSON text compresses about 10x
@@ -213,8 +251,9 @@ class _Reader:
     dtype x shape; each array member may be read once only, so memory stays within the file's size.
     """
 
-    def __init__(self, archive, file, source, relocate, mapped):
+    def __init__(self, archive, file, source, relocate, mapped, weights_only=True):
         self.archive = archive
+        self.weights_only = weights_only
         self.file = file
         self.source = source
         self.relocate = relocate
@@ -252,6 +291,8 @@ class _Reader:
             return values if kind == "list" else tuple(values)
         if kind == "dict":
             return self._dict(node, where)
+        if kind == "object":
+            return self._object(node, where)
         if kind == "ndarray":
             return self._array(node, where, _ARRAY_DTYPES)
         if kind == "bytes":
@@ -285,6 +326,31 @@ class _Reader:
         if "metadata" in node:
             result._metadata = self.decode(node["metadata"], f"{where}.metadata")
         return result
+
+    def _object(self, node, where):
+        """Unpickle a saved object, only if the caller trusts the file (`weights_only=False`)."""
+        key, class_name = node["key"], node["class"]
+        if not isinstance(key, str) or not (key.isascii() and key.isdigit()) or not isinstance(class_name, str):
+            raise self.corrupt(f"the object node at {where} has a malformed 'key' or 'class'")
+        if self.weights_only:
+            raise pickle.UnpicklingError(
+                f"ember.load: weights only load failed: {self.source} holds a pickled object of type "
+                f"{class_name[:200]} (at {where}), and unpickling can run code. If you trust the file, load it "
+                "with weights_only=False; better, save the object's state_dict() and load that."
+            )
+        info = self.members.get(_OBJECTS + key)
+        if info is None:
+            raise self.corrupt(f"the pickled object {key} is missing")
+        if info.compress_type != zipfile.ZIP_STORED or info.file_size > self.file_size:
+            raise self.corrupt(f"the pickled object {key} is compressed or larger than the file")
+        unpickler = pickle.Unpickler(io.BytesIO(self.archive.read(info)))
+        unpickler.persistent_load = lambda reference: self.decode(reference, f"{where} (pickled)")
+        try:
+            return unpickler.load()
+        except (_CheckpointError, _CallerError):
+            raise
+        except Exception as error:  # noqa: BLE001  (the object's own: a class the program no longer defines ...)
+            raise _CallerError(error) from error
 
     def _list_field(self, node, field, where):
         value = node[field]
@@ -505,17 +571,46 @@ def _open_for_reading(f):
     return io.BytesIO(f.read()), True
 
 
-def _not_ember_message(source, what):
-    return (
-        f"ember.load: {source} is {what}, not an ember checkpoint. ember never unpickles (that could run "
-        "code), so it cannot read torch.save files. To bring PyTorch weights over, in PyTorch run "
-        "`numpy.savez('weights.npz', **{k: v.numpy() for k, v in state_dict.items()})` and load that "
-        "file with ember.load (it gives a dict of tensors)."
+def _load_legacy_torch(file, source, relocate):
+    """A pickle stream: torch.save's legacy format is read as weights only; any other pickle is refused."""
+    return _torch_reading(lambda relocate: load_legacy_torch_checkpoint(file, source, relocate), source, relocate)
+
+
+def _load_torch_zip(archive, source, relocate):
+    """A torch.save archive, read as PyTorch's weights_only=True reads it (see ember._torch_checkpoint)."""
+
+    def check_member(info, nbytes):
+        if info.compress_type != zipfile.ZIP_STORED or info.file_size != nbytes or info.compress_size != nbytes:
+            raise RuntimeError(
+                f"ember.load: {source} is corrupt: {info.filename} has {info.file_size} bytes "
+                f"(zip method {info.compress_type}), expected {nbytes} stored bytes"
+            )
+
+    return _torch_reading(
+        lambda relocate: load_torch_checkpoint(archive, source, relocate, check_member), source, relocate
     )
 
 
-def _is_pytorch_zip(names):
-    return any(name.endswith("data.pkl") for name in names)
+def _torch_reading(read, source, relocate):
+    """Run `read(relocate)` on a PyTorch checkpoint: the caller's map_location errors and the reader's
+    own diagnoses pass through; anything else means damaged bytes."""
+
+    def relocate_keeping_errors(tensor, location):
+        try:
+            return relocate(tensor, location)
+        except Exception as error:  # noqa: BLE001  (the caller's own error, passed through below)
+            raise _CallerError(error) from error
+
+    try:
+        return read(relocate and relocate_keeping_errors)
+    except (pickle.UnpicklingError, RuntimeError):
+        raise
+    except _CallerError as wrapper:
+        raise wrapper.error from None
+    except Exception as error:  # noqa: BLE001  (zipfile or pickle rejecting damaged bytes)
+        raise RuntimeError(
+            f"ember.load: {source} is a damaged PyTorch checkpoint ({type(error).__name__}: {error})"
+        ) from None
 
 
 def _refuse_duplicates(pairs):
@@ -529,7 +624,9 @@ def _refuse_duplicates(pairs):
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
-    """Load an object saved by `ember.save` (also reads NumPy `.npz` files, as a dict of tensors).
+    """Load an object saved by `ember.save`; also reads `torch.save` files (PyTorch's zip format, as its
+    weights_only=True reads them: tensors, Parameters and containers, never arbitrary objects) and
+    NumPy `.npz` files (a dict of tensors).
 
     Args:
         f: a path or a readable binary file object.
@@ -537,8 +634,11 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             the CPU, so other devices raise RuntimeError.
         mmap: with a path, map the file instead of reading it: tensors share the file's pages,
             copy-on-write (writing to a tensor never changes the file), and CRCs are not checked.
-        weights_only, pickle_module: accepted for compatibility; loading is always weights-only in
-            PyTorch's sense (no code runs).
+        weights_only: None or True (the default, as in PyTorch 2.6+): nothing but tensors, arrays, numbers,
+            strings, dtypes and containers is rebuilt, so no code runs; a checkpoint holding a pickled
+            object (`ember.save(model, f)`) raises pickle.UnpicklingError. False: such objects are
+            unpickled, which runs whatever code the file names; only for files you trust.
+        pickle_module: accepted for compatibility.
 
     Every field of the checkpoint is validated and each array's stored size is checked against its
     dtype x shape before anything is allocated; arrays are read straight into their final memory.
@@ -550,19 +650,20 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     relocate = _relocation(map_location)
     file, owned = _open_for_reading(f)
     try:
-        return _load_from(file, source, relocate, mmap and owned and isinstance(f, (str, bytes, os.PathLike)))
+        use_mmap = mmap and owned and isinstance(f, (str, bytes, os.PathLike))
+        return _load_from(file, source, relocate, use_mmap, weights_only is not False)
     finally:
         if owned:
             file.close()
 
 
-def _load_from(file, source, relocate, use_mmap):
+def _load_from(file, source, relocate, use_mmap, weights_only):
     start = file.tell()
     head = file.read(4)
     file.seek(start)
     if head[:2] != b"PK":
         if head[:1] == b"\x80":
-            raise RuntimeError(_not_ember_message(source, "a pickle file (the legacy torch.save format)"))
+            return _load_legacy_torch(file, source, relocate)
         if not head:
             raise RuntimeError(f"ember.load: {source} is empty: it was not written by a completed ember.save")
         raise RuntimeError(
@@ -579,8 +680,8 @@ def _load_from(file, source, relocate, use_mmap):
         ) from None
     names = archive.namelist()
     if _STRUCTURE not in names:
-        if _is_pytorch_zip(names):
-            raise RuntimeError(_not_ember_message(source, "a PyTorch checkpoint (torch.save's zip+pickle format)"))
+        if is_torch_checkpoint(names):
+            return _load_torch_zip(archive, source, relocate)
         if names and all(name.endswith(".npy") for name in names):
             file.seek(start)
             return _load_npz(file, source)
@@ -588,7 +689,7 @@ def _load_from(file, source, relocate, use_mmap):
             f"ember.load: {source} is a zip archive but not an ember checkpoint (no {_STRUCTURE} inside)"
         )
     mapped = _map(file) if use_mmap else None
-    reader = _Reader(archive, file, source, relocate, mapped)
+    reader = _Reader(archive, file, source, relocate, mapped, weights_only)
     try:
         structure = _read_structure(archive, reader)
         result = reader.decode(structure["root"])
@@ -600,6 +701,8 @@ def _load_from(file, source, relocate, use_mmap):
         raise reader.corrupt(str(error)) from None
     except _CallerError as wrapper:
         raise wrapper.error from None
+    except pickle.UnpicklingError:
+        raise
     except Exception as error:  # noqa: BLE001  (zipfile, JSON or NumPy rejecting damaged bytes)
         raise reader.corrupt(f"{type(error).__name__}: {error}") from None
     finally:
@@ -618,7 +721,7 @@ def _read_structure(archive, reader):
     version = structure["version"]
     if type(version) is not int or version < 1:
         raise reader.corrupt(f"field 'version' must be a positive int, got {version!r}")
-    if version > _VERSION:
+    if version > _OBJECTS_VERSION:
         raise _CheckpointError(
             f"ember.load: {reader.source} was written by a newer ember (format version "
             f"{version}); upgrade ember to read it"

@@ -14,20 +14,22 @@ __all__ = ["__version__", "cuda", "hip", "debug", "git_version", "ember", "Torch
 
 class TorchVersion(str):
     """A version string that also compares with strings and tuples by release number, as PyTorch's
-    does (`"2.13.0" > "2.9"` is true here, unlike for plain strings)."""
+    does (`"2.13.0" > "2.9"` is true here, unlike for plain strings). A local part (`+cpu`) counts
+    as packaging's versions count it: `"2.13.0+cpu"` is after `"2.13.0"` and not equal to it."""
 
-    def _release(self, other):
+    def _key(self, other):
         if isinstance(other, tuple):
-            return other
-        match = re.match(r"\d+(\.\d+)*", str(other))
+            return other, ""
+        match = re.match(r"(\d+(?:\.\d+)*)[^+]*(?:\+(.*))?$", str(other))
         if match is None:
             raise TypeError(f"cannot compare the version {str(self)!r} with {other!r}")
-        return tuple(int(part) for part in match.group(0).split("."))
+        return tuple(int(part) for part in match.group(1).split(".")), match.group(2) or ""
 
     def _compare(self, other):
-        mine, theirs = self._release(self), self._release(other)
+        (mine, my_local), (theirs, their_local) = self._key(self), self._key(other)
         width = max(len(mine), len(theirs))
         mine, theirs = mine + (0,) * (width - len(mine)), theirs + (0,) * (width - len(theirs))
+        mine, theirs = (mine, my_local), (theirs, their_local)
         return (mine > theirs) - (mine < theirs)
 
     def __lt__(self, other):
@@ -50,7 +52,7 @@ class TorchVersion(str):
     __hash__ = str.__hash__
 
 
-__version__ = TorchVersion("2.13.0")
+__version__ = TorchVersion("2.13.0+cpu")  # the CPU build's version string, as ember computes on the CPU
 cuda = None
 hip = None
 debug = False

@@ -67,16 +67,19 @@ class Digraph:
         self.body = []
 
     def node(self, name, label=None, **attrs):
+        """Add a node `name` (with `label` and Graphviz attributes such as `fillcolor`)."""
         if label is not None:
             attrs = {"label": label, **attrs}
         self.body.append(f"\t{_quote(name)} [{_attributes(attrs)}]")
 
     def edge(self, tail_name, head_name, **attrs):
+        """Add an edge from `tail_name` to `head_name`, with Graphviz attributes."""
         suffix = f" [{_attributes(attrs)}]" if attrs else ""
         self.body.append(f"\t{_quote(tail_name)} -> {_quote(head_name)}{suffix}")
 
     @property
     def source(self):
+        """The graph as Graphviz DOT text."""
         lines = [f"digraph {_quote(self.name)} {{"]
         if self.graph_attr:
             lines.append(f"\tgraph [{_attributes(self.graph_attr)}]")

@@ -83,11 +83,16 @@ def test_the_same_script_runs_on_real_torch(tmp_path, torch):
     assert "fit 3.0 0.5" in result.stdout and "is ember False" in result.stdout
 
 
-def test_script_errors_exit_nonzero_with_the_traceback(tmp_path):
-    (tmp_path / "bad.py").write_text("import torch\ntorch.compiled_with_cxx11_abi()\n")
+def test_script_errors_exit_nonzero_with_the_traceback_python_prints(tmp_path):
+    """The traceback starts in the script, as under `python script.py`: no frames of the runner."""
+    body = "\n\ndef check(x):\n    raise ValueError(f'bad {x}')\n\ncheck(2)\n"
+    (tmp_path / "bad.py").write_text("import torch" + body)
+    (tmp_path / "plain.py").write_text("import json" + body)
     result = _run_ember("run", str(tmp_path / "bad.py"))
-    assert result.returncode == 1
-    assert "NotImplementedInEmber: torch.compiled_with_cxx11_abi is not implemented in ember" in result.stderr
+    plain = subprocess.run([sys.executable, str(tmp_path / "plain.py")], capture_output=True, text=True)
+    assert result.returncode == plain.returncode == 1
+    assert result.stderr == plain.stderr.replace("plain.py", "bad.py")
+    assert result.stderr.startswith(f'Traceback (most recent call last):\n  File "{tmp_path / "bad.py"}", line 6')
 
 
 def test_run_module_and_script_directory_on_path(tmp_path):
@@ -181,7 +186,9 @@ def test_uninstall_restores_real_torch(torch):
 def test_torch_version_is_the_api_level_ember_follows():
     torch = ember.compat.install()
     try:
-        assert torch.__version__ == "2.13.0" == torch.version.__version__
+        assert torch.__version__ == "2.13.0+cpu" == torch.version.__version__
+        assert torch.__version__ != "2.13.0" and torch.__version__ != (2, 13, 0)  # the local part counts, as in torch
+        assert torch.__version__ > "2.13.0" and torch.__version__ < "2.13.1"
         assert torch.__version__ >= "2.0" and torch.__version__ >= (1, 13) and torch.__version__ > "2.9"
         assert not torch.__version__ < "2.13" and torch.version.cuda is None
         assert torch.version.ember == ember.__version__ != torch.__version__
@@ -191,10 +198,12 @@ def test_torch_version_is_the_api_level_ember_follows():
 
 def test_torch_version_compares_as_real_torch_does():
     real = pytest.importorskip("torch")
-    ours = ember.version.TorchVersion(real.__version__.split("+")[0])
-    for other in ("2.0", "2.9", "2.13", "2.13.1", "3", (2, 13), (1, 9, 1)):
+    ours = ember.version.TorchVersion(real.__version__)
+    others = ("2.0", "2.9", "2.13", "2.13.0", "2.13.0+cpu", "2.13.1", "3", (2, 13), (2, 13, 0), (1, 9, 1))
+    for other in others:
         assert (ours >= other) == (real.__version__ >= other), other
         assert (ours < other) == (real.__version__ < other), other
+        assert (ours == other) == (real.__version__ == other), other
 
 
 def test_reprs_print_the_module_path_the_user_imported():

@@ -427,3 +427,11 @@ def test_gradient_into_a_real_input_of_a_complex_cast_is_silent():
     x = ember.tensor([1.0, 2.0], requires_grad=True)
     x.to(ember.complex64).abs().sum().backward()
     assert x.grad.dtype == ember.float32 and x.grad.tolist() == [1.0, 1.0]
+
+
+def test_finfo_and_iinfo_print_as_torch_prints_them():
+    torch = pytest.importorskip("torch")
+    for name in ("float16", "float32", "float64"):
+        assert repr(ember.finfo(getattr(ember, name))) == repr(torch.finfo(getattr(torch, name)))
+    for name in ("uint8", "int8", "int16", "int32", "int64"):
+        assert repr(ember.iinfo(getattr(ember, name))) == repr(torch.iinfo(getattr(torch, name)))

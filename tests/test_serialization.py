@@ -3,6 +3,7 @@
 import io
 import os
 import pickle
+import sys
 import zipfile
 from collections import Counter, OrderedDict
 
@@ -120,8 +121,8 @@ def test_unsupported_objects_are_refused_at_save(tmp_path):
     class Custom:
         pass
 
-    with pytest.raises(TypeError, match="cannot store an object of type .*Custom.*no pickle"):
-        ember.save({"x": Custom()}, tmp_path / "x.pt")
+    with pytest.raises(TypeError, match="cannot store an object of type .*Custom.*pickling it failed"):
+        ember.save({"x": Custom()}, tmp_path / "x.pt")  # a local class: pickle cannot name it
     assert not (tmp_path / "x.pt").exists()
     with pytest.raises(TypeError, match="dtype object"):
         ember.save(np.array([object()]), tmp_path / "y.pt")
@@ -212,19 +213,19 @@ def test_pickle_files_are_refused_without_running_code(tmp_path):
     if os.path.exists(marker):
         os.remove(marker)
     (tmp_path / "evil.pt").write_bytes(pickle.dumps(_Exploit(), protocol=2))
-    with pytest.raises(RuntimeError, match="pickle"):
+    with pytest.raises(pickle.UnpicklingError, match="weights only load failed.*system"):
         ember.load(tmp_path / "evil.pt")
     with zipfile.ZipFile(tmp_path / "evil_zip.pt", "w") as archive:  # torch.save's layout, with a payload
         archive.writestr("archive/data.pkl", pickle.dumps(_Exploit()))
-    with pytest.raises(RuntimeError, match="PyTorch checkpoint"):
+    with pytest.raises(pickle.UnpicklingError, match="weights only load failed"):
         ember.load(tmp_path / "evil_zip.pt")
     assert not os.path.exists(marker)
 
 
-def test_a_real_torch_checkpoint_gets_a_clear_message(tmp_path, torch):
-    torch.save({"w": torch.ones(2)}, tmp_path / "real.pt")
-    with pytest.raises(RuntimeError, match="PyTorch checkpoint.*numpy.savez"):
-        ember.load(tmp_path / "real.pt")
+def test_a_plain_pickle_is_not_a_checkpoint(tmp_path):
+    (tmp_path / "numbers.pkl").write_bytes(pickle.dumps([1, 2], protocol=2))
+    with pytest.raises(RuntimeError, match="a pickle file, not a checkpoint"):
+        ember.load(tmp_path / "numbers.pkl")
 
 
 def test_npz_files_load_as_dicts_of_tensors(tmp_path, torch):
@@ -271,3 +272,59 @@ def test_map_location_errors_are_not_reported_as_corruption(tmp_path):
 
     with pytest.raises(KeyError, match="mine"):
         ember.load(tmp_path / "m.pt", map_location=refuse)
+
+
+class _Model(ember.nn.Module):
+    """A module saved whole (`torch.save(model, path)`), as tutorials do."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = ember.nn.Linear(3, 2)
+        self.register_buffer("steps", ember.zeros(1))
+        self.table = np.arange(4)
+
+    def forward(self, x):
+        return self.linear(x) + self.steps
+
+
+def test_whole_objects_load_only_when_the_caller_trusts_the_file(tmp_path):
+    model = _Model()
+    ember.save({"model": model, "epoch": 3}, tmp_path / "whole.pt")
+    with zipfile.ZipFile(tmp_path / "whole.pt") as archive:
+        pickled = [name for name in archive.namelist() if name.startswith("ember/objects/")]
+        assert len(pickled) == 1 and b"linear" in archive.read(pickled[0])
+        weight_bytes = model.linear.weight.detach().numpy().tobytes()
+        assert weight_bytes not in archive.read(pickled[0])  # tensors stay raw arrays, outside the pickle
+    with pytest.raises(pickle.UnpicklingError, match="_Model.*weights_only=False"):
+        ember.load(tmp_path / "whole.pt")
+    loaded = ember.load(tmp_path / "whole.pt", weights_only=False)
+    assert loaded["epoch"] == 3 and type(loaded["model"]) is _Model
+    again = loaded["model"]
+    assert isinstance(again.linear.weight, ember.nn.Parameter) and again.linear.weight.requires_grad
+    assert list(dict(again.named_parameters())) == ["linear.weight", "linear.bias"]
+    np.testing.assert_array_equal(again.linear.weight.detach().numpy(), model.linear.weight.detach().numpy())
+    np.testing.assert_array_equal(again.table, model.table)
+    x = ember.ones(4, 3)
+    np.testing.assert_array_equal(again(x).detach().numpy(), model(x).detach().numpy())
+
+
+def test_state_dicts_stay_pickle_free(tmp_path):
+    ember.save(_Model().state_dict(), tmp_path / "state.pt")
+    with zipfile.ZipFile(tmp_path / "state.pt") as archive:
+        assert not any(name.startswith("ember/objects/") for name in archive.namelist())
+        assert b'"version": 1' in archive.read("ember/structure.json")
+    assert set(ember.load(tmp_path / "state.pt")) == {"linear.weight", "linear.bias", "steps"}
+
+
+def test_a_class_the_program_no_longer_has_is_the_unpicklers_error(tmp_path, monkeypatch):
+    ember.save(_Model(), tmp_path / "whole.pt")
+    monkeypatch.delattr(sys.modules[__name__], "_Model")
+    with pytest.raises(AttributeError, match="_Model"):
+        ember.load(tmp_path / "whole.pt", weights_only=False)
+
+
+def test_torch_refuses_whole_models_by_default_as_ember_does(tmp_path, torch):
+    torch.save(torch.nn.Linear(2, 2), tmp_path / "torch_whole.pt")
+    with pytest.raises(pickle.UnpicklingError):
+        torch.load(tmp_path / "torch_whole.pt")
+    assert isinstance(torch.load(tmp_path / "torch_whole.pt", weights_only=False), torch.nn.Linear)

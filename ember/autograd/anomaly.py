@@ -40,6 +40,7 @@ def is_anomaly_enabled():
 
 
 def is_anomaly_check_nan_enabled():
+    """Whether anomaly mode also raises on a NaN or inf produced by a recorded op (`check_nan`, on by default)."""
     return state.check_nan
 
 

@@ -54,6 +54,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     ready, runnable, buffers, targets = task.ready, task.runnable, task.buffers, task.targets
     previous_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
+    # inf and nan come back silently, as in PyTorch: NumPy's float warnings are off for the whole pass
+    # (once here rather than around each node's kernels; hooks and user backwards run so too).
+    float_errors = _float_errors.quiet()
     try:
         while ready:
             node = ready.pop()
@@ -67,6 +70,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
             elif runnable is None or node in runnable:
                 task.hand_on(node, run_node(task, node, grads))
     finally:
+        _float_errors.restore(float_errors)
         _grad_state.enabled = previous_mode
     return task.finish(inputs)
 
@@ -328,15 +332,13 @@ def run_node(task, node, grads):
             grad_inputs = _backward_on_arrays(node, grads)
         else:
             grad_inputs = forward_cls.backward(node, *grads)
+            if type(grad_inputs) is not tuple:
+                grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
             if not forward_cls._array_forward:
-                task.share_results_of_user_backward(
-                    grads, grad_inputs if type(grad_inputs) in (tuple, list) else (grad_inputs,)
-                )
+                task.share_results_of_user_backward(grads, grad_inputs)
     except Exception as error:
         _explain_backward_error(node, error)
         raise
-    if type(grad_inputs) is not tuple:
-        grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
     if node._post_hooks is not None:
         grad_inputs = _check_gradients(node, grad_inputs)
         task._share(grad_inputs)
@@ -371,7 +373,6 @@ def _backward_on_arrays(node, grads):
     """A built-in op's backward run on the arrays inside the tensors (nothing is recorded in a
     first-order backward, so its formula needs no tensor; see autograd.function)."""
     node._unpack_as_arrays = True
-    token = _float_errors.quiet()  # inf and nan come back silently, as in PyTorch
     try:
         if len(grads) == 1:
             results = node._forward_cls.backward(node, grads[0]._data)
@@ -379,7 +380,6 @@ def _backward_on_arrays(node, grads):
             results = node._forward_cls.backward(node, *[grad._data for grad in grads])
     finally:
         node._unpack_as_arrays = False
-        _float_errors.restore(token)
     if type(results) is not tuple:  # one input: no loop on the path of every unary op
         return (new_tensor(results if type(results) is _ndarray else _as_array(results)),)
     return tuple(

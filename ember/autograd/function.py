@@ -67,6 +67,7 @@ class FunctionCtx:
         self._to_save = tensors
 
     def save_for_forward(self, *tensors):
+        """Keep tensors for `jvp` (forward mode), as `save_for_backward` does for backward."""
         self._saved_for_forward = tensors
 
     def mark_dirty(self, *tensors):
@@ -83,10 +84,16 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
+        """The tensors given to `save_for_backward`, unpacked for backward.
+
+        Raises PyTorch's error if one of them was modified in place since it was saved (the versions are named),
+        or if the graph was already freed by an earlier backward without `retain_graph=True`.
+        """
         return _unpack_saved(self)
 
     @property
     def saved_variables(self):
+        """Book-era name of `saved_tensors`; warns with a DeprecationWarning."""
         warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
         return _unpack_saved(self)
 
@@ -111,10 +118,16 @@ class Node(FunctionCtx):
     metadata_dict = None
 
     def name(self):
+        """The node's name as PyTorch prints it: `MulBackward0`, `AccumulateGrad`, or `<YourFunction>Backward`."""
         return type(self).__name__
 
     @property
     def next_functions(self):
+        """`(node, output_nr)` per tensor input: where this node sends each input's gradient.
+
+        `AccumulateGrad` for a leaf that requires grad, `(None, 0)` for an input that needs no gradient; following
+        these tuples from `loss.grad_fn` walks the whole backward graph.
+        """
         non_tensors = self._non_tensor_inputs
         return tuple(
             (edge.node, edge.input_nr) for position, edge in enumerate(self._edges) if position not in non_tensors
@@ -122,6 +135,7 @@ class Node(FunctionCtx):
 
     @property
     def metadata(self):
+        """A dict of your own for this node (empty until used), kept as long as the node."""
         if self.metadata_dict is None:
             self.metadata_dict = {}
         return self.metadata_dict
@@ -387,9 +401,12 @@ def _apply_array_forward(cls, node, args, recording):
             result = cls.forward(node, *[arg._data if isinstance(arg, Tensor) else arg for arg in args])
     finally:
         _float_errors.restore(token)
-    if type(result) is tuple:
+    if type(result) is _ndarray:
+        array = result
+    elif type(result) is tuple:
         return _wrap_outputs(node, args, result, recording)
-    array = result if type(result) is _ndarray else _as_array(result)
+    else:
+        array = _as_array(result)  # a NumPy scalar from a reduction, or a Python number
     if recording and array.dtype.kind in _FLOATING_KINDS:
         output = new_tensor(array, True, node, 0)
         if node._non_differentiable is not None:
@@ -537,8 +554,8 @@ class _FunctionMeta(type):
         # `vjp` is PyTorch's other name for backward: a class may define either, not both.
         if "vjp" in namespace and "backward" not in namespace:
             cls.backward = namespace["vjp"]
-        elif "vjp" in namespace and "backward" in namespace:
-            cls.backward = staticmethod(_both_backward_and_vjp)
+        elif "vjp" in namespace and "backward" in namespace and namespace["vjp"] is not namespace["backward"]:
+            cls.backward = staticmethod(_both_backward_and_vjp)  # (Function itself aliases the two)
 
 
 def _both_backward_and_vjp(ctx, *grad_outputs):
@@ -589,16 +606,32 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
+        """The computation: `forward(ctx, *args)` returns the output(s); subclasses define it.
+
+        Tensors come in as tensors and the body runs in no-grad mode, so nothing inside is recorded:
+        the node of `apply` stands for it. With PyTorch 2's style, define `forward(*args)` without `ctx` plus
+        `setup_context`.
+        """
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
 
     @staticmethod
     def setup_context(ctx, inputs, output):
+        """PyTorch 2's style: `setup_context(ctx, inputs, output)` saves what backward needs, so that
+        `forward(*args)` can do without `ctx`.
+        """
         raise NotImplementedError("setup_context is not implemented.")
 
     setup_context.__func__._is_placeholder = True  # type: ignore[attr-defined]
 
     @staticmethod
     def backward(ctx, *grad_outputs):
+        """The gradient rule: `backward(ctx, *grad_outputs)` returns one gradient per forward argument
+        (None for non-tensors or where none is needed).
+
+        Written with ember ops on tensors, it is recorded when the engine runs with `create_graph=True`,
+        so gradients of gradients work; `@once_differentiable` marks one that cannot be differentiated
+        again. `vjp` is the same method under PyTorch's other name.
+        """
         raise NotImplementedError(
             "You must implement either the backward or vjp method for your custom autograd.Function "
             "to use it with backward mode AD."
@@ -608,12 +641,21 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
     @staticmethod
     def jvp(ctx, *grad_inputs):
+        """The forward-mode rule: `jvp(ctx, *input_tangents)` returns the output tangent(s); needed only for
+        `forward_ad` and `func.jvp`.
+        """
         raise NotImplementedError(
             "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
         )
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        """Run the Function on `args`: call forward and, when an input requires grad and grad mode is on, record one
+        graph node.
+
+        Always call `MyFunction.apply(...)`, never `forward` directly (which would record nothing) nor an instance
+        (the pre-PyTorch-1.0 style, refused with a message saying how to port it).
+        """
         if kwargs:
             args = _bind_arguments(cls, args, kwargs)
         node = cls._backward_cls()
@@ -628,12 +670,24 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
 
 _ALL_FALSE = [(False,) * count for count in range(8)]
+_ONE_TRUE = (True,)
 _NUMBERS = (int, float, bool, complex)
 
 
 def _connect(node, args):
     """Give the node its edges (one per argument) and needs_input_grad; False if no input needs a
     gradient (then nothing is recorded and the node is only forward's ctx)."""
+    if len(args) == 1:  # unary ops are the most common: no loop, no lists
+        (arg,) = args
+        if isinstance(arg, Tensor) and arg._requires_grad:
+            node_of_arg = arg._grad_fn
+            if node_of_arg is None or arg._base is not None:
+                node._edges = (_edge_to(arg),)
+            else:
+                data = arg._data
+                node._edges = (_new_edge((node_of_arg, arg._output_nr, data.shape, data.dtype)),)
+            node.needs_input_grad = _ONE_TRUE
+            return True
     edges, needs, any_needed, non_tensors = [], [], False, ()
     for arg in args:
         if isinstance(arg, Tensor):

@@ -37,6 +37,7 @@ def is_grad_enabled():
 
 
 def is_inference_mode_enabled():
+    """Whether the current thread is inside `inference_mode` (which in ember behaves as `no_grad`)."""
     return state.inference
 
 
@@ -158,6 +159,7 @@ class set_grad_enabled(_GradModeSwitch):
         return super().__call__(function)
 
     def clone(self):
+        """A new switch with the same mode: each call of a decorated function enters its own, so calls can nest."""
         return set_grad_enabled(self.enabled)
 
     def __repr__(self):
@@ -188,4 +190,5 @@ class inference_mode(_GradModeSwitch):
         return super().__exit__(*exc_info)
 
     def clone(self):
+        """A new switch with the same mode: each call of a decorated function enters its own, so calls can nest."""
         return inference_mode(self.mode)

@@ -448,10 +448,12 @@ class FunctionCheckReport:
         self.results = []  # (check, status, detail); status is "ok", "FAIL", "note" or "skipped"
 
     def add(self, check, status, detail=""):
+        """Record one check's outcome: its name, a status ("ok", "FAIL", "note" or "skipped") and a detail."""
         self.results.append((check, status, detail))
 
     @property
     def passed(self):
+        """True when no check failed (also the report's truth value)."""
         return all(status != "FAIL" for _, status, _ in self.results)
 
     def __bool__(self):

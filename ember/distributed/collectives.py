@@ -91,18 +91,22 @@ class Work:
         return True
 
     def is_completed(self):
+        """Whether the asynchronous operation has finished (checked without waiting)."""
         if not self._done and _mpi.load().Request.Testall(self._requests):
             self.wait()
         return self._done
 
     def is_success(self):
+        """Whether it has finished (a failure raises from `wait()` rather than being recorded)."""
         return self.is_completed()
 
     def result(self):
+        """Wait for the operation and return its output tensors (a list; empty if it has none)."""
         self.wait()
         return self._result if self._result is not None else []
 
     def exception(self):
+        """None: errors surface as exceptions from `wait()`."""
         return None
 
 

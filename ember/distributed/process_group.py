@@ -53,6 +53,7 @@ class Backend(str):
 
 
 def get_default_timeout(backend=None):
+    """How long collectives wait before failing, when `init_process_group` gets no `timeout`."""
     return default_pg_timeout
 
 
@@ -67,9 +68,11 @@ class ProcessGroup:
         self._group_rank_of = {global_rank: index for index, global_rank in enumerate(self.global_ranks)}
 
     def rank(self):
+        """This process's rank in the group."""
         return self.comm.Get_rank()
 
     def size(self):
+        """The number of processes in the group."""
         return self.comm.Get_size()
 
     def group_rank(self, global_rank, argument):
@@ -82,6 +85,7 @@ class ProcessGroup:
             ) from None
 
     def name(self):
+        """The backend's name in capitals ("MPI"), as PyTorch's groups report it."""
         return self.backend.upper()
 
     def __repr__(self):
@@ -116,14 +120,17 @@ is_gloo_available = is_available  # "gloo" is served by MPI
 
 
 def is_nccl_available():
+    """Always False: ember's only transport is MPI."""
     return False
 
 
 def is_torchelastic_launched():
+    """Whether this process was started by torchrun (TORCHELASTIC_RUN_ID is set)."""
     return "TORCHELASTIC_RUN_ID" in os.environ
 
 
 def is_initialized():
+    """Whether `init_process_group` has run (and `destroy_process_group` has not)."""
     return _state.world is not None
 
 
@@ -269,11 +276,13 @@ def get_rank(group=None):
 
 
 def get_world_size(group=None):
+    """The number of processes in `group` (the default group if None); -1 if this process is not a member."""
     resolved = resolve(group)
     return -1 if resolved is None else resolved.size()
 
 
 def get_backend(group=None):
+    """The backend name of `group` (the default group if None)."""
     resolved = resolve(group)
     if resolved is None:
         raise ValueError("Invalid process group specified")
@@ -281,14 +290,17 @@ def get_backend(group=None):
 
 
 def get_global_rank(group, group_rank):
+    """The global rank of the process with rank `group_rank` in `group`."""
     return resolve(group).global_ranks[group_rank]
 
 
 def get_group_rank(group, global_rank):
+    """The rank inside `group` of the process with global rank `global_rank` (ValueError if it is not a member)."""
     return resolve(group).group_rank(global_rank, "global_rank")
 
 
 def get_process_group_ranks(group):
+    """The global ranks of the members of `group`, in group-rank order."""
     return list(resolve(group).global_ranks)
 
 

@@ -67,10 +67,12 @@ class Beta(ExponentialFamily):
 
     @property
     def concentration1(self):
+        """The first concentration, alpha (the Dirichlet's first component)."""
         return self._dirichlet.concentration[..., 0]
 
     @property
     def concentration0(self):
+        """The second concentration, beta (the Dirichlet's second component)."""
         return self._dirichlet.concentration[..., 1]
 
     @property

@@ -63,6 +63,7 @@ class Categorical(Distribution):
 
     @property
     def param_shape(self):
+        """The shape of `probs` (or `logits`): `batch_shape + (number of categories,)`."""
         return self._param.size()
 
     @property

@@ -21,4 +21,5 @@ class Chi2(Gamma):
 
     @property
     def df(self):
+        """The degrees of freedom (twice the Gamma concentration)."""
         return self.concentration * 2

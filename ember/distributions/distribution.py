@@ -70,10 +70,12 @@ class Distribution:
 
     @property
     def batch_shape(self):
+        """The shape of the batch of independent distributions this object holds (the parameters' broadcast shape)."""
         return self._batch_shape
 
     @property
     def event_shape(self):
+        """The shape of one draw of one distribution (`()` for scalar distributions, `(k,)` for a k-variate one)."""
         return self._event_shape
 
     @property
@@ -88,18 +90,22 @@ class Distribution:
 
     @property
     def mean(self):
+        """The mean, of shape `batch_shape + event_shape` (NaN or inf where it does not exist, as PyTorch)."""
         raise NotImplementedError(f"{type(self)} does not implement mean")
 
     @property
     def mode(self):
+        """The most likely value, of shape `batch_shape + event_shape`."""
         raise NotImplementedError(f"{type(self)} does not implement mode")
 
     @property
     def variance(self):
+        """The variance, of shape `batch_shape + event_shape`."""
         raise NotImplementedError(f"{type(self)} does not implement variance")
 
     @property
     def stddev(self):
+        """The standard deviation, `variance.sqrt()` unless a subclass knows better."""
         return self.variance.sqrt()
 
     def sample(self, sample_shape=Size()):
@@ -115,16 +121,24 @@ class Distribution:
         )
 
     def sample_n(self, n):
+        """Deprecated: `sample((n,))`, with PyTorch's warning."""
         warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning)
         return self.sample(Size((n,)))
 
     def log_prob(self, value):
+        """The log of the density (or mass) at `value`, differentiable with respect to the parameters.
+
+        `value` broadcasts against `batch_shape + event_shape`; the result drops the event dimensions.
+        With `validate_args`, a value outside the support raises a ValueError.
+        """
         raise NotImplementedError
 
     def cdf(self, value):
+        """The cumulative distribution function at `value`."""
         raise NotImplementedError
 
     def icdf(self, value):
+        """The inverse of the cumulative distribution function at probability `value`."""
         raise NotImplementedError
 
     def enumerate_support(self, expand=True):
@@ -132,9 +146,11 @@ class Distribution:
         raise NotImplementedError
 
     def entropy(self):
+        """The entropy in nats, of shape `batch_shape`."""
         raise NotImplementedError
 
     def perplexity(self):
+        """`exp(entropy())`."""
         return self.entropy().exp()
 
     def _extended_shape(self, sample_shape=Size()):

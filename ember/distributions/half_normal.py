@@ -29,6 +29,7 @@ class HalfNormal(TransformedDistribution):
 
     @property
     def scale(self):
+        """The scale of the normal folded at 0."""
         return self.base_dist.scale
 
     @property

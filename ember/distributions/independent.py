@@ -40,10 +40,12 @@ class Independent(Distribution):
 
     @property
     def has_rsample(self):
+        """Whether the base distribution has `rsample`."""
         return self.base_dist.has_rsample
 
     @property
     def has_enumerate_support(self):
+        """Whether `enumerate_support` works: the base's, and only when no batch dimension is reinterpreted."""
         if self.reinterpreted_batch_ndims > 0:
             return False
         return self.base_dist.has_enumerate_support

@@ -26,10 +26,12 @@ class LogNormal(TransformedDistribution):
 
     @property
     def loc(self):
+        """The mean of the log of the variable (the base Normal's `loc`)."""
         return self.base_dist.loc
 
     @property
     def scale(self):
+        """The standard deviation of the log of the variable (the base Normal's `scale`)."""
         return self.base_dist.scale
 
     @property

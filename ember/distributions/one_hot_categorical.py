@@ -38,10 +38,12 @@ class OneHotCategorical(Distribution):
 
     @property
     def probs(self):
+        """The probability of each category, normalized along the last dimension."""
         return self._categorical.probs
 
     @property
     def logits(self):
+        """The log-probability of each category, normalized along the last dimension."""
         return self._categorical.logits
 
     @property
@@ -59,6 +61,7 @@ class OneHotCategorical(Distribution):
 
     @property
     def param_shape(self):
+        """The shape of `probs` (or `logits`): `batch_shape + (number of categories,)`."""
         return self._categorical.param_shape
 
     def sample(self, sample_shape=Size()):

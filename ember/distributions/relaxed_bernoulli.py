@@ -87,12 +87,15 @@ class RelaxedBernoulli(TransformedDistribution):
 
     @property
     def temperature(self):
+        """The relaxation temperature: small values give samples close to 0 or 1."""
         return self.base_dist.temperature
 
     @property
     def logits(self):
+        """The log-odds of the underlying Bernoulli."""
         return self.base_dist.logits
 
     @property
     def probs(self):
+        """The probability of the underlying Bernoulli."""
         return self.base_dist.probs

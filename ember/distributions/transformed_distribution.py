@@ -73,6 +73,7 @@ class TransformedDistribution(Distribution):
 
     @property
     def has_rsample(self):
+        """Whether the base distribution has `rsample` (the transforms are differentiable)."""
         return self.base_dist.has_rsample
 
     def sample(self, sample_shape=Size()):

@@ -68,6 +68,7 @@ class Transform:
 
     @property
     def event_dim(self):
+        """How many rightmost dimensions make one event, when domain and codomain agree (else ValueError: ask them)."""
         if self.domain.event_dim == self.codomain.event_dim:
             return self.domain.event_dim
         raise ValueError("Please use either .domain.event_dim or .codomain.event_dim")
@@ -87,6 +88,9 @@ class Transform:
         raise NotImplementedError
 
     def with_cache(self, cache_size=1):
+        """This transform with a cache of `cache_size` (0 or 1): with 1, the inverse of the last output is the last
+        input itself.
+        """
         if self._cache_size == cache_size:
             return self
         if type(self).__init__ is Transform.__init__:
@@ -128,6 +132,9 @@ class Transform:
         raise NotImplementedError(f"{type(self).__name__} does not implement the inverse map")
 
     def log_abs_det_jacobian(self, x, y):
+        """`log |dy/dx|` at the pair `(x, y = transform(x))`, summed over the event dimensions: what
+        `TransformedDistribution.log_prob` subtracts.
+        """
         raise NotImplementedError(f"{type(self).__name__} does not implement log_abs_det_jacobian")
 
     def __repr__(self):
@@ -209,6 +216,7 @@ class ComposeTransform(Transform):
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self):
+        """The first part's domain, with as many event dimensions as the parts need."""
         if not self.parts:
             return constraints.real
         # the input needs as many event dims as any part, carried back through the parts before it
@@ -220,6 +228,7 @@ class ComposeTransform(Transform):
 
     @constraints.dependent_property(is_discrete=False)
     def codomain(self):
+        """The last part's codomain, with as many event dimensions as the parts give."""
         if not self.parts:
             return constraints.real
         event_dim = self.parts[0].domain.event_dim
@@ -230,6 +239,7 @@ class ComposeTransform(Transform):
 
     @property
     def bijective(self):
+        """Whether every part is bijective."""
         return all(part.bijective for part in self.parts)
 
     @property
@@ -311,14 +321,17 @@ class IndependentTransform(Transform):
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self):
+        """The base transform's domain with `reinterpreted_batch_ndims` more event dimensions."""
         return constraints.independent(self.base_transform.domain, self.reinterpreted_batch_ndims)
 
     @constraints.dependent_property(is_discrete=False)
     def codomain(self):
+        """The base transform's codomain with `reinterpreted_batch_ndims` more event dimensions."""
         return constraints.independent(self.base_transform.codomain, self.reinterpreted_batch_ndims)
 
     @property
     def bijective(self):
+        """Whether the base transform is bijective."""
         return self.base_transform.bijective
 
     @property
@@ -364,10 +377,12 @@ class ReshapeTransform(Transform):
 
     @constraints.dependent_property
     def domain(self):
+        """The reals, with `len(in_shape)` event dimensions."""
         return constraints.independent(constraints.real, len(self.in_shape))
 
     @constraints.dependent_property
     def codomain(self):
+        """The reals, with `len(out_shape)` event dimensions."""
         return constraints.independent(constraints.real, len(self.out_shape))
 
     def with_cache(self, cache_size=1):
@@ -579,14 +594,17 @@ class AffineTransform(Transform):
 
     @property
     def event_dim(self):
+        """The number of rightmost dimensions that form one event (given to the constructor)."""
         return self._event_dim
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self):
+        """The reals, with `event_dim` event dimensions."""
         return _with_event_dim(constraints.real, self.event_dim)
 
     @constraints.dependent_property(is_discrete=False)
     def codomain(self):
+        """The reals, with `event_dim` event dimensions."""
         return _with_event_dim(constraints.real, self.event_dim)
 
     def with_cache(self, cache_size=1):
@@ -762,6 +780,7 @@ class CumulativeDistributionTransform(Transform):
 
     @property
     def domain(self):
+        """The support of the distribution whose CDF this transform applies."""
         return self.distribution.support
 
     def with_cache(self, cache_size=1):

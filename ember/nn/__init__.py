@@ -7,7 +7,7 @@
 
 from . import functional  # noqa: F401
 from . import init  # noqa: F401
-from .parameter import Parameter, Buffer
+from .parameter import Parameter, Buffer, UninitializedParameter, UninitializedBuffer
 from .modules import *  # noqa: F401,F403
 from .modules import Module
 from .modules.module import (

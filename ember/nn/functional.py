@@ -35,8 +35,18 @@ from ..ops.distance import cosine_similarity, pairwise_distance
 from ..ops.activations import prelu, softplus, hardshrink
 from ..ops.elementwise import tanh, sigmoid
 from ..ops.losses import margin_ranking_loss, hinge_embedding_loss, cosine_embedding_loss, triplet_margin_loss
+from ..ops.losses import reduce_loss as _reduce_loss
 
 __all__ = [
+    "max_unpool3d",
+    "lp_pool3d",
+    "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices",
+    "channel_shuffle",
+    "native_channel_shuffle",
+    "pdist",
+    "gumbel_softmax",
+    "triplet_margin_with_distance_loss",
     "linear",
     "bilinear",
     "conv1d",
@@ -151,18 +161,21 @@ __all__ = [
 def max_pool1d_with_indices(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
 ):
+    """`max_pool1d(..., return_indices=True)`: the pooled values and the positions of the maxima."""
     return _pooling.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool2d_with_indices(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
 ):
+    """`max_pool2d(..., return_indices=True)`: the pooled values and the positions of the maxima."""
     return _pooling.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool3d_with_indices(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
 ):
+    """`max_pool3d(..., return_indices=True)`: the pooled values and the positions of the maxima."""
     return _pooling.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -184,6 +197,7 @@ def avg_pool2d(
 def avg_pool3d(
     input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
 ):
+    """Average pooling over (N, C, D, H, W) windows, with `avg_pool2d`'s options."""
     return _pooling._avg_pool(
         input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3, "avg_pool3d"
     )
@@ -199,9 +213,14 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _pooling._max_unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
 
 
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of max_pool3d: values put back at `indices`, zeros elsewhere."""
+    return _pooling._max_unpool(input, indices, kernel_size, stride, padding, output_size, 3, "max_unpool3d")
+
+
 def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n):
     kernel = _nn_common._ntuple(kernel_size, n, "kernel_size", f"lp_pool{n}d")
-    pool = avg_pool1d if n == 1 else avg_pool2d
+    pool = {1: avg_pool1d, 2: avg_pool2d, 3: avg_pool3d}[n]
     output = pool(input**norm_type, kernel, stride, 0, ceil_mode)
     return (_ops.sign(output) * relu(_ops.abs(output)) * math.prod(kernel)) ** (1.0 / norm_type)
 
@@ -212,7 +231,13 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum of x**p over each 2-d window) ** (1/p), over (N, C, H, W)."""
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum of x**p over each 3-d window) ** (1/p)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
 
 
 def adaptive_avg_pool2d(input, output_size):
@@ -221,10 +246,12 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 def adaptive_avg_pool3d(input, output_size):
+    """Average pooling of (N, C, D, H, W) to `output_size`, with PyTorch's adaptive windows."""
     return _pooling._adaptive_avg_pool(input, output_size, 3, "adaptive_avg_pool3d")
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, L) to `output_size`, with PyTorch's adaptive windows."""
     return _pooling._adaptive_max_pool(input, output_size, return_indices, 1, "adaptive_max_pool1d")
 
 
@@ -233,11 +260,23 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return _pooling._adaptive_max_pool(input, output_size, return_indices, 2, "adaptive_max_pool2d")
 
 
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, D, H, W) to `output_size`, with PyTorch's adaptive windows."""
+    return _pooling._adaptive_max_pool(input, output_size, return_indices, 3, "adaptive_max_pool3d")
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    """adaptive_max_pool3d, also returning the indices of the maxima."""
+    return _pooling._adaptive_max_pool(input, output_size, True, 3, "adaptive_max_pool3d")
+
+
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    """`adaptive_max_pool1d(..., return_indices=True)`: the values and the positions of the maxima."""
     return _pooling._adaptive_max_pool(input, output_size, True, 1, "adaptive_max_pool1d")
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    """`adaptive_max_pool2d(..., return_indices=True)`: the values and the positions of the maxima."""
     return _pooling._adaptive_max_pool(input, output_size, True, 2, "adaptive_max_pool2d")
 
 
@@ -255,6 +294,7 @@ def threshold(input, threshold, value, inplace=False):
 
 
 def threshold_(input, threshold, value):
+    """In-place `threshold`: stores the result in `input` and returns it."""
     return _apply_inplace(input, "threshold_", _activations.threshold, threshold, value)
 
 
@@ -264,6 +304,7 @@ def relu(input, inplace=False):
 
 
 def relu_(input):
+    """In-place `relu`: stores the result in `input` and returns it."""
     return _apply_inplace(input, "relu_", _ops.relu)
 
 
@@ -281,6 +322,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place `hardtanh`: stores the result in `input` and returns it."""
     return _apply_inplace(input, "hardtanh_", _hardtanh, min_val, max_val)
 
 
@@ -295,6 +337,7 @@ def elu(input, alpha=1.0, inplace=False):
 
 
 def elu_(input, alpha=1.0):
+    """In-place `elu`: stores the result in `input` and returns it."""
     return _apply_inplace(input, "elu_", _activations.elu, alpha)
 
 
@@ -304,6 +347,7 @@ def selu(input, inplace=False):
 
 
 def selu_(input):
+    """In-place `selu`: stores the result in `input` and returns it."""
     return _apply_inplace(input, "selu_", _activations.selu)
 
 
@@ -313,6 +357,7 @@ def celu(input, alpha=1.0, inplace=False):
 
 
 def celu_(input, alpha=1.0):
+    """In-place `celu`: stores the result in `input` and returns it."""
     return _apply_inplace(input, "celu_", _activations.celu, alpha)
 
 
@@ -326,6 +371,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 
 def leaky_relu_(input, negative_slope=0.01):
+    """In-place `leaky_relu`: stores the result in `input` and returns it."""
     return _apply_inplace(input, "leaky_relu_", _leaky_relu, negative_slope)
 
 
@@ -335,6 +381,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place `rrelu`: stores the result in `input` and returns it."""
     return _apply_inplace(input, "rrelu_", _activations.rrelu, lower, upper, training)
 
 
@@ -499,6 +546,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels (feature maps) of (N, C, D, H, W) with probability p, scaling the rest by 1/(1-p)."""
     return _channel_dropout(input, p, training, inplace, 3, "dropout3d")
 
 
@@ -625,6 +673,7 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: `interpolate(input, size, scale_factor, mode="nearest")`, with PyTorch's warning."""
     warnings.warn(
         "nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.",
         UserWarning,
@@ -634,6 +683,7 @@ def upsample_nearest(input, size=None, scale_factor=None):
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: `interpolate(..., mode="bilinear", align_corners=True)`, with PyTorch's warning."""
     warnings.warn(
         "nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
         UserWarning,
@@ -898,3 +948,69 @@ from ._functional_ctc import ctc_loss  # noqa: E402
 from ._functional_embedding_bag import embedding_bag  # noqa: E402
 
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward", "ctc_loss", "embedding_bag"]
+
+
+# ================================================================ more compositions
+def channel_shuffle(input, groups):
+    """Interleave the channels of (N, C, *) in `groups` groups (ShuffleNet): channel g * (C / groups) + i
+    goes to position i * groups + g."""
+    if input.dim() < 3:
+        raise RuntimeError(
+            f"channel_shuffle expects input to have at least 3 dimensions, but got input with sizes {list(input.shape)}"
+        )
+    channels = input.shape[1]
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    if channels % groups != 0:
+        raise RuntimeError(
+            f"Number of channels must be divisible by groups. Got {channels} channels and {groups} groups."
+        )
+    batch, rest = input.shape[0], tuple(input.shape[2:])
+    grouped = input.reshape((batch, groups, channels // groups) + rest)
+    return grouped.transpose(1, 2).reshape(input.shape)
+
+
+native_channel_shuffle = channel_shuffle
+
+
+def pdist(input, p=2):
+    """The p-norm distances between every pair of rows of an (N, M) input: the upper triangle of
+    cdist(input, input), row by row, as a vector of N * (N - 1) / 2."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    rows = input.shape[0]
+    first, second = np.triu_indices(rows, k=1)
+    if len(first) == 0:
+        return input.new_zeros(0)
+    difference = input[_ops.tensor(first)] - input[_ops.tensor(second)]
+    return _ops.linalg.vector_norm(difference, p, dim=1)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """A sample from the Gumbel-softmax (Concrete) distribution over `dim`; with `hard`, a one-hot
+    vector whose gradient is the soft sample's (straight-through)."""
+    gumbels = -_ops.empty_like(logits).exponential_().log()
+    soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return soft
+    index = soft.max(dim, keepdim=True)[1]
+    one_hot_sample = _ops.zeros_like(logits).scatter_(dim, index, 1.0)
+    return one_hot_sample - soft.detach() + soft
+
+
+def triplet_margin_with_distance_loss(
+    anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False, reduction="mean"
+):
+    """max(d(anchor, positive) - d(anchor, negative) + margin, 0) with a distance of your choice
+    (pairwise_distance by default); `swap` also uses d(positive, negative) when it is smaller."""
+    if margin <= 0:
+        raise ValueError(
+            f"triplet_margin_with_distance_loss: expected margin to be greater than 0, got {margin} instead"
+        )
+    distance = pairwise_distance if distance_function is None else distance_function
+    positive_distance = distance(anchor, positive)
+    negative_distance = distance(anchor, negative)
+    if swap:
+        negative_distance = _ops.minimum(negative_distance, distance(positive, negative))
+    loss = (positive_distance - negative_distance + margin).clamp_min(0)
+    return _reduce_loss(loss, reduction)

@@ -126,10 +126,12 @@ def constant_(tensor, val):
 
 
 def ones_(tensor):
+    """Fill with 1, in place and outside the graph. Returns the tensor."""
     return constant_(tensor, 1.0)
 
 
 def zeros_(tensor):
+    """Fill with 0, in place and outside the graph. Returns the tensor."""
     with no_grad():
         return tensor.zero_()
 

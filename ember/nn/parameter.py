@@ -1,9 +1,10 @@
 """`Parameter` (a tensor a Module trains) and `Buffer` (a tensor a Module keeps as state)."""
 
+from .. import _dtype
 from .._tensor import Tensor
 from ..ops import creation
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "UninitializedTensorMixin"]
 
 
 class Parameter(Tensor):
@@ -74,3 +75,92 @@ class Buffer(metaclass=_BufferMeta):
         tensor.persistent = persistent
         tensor._is_buffer = True
         return tensor
+
+
+_UNINITIALIZED_USE = (
+    "Attempted to use an uninitialized parameter in {what}. This error happens when you are using a `LazyModule` "
+    "or explicitly manipulating `torch.nn.parameter.UninitializedParameter` objects. When using LazyModules Call "
+    "`forward` with a dummy batch to initialize the parameters before calling torch functions"
+)
+
+
+class _NoArrayYet:
+    """The `_data` of an uninitialized parameter or buffer: it knows its dtype, and any other use (an op
+    converting it to an array, its shape, size ...) raises PyTorch's error instead of computing on nothing."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def __array__(self, *args, **kwargs):
+        raise ValueError(_UNINITIALIZED_USE.format(what="an operation"))
+
+    def __getattr__(self, name):
+        if name == "shape":
+            raise RuntimeError(
+                "Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
+                "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
+                "`forward` to initialize the parameters before accessing their attributes."
+            )
+        raise ValueError(_UNINITIALIZED_USE.format(what=f"'{name}'"))
+
+
+class UninitializedTensorMixin:
+    """What a lazy module's parameters and buffers are until its first forward infers their shapes:
+    `materialize(shape)` gives them memory and turns them into the class they stand for."""
+
+    cls_to_become = None
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Allocate the tensor (uninitialized memory, as `empty`) and become `cls_to_become`."""
+        dtype = self._data.dtype if dtype is None else _dtype.to_dtype(dtype).numpy_dtype
+        self._data = creation.empty(tuple(shape), dtype=_dtype.from_numpy_dtype(dtype), device=device)._data
+        self.__class__ = self.cls_to_become
+
+    def detach(self):
+        return self  # what state_dict() shows before the first forward, as PyTorch
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+    def __reduce_ex__(self, protocol):
+        return (type(self), (self._requires_grad,))
+
+
+def _uninitialized(cls, requires_grad, device, dtype):
+    tensor = object.__new__(cls)
+    Tensor.__init__(tensor, ())
+    dtype = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    tensor._data = _NoArrayYet(dtype.numpy_dtype)
+    tensor._requires_grad = requires_grad
+    return tensor
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A parameter whose shape a lazy module infers at its first forward (`nn.LazyLinear` ...)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return _uninitialized(cls, requires_grad, device, dtype)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def __deepcopy__(self, memo):
+        return type(self)(self._requires_grad, dtype=_dtype.from_numpy_dtype(self._data.dtype))
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer whose shape a lazy module infers at its first forward (running statistics ...)."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        buffer = _uninitialized(cls, requires_grad, device, dtype)
+        buffer.persistent = persistent
+        return buffer
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        pass

@@ -124,6 +124,7 @@ def _sigmoid(x):
 
 
 def softplus(input, beta=1.0, threshold=20.0):
+    """`log(1 + exp(beta * x)) / beta`, smooth ReLU; linear where `beta * x > threshold` (no overflow)."""
     _check_tensor(input, "input", "softplus")
     _check_floating(input, "softplus")
     return Softplus.apply(input, beta, threshold)

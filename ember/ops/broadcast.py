@@ -19,6 +19,7 @@ def is_expandable_to(shape, target):
 
 
 def broadcast_shapes(*shapes):
+    """The shape that tensors of the given shapes broadcast to (RuntimeError naming them if they do not)."""
     try:
         return tuple(np.broadcast_shapes(*[tuple(shape) for shape in shapes]))
     except ValueError:

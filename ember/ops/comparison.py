@@ -50,31 +50,39 @@ def _compare(ufunc, a, b, op_name):
 
 @op(method=True, inplace=True)
 def eq(input, other):
+    """A bool tensor: True where `input == other`, broadcasting (what `a == b` calls)."""
     return _compare(np.equal, input, other, "eq")
 
 
 @op(method=True, inplace=True)
 def ne(input, other):
+    """A bool tensor: True where `input != other`, broadcasting (what `a != b` calls); `not_equal` is the same
+    function.
+    """
     return _compare(np.not_equal, input, other, "ne")
 
 
 @op(method=True, inplace=True)
 def lt(input, other):
+    """A bool tensor: True where `input < other`, broadcasting; `less` is the same function."""
     return _compare(np.less, input, other, "lt")
 
 
 @op(method=True, inplace=True)
 def le(input, other):
+    """A bool tensor: True where `input <= other`, broadcasting; `less_equal` is the same function."""
     return _compare(np.less_equal, input, other, "le")
 
 
 @op(method=True, inplace=True)
 def gt(input, other):
+    """A bool tensor: True where `input > other`, broadcasting; `greater` is the same function."""
     return _compare(np.greater, input, other, "gt")
 
 
 @op(method=True, inplace=True)
 def ge(input, other):
+    """A bool tensor: True where `input >= other`, broadcasting; `greater_equal` is the same function."""
     return _compare(np.greater_equal, input, other, "ge")
 
 
@@ -148,16 +156,19 @@ def _classify(ufunc, input, op_name, integer_result):
 
 @op(method=True)
 def isnan(input):
+    """A bool tensor: True where an element is NaN (always False for integer tensors)."""
     return _classify(np.isnan, input, "isnan", False)
 
 
 @op(method=True)
 def isinf(input):
+    """A bool tensor: True where an element is +inf or -inf."""
     return _classify(np.isinf, input, "isinf", False)
 
 
 @op(method=True)
 def isfinite(input):
+    """A bool tensor: True where an element is neither inf nor NaN (always True for integers)."""
     return _classify(np.isfinite, input, "isfinite", True)
 
 
@@ -169,12 +180,14 @@ def _real_only(input, op_name):
 
 @op(method=True)
 def isposinf(input):
+    """A bool tensor: True where an element is +inf (complex tensors are refused)."""
     _real_only(input, "isposinf")
     return _classify(np.isposinf, input, "isposinf", False)
 
 
 @op(method=True)
 def isneginf(input):
+    """A bool tensor: True where an element is -inf (complex tensors are refused)."""
     _real_only(input, "isneginf")
     return _classify(np.isneginf, input, "isneginf", False)
 

@@ -67,16 +67,19 @@ class Generator:
         return self._rng
 
     def manual_seed(self, seed):
+        """Reseed this generator (returns it, so `Generator().manual_seed(0)` chains)."""
         self._seed = int(seed)
         self._rng = np.random.default_rng(self._seed)
         return self
 
     def seed(self):
+        """Reseed from the operating system's randomness; returns the new seed."""
         import secrets
 
         return self.manual_seed(secrets.randbits(63))._seed
 
     def initial_seed(self):
+        """The seed this generator was last seeded with."""
         return self._seed
 
     def get_state(self):
@@ -89,6 +92,7 @@ class Generator:
         return new_tensor(np.frombuffer(raw, dtype=np.uint8).copy())
 
     def set_state(self, new_state):
+        """Restore a state `get_state` returned (a uint8 tensor of 40 bytes). Returns self."""
         if not isinstance(new_state, Tensor) or new_state.dtype != _dtype.uint8 or new_state.numel() != _STATE_BYTES:
             raise RuntimeError(
                 f"Generator.set_state: expected a torch.uint8 tensor of {_STATE_BYTES} elements "
@@ -118,21 +122,29 @@ def manual_seed(seed):
 
 @op()
 def seed():
+    """Seed the default generator from the operating system's randomness; returns the seed."""
     return default_generator.seed()
 
 
 @op()
 def initial_seed():
+    """The seed the default generator was last seeded with."""
     return default_generator.initial_seed()
 
 
 @op()
 def get_rng_state():
+    """The default generator's state as a uint8 tensor, for `set_rng_state`.
+
+    ember draws with NumPy's PCG64, so the state (and the numbers a seed gives) differ from PyTorch's: the same
+    seed does not reproduce PyTorch's random numbers.
+    """
     return default_generator.get_state()
 
 
 @op()
 def set_rng_state(state):
+    """Restore the default generator to a state `get_rng_state` returned."""
     default_generator.set_state(state)
 
 
@@ -280,6 +292,10 @@ def _unwrap_nested(data):
 
 @op()
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """A tensor from `obj`, sharing memory with a tensor or NumPy array when the dtype matches (as `as_tensor`).
+
+    `copy` and `requires_grad` are accepted for PyTorch's signature; use `ember.tensor` for a copy.
+    """
     return as_tensor(obj, dtype=dtype, device=device)
 
 
@@ -306,17 +322,23 @@ def from_numpy(array):
 
 @op()
 def scalar_tensor(value, *, dtype=None, device=None, requires_grad=False):
+    """A 0-d tensor holding `value` (the default float dtype unless `dtype` is given)."""
     return full((), value, dtype=dtype or _dtype.get_default_dtype(), device=device, requires_grad=requires_grad)
 
 
 # ---------------------------------------------------------------- filled
 @op()
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
+    """A tensor of the given size filled with 0 (the default float dtype unless `dtype` is given).
+
+    The size may be given as separate numbers or one sequence: `zeros(2, 3)`, `zeros((2, 3))`.
+    """
     return _finish(_filled(np.zeros, parse_size(size, "zeros"), _float_dtype(dtype)), requires_grad, device, out)
 
 
 @op()
 def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
+    """A tensor of the given size filled with 1 (the default float dtype unless `dtype` is given)."""
     return _finish(_filled(np.ones, parse_size(size, "ones"), _float_dtype(dtype)), requires_grad, device, out)
 
 
@@ -324,11 +346,13 @@ def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=N
 def empty(
     *size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False, memory_format=None
 ):
+    """A tensor of the given size whose values are not set (whatever the memory held)."""
     return _finish(_filled(np.empty, parse_size(size, "empty"), _float_dtype(dtype)), requires_grad, device, out)
 
 
 @op()
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    """An uninitialized tensor of `size`; `stride` is accepted and ignored (ember's new tensors are contiguous)."""
     return empty(size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
@@ -355,6 +379,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
 
 @op()
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
+    """An `n` x `m` matrix (`m` defaults to `n`) with ones on the diagonal."""
     n = int_argument(n, "eye", "n", 1)
     m = n if m is None else int_argument(m, "eye", "m", 2)
     if n < 0 or m < 0:
@@ -371,21 +396,25 @@ def _like(input, dtype):
 
 @op()
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+    """Zeros with the shape (and, unless `dtype` is given, the dtype) of `input`."""
     return _finish(_filled(np.zeros, input._data.shape, _like(input, dtype)), requires_grad, device)
 
 
 @op()
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+    """Ones with the shape (and, unless `dtype` is given, the dtype) of `input`."""
     return _finish(_filled(np.ones, input._data.shape, _like(input, dtype)), requires_grad, device)
 
 
 @op()
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    """`fill_value` everywhere, with the shape (and, unless `dtype` is given, the dtype) of `input`."""
     return full(input._data.shape, fill_value, dtype=_like(input, dtype), device=device, requires_grad=requires_grad)
 
 
 @op()
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+    """An uninitialized tensor with the shape (and, unless `dtype` is given, the dtype) of `input`."""
     return _finish(_filled(np.empty, input._data.shape, _like(input, dtype)), requires_grad, device)
 
 
@@ -423,6 +452,10 @@ def _range_length(start, end, step):
 
 @op()
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
+    """`steps` evenly spaced values from `start` to `end`, both included.
+
+    Computed in float64 and then cast, so float32 values are the float64 ones rounded once.
+    """
     steps = _steps(steps, "linspace")
     array = allocate(lambda shape: np.linspace(start, end, *shape), (steps,), np.float64)
     return _finish(array.astype(_float_dtype(dtype)), requires_grad, device, out)
@@ -430,6 +463,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
 
 @op()
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):
+    """`steps` values from `base ** start` to `base ** end`, evenly spaced in the exponent."""
     steps = _steps(steps, "logspace")
     array = allocate(lambda shape: np.logspace(start, end, *shape, base=base), (steps,), np.float64)
     return _finish(array.astype(_float_dtype(dtype)), requires_grad, device, out)
@@ -478,6 +512,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
 
 @op()
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of `0 .. n-1` (int64 unless `dtype` is given)."""
     dtype = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
     n = parse_size((int_argument(n, "randperm", "n", 1),), "randperm")[0]
     permutation = allocate(lambda shape: _rng(generator).permutation(*shape), (n,), np.int64)
@@ -486,16 +521,19 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 
 @op()
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    """Uniform samples from [0, 1) with the shape and dtype of `input`."""
     return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 @op()
 def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    """Standard normal samples with the shape and dtype of `input`."""
     return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 @op()
 def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
+    """Integers from [low, high) with the shape and dtype of `input` (`randint_like(x, high)` works)."""
     if high is None:
         low, high = 0, low
     return randint(low, high, input.shape, dtype=dtype or input.dtype)

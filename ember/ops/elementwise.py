@@ -223,6 +223,7 @@ def _refuse_bool_subtraction(input, other):
 
 @op(method=True)
 def rsub(input, other, *, alpha=1):
+    """`other - alpha * input`: subtraction with the operands reversed (what `2 - x` calls)."""
     return sub(other, input, alpha=alpha)
 
 
@@ -529,6 +530,7 @@ def _unary(function, input, op_name, floating=True):
 
 @op(Neg, method=True, inplace=True)
 def neg(input):
+    """`-input`, element-wise (bool tensors are refused: use `logical_not` or `~` to invert a mask)."""
     if isinstance(input, Tensor) and input._data.dtype == np.bool_:
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
@@ -539,46 +541,55 @@ def neg(input):
 
 @op(Exp, method=True, inplace=True)
 def exp(input):
+    """e to the power of each element; integer tensors give the default float dtype."""
     return _unary(Exp, input, "exp")
 
 
 @op(Log, method=True, inplace=True)
 def log(input):
+    """The natural logarithm, element-wise (-inf at 0, NaN below); integers give the default float dtype."""
     return _unary(Log, input, "log")
 
 
 @op(Sin, method=True, inplace=True)
 def sin(input):
+    """The sine (radians), element-wise; integers give the default float dtype."""
     return _unary(Sin, input, "sin")
 
 
 @op(Cos, method=True, inplace=True)
 def cos(input):
+    """The cosine (radians), element-wise; integers give the default float dtype."""
     return _unary(Cos, input, "cos")
 
 
 @op(Tanh, method=True, inplace=True)
 def tanh(input):
+    """The hyperbolic tangent, element-wise; integers give the default float dtype."""
     return _unary(Tanh, input, "tanh")
 
 
 @op(Sigmoid, method=True, inplace=True)
 def sigmoid(input):
+    """The logistic function `1 / (1 + exp(-x))`, element-wise, computed without overflow for large `|x|`."""
     return _unary(Sigmoid, input, "sigmoid")
 
 
 @op(Relu, method=True, inplace=True)
 def relu(input):
+    """`max(0, x)`, element-wise; keeps the input's dtype (integers stay integers)."""
     return _unary(Relu, input, "relu", floating=False)
 
 
 @op(Sqrt, method=True, inplace=True)
 def sqrt(input):
+    """The square root, element-wise (NaN below 0); integers give the default float dtype."""
     return _unary(Sqrt, input, "sqrt")
 
 
 @op(Abs, method=True, inplace=True)
 def abs(input):
+    """The absolute value, element-wise, in the input's dtype (integers stay integers)."""
     return _unary(Abs, input, "abs", floating=False)
 
 

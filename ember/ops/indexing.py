@@ -488,6 +488,7 @@ def nonzero(input, *, as_tuple=False):
 
 @op(method=True)
 def argwhere(input):
+    """The indices of the nonzero elements, one row per element (an (n, input.dim()) int64 tensor)."""
     return nonzero(input)
 
 

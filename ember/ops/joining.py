@@ -416,6 +416,7 @@ def flip(input, dims):
 
 @op(method=True)
 def fliplr(input):
+    """The columns in reverse order (`flip(input, (1,))`); needs at least 2 dimensions."""
     if input._data.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
@@ -423,6 +424,7 @@ def fliplr(input):
 
 @op(method=True)
 def flipud(input):
+    """The rows in reverse order (`flip(input, (0,))`); needs at least 1 dimension."""
     if input._data.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))

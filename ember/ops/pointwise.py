@@ -645,11 +645,13 @@ def expm1(input):
 
 @op(Log2, method=True, inplace=True)
 def log2(input):
+    """The base-2 logarithm, element-wise; integers give the default float dtype."""
     return _unary(Log2, input, "log2")
 
 
 @op(Log10, method=True, inplace=True)
 def log10(input):
+    """The base-10 logarithm, element-wise; integers give the default float dtype."""
     return _unary(Log10, input, "log10")
 
 
@@ -673,46 +675,55 @@ def reciprocal(input):
 
 @op(Tan, method=True, inplace=True)
 def tan(input):
+    """The tangent (radians), element-wise; integers give the default float dtype."""
     return _unary(Tan, input, "tan")
 
 
 @op(Asin, method=True, inplace=True)
 def asin(input):
+    """The inverse sine, element-wise (NaN outside [-1, 1]); `arcsin` is the same function."""
     return _unary(Asin, input, "asin")
 
 
 @op(Acos, method=True, inplace=True)
 def acos(input):
+    """The inverse cosine, element-wise (NaN outside [-1, 1]); `arccos` is the same function."""
     return _unary(Acos, input, "acos")
 
 
 @op(Atan, method=True, inplace=True)
 def atan(input):
+    """The inverse tangent, element-wise; `arctan` is the same function."""
     return _unary(Atan, input, "atan")
 
 
 @op(Sinh, method=True, inplace=True)
 def sinh(input):
+    """The hyperbolic sine, element-wise."""
     return _unary(Sinh, input, "sinh")
 
 
 @op(Cosh, method=True, inplace=True)
 def cosh(input):
+    """The hyperbolic cosine, element-wise."""
     return _unary(Cosh, input, "cosh")
 
 
 @op(Asinh, method=True, inplace=True)
 def asinh(input):
+    """The inverse hyperbolic sine, element-wise; `arcsinh` is the same function."""
     return _unary(Asinh, input, "asinh")
 
 
 @op(Acosh, method=True, inplace=True)
 def acosh(input):
+    """The inverse hyperbolic cosine, element-wise (NaN below 1); `arccosh` is the same function."""
     return _unary(Acosh, input, "acosh")
 
 
 @op(Atanh, method=True, inplace=True)
 def atanh(input):
+    """The inverse hyperbolic tangent, element-wise (+-inf at +-1, NaN outside); `arctanh` is the same function."""
     return _unary(Atanh, input, "atanh")
 
 
@@ -736,11 +747,13 @@ def erfinv(input):
 
 @op(Deg2Rad, method=True, inplace=True)
 def deg2rad(input):
+    """Degrees to radians, element-wise."""
     return _unary(Deg2Rad, input, "deg2rad")
 
 
 @op(Rad2Deg, method=True, inplace=True)
 def rad2deg(input):
+    """Radians to degrees, element-wise."""
     return _unary(Rad2Deg, input, "rad2deg")
 
 
@@ -1572,6 +1585,7 @@ def _bitwise(ufunc, a, b, op_name):
 
 @op(method=True, inplace=True)
 def bitwise_not(input):
+    """Bitwise NOT of an integer or bool tensor (logical NOT for bool); floating dtypes are refused."""
     if input._data.dtype.kind == "f":
         raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
     return new_tensor(np.invert(input._data))
@@ -1579,31 +1593,37 @@ def bitwise_not(input):
 
 @op(method=True, inplace=True)
 def bitwise_and(input, other):
+    """Bitwise AND of integer or bool tensors, broadcasting (what `a & b` calls)."""
     return _bitwise(np.bitwise_and, input, other, "bitwise_and")
 
 
 @op(method=True, inplace=True)
 def bitwise_or(input, other):
+    """Bitwise OR of integer or bool tensors, broadcasting (what `a | b` calls)."""
     return _bitwise(np.bitwise_or, input, other, "bitwise_or")
 
 
 @op(method=True, inplace=True)
 def bitwise_xor(input, other):
+    """Bitwise XOR of integer or bool tensors, broadcasting (what `a ^ b` calls)."""
     return _bitwise(np.bitwise_xor, input, other, "bitwise_xor")
 
 
 @op(method=True)
 def bitwise_left_shift(input, other):
+    """`input << other` for integer tensors, broadcasting."""
     return _bitwise(np.left_shift, input, other, "bitwise_left_shift")
 
 
 @op(method=True)
 def bitwise_right_shift(input, other):
+    """`input >> other` for integer tensors (arithmetic shift for signed types), broadcasting."""
     return _bitwise(np.right_shift, input, other, "bitwise_right_shift")
 
 
 @op(method=True, inplace=True)
 def logical_not(input):
+    """A bool tensor: True where `input` is zero (or False)."""
     return new_tensor(np.logical_not(input._data))
 
 
@@ -1614,16 +1634,19 @@ def _logical(ufunc, a, b):
 
 @op(method=True)
 def logical_and(input, other):
+    """A bool tensor: True where both operands are nonzero, broadcasting."""
     return _logical(np.logical_and, input, other)
 
 
 @op(method=True)
 def logical_or(input, other):
+    """A bool tensor: True where either operand is nonzero, broadcasting."""
     return _logical(np.logical_or, input, other)
 
 
 @op(method=True)
 def logical_xor(input, other):
+    """A bool tensor: True where exactly one operand is nonzero, broadcasting."""
     return _logical(np.logical_xor, input, other)
 
 

@@ -260,6 +260,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 @op(MaxPool3d)
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """Maximum over sliding 3-d windows of (N, C, D, H, W), as `max_pool2d` in one more dimension."""
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3, "max_pool3d")
 
 

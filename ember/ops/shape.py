@@ -204,16 +204,19 @@ def reshape(input, *shape):
 
 @op(method=True)
 def view_as(input, other):
+    """A view of `input` with the shape of `other`."""
     return view(input, other.shape)
 
 
 @op(method=True)
 def reshape_as(input, other):
+    """`input` reshaped to the shape of `other` (a view when possible)."""
     return reshape(input, other.shape)
 
 
 @op(method=True)
 def flatten(input, start_dim=0, end_dim=-1):
+    """The dimensions from `start_dim` to `end_dim` merged into one (a view when possible); a 0-d tensor gives 1-d."""
     ndim = input._data.ndim
     if ndim == 0:
         return reshape(input, 1)
@@ -227,6 +230,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 @op(method=True)
 def unflatten(input, dim, sizes):
+    """Dimension `dim` split into `sizes` (one of them may be -1), the inverse of `flatten`."""
     ndim = input._data.ndim
     dim = normalize_dim(dim, ndim, "unflatten")
     shape = input._data.shape
@@ -288,11 +292,13 @@ def expand(input, *sizes):
 
 @op(method=True)
 def expand_as(input, other):
+    """`input` expanded to the shape of `other` (a view, as `expand`)."""
     return expand(input, other.shape)
 
 
 @op(method=True)
 def broadcast_to(input, size):
+    """`input` broadcast to `size` (a view, as `expand`; -1 keeps a size)."""
     return expand(input, size)
 
 
@@ -328,6 +334,7 @@ class T(Transpose, node="TBackward0"):
 
 @op(Permute, method=True)
 def permute(input, *dims):
+    """A view with the dimensions in the order `dims` (`x.permute(2, 0, 1)` or `x.permute((2, 0, 1))`)."""
     dims = parse_shape(dims, "permute", "dims")
     ndim = input._data.ndim
     if len(dims) != ndim:
@@ -352,6 +359,10 @@ def transpose(input, dim0, dim1):
 
 @op(method=True)
 def adjoint(input):
+    """The last two dimensions swapped, a view (`transpose(input, -2, -1)`).
+
+    PyTorch's adjoint also conjugates complex tensors; ember's does not yet (use `x.mT.conj()`).
+    """
     return transpose(input, -2, -1)
 
 
@@ -368,6 +379,7 @@ def t(input):
 
 @op(method=True)
 def movedim(input, source, destination):
+    """`input` with the dimensions `source` moved to the positions `destination`, the others kept in order (a view)."""
     ndim = input._data.ndim
     source = [source] if isinstance(source, int) else list(source)
     destination = [destination] if isinstance(destination, int) else list(destination)

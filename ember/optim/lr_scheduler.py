@@ -148,6 +148,7 @@ class LRScheduler:
         return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
 
     def load_state_dict(self, state_dict):
+        """Restore the schedule from a `state_dict()`; load the optimizer's own state separately."""
         self.__dict__.update(state_dict)
 
     def get_last_lr(self):
@@ -717,6 +718,7 @@ class ReduceLROnPlateau(LRScheduler):
 
     @property
     def in_cooldown(self):
+        """Whether the scheduler is still waiting `cooldown` epochs after its last reduction."""
         return self.cooldown_counter > 0
 
     def _is_better(self, current, best):

@@ -46,6 +46,7 @@ class CheckpointError(RuntimeError):
 
 
 def noop_context_fn():
+    """The default `context_fn` of `checkpoint`: two empty contexts (forward, recomputation)."""
     return contextlib.nullcontext(), contextlib.nullcontext()
 
 
@@ -144,6 +145,7 @@ class CheckpointFunction(autograd.Function):
 
     @staticmethod
     def forward(ctx, run_function, preserve_rng_state, *args):
+        """Run `run_function(*args)` without recording, saving only its inputs (and the random state)."""
         ctx.run_function = run_function
         ctx.random_state = _RandomState(preserve_rng_state)
         ctx.inputs = [None if isinstance(arg, Tensor) else arg for arg in args]
@@ -155,6 +157,7 @@ class CheckpointFunction(autograd.Function):
 
     @staticmethod
     def backward(ctx, *grad_outputs):
+        """Rerun the function with grad on (the same random numbers) and backpropagate through that recomputation."""
         inputs = list(ctx.inputs)
         tensors = detach_variable(tuple(ctx.saved_tensors))
         for index, tensor in zip(ctx.tensor_indices, tensors):

@@ -19,6 +19,7 @@ class RemovableHandle:
         self.extra_dicts = [extra_dict] if isinstance(extra_dict, dict) else list(extra_dict or ())
 
     def remove(self):
+        """Unregister the hook (again is harmless); `with handle:` removes it on leaving the block."""
         self.hooks_dict.pop(self.id, None)
         for extra in self.extra_dicts:
             extra.pop(self.id, None)

@@ -476,3 +476,13 @@ def test_function_matches_torch_metadata(torch):
         node is None for node, _ in theirs.grad_fn.next_functions
     ]
     assert ours.requires_grad == theirs.requires_grad and ours.is_leaf == theirs.is_leaf
+
+
+def test_a_function_without_backward_says_to_implement_it():
+    class Doubled(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+    with pytest.raises(NotImplementedError, match="You must implement either the backward or vjp method"):
+        Doubled.apply(t.ones(1, requires_grad=True)).backward()

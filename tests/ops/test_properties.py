@@ -362,3 +362,30 @@ def test_edge_shapes_reduce_to_numpy(shape):
     assert out.shape == () and out.item() == 0
     out.backward()
     assert x.grad.shape == shape
+
+
+def test_untyped_storage_is_the_bytes_under_a_tensor_and_its_views():
+    x = ember.arange(6.0).view(2, 3)
+    storage = x.untyped_storage()
+    assert isinstance(storage, ember.UntypedStorage) and storage.nbytes() == len(storage) == 24
+    assert x[1].untyped_storage().data_ptr() == storage.data_ptr() == x.data_ptr()
+    assert storage[4:8].tolist() == list(np.float32(1.0).tobytes()) and storage.element_size() == 1
+    storage[4:8][3] = 0  # a slice is the same memory: the top byte of 1.0 (little-endian)
+    assert x[0, 1].item() != 1.0
+    assert x.storage().untyped().nbytes() == 24 and "UntypedStorage(device=cpu) of size 24" in repr(storage)
+
+
+def test_typed_storage_warns_once_as_pytorch_does(monkeypatch):
+    from ember import _storage
+
+    monkeypatch.setattr(_storage._TypedStorageWarning, "warned", False)
+    with pytest.warns(UserWarning, match="TypedStorage is deprecated") as caught:
+        ember.ones(2).storage()
+        ember.ones(2).storage()
+    assert len([w for w in caught if "TypedStorage" in str(w.message)]) == 1
+
+
+def test_untyped_storage_matches_torch():
+    torch = pytest.importorskip("torch")
+    ours, theirs = ember.arange(4.0).untyped_storage(), torch.arange(4.0).untyped_storage()
+    assert ours.tolist() == theirs.tolist() and repr(ours) == repr(theirs)

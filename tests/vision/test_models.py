@@ -213,14 +213,20 @@ def test_weights_load_from_a_converted_npz_in_the_cache(tmp_path, monkeypatch):
         assert np.array_equal(loaded.state_dict()[key].numpy(), value.numpy()), key
 
 
-def test_a_pytorch_checkpoint_in_the_cache_gets_a_conversion_hint(tmp_path, monkeypatch):
+@pytest.mark.parametrize("zip_format", [True, False], ids=["zip", "legacy"])
+def test_torchvisions_pth_file_in_the_cache_loads_directly(tmp_path, monkeypatch, zip_format):
+    """torchvision's published checkpoints are torch.save files (some still in the legacy format)."""
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TORCH_HOME", str(tmp_path))
     folder = tmp_path / "hub" / "checkpoints"
     folder.mkdir(parents=True)
-    torch.save({"fc.weight": torch.zeros(2)}, folder / "alexnet-owt-7be5be79.pth")
-    with pytest.raises(RuntimeError, match=r"alexnet-owt-7be5be79\.pth.*numpy\.savez"):
-        models.alexnet(weights=models.AlexNet_Weights.IMAGENET1K_V1)
+    ember.manual_seed(2)
+    source = models.resnet18()
+    state = {key: torch.from_numpy(value.numpy().copy()) for key, value in source.state_dict().items()}
+    torch.save(state, folder / "resnet18-f37072fd.pth", _use_new_zipfile_serialization=zip_format)
+    loaded = models.resnet18(weights=models.ResNet18_Weights.IMAGENET1K_V1)
+    for key, value in source.state_dict().items():
+        assert np.array_equal(loaded.state_dict()[key].numpy(), value.numpy()), key
 
 
 def _torch_resnet18_forward(torch, state, x):

@@ -17,6 +17,8 @@ from .pixelshuffle import *  # noqa: F401,F403
 from .upsampling import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
+from .lazy import *  # noqa: F401,F403
+from .sync_batchnorm import *  # noqa: F401,F403
 from . import (
     container,
     linear,
@@ -34,6 +36,8 @@ from . import (
     upsampling,
     distance,
     fold,
+    lazy,
+    sync_batchnorm,
 )
 
 __all__ = ["Module"] + [
@@ -55,6 +59,8 @@ __all__ = ["Module"] + [
         upsampling,
         distance,
         fold,
+        lazy,
+        sync_batchnorm,
     )
     for name in family.__all__
 ]

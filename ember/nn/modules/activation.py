@@ -135,6 +135,7 @@ class ReLU6(Hardtanh):
         super().__init__(0.0, 6.0, inplace)
 
     def extra_repr(self):
+        """Shows `inplace=True` only when set, as PyTorch's repr does."""
         return _inplace_suffix(self, first=True)
 
 
@@ -146,6 +147,8 @@ class Sigmoid(Module):
 
 
 class Tanh(Module):
+    """`tanh(x)`, the hyperbolic tangent: outputs in (-1, 1)."""
+
     def forward(self, input):
         return ops.tanh(input)
 
@@ -296,6 +299,8 @@ class LeakyReLU(Module):
 
 
 class LogSigmoid(Module):
+    """`log(sigmoid(x))`, computed as `-softplus(-x)` so it stays finite for large negative x."""
+
     def forward(self, input):
         return F.logsigmoid(input)
 
@@ -326,6 +331,7 @@ class PReLU(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Every slope back to `init`."""
         init.constant_(self.weight, self.init)
 
     def forward(self, input):
@@ -336,11 +342,15 @@ class PReLU(Module):
 
 
 class Softsign(Module):
+    """`x / (1 + |x|)`."""
+
     def forward(self, input):
         return F.softsign(input)
 
 
 class Tanhshrink(Module):
+    """`x - tanh(x)`."""
+
     def forward(self, input):
         return F.tanhshrink(input)
 

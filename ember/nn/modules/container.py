@@ -109,6 +109,7 @@ class Sequential(Module):
     __rmul__ = __mul__
 
     def pop(self, key):
+        """Remove the module at index `key` and return it."""
         value = self[key]
         del self[key]
         return value
@@ -130,6 +131,7 @@ class Sequential(Module):
         return self
 
     def insert(self, index, module):
+        """Insert `module` before position `index` (negative counts from the end). Returns self."""
         if not isinstance(module, Module):
             raise AssertionError(f"module should be of type: {Module}")
         n = len(self._modules)
@@ -143,6 +145,7 @@ class Sequential(Module):
         return self
 
     def extend(self, sequential):
+        """Append the modules of `sequential` (any iterable of modules) at the end. Returns self."""
         for layer in sequential:
             self.append(layer)
         return self
@@ -212,20 +215,24 @@ class ModuleList(Module):
         return [key for key in super().__dir__() if not key.isdigit()]
 
     def insert(self, index, module):
+        """Insert `module` before position `index`."""
         for i in range(len(self._modules), index, -1):
             self._modules[str(i)] = self._modules[str(i - 1)]
         self._modules[str(index)] = module
 
     def append(self, module):
+        """Add `module` at the end. Returns self."""
         self.add_module(str(len(self)), module)
         return self
 
     def pop(self, key):
+        """Remove the module at index `key` and return it."""
         value = self[key]
         del self[key]
         return value
 
     def extend(self, modules):
+        """Append the modules of an iterable at the end. Returns self."""
         if not isinstance(modules, Iterable):
             raise TypeError("ModuleList.extend should be called with an iterable, but got " + type(modules).__name__)
         offset = len(self)
@@ -261,20 +268,25 @@ class ModuleDict(Module):
         return key in self._modules
 
     def clear(self):
+        """Remove every module."""
         self._modules.clear()
 
     def pop(self, key):
+        """Remove the module under `key` and return it."""
         value = self[key]
         del self[key]
         return value
 
     def keys(self):
+        """The keys, in insertion order."""
         return self._modules.keys()
 
     def items(self):
+        """`(key, module)` pairs, in insertion order."""
         return self._modules.items()
 
     def values(self):
+        """The modules, in insertion order."""
         return self._modules.values()
 
     def update(self, modules):
@@ -345,12 +357,14 @@ class ParameterList(Module):
         return [key for key in super().__dir__() if not key.isdigit()]
 
     def append(self, value):
+        """Add `value` at the end (a plain tensor becomes a `Parameter`). Returns self."""
         index = len(self)
         self._size += 1
         self[index] = value
         return self
 
     def extend(self, values):
+        """Append the values of an iterable at the end. Returns self."""
         if not isinstance(values, Iterable) or isinstance(values, Tensor):
             raise TypeError("ParameterList.extend should be called with an iterable, but got " + type(values).__name__)
         for value in values:
@@ -408,44 +422,59 @@ class ParameterDict(Module):
         return key in self._keys
 
     def copy(self):
+        """A new ParameterDict holding the same parameters (not copies of them)."""
         return ParameterDict(OrderedDict((key, self[key]) for key in self._keys))
 
     def setdefault(self, key, default=None):
+        """The parameter under `key`, first stored as `default` if the key is missing."""
         if key not in self:
             self[key] = default
         return self[key]
 
     def clear(self):
+        """Remove every parameter."""
         for key in list(self._keys):
             del self[key]
 
     def pop(self, key):
+        """Remove the parameter under `key` and return it."""
         value = self[key]
         del self[key]
         return value
 
     def popitem(self):
+        """Remove the last inserted `(key, parameter)` pair and return it."""
         key = list(self._keys)[-1]
         value = self[key]
         del self[key]
         return key, value
 
     def get(self, key, default=None):
+        """The parameter under `key`, or `default` if there is none."""
         return self[key] if key in self else default
 
     def fromkeys(self, keys, default=None):
+        """A new ParameterDict with every key of `keys` mapped to `default`."""
         return ParameterDict((key, default) for key in keys)
 
     def keys(self):
+        """The keys, in insertion order."""
         return self._keys.keys()
 
     def items(self):
+        """`(key, parameter)` pairs, in insertion order."""
         return ((key, self[key]) for key in self._keys)
 
     def values(self):
+        """The parameters, in insertion order."""
         return (self[key] for key in self._keys)
 
     def update(self, parameters):
+        """Add the pairs of a mapping or an iterable of `(key, value)` pairs (tensors become Parameters).
+
+        A plain dict is added in sorted key order, as PyTorch does; an OrderedDict, a ParameterDict or a sequence
+        of pairs keeps its order.
+        """
         if not isinstance(parameters, Iterable):
             raise TypeError(
                 "ParametersDict.update should be called with an iterable of key/value pairs, but got "

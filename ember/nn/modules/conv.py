@@ -286,6 +286,8 @@ class _ConvTransposeNd(_ConvNd):
 
 
 class ConvTranspose1d(_ConvTransposeNd):
+    """1-D transposed convolution over (N, C, L) inputs (the gradient of `conv1d` with respect to its input)."""
+
     _conv_name = "conv_transpose1d"
     _tuple = staticmethod(_single)
     _num_spatial_dims = 1
@@ -300,6 +302,8 @@ class ConvTranspose2d(_ConvTransposeNd):
 
 
 class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution over (N, C, D, H, W); `forward(input, output_size=None)` as in ConvTranspose2d."""
+
     _conv_name = "conv_transpose3d"
     _tuple = staticmethod(_triple)
     _num_spatial_dims = 3

@@ -43,6 +43,8 @@ class Dropout2d(_DropoutNd):
 
 
 class Dropout3d(_DropoutNd):
+    """Zero whole channels of (N, C, D, H, W) inputs."""
+
     _function_name = "dropout3d"
 
 
@@ -53,4 +55,6 @@ class AlphaDropout(_DropoutNd):
 
 
 class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels: SELU networks keep their mean and variance."""
+
     _function_name = "feature_alpha_dropout"

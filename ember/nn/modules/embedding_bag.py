@@ -65,6 +65,7 @@ class EmbeddingBag(Module):
         self.include_last_offset = include_last_offset
 
     def reset_parameters(self):
+        """Draw the weight from N(0, 1) and zero the row of `padding_idx`."""
         init.normal_(self.weight)
         if self.padding_idx is not None:
             with no_grad():

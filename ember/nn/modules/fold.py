@@ -7,6 +7,10 @@ __all__ = ["Fold", "Unfold"]
 
 
 class Fold(Module):
+    """Columns of sliding blocks (N, C * prod(kernel_size), L) summed back into an image of `output_size`: the
+    inverse layout of `Unfold` (overlaps add up).
+    """
+
     def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
         super().__init__()
         self.output_size = output_size
@@ -26,6 +30,10 @@ class Fold(Module):
 
 
 class Unfold(Module):
+    """The sliding blocks of (N, C, *spatial) as columns (N, C * prod(kernel_size), L), im2col: a convolution becomes
+    a matrix product.
+    """
+
     def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
         super().__init__()
         self.kernel_size = kernel_size

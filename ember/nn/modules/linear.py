@@ -47,6 +47,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Draw the weight and bias from U(-1/sqrt(in_features), 1/sqrt(in_features)), as PyTorch does."""
         # kaiming_uniform_ with a=sqrt(5) is U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (pytorch/pytorch#57109).
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
@@ -83,6 +84,7 @@ class Bilinear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Draw the weight and bias from U(-1/sqrt(in1_features), 1/sqrt(in1_features)), as PyTorch does."""
         if self.in1_features <= 0:
             raise ValueError(f"in1_features must be > 0, but got (in1_features={self.in1_features})")
         bound = 1 / math.sqrt(self.weight.size(1))

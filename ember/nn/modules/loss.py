@@ -11,6 +11,7 @@ from .. import functional as F
 from .module import Module
 
 __all__ = [
+    "TripletMarginWithDistanceLoss",
     "L1Loss",
     "MSELoss",
     "SmoothL1Loss",
@@ -170,6 +171,10 @@ class KLDivLoss(_Loss):
 
 
 class PoissonNLLLoss(_Loss):
+    """Negative log-likelihood of a Poisson `target` (`exp(input) - target * input` with `log_input`; `full` adds
+    Stirling's term).
+    """
+
     def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.log_input = log_input
@@ -183,6 +188,8 @@ class PoissonNLLLoss(_Loss):
 
 
 class GaussianNLLLoss(_Loss):
+    """Negative log-likelihood of `target` under a normal of mean `input` and variance `var` (clamped to `eps`)."""
+
     def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
         super().__init__(None, None, reduction)
         self.full = full
@@ -193,6 +200,8 @@ class GaussianNLLLoss(_Loss):
 
 
 class MarginRankingLoss(_Loss):
+    """`max(0, -target * (input1 - input2) + margin)`: ranks `input1` above `input2` where target is 1."""
+
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
@@ -202,6 +211,8 @@ class MarginRankingLoss(_Loss):
 
 
 class HingeEmbeddingLoss(_Loss):
+    """`x` where target is 1, `max(0, margin - x)` where it is -1 (x a distance)."""
+
     def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
@@ -211,11 +222,15 @@ class HingeEmbeddingLoss(_Loss):
 
 
 class SoftMarginLoss(_Loss):
+    """`log(1 + exp(-target * input))`, a two-class logistic loss with targets in {1, -1}."""
+
     def forward(self, input, target):
         return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
 class CosineEmbeddingLoss(_Loss):
+    """`1 - cos(x1, x2)` where target is 1, `max(0, cos(x1, x2) - margin)` where it is -1."""
+
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
@@ -225,11 +240,17 @@ class CosineEmbeddingLoss(_Loss):
 
 
 class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """Binary cross-entropy with logits per class, averaged over the classes (multi-label targets of 0/1)."""
+
     def forward(self, input, target):
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
 
 
 class TripletMarginLoss(_Loss):
+    """`max(d(anchor, positive) - d(anchor, negative) + margin, 0)` with the p-norm distance `d`; `swap` uses
+    `min(d(anchor, negative), d(positive, negative))` as the negative distance.
+    """
+
     def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         if margin <= 0:
@@ -247,6 +268,31 @@ class TripletMarginLoss(_Loss):
             margin=self.margin,
             p=self.p,
             eps=self.eps,
+            swap=self.swap,
+            reduction=self.reduction,
+        )
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """TripletMarginLoss with any distance function (pairwise_distance by default)."""
+
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(reduction=reduction)
+        if margin <= 0:
+            raise ValueError(
+                f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead"
+            )
+        self.distance_function = distance_function
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(
+            anchor,
+            positive,
+            negative,
+            distance_function=self.distance_function,
+            margin=self.margin,
             swap=self.swap,
             reduction=self.reduction,
         )

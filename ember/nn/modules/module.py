@@ -90,6 +90,11 @@ def register_module_full_backward_pre_hook(hook):
 
 
 def _forward_unimplemented(self, *input):
+    """The computation of the module, defined by every subclass; the layer's own docstring says what it computes.
+
+    Call the module (`model(x)`) rather than `model.forward(x)`: the call runs the forward hooks and the backward
+    hooks around it.
+    """
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
@@ -263,9 +268,15 @@ class Module:
         return getattr(module, buffer_name)
 
     def get_extra_state(self):
+        """Extra state (any picklable object) for `state_dict` to save under `_extra_state`; override it together
+        with `set_extra_state`.
+        """
         raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.")
 
     def set_extra_state(self, state):
+        """Restore what `get_extra_state` returned, called by `load_state_dict`; override it together with
+        `get_extra_state`.
+        """
         raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called.")
 
     # ------------------------------------------------------------------ attribute protocol
@@ -396,15 +407,20 @@ class Module:
         )
 
     def buffers(self, recurse=True):
+        """The buffers (tensors registered with `register_buffer`, e.g. BatchNorm's running mean) of this module and,
+        with `recurse`, its descendants.
+        """
         for _, buffer in self.named_buffers(recurse=recurse):
             yield buffer
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        """`(dotted name, buffer)` for the buffers of this module and, with `recurse`, its descendants."""
         yield from self._named_members(
             lambda module: module._buffers.items(), prefix=prefix, recurse=recurse, remove_duplicate=remove_duplicate
         )
 
     def children(self):
+        """The direct child modules, each once."""
         for _, module in self.named_children():
             yield module
 
@@ -417,6 +433,7 @@ class Module:
                 yield name, module
 
     def modules(self, remove_duplicate=True):
+        """This module and all its descendants, depth first (each once unless `remove_duplicate=False`)."""
         for _, module in self.named_modules(remove_duplicate=remove_duplicate):
             yield module
 
@@ -520,9 +537,11 @@ class Module:
         return self._apply(convert)
 
     def cpu(self):
+        """The module itself: ember's tensors are always on the CPU."""
         return self
 
     def cuda(self, device=None):
+        """Raises: ember has no CUDA backend (the error says what to do instead)."""
         to_device("cuda")
 
     def type(self, dst_type):
@@ -531,12 +550,15 @@ class Module:
         return self._apply(lambda tensor: tensor.to(dst_type))
 
     def float(self):
+        """Convert the floating-point parameters and buffers to float32, in place. Returns self."""
         return self._apply(lambda tensor: tensor.float() if tensor.is_floating_point() else tensor)
 
     def double(self):
+        """Convert the floating-point parameters and buffers to float64, in place. Returns self."""
         return self._apply(lambda tensor: tensor.double() if tensor.is_floating_point() else tensor)
 
     def half(self):
+        """Convert the floating-point parameters and buffers to float16, in place. Returns self."""
         return self._apply(lambda tensor: tensor.half() if tensor.is_floating_point() else tensor)
 
     # ------------------------------------------------------------------ hooks
@@ -592,6 +614,8 @@ class Module:
         return handle
 
     def register_backward_hook(self, hook):
+        """Raises NotImplementedError: ember has only the full backward hooks; use `register_full_backward_hook`,
+        which has the same signature (PyTorch deprecates this one)."""
         raise NotImplementedError(
             "ember has no legacy (non-full) module backward hooks: use "
             "register_full_backward_hook(hook), which has the same signature."

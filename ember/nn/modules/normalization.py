@@ -164,6 +164,8 @@ class BatchNorm2d(_BatchNorm):
 
 
 class BatchNorm3d(_BatchNorm):
+    """Batch normalization over the channels of (N, C, D, H, W) inputs."""
+
     def _check_input_dim(self, input):
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
@@ -247,14 +249,20 @@ class _InstanceNorm(_NormBase):
 
 
 class InstanceNorm1d(_InstanceNorm):
+    """Normalize each channel of each sample of (N, C, L) (or (C, L)) over its length."""
+
     _no_batch_dim = 2
 
 
 class InstanceNorm2d(_InstanceNorm):
+    """Normalize each channel of each sample of (N, C, H, W) (or (C, H, W)) over its plane."""
+
     _no_batch_dim = 3
 
 
 class InstanceNorm3d(_InstanceNorm):
+    """Normalize each channel of each sample of (N, C, D, H, W) (or (C, D, H, W)) over its volume."""
+
     _no_batch_dim = 4
 
 
@@ -278,6 +286,7 @@ class LayerNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Weight to 1 and bias to 0 (when `elementwise_affine`)."""
         _reset_affine(self)
 
     def forward(self, input):
@@ -306,6 +315,7 @@ class GroupNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Weight to 1 and bias to 0 (when `affine`)."""
         _reset_affine(self)
 
     def forward(self, input):
@@ -333,6 +343,7 @@ class RMSNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Weight to 1 (when `elementwise_affine`)."""
         if self.elementwise_affine:
             init.ones_(self.weight)
 

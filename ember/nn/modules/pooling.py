@@ -2,7 +2,7 @@
 
 from .. import functional as F
 from .module import Module
-from .utils import _single
+from .utils import _ntuple, _single
 
 __all__ = [
     "MaxPool1d",
@@ -17,6 +17,12 @@ __all__ = [
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
 ]
 
 
@@ -54,6 +60,8 @@ class _MaxPoolNd(Module):
 
 
 class MaxPool1d(_MaxPoolNd):
+    """1-D max pooling over (N, C, L) inputs."""
+
     _function_name = "max_pool1d"
 
 
@@ -71,6 +79,8 @@ class MaxPool2d(_MaxPoolNd):
 
 
 class MaxPool3d(_MaxPoolNd):
+    """3-D max pooling over (N, C, D, H, W) inputs."""
+
     _function_name = "max_pool3d"
 
 
@@ -128,6 +138,8 @@ class AvgPool2d(_AvgPoolNd):
 
 
 class AvgPool3d(_AvgPoolNd):
+    """3-D average pooling over (N, C, D, H, W) inputs."""
+
     _function_name = "avg_pool3d"
 
 
@@ -159,6 +171,8 @@ class _AdaptiveMaxPoolNd(_AdaptiveAvgPoolNd):
 
 
 class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    """Average pooling of (N, C, L) to `output_size` whatever the input length."""
+
     _function_name = "adaptive_avg_pool1d"
 
 
@@ -169,16 +183,104 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
 
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling of (N, C, D, H, W) to `output_size` (None keeps that size)."""
+
     _function_name = "adaptive_avg_pool3d"
 
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, L) to `output_size` whatever the input length."""
+
     _function_name = "adaptive_max_pool1d"
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, H, W) to `output_size` (None keeps that size)."""
+
     _function_name = "adaptive_max_pool2d"
 
 
 class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, D, H, W) to `output_size` (None keeps that size)."""
+
     _function_name = "adaptive_max_pool3d"
+
+
+class _MaxUnpoolNd(Module):
+    """The partial inverse of MaxPool: `forward(input, indices, output_size=None)` puts each value back
+    where the pooling's `return_indices=True` found it, zeros elsewhere."""
+
+    _dims = None
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        as_tuple = _ntuple(self._dims)
+        self.kernel_size = as_tuple(kernel_size)
+        self.stride = as_tuple(stride if stride is not None else kernel_size)
+        self.padding = as_tuple(padding)
+
+    def forward(self, input, indices, output_size=None):
+        unpool = (F.max_unpool1d, F.max_unpool2d, F.max_unpool3d)[self._dims - 1]
+        return unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """Inverse of MaxPool1d over (N, C, L): values back at the pooling's indices, zeros elsewhere."""
+
+    _dims = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """Inverse of MaxPool2d over (N, C, H, W): values back at the pooling's indices, zeros elsewhere."""
+
+    _dims = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """Inverse of MaxPool3d over (N, C, D, H, W): values back at the pooling's indices, zeros elsewhere."""
+
+    _dims = 3
+
+
+class _LPPoolNd(Module):
+    """Power-average pooling: (sum of x ** norm_type over each window) ** (1 / norm_type)."""
+
+    _dims = None
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input):
+        pool = (F.lp_pool1d, F.lp_pool2d, F.lp_pool3d)[self._dims - 1]
+        return pool(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+    def extra_repr(self):
+        return (
+            f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+            f"ceil_mode={self.ceil_mode}"
+        )
+
+
+class LPPool1d(_LPPoolNd):
+    """Power-average pooling over (N, C, L)."""
+
+    _dims = 1
+
+
+class LPPool2d(_LPPoolNd):
+    """Power-average pooling over (N, C, H, W)."""
+
+    _dims = 2
+
+
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling over (N, C, D, H, W)."""
+
+    _dims = 3

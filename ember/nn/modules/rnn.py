@@ -178,6 +178,7 @@ class RNNBase(Module):
 
     @property
     def all_weights(self):
+        """The parameters per layer (and direction): `[[w_ih, w_hh, b_ih, b_hh], ...]`, in PyTorch's order."""
         return [[getattr(self, name) for name in names] for names in self._all_weights]
 
     def _layer_weights(self, layer, direction):
@@ -536,6 +537,7 @@ class RNNCellBase(Module):
         return text
 
     def reset_parameters(self):
+        """Every weight and bias from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)), as PyTorch."""
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)

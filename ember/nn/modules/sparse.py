@@ -65,6 +65,7 @@ class Embedding(Module):
         self.sparse = sparse
 
     def reset_parameters(self):
+        """Draw the weight from N(0, 1) and zero the row of `padding_idx`."""
         init.normal_(self.weight)
         self._fill_padding_idx_with_zero()
 

@@ -37,10 +37,14 @@ class Upsample(Module):
 
 
 class UpsamplingNearest2d(Upsample):
+    """`Upsample(mode="nearest")` under its old name."""
+
     def __init__(self, size=None, scale_factor=None):
         super().__init__(size, scale_factor, mode="nearest")
 
 
 class UpsamplingBilinear2d(Upsample):
+    """`Upsample(mode="bilinear", align_corners=True)` under its old name."""
+
     def __init__(self, size=None, scale_factor=None):
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)

@@ -62,43 +62,56 @@ class PackedSequence(_PackedSequenceBase):
         return type(self)(data, self.batch_sizes, self.sorted_indices, self.unsorted_indices)
 
     def cpu(self, *args, **kwargs):
+        """The same packed sequence with its data on the CPU (where it already is)."""
         return self._with_data(self.data.cpu(*args, **kwargs))
 
     def cuda(self, *args, **kwargs):
+        """Raises, as `Tensor.cuda`: ember has no CUDA backend."""
         return self._with_data(self.data.cuda(*args, **kwargs))
 
     def pin_memory(self):
+        """The packed sequence itself (pinned memory only matters for a GPU)."""
         return self
 
     def double(self):
+        """The same packed sequence with float64 data."""
         return self._with_data(self.data.double())
 
     def float(self):
+        """The same packed sequence with float32 data."""
         return self._with_data(self.data.float())
 
     def half(self):
+        """The same packed sequence with float16 data."""
         return self._with_data(self.data.half())
 
     def long(self):
+        """The same packed sequence with int64 data."""
         return self._with_data(self.data.long())
 
     def int(self):
+        """The same packed sequence with int32 data."""
         return self._with_data(self.data.int())
 
     def short(self):
+        """The same packed sequence with int16 data."""
         return self._with_data(self.data.short())
 
     def char(self):
+        """The same packed sequence with int8 data."""
         return self._with_data(self.data.char())
 
     def byte(self):
+        """The same packed sequence with uint8 data."""
         return self._with_data(self.data.byte())
 
     @property
     def is_cuda(self):
+        """Always False (the data is on the CPU)."""
         return self.data.is_cuda
 
     def is_pinned(self):
+        """Always False."""
         return False
 
 

@@ -1,6 +1,15 @@
 """ember.utils.data: datasets, samplers and the DataLoader, as torch.utils.data."""
 
-from .dataset import Dataset, IterableDataset, TensorDataset, ConcatDataset, Subset, random_split
+from .dataset import (
+    Dataset,
+    IterableDataset,
+    TensorDataset,
+    ConcatDataset,
+    ChainDataset,
+    StackDataset,
+    Subset,
+    random_split,
+)
 from .sampler import Sampler, SequentialSampler, RandomSampler, SubsetRandomSampler, WeightedRandomSampler, BatchSampler
 from .dataloader import DataLoader, get_worker_info
 from .distributed import DistributedSampler
@@ -12,6 +21,8 @@ __all__ = [
     "IterableDataset",
     "TensorDataset",
     "ConcatDataset",
+    "ChainDataset",
+    "StackDataset",
     "Subset",
     "random_split",
     "Sampler",

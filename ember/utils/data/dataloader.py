@@ -124,6 +124,7 @@ class DataLoader:
 
     @property
     def multiprocessing_context(self):
+        """How worker processes start ("fork", "spawn", "forkserver" or a context); None uses the platform's default."""
         return self._multiprocessing_context
 
     @multiprocessing_context.setter

@@ -7,7 +7,16 @@ import warnings
 from ..._tensor import Tensor
 from ...ops.creation import default_generator, randperm
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Subset", "random_split"]
+__all__ = [
+    "Dataset",
+    "IterableDataset",
+    "TensorDataset",
+    "ConcatDataset",
+    "ChainDataset",
+    "StackDataset",
+    "Subset",
+    "random_split",
+]
 
 
 class Dataset:
@@ -85,6 +94,58 @@ class ConcatDataset(Dataset):
         dataset_index = bisect.bisect_right(self.cumulative_sizes, index)
         start = self.cumulative_sizes[dataset_index - 1] if dataset_index > 0 else 0
         return self.datasets[dataset_index][index - start]
+
+
+class ChainDataset(IterableDataset):
+    """Iterable datasets one after another (what ConcatDataset is for map-style datasets)."""
+
+    def __init__(self, datasets):
+        super().__init__()
+        self.datasets = datasets
+
+    def __iter__(self):
+        for dataset in self.datasets:
+            _require_iterable(dataset)
+            yield from dataset
+
+    def __len__(self):
+        total = 0
+        for dataset in self.datasets:
+            _require_iterable(dataset)
+            total += len(dataset)
+        return total
+
+
+def _require_iterable(dataset):
+    if not isinstance(dataset, IterableDataset):
+        raise AssertionError("ChainDataset only supports IterableDataset")
+
+
+class StackDataset(Dataset):
+    """Datasets of equal length side by side: `StackDataset(images, labels)[i]` is
+    `(images[i], labels[i])`, `StackDataset(image=images, label=labels)[i]` a dict."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError(
+                "Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like input/output, "
+                "but both types are given."
+            )
+        datasets = args or tuple(kwargs.values())
+        if not datasets:
+            raise ValueError("At least one dataset should be passed")
+        self._length = len(datasets[0])
+        if any(len(dataset) != self._length for dataset in datasets):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args if args else dict(kwargs)
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {name: dataset[index] for name, dataset in self.datasets.items()}
+        return tuple(dataset[index] for dataset in self.datasets)
+
+    def __len__(self):
+        return self._length
 
 
 class Subset(Dataset):

@@ -89,6 +89,7 @@ class RandomSampler(Sampler):
 
     @property
     def num_samples(self):
+        """How many indices one pass yields: `len(data_source)` unless `num_samples` was given."""
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):

@@ -151,6 +151,9 @@ class DatasetFolder(VisionDataset):
 
     @staticmethod
     def make_dataset(directory, class_to_idx, extensions=None, is_valid_file=None, allow_empty=False):
+        """The `(path, class_index)` samples under `directory`: the files with an accepted extension (or passing
+        `is_valid_file`) in each class folder.
+        """
         if class_to_idx is None:
             raise ValueError("The class_to_idx parameter cannot be None.")
         return make_dataset(
@@ -158,6 +161,9 @@ class DatasetFolder(VisionDataset):
         )
 
     def find_classes(self, directory):
+        """The class names (the sub-folders of `directory`, sorted) and the mapping from name to index; override it
+        for another layout.
+        """
         return find_classes(directory)
 
     def __getitem__(self, index):

@@ -42,25 +42,30 @@ class MNIST(VisionDataset, _idx_datasets.MNIST):
 
     @property
     def processed_folder(self):
+        """The folder of the processed files, `root/<ClassName>/processed` (torchvision's layout)."""
         return os.path.join(self.root, type(self).__name__, "processed")
 
     @property
     def train_labels(self):
+        """Old name of `targets`; warns."""
         warnings.warn("train_labels has been renamed targets")
         return self.targets
 
     @property
     def test_labels(self):
+        """Old name of `targets`; warns."""
         warnings.warn("test_labels has been renamed targets")
         return self.targets
 
     @property
     def train_data(self):
+        """Old name of `data`; warns."""
         warnings.warn("train_data has been renamed data")
         return self.data
 
     @property
     def test_data(self):
+        """Old name of `data`; warns."""
         warnings.warn("test_data has been renamed data")
         return self.data
 

@@ -81,6 +81,7 @@ class SVHN(VisionDataset):
         return check_integrity(os.path.join(self.root, self.filename), self.file_md5)
 
     def download(self):
+        """Fetch the split's .mat file into `root` (nothing is fetched if it is there with the right checksum)."""
         download_url(self.url, self.root, self.filename, self.file_md5)
 
     def extra_repr(self):

@@ -64,6 +64,7 @@ class VisionDataset(Dataset):
         raise NotImplementedError
 
     def extra_repr(self):
+        """Lines a dataset adds to its repr below the number of datapoints and the root (the split, for example)."""
         return ""
 
     def __repr__(self):

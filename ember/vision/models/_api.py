@@ -2,9 +2,10 @@
 
 torchvision downloads checkpoints into `$TORCH_HOME/hub/checkpoints/` (default
 `~/.cache/torch/hub/checkpoints/`). ember never downloads weights: `weights=` (or `pretrained=True`)
-looks for the checkpoint there and loads it with `ember.load`. A `.npz` file of the same stem
-(`resnet18-f37072fd.npz`, written in PyTorch with `numpy.savez(path, **{k: v.numpy() for k, v in
-model.state_dict().items()})`) is preferred, since ember cannot read PyTorch's pickled `.pth` files.
+looks for the checkpoint there and loads it with `ember.load`, which reads torchvision's `.pth`
+files as PyTorch's weights_only loading does. A `.npz` file of the same stem
+(`resnet18-f37072fd.npz`, from `numpy.savez(path, **{k: v.numpy() for k, v in sd.items()})`) is
+read too.
 """
 
 import os
@@ -37,6 +38,9 @@ class WeightsEnum(Enum):
 
     @classmethod
     def verify(cls, obj):
+        """The member `obj` names: a member, its name as a string ("IMAGENET1K_V1" or
+        "ResNet18_Weights.IMAGENET1K_V1"), or None.
+        """
         if obj is None or isinstance(obj, cls):
             return obj
         if isinstance(obj, str):
@@ -50,14 +54,17 @@ class WeightsEnum(Enum):
 
     @property
     def url(self):
+        """Where torchvision publishes these weights (ember reads them from the local cache only)."""
         return self.value.url
 
     @property
     def transforms(self):
+        """The preprocessing the weights expect: call it to get the transform (`weights.transforms()`)."""
         return self.value.transforms
 
     @property
     def meta(self):
+        """Facts about the weights: number of classes and parameters, minimum input size, dataset, ..."""
         return self.value.meta
 
     def __repr__(self):
@@ -93,23 +100,17 @@ def _load_state_dict(weights):
     filename = os.path.basename(weights.url)
     stem = os.path.splitext(filename)[0]
     converted, original = os.path.join(folder, stem + ".npz"), os.path.join(folder, filename)
-    conversion = (
-        f"In PyTorch: `import numpy, torch; sd = torch.load({filename!r}); "
-        f"numpy.savez({stem + '.npz'!r}, **{{k: v.numpy() for k, v in sd.items()}})`, and put that file "
-        f"in {folder}."
-    )
-    if os.path.isfile(converted):
-        return serialization.load(converted)
     if os.path.isfile(original):
         try:
             return serialization.load(original)
         except RuntimeError as error:
-            raise RuntimeError(f"found {original} but could not load it: {error}\n{conversion}") from None
+            raise RuntimeError(f"found {original} but could not load it: {error}") from None
+    if os.path.isfile(converted):
+        return serialization.load(converted)
     raise FileNotFoundError(
-        f"the pretrained weights {weights!r} are not on this machine: looked for {converted} and {original}. "
+        f"the pretrained weights {weights!r} are not on this machine: looked for {original} and {converted}. "
         f"ember never downloads weights by itself. Fetch {weights.url} (torchvision's file; PyTorch's "
-        f"torch.hub puts it in {folder}) and convert it to a NumPy archive, since ember cannot read PyTorch's "
-        f"pickle format. {conversion} Or pass weights=None for a randomly initialised model."
+        f"torch.hub puts it in {folder}) into that folder, or pass weights=None for a randomly initialised model."
     )
 
 

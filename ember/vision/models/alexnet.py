@@ -45,6 +45,10 @@ class AlexNet(nn.Module):
 
 
 class AlexNet_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `alexnet`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V1`.
+    """
+
     IMAGENET1K_V1 = Weights(
         url="https://download.pytorch.org/models/alexnet-owt-7be5be79.pth",
         transforms=partial(ImageClassification, crop_size=224),

@@ -144,21 +144,37 @@ def _weights(filename, num_params):
 
 
 class DenseNet121_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `densenet121`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V1`.
+    """
+
     IMAGENET1K_V1 = _weights("densenet121-a639ec97.pth", 7978856)
     DEFAULT = IMAGENET1K_V1
 
 
 class DenseNet161_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `densenet161`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V1`.
+    """
+
     IMAGENET1K_V1 = _weights("densenet161-8d451a50.pth", 28681000)
     DEFAULT = IMAGENET1K_V1
 
 
 class DenseNet169_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `densenet169`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V1`.
+    """
+
     IMAGENET1K_V1 = _weights("densenet169-b2777c0a.pth", 14149480)
     DEFAULT = IMAGENET1K_V1
 
 
 class DenseNet201_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `densenet201`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V1`.
+    """
+
     IMAGENET1K_V1 = _weights("densenet201-c1103571.pth", 20013928)
     DEFAULT = IMAGENET1K_V1
 

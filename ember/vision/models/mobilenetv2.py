@@ -130,6 +130,10 @@ def _weights(filename, resize_size):
 
 
 class MobileNet_V2_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `mobilenet_v2`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V2`.
+    """
+
     IMAGENET1K_V1 = _weights("mobilenet_v2-b0353104.pth", 256)
     IMAGENET1K_V2 = _weights("mobilenet_v2-7ebf99e0.pth", 232)
     DEFAULT = IMAGENET1K_V2

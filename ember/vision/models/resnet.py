@@ -204,28 +204,48 @@ def _weights(filename, resize_size=256, **meta):
 
 
 class ResNet18_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `resnet18`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V1`.
+    """
+
     IMAGENET1K_V1 = _weights("resnet18-f37072fd.pth", num_params=11689512)
     DEFAULT = IMAGENET1K_V1
 
 
 class ResNet34_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `resnet34`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V1`.
+    """
+
     IMAGENET1K_V1 = _weights("resnet34-b627a593.pth", num_params=21797672)
     DEFAULT = IMAGENET1K_V1
 
 
 class ResNet50_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `resnet50`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V2`.
+    """
+
     IMAGENET1K_V1 = _weights("resnet50-0676ba61.pth", num_params=25557032)
     IMAGENET1K_V2 = _weights("resnet50-11ad3fa6.pth", resize_size=232, num_params=25557032)
     DEFAULT = IMAGENET1K_V2
 
 
 class ResNet101_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `resnet101`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V2`.
+    """
+
     IMAGENET1K_V1 = _weights("resnet101-63fe2227.pth", num_params=44549160)
     IMAGENET1K_V2 = _weights("resnet101-cd907fc2.pth", resize_size=232, num_params=44549160)
     DEFAULT = IMAGENET1K_V2
 
 
 class ResNet152_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `resnet152`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V2`.
+    """
+
     IMAGENET1K_V1 = _weights("resnet152-394f9c45.pth", num_params=60192808)
     IMAGENET1K_V2 = _weights("resnet152-f82ba261.pth", resize_size=232, num_params=60192808)
     DEFAULT = IMAGENET1K_V2

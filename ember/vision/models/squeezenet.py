@@ -98,11 +98,19 @@ def _weights(filename, min_size, num_params):
 
 
 class SqueezeNet1_0_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `squeezenet1_0`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V1`.
+    """
+
     IMAGENET1K_V1 = _weights("squeezenet1_0-b66bff10.pth", (21, 21), 1248424)
     DEFAULT = IMAGENET1K_V1
 
 
 class SqueezeNet1_1_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `squeezenet1_1`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V1`.
+    """
+
     IMAGENET1K_V1 = _weights("squeezenet1_1-b8a52dc0.pth", (17, 17), 1235496)
     DEFAULT = IMAGENET1K_V1
 

@@ -92,41 +92,73 @@ def _weights(filename, num_params):
 
 
 class VGG11_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `vgg11`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V1`.
+    """
+
     IMAGENET1K_V1 = _weights("vgg11-8a719046.pth", 132863336)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG11_BN_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `vgg11_bn`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V1`.
+    """
+
     IMAGENET1K_V1 = _weights("vgg11_bn-6002323d.pth", 132868840)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG13_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `vgg13`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V1`.
+    """
+
     IMAGENET1K_V1 = _weights("vgg13-19584684.pth", 133047848)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG13_BN_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `vgg13_bn`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V1`.
+    """
+
     IMAGENET1K_V1 = _weights("vgg13_bn-abd245e5.pth", 133053736)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG16_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `vgg16`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V1`.
+    """
+
     IMAGENET1K_V1 = _weights("vgg16-397923af.pth", 138357544)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG16_BN_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `vgg16_bn`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V1`.
+    """
+
     IMAGENET1K_V1 = _weights("vgg16_bn-6c64b313.pth", 138365992)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG19_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `vgg19`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V1`.
+    """
+
     IMAGENET1K_V1 = _weights("vgg19-dcbb9e9d.pth", 143667240)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG19_BN_Weights(WeightsEnum):
+    """Pretrained ImageNet-1K weights of `vgg19_bn`, read from the local cache (never downloaded); `DEFAULT` is
+    `IMAGENET1K_V1`.
+    """
+
     IMAGENET1K_V1 = _weights("vgg19_bn-c79401a0.pth", 143678248)
     DEFAULT = IMAGENET1K_V1
 

@@ -127,6 +127,7 @@ def get_image_size(img):
 
 
 def get_image_num_channels(img):
+    """The number of channels of a (C, H, W) tensor image or a PIL image."""
     return get_dimensions(img)[0]
 
 

@@ -225,6 +225,9 @@ class RandomCrop(Module):
 
     @staticmethod
     def get_params(img, output_size):
+        """The random crop `forward` would take: `(top, left, height, width)` of an `output_size` window inside
+        `img`.
+        """
         _, height, width = F.get_dimensions(img)
         crop_height, crop_width = output_size
         if height < crop_height or width < crop_width:
@@ -277,6 +280,9 @@ class RandomResizedCrop(Module):
 
     @staticmethod
     def get_params(img, scale, ratio):
+        """The random crop `forward` would take: `(top, left, height, width)` of a window whose area fraction is
+        drawn from `scale` and aspect ratio (log-uniformly) from `ratio`; after 10 failed tries, a central crop.
+        """
         _, height, width = F.get_dimensions(img)
         area = height * width
         log_ratio = (math.log(ratio[0]), math.log(ratio[1]))
@@ -352,6 +358,7 @@ class RandomRotation(Module):
 
     @staticmethod
     def get_params(degrees):
+        """A rotation angle drawn uniformly from `degrees` (min, max)."""
         return _uniform(float(degrees[0]), float(degrees[1]))
 
     def forward(self, img):
@@ -398,6 +405,7 @@ class RandomAffine(Module):
 
     @staticmethod
     def get_params(degrees, translate, scale_ranges, shears, img_size):
+        """The random affine `forward` would apply: `(angle, (dx, dy), scale, (shear_x, shear_y))`."""
         angle = _uniform(float(degrees[0]), float(degrees[1]))
         if translate is not None:
             max_dx, max_dy = float(translate[0] * img_size[0]), float(translate[1] * img_size[1])
@@ -498,6 +506,9 @@ class ColorJitter(Module):
 
     @staticmethod
     def get_params(brightness, contrast, saturation, hue):
+        """The random jitter `forward` would apply: the order of the four adjustments and each factor (None where not
+        jittered).
+        """
         order = ember.randperm(4).tolist()
 
         def pick(bounds):
@@ -548,6 +559,7 @@ class GaussianBlur(Module):
 
     @staticmethod
     def get_params(sigma_min, sigma_max):
+        """A blur sigma drawn uniformly from [sigma_min, sigma_max]."""
         return _uniform(float(sigma_min), float(sigma_max))
 
     def forward(self, img):
@@ -638,6 +650,9 @@ class RandomErasing(Module):
 
     @staticmethod
     def get_params(img, scale, ratio, value=None):
+        """The random rectangle `forward` would erase and its fill: `(top, left, height, width, value)`; the whole
+        image unchanged if 10 tries find none.
+        """
         channels, height, width = img.shape[-3], img.shape[-2], img.shape[-1]
         area = height * width
         log_ratio = (math.log(ratio[0]), math.log(ratio[1]))
