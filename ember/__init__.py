@@ -58,6 +58,7 @@ _keep_freed_memory()
 _LAZY_SUBMODULES = {
     "accelerator",
     "compat",
+    "compiler",
     "datasets",
     "distributed",
     "distributions",
@@ -75,7 +76,7 @@ _LAZY_SUBMODULES = {
     "viz",
     "profiler",
 }
-_LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func"}
+_LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func", "compile": "compiler"}
 
 
 def __getattr__(name):

@@ -75,7 +75,12 @@ def as_strided(array, shape, strides, writeable=True):
 
     NumPy's own `as_strided` costs ~7 us a call (it goes through `__array_interface__`); a view built
     on a contiguous array's buffer costs ~0.7 us. Like NumPy's, the view is writable only if `array`
-    is (and `writeable` is true)."""
+    is (and `writeable` is true). An ndarray subclass may take over (`_as_strided_view`): ember.compile's
+    recorded arrays do, so that the view is recorded like any other NumPy call."""
+    if type(array) is not np.ndarray:
+        take_over = getattr(array, "_as_strided_view", None)
+        if take_over is not None:
+            return take_over(as_strided, shape, strides, writeable)
     if not array.flags.c_contiguous:
         return np.lib.stride_tricks.as_strided(array, shape, strides, writeable=writeable)
     view = np.ndarray(shape, array.dtype, array, 0, strides)

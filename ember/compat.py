@@ -11,7 +11,7 @@ or, for a script, `python -m ember run script.py [args]`.
 module object named `torch[.x.y]` that forwards to `ember[.x.y]` (the objects themselves are ember's,
 so `torch.Tensor is ember.Tensor`). A PyTorch API that ember lacks raises `NotImplementedInEmber`, a
 NotImplementedError naming it ("torch.sparse.mm is not implemented in ember") that is also an
-AttributeError, so `hasattr(torch, "compile")` and `getattr(torch, name, default)` keep working.
+AttributeError, so `hasattr(torch, "compiled_with_cxx11_abi")` and `getattr(torch, name, default)` keep working.
 `uninstall()` removes the hook and restores whatever `torch` modules were imported before.
 `torchvision[.x]` resolves the same way to `ember.vision[.x]`.
 """

@@ -144,7 +144,7 @@ def test_install_maps_torch_modules_to_ember(fake_torch):
     "statement, name",
     [
         ("torch.sparse.mm", "torch.sparse.mm"),
-        ("torch.compile", "torch.compile"),
+        ("torch.compiled_with_cxx11_abi", "torch.compiled_with_cxx11_abi"),
         ("torch.nn.NotALayer", "torch.nn.NotALayer"),
         ("from torch.sparse import mm", "torch.sparse.mm"),
         ("from torch import not_a_function", "torch.not_a_function"),
@@ -162,7 +162,8 @@ def test_missing_apis_raise_not_implemented_naming_them(fake_torch, statement, n
 def test_missing_apis_still_behave_for_hasattr_and_import_error(fake_torch):
     import torch
 
-    assert not hasattr(torch, "compile") and getattr(torch, "compile", "fallback") == "fallback"
+    assert not hasattr(torch, "compiled_with_cxx11_abi")
+    assert getattr(torch, "compiled_with_cxx11_abi", "fallback") == "fallback"
     assert hasattr(torch, "sparse")  # a PyTorch module ember lacks: present, its functions are not
     with pytest.raises(ImportError):
         import torch.no_such_module  # noqa: F401

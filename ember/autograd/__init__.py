@@ -86,7 +86,7 @@ def _root_gradients(outputs, grad_outputs, api_name):
                     f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and output[{index}] "
                     f"has a shape of {output.shape}."
                 )
-            if type(grad._data) is not np.ndarray:  # a NumPy scalar: backward formulas expect arrays
+            if not isinstance(grad._data, np.ndarray):  # a NumPy scalar: backward formulas expect arrays
                 grad = new_tensor(np.asarray(grad._data), grad._requires_grad, grad._grad_fn, grad._output_nr)
         grads.append(grad)
     return grads

@@ -903,7 +903,7 @@ class Primitive(Function):
     def call(cls, *operands):
         """`cls.apply(*operands)` on tensors; on the arrays of a first-order backward that runs on
         arrays (`backward_on_arrays`), the same forward computation with nothing recorded."""
-        if type(operands[0]) is _ndarray:
+        if isinstance(operands[0], _ndarray):  # (a subclass too: ember.compile records with one)
             return cls.forward(FunctionCtx(), *operands)
         return cls.apply(*operands)
 

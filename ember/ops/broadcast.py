@@ -51,7 +51,7 @@ class SumToSize(Primitive, node="SumToSizeBackward0", backward_on_arrays=True):
 
     @staticmethod
     def backward(ctx, grad):
-        if type(grad) is np.ndarray:  # a first-order backward on arrays (see autograd.function)
+        if isinstance(grad, np.ndarray):  # a first-order backward on arrays (see autograd.function)
             return broadcast_view(grad, ctx.input_shape), None
         from .shape import expand
 
@@ -65,7 +65,7 @@ def sum_to_shape(tensor, shape):
 
     An array (a first-order backward running on arrays, see autograd.function) is summed directly."""
     shape = tuple(shape)
-    if type(tensor) is np.ndarray:
+    if isinstance(tensor, np.ndarray):
         return tensor if tensor.shape == shape else _sum_array_to_shape(tensor, shape)
     if isinstance(tensor, np.generic):  # 0-d array arithmetic gives NumPy scalars: still an array result
         return tensor if shape == () else _sum_array_to_shape(np.asarray(tensor), shape)

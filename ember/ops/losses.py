@@ -359,7 +359,7 @@ class NllLoss(Primitive, node="NllLossBackward0", backward_on_arrays=True):
         coefficient = NllLoss.coefficient(ctx)
         if reduction == "none":  # one gradient per target: broadcast it along the class dim
             grad = grad.reshape(target_shape[:class_dim] + (1,) + target_shape[class_dim:])
-        if type(grad) is np.ndarray:  # a first-order backward on arrays (see autograd.function)
+        if isinstance(grad, np.ndarray):  # a first-order backward on arrays (see autograd.function)
             return grad * coefficient, None, None, None, None
         return grad * new_tensor(coefficient), None, None, None, None
 

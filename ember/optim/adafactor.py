@@ -91,7 +91,7 @@ class Adafactor(Optimizer):
                     eps1 = float(np.finfo(data.dtype).eps)
                 state = self._state_of(param, grad)
                 state["step"]._data += 1
-                step = float(state["step"]._data)
+                step = state["step"]._data.item()
                 weight = step**beta2_decay  # 1 - beta2_hat
                 alpha = max(eps2, _rms(data)) * min(lr, 1 / step**0.5)
                 if weight_decay != 0:

@@ -77,7 +77,7 @@ class Adagrad(Optimizer):
                 step_t._data += 1
                 if weight_decay != 0:
                     grad = grad + weight_decay * data
-                clr = lr / (1 + (float(step_t._data) - 1) * lr_decay)
+                clr = lr / (1 + (step_t._data.item() - 1) * lr_decay)
                 total = state["sum"]._data
                 total += grad * grad
                 deviation = np.sqrt(total)

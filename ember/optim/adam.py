@@ -90,7 +90,7 @@ class Adam(Optimizer):
                 state = self._state_of(param, amsgrad)
                 step_t = state["step"]
                 step_t._data += 1
-                step = float(step_t._data)
+                step = step_t._data.item()  # (item(): ember.compile records it as a number)
                 if weight_decay != 0:
                     if decoupled:
                         data *= 1 - lr * weight_decay

@@ -90,7 +90,7 @@ class Adamax(Optimizer):
                 norm = np.abs(grad)
                 norm += eps
                 np.maximum(exp_inf, norm, out=exp_inf)
-                step_size = lr / (1 - beta1 ** float(step_t._data))
+                step_size = lr / (1 - beta1 ** step_t._data.item())
                 data += -step_size * exp_avg / exp_inf
                 self._updated(param)
         return loss

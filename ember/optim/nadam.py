@@ -86,7 +86,7 @@ class NAdam(Optimizer):
                 state = self._state_of(param)
                 step_t = state["step"]
                 step_t._data += 1
-                step = float(step_t._data)
+                step = step_t._data.item()
                 if weight_decay != 0:
                     if group["decoupled_weight_decay"]:
                         data *= 1 - lr * weight_decay

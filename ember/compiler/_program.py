@@ -1,0 +1,369 @@
+"""Turning a finished recording into one flat Python function: guards first, then the NumPy calls.
+
+The generated function takes the call's `(args, kwargs)` and returns `MISS` if any guard fails, before
+anything has run, so a miss leaves no state half-updated. Otherwise it reads each input array (from the
+arguments, from the tensors met while recording, from their `.grad`), makes the recorded calls in
+order with plain local variables (`del` at each slot's last use frees buffers as early as eager would,
+or earlier), applies the recorded effects (`p.grad = ...`, `p.data = ...`) and builds the result.
+Reading `source` (kept on the function) shows exactly what a replay does.
+"""
+
+import numpy
+
+from .. import _float_errors
+from .._tensor import new_tensor
+from ..autograd import anomaly, grad_mode
+from ..autograd.function import Function, once_differentiable
+from ..ops import creation
+from . import _trace
+
+__all__ = ["MISS", "Unsupported", "build"]
+
+
+class _Miss:
+    def __repr__(self):
+        return "MISS"
+
+
+MISS = _Miss()
+
+
+class Unsupported(Exception):
+    """Something in the call's arguments or result that a replay cannot reproduce (a graph break)."""
+
+
+_SCALARS = (bool, int, float, str, type(None), complex)
+
+
+class _Writer:
+    def __init__(self):
+        self.lines = []
+        self.names = {}  # id(object) -> global name
+        self.globals = {"MISS": MISS, "np": numpy}
+        self.keep = []
+
+    def constant(self, value, prefix="c"):
+        if type(value) in (bool, type(None)) or (type(value) is int) or (type(value) is str and len(value) < 80):
+            return repr(value)
+        key = id(value)
+        name = self.names.get(key)
+        if name is None:
+            name = self.names[key] = f"{prefix}{len(self.names)}"
+            self.globals[name] = value
+            self.keep.append(value)
+        return name
+
+    def line(self, text, depth=1):
+        self.lines.append("    " * depth + text)
+
+    def template(self, value):
+        if isinstance(value, _trace.Ref):
+            return f"v{value.slot}"
+        kind = type(value)
+        if kind is tuple:
+            return "(" + "".join(self.template(item) + ", " for item in value) + ")"
+        if kind is list:
+            return "[" + ", ".join(self.template(item) for item in value) + "]"
+        if kind is dict:
+            return "{" + ", ".join(f"{self.constant(key)}: {self.template(item)}" for key, item in value.items()) + "}"
+        if kind is _trace._SliceTemplate:
+            return "slice" + self.template(value.parts)
+        return self.constant(value)
+
+
+def _slots_in(value, into):
+    if isinstance(value, _trace.Ref):
+        into.append(value.slot)
+    elif type(value) in (tuple, list):
+        for item in value:
+            _slots_in(item, into)
+    elif type(value) is dict:
+        for item in value.values():
+            _slots_in(item, into)
+    elif type(value) is _trace._SliceTemplate:
+        _slots_in(value.parts, into)
+    return into
+
+
+class _Spent(Function):
+    """The grad_fn of a replayed output whose graph a backward inside the function already used up."""
+
+    @staticmethod
+    def forward(ctx, value, anchor):
+        return value.detach()
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(
+            "Trying to backward through the graph a second time: this tensor came from a compiled "
+            "function whose own backward already used the graph (as in eager mode)."
+        )
+
+
+_ANCHOR = new_tensor(numpy.zeros(()), requires_grad=True)
+
+
+def _spent(array):
+    return _Spent.apply(new_tensor(array), _ANCHOR)
+
+
+def _as_tensor_array(value):
+    return value if type(value) is numpy.ndarray else numpy.asarray(value)
+
+
+def build(recording, plan):
+    """The replay function for `recording`; `plan` (see ember.compiler._api) holds the guards, the
+    argument paths, the effects and the result template worked out after the recorded run."""
+    writer = _Writer()
+    writer.globals.update(
+        grad_state=grad_mode.state,
+        anomaly_state=anomaly.state,
+        quiet=_float_errors.quiet,
+        restore=_float_errors.restore,
+        new_tensor=new_tensor,
+        as_tensor_array=_as_tensor_array,
+        spent=_spent,
+        attach=_attach,
+        ndarray=numpy.ndarray,
+    )
+    line = writer.line
+    line(f"if grad_state.enabled is not {plan.grad_enabled!r} or anomaly_state.enabled:")
+    line("return MISS", 2)
+    # --- arguments: structure and Python values
+    for name, expression, checks in plan.argument_checks:
+        line(f"{name} = {expression}")
+        for kind, value in checks:
+            if kind == "type":
+                line(f"if type({name}) is not {writer.constant(value)}:")
+            elif kind == "len":
+                line(f"if len({name}) != {value}:")
+            elif kind == "keys":
+                line(f"if tuple({name}) != {writer.constant(value)}:" if value else f"if {name}:")
+            elif kind == "same":
+                line(f"if {name} is not {value}:")
+            elif kind == "value":
+                line(f"if type({name}) is not {writer.constant(type(value))} or {name} != {writer.constant(value)}:")
+            else:  # identity
+                line(f"if {name} is not {writer.constant(value)}:")
+            line("return MISS", 2)
+    # --- Python state: modules, optimizers, globals
+    for container, key, value, how in plan.guards:
+        target = f"{writer.constant(container, 'g')}.get({writer.constant(key)}, MISS)"
+        if how == "is":
+            line(f"if {target} is not {writer.constant(value)}:")
+        elif how == "len":
+            line(f"if len({writer.constant(container, 'g')}) != {value}:")
+        elif how == "cell":
+            line(f"if {writer.constant(container, 'g')}.cell_contents is not {writer.constant(value)}:")
+        else:
+            line(f"if {target} != {writer.constant(value)} or type({target}) is not {writer.constant(type(value))}:")
+        line("return MISS", 2)
+    for source, was_none in plan.grad_checks:
+        line(f"if ({_source_expression(source, writer)}._grad is None) is not {was_none}:")
+        line("return MISS", 2)
+    # --- input arrays
+    for source, requires_grad, is_leaf in plan.input_flags:
+        expression = _source_expression(source, writer)
+        line(
+            f"if {expression}._requires_grad is not {requires_grad} or ({expression}._grad_fn is None) is not {is_leaf}:"
+        )
+        line("return MISS", 2)
+    for slot, source in plan.input_expressions:
+        array = recording.values[slot]
+        line(f"v{slot} = {_source_expression(source, writer)}._data")
+        line(
+            f"if v{slot}.shape != {array.shape!r} or v{slot}.strides != {array.strides!r} "
+            f"or v{slot}.dtype != {writer.constant(array.dtype)}:"
+        )
+        line("return MISS", 2)
+    if len(plan.input_expressions) > 1:
+        roots = ", ".join(f"v{slot}" for slot, _ in plan.input_expressions)
+        groups = _alias_groups([recording.values[slot] for slot, _ in plan.input_expressions])
+        line(f"if not _aliases_match(({roots},), {groups!r}):")
+        line("return MISS", 2)
+        writer.globals["_aliases_match"] = _aliases_match
+    # --- the recorded calls
+    ops = recording.ops[: plan.forward_ops]
+    last_use = {}
+    for index, op in enumerate(ops):
+        for slot in _slots_in(op.args, []) + _slots_in(op.kwargs, []):
+            last_use[slot] = index
+    pinned = set()
+    for value in [plan.result] + [effect[2] for effect in plan.effects]:
+        _result_slots(value, pinned)
+    guards_at = {}
+    for position, slot, convert, expected in recording.value_guards:
+        guards_at.setdefault(position, []).append((slot, convert, expected))
+        last_use[slot] = max(last_use.get(slot, -1), position)
+    draws_before_guard = any(op.name.startswith("random.") for op in recording.ops[: max(guards_at, default=0)])
+    if draws_before_guard:  # a miss must leave the random state as it found it
+        line("random_state = rng_of().bit_generator.state")
+        writer.globals["rng_of"] = lambda: creation.default_generator.rng
+    dying = {}  # op index -> the slots last used there
+    for slot, last in last_use.items():
+        dying.setdefault(last, []).append(slot)
+    line("token = quiet()")
+    line("try:")
+    for index, op in enumerate(ops):
+        for slot, convert, expected in guards_at.get(index, ()):
+            line(f"if {writer.constant(convert, 'f')}(v{slot}) != {writer.constant(expected)}:", 2)
+            if draws_before_guard:
+                line("rng_of().bit_generator.state = random_state", 3)
+            line("return MISS", 3)
+        _emit_op(writer, op, 2)
+        dead = [slot for slot in dying.get(index, ()) if slot not in pinned]
+        if dead:
+            line("del " + ", ".join(f"v{slot}" for slot in sorted(dead)), 2)
+    for slot, convert, expected in guards_at.get(len(ops), ()):
+        line(f"if {writer.constant(convert, 'f')}(v{slot}) != {writer.constant(expected)}:", 2)
+        line("return MISS", 3)
+    line("pass", 2)
+    line("finally:")
+    line("restore(token)", 2)
+    # --- effects and result
+    for source, attribute, value in plan.effects:
+        line(f"{_source_expression(source, writer)}.{attribute} = {_result_expression(value, writer)}")
+    line(f"return {_result_expression(plan.result, writer)}")
+    source = "def replay(A, K):\n" + "\n".join(writer.lines) + "\n"
+    namespace = dict(writer.globals)
+    code = compile(source, f"<ember-replay {plan.name}>", "exec")
+    exec(code, namespace)
+    replay = namespace["replay"]
+    replay.source = source
+    replay.keep = writer.keep
+    return replay, writer
+
+
+def _root_id(array):
+    base = array.base
+    return id(array) if base is None else id(base)
+
+
+def _alias_groups(arrays):
+    first = {}
+    return [first.setdefault(_root_id(array), index) for index, array in enumerate(arrays)]
+
+
+def _emit_op(writer, op, depth):
+    call = f"{writer.constant(op.fn, 'f')}("
+    parts = [writer.template(item) for item in op.args]
+    parts += [f"{key}={writer.template(item)}" for key, item in op.kwargs.items()]
+    call += ", ".join(parts) + ")"
+    if op.outs is None:
+        writer.line(call, depth)
+    elif op.unpack == "0d":
+        writer.line(f"v{op.outs} = np.asarray({call})", depth)
+    elif op.unpack:
+        targets = ", ".join("_" if out is None else f"v{out}" for out in op.outs)
+        writer.line(f"{targets}, = {call}", depth)
+    else:
+        writer.line(f"v{op.outs} = {call}", depth)
+
+
+def build_backward(recording, first_op, saved_slots, grad_slot, result_slots, name):
+    """The backward of a compiled forward: the recorded first-order backward calls, from the saved
+    slots of the forward and the incoming gradient to the gradient of each input that requires it."""
+    writer = _Writer()
+    writer.globals.update(quiet=_float_errors.quiet, restore=_float_errors.restore)
+    if saved_slots:
+        writer.line(", ".join(f"v{slot}" for slot in saved_slots) + ", = S")
+    writer.line(f"v{grad_slot} = G")
+    writer.line("token = quiet()")
+    writer.line("try:")
+    for op in recording.ops[first_op:]:
+        _emit_op(writer, op, 2)
+    writer.line("pass", 2)
+    writer.line("finally:")
+    writer.line("restore(token)", 2)
+    writer.line("return (" + "".join("None, " if slot is None else f"v{slot}, " for slot in result_slots) + ")")
+    source = "def backward(S, G):\n" + "\n".join(writer.lines) + "\n"
+    namespace = dict(writer.globals)
+    exec(compile(source, f"<ember-replay {name} backward>", "exec"), namespace)
+    backward = namespace["backward"]
+    backward.source = source
+    return backward
+
+
+class _Replayed(Function):
+    """The grad_fn of a compiled forward's result: its backward replays the recorded backward."""
+
+    @staticmethod
+    def forward(ctx, array, backward, saved, *leaves):
+        ctx.replay_backward, ctx.replay_saved = backward, saved
+        return new_tensor(array)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad):
+        grads = ctx.replay_backward(ctx.replay_saved, grad._data)
+        return (None, None, None, *[None if g is None else new_tensor(_as_tensor_array(g)) for g in grads])
+
+
+def _attach(array, backward, saved, leaves):
+    return _Replayed.apply(_as_tensor_array(array), backward, saved, *leaves)
+
+
+def _aliases_match(arrays, groups):
+    """Inputs that shared memory when recorded share it now, and only those (in-place work depends on it)."""
+    return _alias_groups(arrays) == groups
+
+
+def _result_slots(value, into):
+    if value[0] in ("tensor", "scalar", "array"):
+        into.add(value[1])
+    elif value[0] == "attached":
+        into.add(value[1])
+        into.update(value[2])
+    elif value[0] in ("tuple", "list"):
+        for item in value[1]:
+            _result_slots(item, into)
+    elif value[0] == "dict":
+        for item in value[2]:
+            _result_slots(item, into)
+
+
+def _source_expression(source, writer):
+    kind = source[0]
+    if kind == "arg":
+        return source[1]
+    if kind == "grad":
+        return _source_expression(source[1], writer) + "._grad"
+    return writer.constant(source[1], "h")
+
+
+def _result_expression(value, writer):
+    """Python source for a result template: ("slot", k, how) / ("held", source) / ("const", obj) /
+    ("none",) / (container kind, items)."""
+    kind = value[0]
+    if kind == "attached":
+        _, slot, saved, backward, leaves = value
+        saved_tuple = "(" + "".join(f"v{item}, " for item in saved) + ")"
+        leaf_tuple = "(" + "".join(_source_expression(leaf, writer) + ", " for leaf in leaves) + ")"
+        return f"attach(v{slot}, {writer.constant(backward, 'b')}, {saved_tuple}, {leaf_tuple})"
+    if kind == "tensor":
+        _, slot, how = value
+        if how == "spent":
+            return f"spent(as_tensor_array(v{slot}))"
+        if how == "leaf":
+            return f"new_tensor(as_tensor_array(v{slot}), True)"
+        return f"new_tensor(as_tensor_array(v{slot}))"
+    if kind == "scalar":
+        return f"float(v{value[1]})"
+    if kind == "array":
+        return f"as_tensor_array(v{value[1]})"
+    if kind == "held":
+        return _source_expression(value[1], writer)
+    if kind == "const":
+        return writer.constant(value[1])
+    if kind == "none":
+        return "None"
+    if kind == "tuple":
+        return "(" + "".join(_result_expression(item, writer) + ", " for item in value[1]) + ")"
+    if kind == "list":
+        return "[" + ", ".join(_result_expression(item, writer) for item in value[1]) + "]"
+    if kind == "dict":
+        items = ", ".join(
+            f"{writer.constant(key)}: {_result_expression(item, writer)}" for key, item in zip(value[1], value[2])
+        )
+        return "{" + items + "}"
+    raise AssertionError(kind)

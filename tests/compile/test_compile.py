@@ -1,0 +1,479 @@
+"""ember.compile: replays equal eager bit for bit; breaks fall back with a notice; guards re-record."""
+
+import gc
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+import ember.nn as nn
+import ember.nn.functional as F
+from ember.compiler import CompileWarning, GraphBreak
+
+
+def same(a, b):
+    a = a.detach().numpy() if isinstance(a, ember.Tensor) else np.asarray(a)
+    b = b.detach().numpy() if isinstance(b, ember.Tensor) else np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    assert a.tobytes() == b.tobytes(), f"compiled {a} != eager {b}"
+
+
+def test_function_replays_and_matches_eager():
+    def f(x, y):
+        return (x * y).sin() + y.exp().sum(0)
+
+    compiled = ember.compile(f)
+    x, y = ember.randn(3, 4), ember.randn(3, 4)
+    for _ in range(3):
+        same(compiled(x, y), f(x, y))
+    assert len(compiled.variants) == 1 and compiled._recordings == 1
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda x: x.tanh() * 2 - 1,
+        lambda x: F.softmax(x, 1),
+        lambda x: F.log_softmax(x, 0).mean(),
+        lambda x: x.sum(1, keepdim=True) / x.abs().max(),
+        lambda x: x @ x.T,
+        lambda x: x[1:, ::2].relu(),
+        lambda x: F.layer_norm(x, (4,)),
+        lambda x: x.reshape(4, 3).transpose(0, 1).contiguous().cumsum(0),
+        lambda x: ember.cat([x, x * 2], 1).var(1),
+        lambda x: ember.where(x > 0, x, x * 0.1).pow(2),
+    ],
+)
+def test_ops_forward_and_backward_match_eager(op):
+    def step(x):
+        x.grad = None
+        out = op(x)
+        out.sum().backward()
+        return out.detach(), x.grad.clone()
+
+    compiled = ember.compile(step)
+    for seed in range(3):
+        ember.manual_seed(seed)
+        x = ember.randn(3, 4, requires_grad=True)
+        eager_out, eager_grad = step(x)
+        out, grad = compiled(x)
+        same(out, eager_out)
+        same(grad, eager_grad)
+    assert compiled.eager_reason is None and compiled.variants
+
+
+def _training(optimizer_class, model_factory, data, steps, compile_it, **options):
+    ember.manual_seed(0)
+    model = model_factory()
+    optimizer = optimizer_class(model.parameters(), **options)
+    scheduler = ember.optim.lr_scheduler.StepLR(optimizer, 4, 0.5)
+
+    def step(x, y):
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    run = ember.compile(step) if compile_it else step
+    ember.manual_seed(1)
+    losses = []
+    for index in range(steps):
+        x, y = data[index % len(data)]
+        losses.append(run(x, y).item())
+        scheduler.step()
+    return losses, [p.detach().numpy().copy() for p in model.parameters()], run
+
+
+class _Rnn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.RNN(6, 8, batch_first=True)
+        self.head = nn.Linear(8, 5)
+
+    def forward(self, x):
+        out, _ = self.rnn(x.reshape(x.shape[0], 4, 6))
+        return self.head(out[:, -1])
+
+
+class _Attention(nn.Module):
+    """A transformer-ish block: Linear projections, softmax attention, LayerNorm, MLP."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Linear(6, 16)
+        self.qkv = nn.Linear(16, 48)
+        self.norm = nn.LayerNorm(16)
+        self.mlp = nn.Sequential(nn.Linear(16, 32), nn.GELU(), nn.Linear(32, 16))
+        self.head = nn.Linear(16, 5)
+
+    def forward(self, x):
+        h = self.embed(x.reshape(x.shape[0], 4, 6))
+        q, k, v = self.qkv(h).chunk(3, -1)
+        weights = F.softmax(q @ k.transpose(-2, -1) / 4.0, -1)
+        h = self.norm(h + weights @ v)
+        h = h + self.mlp(h)
+        return self.head(h.mean(1))
+
+
+MODELS = {
+    "mlp": lambda: nn.Sequential(nn.Linear(24, 32), nn.ReLU(), nn.Dropout(0.2), nn.Linear(32, 5)),
+    "conv": lambda: nn.Sequential(
+        nn.Unflatten(1, (1, 4, 6)),
+        nn.Conv2d(1, 4, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(24, 5),
+    ),
+    "rnn": _Rnn,
+    "attention": _Attention,
+}
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+def test_training_loop_matches_eager(model, optimizer):
+    rng = np.random.default_rng(0)
+    data = [
+        (ember.tensor(rng.standard_normal((8, 24)).astype(np.float32)), ember.tensor(rng.integers(0, 5, 8)))
+        for _ in range(3)
+    ]
+    if optimizer == "sgd":
+        options = dict(optimizer_class=ember.optim.SGD, lr=0.05, momentum=0.9)
+    else:
+        options = dict(optimizer_class=ember.optim.Adam, lr=0.01)
+    eager_losses, eager_params, _ = _training(
+        model_factory=MODELS[model], data=data, steps=12, compile_it=False, **options
+    )
+    losses, params, run = _training(model_factory=MODELS[model], data=data, steps=12, compile_it=True, **options)
+    assert losses == eager_losses
+    for a, b in zip(params, eager_params):
+        assert a.tobytes() == b.tobytes()
+    assert run.eager_reason is None
+    assert run._recordings <= 5  # first step, then one per learning-rate change of the scheduler
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+def test_compiled_module_trains_like_eager(model):
+    """`ember.compile(model)` inside an eager training loop: the forward is replayed and its result's
+    grad_fn replays the recorded backward."""
+
+    def train(compile_it):
+        ember.manual_seed(0)
+        net = MODELS[model]()
+        optimizer = ember.optim.Adam(net.parameters(), lr=0.01)
+        run = ember.compile(net) if compile_it else net
+        rng = np.random.default_rng(0)
+        losses = []
+        for _ in range(6):
+            x = ember.tensor(rng.standard_normal((8, 24)).astype(np.float32))
+            y = ember.tensor(rng.integers(0, 5, 8))
+            optimizer.zero_grad()
+            loss = F.cross_entropy(run(x), y)
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        return losses, [p.detach().numpy().tobytes() for p in net.parameters()], run
+
+    eager_losses, eager_params, _ = train(False)
+    losses, params, compiled = train(True)
+    assert losses == eager_losses and params == eager_params
+    call = compiled.__dict__["_compiled_call"]
+    assert call.eager_reason is None and call._recordings == 1
+
+
+def test_compiled_module_grad_fn_refuses_double_backward():
+    layer = nn.Linear(3, 1)
+    compiled = ember.compile(layer)
+    x = ember.ones(2, 3)
+    compiled(x)
+    out = compiled(x).sum()
+    (grad,) = ember.autograd.grad(out, [layer.weight], create_graph=True)
+    with pytest.raises(RuntimeError):
+        ember.autograd.grad(grad.sum(), [layer.weight])
+
+
+def test_frozen_parameter_re_records():
+    layer = nn.Linear(3, 2)
+    compiled = ember.compile(layer)
+    for frozen in (False, False, True, True):
+        layer.weight.requires_grad_(not frozen)
+        layer.zero_grad()
+        compiled(ember.ones(4, 3)).sum().backward()
+        assert (layer.weight.grad is None) == frozen and layer.bias.grad is not None
+    assert compiled.__dict__["_compiled_call"]._recordings == 2
+
+
+def test_dropout_draws_fresh_masks_and_follows_the_seed():
+    compiled = ember.compile(lambda x: F.dropout(x, 0.5))
+    x = ember.ones(1000)
+    ember.manual_seed(3)
+    masks = [compiled(x) for _ in range(4)]
+    assert not np.array_equal(masks[2].numpy(), masks[3].numpy())
+    ember.manual_seed(3)
+    eager = [F.dropout(x, 0.5) for _ in range(4)]
+    for a, b in zip(masks, eager):
+        same(a, b)
+
+
+def test_branch_on_a_tensor_value_is_guarded():
+    def f(x):
+        if x.sum() > 0:
+            return x * 2
+        return x * 3
+
+    compiled = ember.compile(f)
+    for sign in (1, -1, 1, -1):
+        same(compiled(ember.ones(3) * sign), f(ember.ones(3) * sign))
+    assert len(compiled.variants) == 2
+
+
+def _branch_after_update(x):
+    x.add_(1)
+    if x.sum() > 0:  # read after the argument was changed in place: a miss could not undo it
+        return x * 2
+    return x * 3
+
+
+def test_branch_after_an_update_falls_back_once_with_a_notice():
+    compiled = ember.compile(_branch_after_update)
+    with pytest.warns(CompileWarning, match="after an in-place update"):
+        compiled(ember.ones(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        same(compiled(-ember.ones(3) * 5), (-ember.ones(3) * 5 + 1) * 3)  # eager now, no second notice
+    assert compiled.eager_reason
+
+
+def test_value_read_before_any_update_is_a_guard():
+    def f(x, target):
+        return F.cross_entropy(x, target, ignore_index=2)
+
+    compiled = ember.compile(f)
+    x = ember.randn(4, 3)
+    first = ember.tensor([0, 1, 1, 0])
+    with_ignored = ember.tensor([0, 2, 1, 0])
+    same(compiled(x, first), f(x, first))
+    same(compiled(x, with_ignored), f(x, with_ignored))  # another branch: re-recorded
+    same(compiled(x, first), f(x, first))
+    assert compiled.eager_reason is None and len(compiled.variants) == 2
+
+
+def test_fullgraph_raises_naming_the_line():
+    with pytest.raises(GraphBreak, match="test_compile.py:"):
+        ember.compile(_branch_after_update, fullgraph=True)(ember.ones(2))
+
+
+def test_hooks_fall_back():
+    layer = nn.Linear(3, 3)
+    layer.register_forward_hook(lambda module, inputs, output: None)
+    compiled = ember.compile(layer)
+    with ember.no_grad(), pytest.warns(CompileWarning, match="hooks"):
+        compiled(ember.ones(2, 3))
+
+
+def test_numpy_of_a_computed_tensor_is_a_break():
+    def f(x):
+        y = x * 2
+        return ember.tensor(np.sort(y.numpy()))
+
+    compiled = ember.compile(f)
+    with pytest.warns(CompileWarning, match="numpy"):
+        compiled(ember.ones(3))
+
+
+def test_module_attribute_change_is_a_break():
+    class Counter(nn.Module):
+        def forward(self, x):
+            self.calls = getattr(self, "calls", 0) + 1
+            return x + 1
+
+    with pytest.warns(CompileWarning, match="setting Counter.calls"):
+        ember.compile(Counter())(ember.ones(2))
+
+
+def test_guard_misses_re_record_shapes_modes_and_globals():
+    model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
+    compiled = ember.compile(model)
+    with ember.no_grad():
+        for batch in (2, 3, 2):
+            x = ember.randn(batch, 4)
+            model.eval()
+            same(compiled(x), model(x))
+        model.train()
+        ember.manual_seed(5)
+        train_out = compiled(x)
+        ember.manual_seed(5)
+        same(train_out, model(x))
+    assert len(compiled.__dict__["_compiled_call"].variants) == 3
+
+
+def test_learning_rate_changes_take_effect():
+    weight = nn.Parameter(ember.ones(3))
+    optimizer = ember.optim.SGD([weight], lr=0.1)
+
+    def step():
+        optimizer.zero_grad()
+        (weight * weight).sum().backward()
+        optimizer.step()
+
+    compiled = ember.compile(step)
+    expected = np.ones(3, np.float32)
+    for lr in (0.1, 0.1, 0.1, 0.5, 0.5, 0.01):
+        optimizer.param_groups[0]["lr"] = lr
+        compiled()
+        expected = expected - np.float32(lr) * (2 * expected)
+        assert weight.detach().numpy().tobytes() == expected.tobytes()
+
+
+def test_scheduler_stepping_inside_the_call_is_a_break():
+    weight = nn.Parameter(ember.ones(3))
+    optimizer = ember.optim.SGD([weight], lr=0.1)
+    scheduler = ember.optim.lr_scheduler.ExponentialLR(optimizer, 0.5)
+
+    def step():
+        optimizer.zero_grad()
+        weight.sum().backward()
+        optimizer.step()
+        scheduler.step()
+
+    with pytest.warns(CompileWarning, match="ExponentialLR.step"):
+        ember.compile(step)()
+
+
+def test_verify_compares_replays_with_eager():
+    def f(x):
+        return (x.exp() + 1).log()
+
+    compiled = ember.compile(f, verify=3)
+    x = ember.randn(5)
+    for _ in range(4):
+        same(compiled(x), f(x))
+
+
+def test_explain_lists_breaks_and_guards():
+    report = ember.compile.explain(_branch_after_update)(ember.ones(2))
+    assert report.graph_break_count == 1 and "in-place update" in str(report)
+    clean = ember.compile.explain(lambda x: x + 1)(ember.ones(2))
+    assert clean.graph_break_count == 0 and any("shape" in guard for guard in clean.guards)
+
+
+def test_disable_switch(monkeypatch):
+    monkeypatch.setenv("EMBER_DISABLE_COMPILE", "1")
+
+    def f(x):
+        return x
+
+    assert ember.compile(f) is f
+    monkeypatch.setenv("EMBER_DISABLE_COMPILE", "0")
+    monkeypatch.setenv("TORCHDYNAMO_DISABLE", "1")
+    assert ember.compile(f) is f
+
+
+def test_torch_compile_is_ember_compile():
+    import ember.compat
+
+    torch = ember.compat.install()
+    try:
+        assert torch.compile is ember.compile
+        assert torch.compiler.is_compiling() is False
+    finally:
+        ember.compat.uninstall()
+
+
+def test_no_recorded_array_leaks_into_state():
+    model = nn.Linear(3, 2)
+    optimizer = ember.optim.Adam(model.parameters())
+
+    def step(x):
+        optimizer.zero_grad()
+        model(x).pow(2).mean().backward()
+        optimizer.step()
+
+    compiled = ember.compile(step)
+    for _ in range(3):
+        compiled(ember.ones(4, 3))
+    arrays = [p._data for p in model.parameters()] + [p._grad._data for p in model.parameters()]
+    arrays += [s._data for state in optimizer.state.values() for s in state.values()]
+    assert all(type(array) is np.ndarray for array in arrays)
+
+
+def test_memory_does_not_grow_over_many_replays():
+    model = nn.Sequential(nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 1))
+    optimizer = ember.optim.SGD(model.parameters(), lr=0.01)
+
+    def step(x):
+        optimizer.zero_grad()
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    compiled = ember.compile(step)
+    x = ember.randn(4, 8)
+    for _ in range(50):
+        compiled(x)
+    gc.collect()
+    before = len(gc.get_objects())
+    for _ in range(10_000):
+        compiled(x)
+    gc.collect()
+    assert len(gc.get_objects()) <= before + 50
+    assert len(compiled.variants) == 2  # the first call starts with .grad None, the others with a .grad
+
+
+SETTINGS = {"scale": 2.0}
+
+
+def test_verify_catches_a_python_value_that_is_not_guarded():
+    """A number inside a mutable global is read by Python, not guarded: verify= is what catches it."""
+
+    def f(x):
+        return x * SETTINGS["scale"]
+
+    compiled = ember.compile(f, verify=5)
+    compiled(ember.ones(2))
+    compiled(ember.ones(2))
+    SETTINGS["scale"] = 3.0
+    try:
+        with pytest.raises(ember.compiler.CompileVerificationError, match="differs from eager"):
+            compiled(ember.ones(2))
+    finally:
+        SETTINGS["scale"] = 2.0
+
+
+OPTIMIZERS = {
+    "SGD-nesterov": (ember.optim.SGD, dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.01)),
+    "Adam-amsgrad": (ember.optim.Adam, dict(lr=0.01, amsgrad=True, weight_decay=0.01)),
+    "AdamW": (ember.optim.AdamW, dict(lr=0.01)),
+    "RMSprop": (ember.optim.RMSprop, dict(lr=0.01, momentum=0.5, centered=True)),
+    "Adagrad": (ember.optim.Adagrad, dict(lr=0.1)),
+    "Adadelta": (ember.optim.Adadelta, dict()),
+    "Adamax": (ember.optim.Adamax, dict(lr=0.01)),
+    "NAdam": (ember.optim.NAdam, dict(lr=0.01)),
+    "RAdam": (ember.optim.RAdam, dict(lr=0.01)),
+    "ASGD": (ember.optim.ASGD, dict(lr=0.01)),
+    "Rprop": (ember.optim.Rprop, dict(lr=0.01)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_every_optimizer_compiled_matches_eager(name):
+    """Replayed or run eagerly after a break, never different: the optimizers' steps are Python
+    around NumPy, and whatever they read or change must be recorded, guarded or a break."""
+    optimizer_class, options = OPTIMIZERS[name]
+    rng = np.random.default_rng(0)
+    data = [
+        (ember.tensor(rng.standard_normal((8, 24)).astype(np.float32)), ember.tensor(rng.integers(0, 5, 8)))
+        for _ in range(3)
+    ]
+    factory = MODELS["mlp"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CompileWarning)
+        eager = _training(optimizer_class, factory, data, 8, False, **options)
+        compiled = _training(optimizer_class, factory, data, 8, True, **options)
+    assert compiled[0] == eager[0]
+    for a, b in zip(compiled[1], eager[1]):
+        assert a.tobytes() == b.tobytes()
