@@ -109,15 +109,19 @@ def log_normal_(input, mean=1.0, std=2.0, *, generator=None):
     )
 
 
+_ONLY_ONE_BOUND = object()  # `random_(to)` and `random_(from, None)` differ, as in PyTorch
+
+
 @op(method=True)
-def random_(input, low=None, to=None, *, generator=None, **keywords):
+def random_(input, low=None, to=_ONLY_ONE_BOUND, *, generator=None, **keywords):
     """Fill with integers from [low, to); `random_(to)` draws from [0, to); `random_()` from 0 up to
     the largest integer the dtype holds exactly (2**24 for float32, as PyTorch); `random_(from=low)`
     from low up to that largest integer. PyTorch spells the lower bound `from`."""
     if "from" in keywords:
         low = keywords.pop("from")
-    elif to is None and low is not None:
-        low, to = 0, low
+        to = None if to is _ONLY_ONE_BOUND else to
+    elif to is _ONLY_ONE_BOUND:
+        low, to = (None, None) if low is None else (0, low)
     if keywords:
         raise TypeError(f"random_() got an unexpected keyword argument {next(iter(keywords))!r}")
     if low is None:
