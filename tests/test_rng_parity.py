@@ -260,3 +260,8 @@ def test_samplers():
 
     ours, theirs = both(run)
     assert ours == theirs
+
+
+def test_rrelu_slopes():
+    data = np.linspace(-2, 2, 301, dtype=np.float32)
+    check(lambda lib: lib.nn.functional.rrelu(lib.tensor(data), training=True))
