@@ -265,3 +265,14 @@ def test_samplers():
 def test_rrelu_slopes():
     data = np.linspace(-2, 2, 301, dtype=np.float32)
     check(lambda lib: lib.nn.functional.rrelu(lib.tensor(data), training=True))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8", "bool", "complex64"])
+@pytest.mark.parametrize("noncontiguous", [False, True])
+def test_make_tensor(dtype, noncontiguous):
+    def run(lib):
+        make = lib.testing.make_tensor
+        return make(3, 5, dtype=getattr(lib, dtype), device="cpu", noncontiguous=noncontiguous, exclude_zero=True)
+
+    ours, theirs = both(run)
+    assert np.array_equal(ours.numpy(), theirs.numpy())

@@ -42,11 +42,12 @@ def fma_float64(a, b, c):
 
 def fma_float32(a, b, c):
     """`a * b + c` on float32 values (arrays or numbers) with one rounding: the product is exact in
-    float64, the sum is rounded to odd there, which makes the final rounding to float32 correct."""
+    float64 and the sum is rounded to odd there (an inexact sum with an even last bit moves one unit
+    toward the exact value), which makes the final rounding to float32 correct."""
     total, error = _two_sum(np.multiply(a, b, dtype=np.float64), np.asarray(c, dtype=np.float64))
-    inexact_even = (error != 0) & ((total.view(np.uint64) & np.uint64(1)) == 0)
-    if inexact_even.any():
-        total = np.where(inexact_even, np.nextafter(total, total + error), total)
+    bits = total.view(np.int64)
+    error *= total
+    bits += (~bits & 1) * np.sign(error, out=error).astype(np.int64)
     return total.astype(np.float32)
 
 
