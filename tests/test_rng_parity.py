@@ -276,3 +276,20 @@ def test_make_tensor(dtype, noncontiguous):
 
     ours, theirs = both(run)
     assert np.array_equal(ours.numpy(), theirs.numpy())
+
+
+DISTRIBUTIONS = {
+    "Normal": lambda lib: lib.distributions.Normal(lib.zeros(20), lib.ones(20)).rsample((3,)),
+    "Uniform": lambda lib: lib.distributions.Uniform(lib.zeros(20) - 1, lib.ones(20)).sample((3,)),
+    "Bernoulli": lambda lib: lib.distributions.Bernoulli(probs=lib.full((20,), 0.3)).sample((3,)),
+    "Categorical": lambda lib: lib.distributions.Categorical(probs=lib.tensor([0.1, 0.2, 0.7])).sample((30,)),
+    "Exponential": lambda lib: lib.distributions.Exponential(lib.full((20,), 2.0)).sample((3,)),
+    "Cauchy": lambda lib: lib.distributions.Cauchy(lib.zeros(20), lib.ones(20)).sample((3,)),
+    "Geometric": lambda lib: lib.distributions.Geometric(probs=lib.full((20,), 0.3)).sample((3,)),
+    "MultivariateNormal": lambda lib: lib.distributions.MultivariateNormal(lib.zeros(3), lib.eye(3)).sample((5,)),
+}
+
+
+@pytest.mark.parametrize("name", DISTRIBUTIONS)
+def test_distribution_samples(name):
+    check(DISTRIBUTIONS[name])
