@@ -41,14 +41,24 @@ def fma_float64(a, b, c):
 
 
 def fma_float32(a, b, c):
-    """`a * b + c` on float32 values (arrays or numbers) with one rounding: the product is exact in
-    float64 and the sum is rounded to odd there (an inexact sum with an even last bit moves one unit
-    toward the exact value), which makes the final rounding to float32 correct."""
-    total, error = _two_sum(np.multiply(a, b, dtype=np.float64), np.asarray(c, dtype=np.float64))
+    """`a * b + c` on float32 values (arrays or numbers) with one rounding. The product is exact in
+    float64; rounding the sum there and then to float32 is correct unless the float64 sum landed
+    exactly halfway between two float32 values (rare): those few are moved one float64 unit toward the
+    exact sum before the final rounding."""
+    total = np.multiply(a, b, dtype=np.float64)
+    total += c
     bits = total.view(np.int64)
-    error *= total
-    bits += (~bits & 1) * np.sign(error, out=error).astype(np.int64)
+    halfway = (bits & _BELOW_FLOAT32) == _FLOAT32_HALF_UNIT
+    if halfway.any():
+        where = np.flatnonzero(halfway)
+        a, b, c = (np.broadcast_to(np.asarray(x, dtype=np.float64), total.shape).ravel()[where] for x in (a, b, c))
+        _, error = _two_sum(a * b, c)
+        bits.ravel()[where] += np.sign(error * total.ravel()[where]).astype(np.int64)
     return total.astype(np.float32)
+
+
+_BELOW_FLOAT32 = np.int64(2**29 - 1)  # the float64 mantissa bits a float32 drops
+_FLOAT32_HALF_UNIT = np.int64(2**28)
 
 
 # ---------------------------------------------------------------- uniform
@@ -91,10 +101,16 @@ def normal(engine, count, dtype, mean=0.0, std=1.0, contiguous=True):
         draw, transform = (lambda n: unit_double(engine, n)), _box_muller_float64
     whole = count - count % 16
     values = np.empty(count, dtype=dtype)
-    values[:whole] = transform(draw(count)[:whole].reshape(-1, 16), mean, std).ravel()
+    unit = draw(count)
+    for start in range(0, whole, _CHUNK):  # chunks keep the many temporaries in cache
+        stop = min(start + _CHUNK, whole)
+        values[start:stop] = transform(unit[start:stop].reshape(-1, 16), mean, std).ravel()
     if whole != count:  # PyTorch redraws the last 16 and transforms them again
         values[count - 16 :] = transform(draw(16).reshape(1, 16), mean, std).ravel()
     return values
+
+
+_CHUNK = 16 * 4096
 
 
 def _box_muller_float64(unit, mean, std):

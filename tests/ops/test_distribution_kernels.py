@@ -27,6 +27,15 @@ def test_fma_rounds_once(dtype):
         assert _nearest(exact, neighbours) == result, (x, y, z, result)
 
 
+def test_float32_fma_when_the_double_sum_lands_halfway():
+    # (1 + 2**-23) * -(1 - 2**-23) * 2**-24 + (1 + 2**-23) = 1 + 2**-24 + 2**-70 exactly: in float64
+    # that rounds to the float32 midpoint 1 + 2**-24, which a second rounding would take down to 1.
+    a = np.array([1 + 2.0**-23, -(1 + 2.0**-23)], dtype=np.float32)
+    b = np.float32(-(1 - 2.0**-23) * 2.0**-24)
+    c = np.array([1 + 2.0**-23, -(1 + 2.0**-23)], dtype=np.float32)
+    assert kernels.fma_float32(a, b, c).tolist() == [1 + 2.0**-23, -(1 + 2.0**-23)]
+
+
 def test_engine_state_round_trip_keeps_the_stream():
     engine = MersenneTwister(123)
     engine.random32(1000)
