@@ -4,6 +4,7 @@ import math
 import numbers
 
 from .. import ops as _ops
+from ..autograd.grad_mode import no_grad
 from .._size import Size
 from . import constraints
 from .distribution import Distribution
@@ -49,8 +50,8 @@ class Cauchy(Distribution):
 
     def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        uniform = _ops.rand(shape, dtype=self.loc.dtype)
-        standard = (math.pi * (uniform - 0.5)).tan()
+        with no_grad():  # PyTorch's draws: standard Cauchy samples from `cauchy_`
+            standard = _ops.empty(shape, dtype=self.loc.dtype).cauchy_()
         return self.loc + standard * self.scale
 
     def log_prob(self, value):

@@ -3,6 +3,7 @@
 import numbers
 
 from .. import ops as _ops
+from ..autograd.grad_mode import no_grad
 from .._size import Size
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -50,8 +51,9 @@ class Exponential(ExponentialFamily):
 
     def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        uniform = _ops.rand(shape, dtype=self.rate.dtype)  # in [0, 1), so -log1p(-u) is finite
-        return -(-uniform).log1p() / self.rate
+        with no_grad():  # PyTorch's draws: standard exponentials from `exponential_`
+            standard = _ops.empty(shape, dtype=self.rate.dtype).exponential_()
+        return standard / self.rate
 
     def log_prob(self, value):
         if self._validate_args:

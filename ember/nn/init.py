@@ -5,7 +5,7 @@ returns it. Random ones draw from ember's seedable generator (`ember.manual_seed
 import math
 import warnings
 
-from .. import ops, _dtype
+from .. import _dtype
 from ..autograd.grad_mode import no_grad
 from ..ops import creation
 
@@ -89,34 +89,57 @@ def _fill(tensor, values):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    """Fill with samples from U(a, b)."""
-    samples = creation.rand(tensor.shape, generator=generator, dtype=_dtype.float64)
-    return _fill(tensor, samples * (b - a) + a)
+    """Fill with samples from U(a, b) (PyTorch's numbers after the same seed)."""
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    """Fill with samples from N(mean, std**2)."""
-    samples = creation.randn(tensor.shape, generator=generator, dtype=_dtype.float64)
-    return _fill(tensor, samples * std + mean)
+    """Fill with samples from N(mean, std**2) (PyTorch's numbers after the same seed)."""
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Fill with samples from N(mean, std**2) restricted to [a, b] (redrawn until inside)."""
+    """Fill with samples from N(mean, std**2) restricted to [a, b], by rejection as PyTorch 2.13 does
+    (same draws, same order): normal draws redrawn where outside when [a, b] holds more than 30% of
+    the mass, else uniform proposals on [a, b] accepted with the density's ratio to its peak."""
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn(
             "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
             "may be incorrect.",
             stacklevel=2,
         )
-    samples = creation.randn(tensor.shape, generator=generator, dtype=_dtype.float64) * std + mean
-    outside = (samples < a) | (samples > b)
-    for _ in range(1000):  # each round keeps the fraction inside [a, b]; tails this thin are never reached
-        if not bool(outside.any()):
-            break
-        redraw = creation.randn(tensor.shape, generator=generator, dtype=_dtype.float64) * std + mean
-        samples = ops.where(outside, redraw, samples)
-        outside = (samples < a) | (samples > b)
-    return _fill(tensor, samples.clamp(a, b))
+    from .. import ops
+
+    with no_grad():
+        if _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std) > 0.3:
+            low, high = (tensor.new_tensor(bound).item() for bound in (a, b))  # in the tensor's type
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                outside = (result < low) | (result > high)
+                if not outside.any():
+                    break
+                result = ops.where(outside, ops.empty_like(result).normal_(mean, std, generator=generator), result)
+            return tensor if result is tensor else tensor.copy_(result)
+        log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+
+        def rejected(proposals):
+            log_density = proposals.sub(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+            return ops.empty_like(proposals).uniform_(generator=generator).log_().gt(log_density)
+
+        tensor.uniform_(a, b, generator=generator)
+        pending = rejected(tensor)
+        result = tensor
+        while pending.any():
+            proposals = ops.empty_like(tensor).uniform_(a, b, generator=generator)
+            result = ops.where(pending, proposals, result)
+            pending = ops.where(pending, rejected(proposals), pending)
+        return tensor if result is tensor else tensor.copy_(result)
+
+
+def _normal_cdf(x):
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
 
 def constant_(tensor, val):

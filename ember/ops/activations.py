@@ -201,12 +201,17 @@ def threshold(input, threshold, value):
 @op()
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     """Leaky ReLU with a random slope drawn from U(lower, upper) per element when training, and the
-    mean slope (lower + upper) / 2 otherwise."""
+    mean slope (lower + upper) / 2 otherwise. As PyTorch, only the elements <= 0 draw a slope (one
+    double each, in order), so a seeded run gives PyTorch's slopes."""
     from .creation import default_generator
     from .indexing import where
+    from ._distribution_kernels import uniform
 
     _check_tensor(input, "input", "rrelu")
     if not training:
         return where(input >= 0, input, input * ((lower + upper) / 2))
-    slopes = default_generator.rng.uniform(lower, upper, input.shape).astype(input._data.dtype)
-    return where(input >= 0, input, input * new_tensor(slopes))
+    negative = np.ascontiguousarray(input._data) <= 0
+    slopes = np.ones(negative.shape, dtype=input._data.dtype)
+    low, high = (float(slopes.dtype.type(bound)) for bound in (lower, upper))  # PyTorch rounds them first
+    slopes[negative] = uniform(default_generator.engine, int(negative.sum()), np.float64, low, high)
+    return where(new_tensor(negative), input * new_tensor(slopes), input)

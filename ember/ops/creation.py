@@ -1,5 +1,6 @@
 """Creating tensors: from data, filled, ranges, random (one seedable generator)."""
 
+import math
 import numbers
 import warnings
 
@@ -9,6 +10,7 @@ from .. import _dtype, _float_errors
 from .._validation import int_argument, size_argument, check_python_ints, check_fits, rectangular_shape, allocate
 from ._common import as_tensor as _to_tensor
 from ._declare import op
+from . import _distribution_kernels as kernels
 
 __all__ = [
     "tensor",
@@ -51,48 +53,62 @@ __all__ = [
 
 # ---------------------------------------------------------------- random numbers
 class Generator:
-    """A source of random numbers (NumPy's PCG64 underneath); `manual_seed` makes runs repeatable."""
+    """A source of random numbers: PyTorch's CPU Mersenne Twister, so that `manual_seed(s)` gives the
+    numbers PyTorch gives and a state from `get_state()` loads into either library."""
 
     def __init__(self, device="cpu"):
         self._seed = 67280421310721
-        self._rng = None
+        self._engine = None
+        self._numpy = None
         self.device = to_device(device)
 
     @property
-    def rng(self):
-        """NumPy's generator, made on first use: importing numpy.random is a noticeable share of
+    def engine(self):
+        """The Mersenne Twister, made on first use: importing numpy.random is a noticeable share of
         `import ember`."""
-        if self._rng is None:
-            self._rng = np.random.default_rng(self._seed)
-        return self._rng
+        if self._engine is None:
+            from ._mersenne import MersenneTwister
+
+            self._engine = MersenneTwister(self._seed)
+        return self._engine
+
+    @property
+    def rng(self):
+        """A NumPy `Generator` drawing from this generator's stream, for samplers PyTorch has no
+        kernel-for-kernel match of (they advance the same state)."""
+        if self._numpy is None:
+            self._numpy = np.random.Generator(self.engine.bit_generator)
+        return self._numpy
 
     def manual_seed(self, seed):
         """Reseed this generator (returns it, so `Generator().manual_seed(0)` chains)."""
-        self._seed = int(seed)
-        self._rng = np.random.default_rng(self._seed)
+        if not isinstance(seed, numbers.Integral):
+            seed = int(seed)
+        if not -(2**63) <= seed < 2**64:
+            raise ValueError(f"manual_seed: the seed {seed} does not fit in 64 bits (signed or unsigned)")
+        self._seed = int(seed) % 2**64
+        if self._engine is not None:
+            self._engine.reseed(self._seed)
         return self
 
     def seed(self):
         """Reseed from the operating system's randomness; returns the new seed."""
         import secrets
 
-        return self.manual_seed(secrets.randbits(63))._seed
+        return self.manual_seed(secrets.randbits(64))._seed
 
     def initial_seed(self):
         """The seed this generator was last seeded with."""
         return self._seed
 
     def get_state(self):
-        """The generator's state as a uint8 tensor (PCG64's 128-bit state and increment, then its
-        buffered 32-bit draw): plain numbers, so a state read from a file can never run code."""
-        state = self.rng.bit_generator.state
-        words = (state["state"]["state"], state["state"]["inc"])
-        raw = b"".join(word.to_bytes(16, "little") for word in words)
-        raw += state["has_uint32"].to_bytes(4, "little") + state["uinteger"].to_bytes(4, "little")
-        return new_tensor(np.frombuffer(raw, dtype=np.uint8).copy())
+        """The state as a uint8 tensor in PyTorch's layout (5056 bytes: seed, the 624 Mersenne words and
+        their position, the cached normal sample): plain numbers, so a state read from a file can never
+        run code."""
+        return new_tensor(self.engine.state_bytes())
 
     def set_state(self, new_state):
-        """Restore a state `get_state` returned (a uint8 tensor of 40 bytes). Returns self."""
+        """Restore a state `get_state` returned (a uint8 tensor of 5056 bytes, PyTorch's layout). Returns self."""
         if not isinstance(new_state, Tensor) or new_state.dtype != _dtype.uint8 or new_state.numel() != _STATE_BYTES:
             raise RuntimeError(
                 f"Generator.set_state: expected a torch.uint8 tensor of {_STATE_BYTES} elements "
@@ -100,17 +116,12 @@ class Generator:
                 f"{new_state.dtype if isinstance(new_state, Tensor) else type(new_state).__name__}"
                 f"{'' if not isinstance(new_state, Tensor) else f' of {new_state.numel()} elements'}"
             )
-        raw = new_state._data.tobytes()
-        self.rng.bit_generator.state = {
-            "bit_generator": "PCG64",
-            "state": {"state": int.from_bytes(raw[:16], "little"), "inc": int.from_bytes(raw[16:32], "little")},
-            "has_uint32": int.from_bytes(raw[32:36], "little"),
-            "uinteger": int.from_bytes(raw[36:40], "little"),
-        }
+        self.engine.load_bytes(np.ascontiguousarray(new_state._data).reshape(-1))
+        self._seed = self.engine.seed
         return self
 
 
-_STATE_BYTES = 40
+_STATE_BYTES = 5056  # PyTorch's CPU generator state
 default_generator = Generator()
 
 
@@ -150,6 +161,10 @@ def set_rng_state(state):
 
 def _rng(generator):
     return (generator or default_generator).rng
+
+
+def _engine(generator):
+    return (generator or default_generator).engine
 
 
 # ---------------------------------------------------------------- helpers
@@ -477,12 +492,18 @@ def _steps(steps, op_name):
 
 
 # ---------------------------------------------------------------- random
+def _sample(draw, shape, numpy_dtype):
+    """`draw(count)` (a flat array of PyTorch's samples in order) shaped as `shape`."""
+    return allocate(lambda shape: draw(math.prod(shape)).reshape(shape), shape, numpy_dtype)
+
+
 @op()
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
     """Uniform samples from [0, 1)."""
     shape = parse_size(size, "rand")
-    samples = allocate(_rng(generator).random, shape, np.float64)
-    return _finish(samples.astype(_float_dtype(dtype)), requires_grad, device, out)
+    numpy_dtype = _float_dtype(dtype)
+    samples = _sample(lambda count: kernels.uniform(_engine(generator), count, numpy_dtype), shape, numpy_dtype)
+    return _finish(samples, requires_grad, device, out)
 
 
 @op()
@@ -491,10 +512,13 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
     shape = parse_size(size, "randn")
     numpy_dtype = _float_dtype(dtype)
     if numpy_dtype.kind == "c":  # real and imaginary parts each of variance 1/2, as PyTorch
-        pairs = allocate(_rng(generator).standard_normal, tuple(shape) + (2,), np.float64) * np.sqrt(0.5)
-        return _finish(pairs.view(np.complex128)[..., 0].astype(numpy_dtype), requires_grad, device, out)
-    samples = allocate(_rng(generator).standard_normal, shape, np.float64)
-    return _finish(samples.astype(numpy_dtype), requires_grad, device, out)
+        real_dtype = np.empty(0, numpy_dtype).real.dtype
+        parts = _sample(
+            lambda count: kernels.normal(_engine(generator), count, real_dtype), tuple(shape) + (2,), real_dtype
+        )
+        return _finish((parts * real_dtype.type(np.sqrt(0.5))).view(numpy_dtype)[..., 0], requires_grad, device, out)
+    samples = _sample(lambda count: kernels.normal(_engine(generator), count, numpy_dtype), shape, numpy_dtype)
+    return _finish(samples, requires_grad, device, out)
 
 
 @op()
@@ -509,9 +533,15 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     shape = parse_size((size,), "randint")
     low, high = int_argument(low, "randint", "low"), int_argument(high, "randint", "high")
     check_python_ints([low, high])
-    dtype = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
-    samples = allocate(lambda shape: _rng(generator).integers(low, high, shape), shape, np.int64)
-    return _finish(samples.astype(dtype.numpy_dtype), requires_grad, device)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    numpy_dtype = (_dtype.to_dtype(dtype) if dtype is not None else _dtype.int64).numpy_dtype
+    samples = _sample(
+        lambda count: kernels.random_from_to(_engine(generator), count, numpy_dtype, high - low, low),
+        shape,
+        numpy_dtype,
+    )
+    return _finish(samples, requires_grad, device)
 
 
 @op()
@@ -519,7 +549,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     """A random permutation of `0 .. n-1` (int64 unless `dtype` is given)."""
     dtype = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
     n = parse_size((int_argument(n, "randperm", "n", 1),), "randperm")[0]
-    permutation = allocate(lambda shape: _rng(generator).permutation(*shape), (n,), np.int64)
+    permutation = allocate(lambda shape: kernels.randperm(_engine(generator), n), (n,), np.int64)
     return _finish(permutation.astype(dtype.numpy_dtype), requires_grad, device)
 
 
@@ -545,47 +575,64 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
 
 @op()
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False, out=None):
-    """Normal samples; `mean` and `std` may be tensors (broadcast) or numbers (then give `size`)."""
+    """Normal samples; `mean` and `std` may be tensors (broadcast) or numbers (then give `size`).
+    As PyTorch: standard (or N(0, std) for a number std) samples, then scaled by a tensor std and
+    shifted by the mean, one rounding per step."""
     mean_array = mean._data if isinstance(mean, Tensor) else mean
     std_array = std._data if isinstance(std, Tensor) else std
+    if isinstance(std, Tensor) and bool(np.any(std_array < 0)):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
     if size is None:
         shape = np.broadcast_shapes(np.shape(mean_array), np.shape(std_array))
     else:
         shape = parse_size((size,), "normal")
     reference = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
     numpy_dtype = _float_dtype(dtype if dtype is not None else (reference.dtype if reference is not None else None))
-    samples = allocate(lambda shape: _rng(generator).normal(mean_array, std_array, shape), shape, np.float64).astype(
-        numpy_dtype
-    )
-    return _finish(samples, requires_grad, device, out)
+    if reference is None:
+        draw_mean, draw_std = mean, std
+    else:
+        draw_mean, draw_std = 0.0, (1.0 if isinstance(std, Tensor) else std)
+    engine = _engine(generator)
+    samples = _sample(lambda count: kernels.normal(engine, count, numpy_dtype, draw_mean, draw_std), shape, numpy_dtype)
+    if isinstance(std, Tensor):
+        samples = samples * std_array.astype(numpy_dtype, copy=False)
+    if reference is not None:
+        samples = samples + np.asarray(mean_array, dtype=numpy_dtype)
+    return _finish(np.asarray(samples, dtype=numpy_dtype), requires_grad, device, out)
 
 
 @op()
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples with probabilities `input` (or the number `p`)."""
-    probabilities = input._data if p is None else np.full(input._data.shape, p)
-    samples = (_rng(generator).random(input._data.shape) < probabilities).astype(input._data.dtype)
-    return _finish(samples, False, None, out)
+    engine = _engine(generator)
+    if p is None:
+        probabilities = np.ascontiguousarray(input._data).reshape(-1)
+        samples = kernels.bernoulli_tensor(engine, probabilities).reshape(input._data.shape)
+    else:
+        samples = kernels.bernoulli_scalar(engine, input.numel(), p).reshape(input._data.shape)
+    return _finish(samples.astype(input._data.dtype), False, None, out)
 
 
 @op(method=True)
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    """Indices drawn from the rows of `input` (unnormalized non-negative weights)."""
-    weights = input._data.astype(np.float64)
+    """Indices drawn from the rows of `input` (unnormalized non-negative weights), as PyTorch draws
+    them: running sums and one double per sample with replacement, an exponential race without."""
+    weights = input._data if input._data.dtype.kind == "f" else input._data.astype(np.float32)
     if np.any(weights < 0) or not np.all(np.isfinite(weights)):
         raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or element < 0")
     rows = weights.reshape(-1, weights.shape[-1])
-    rng = _rng(generator)
-    result = np.empty((rows.shape[0], num_samples), dtype=np.int64)
-    for row_index, row in enumerate(rows):
-        total = row.sum()
-        if total <= 0:
-            raise RuntimeError("multinomial: invalid multinomial distribution (sum of probabilities <= 0)")
-        if not replacement and num_samples > np.count_nonzero(row):
-            raise RuntimeError("multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-        result[row_index] = rng.choice(row.size, num_samples, replace=replacement, p=row / total)
+    totals = rows.sum(axis=1)
+    if np.any(totals <= 0):
+        raise RuntimeError("multinomial: invalid multinomial distribution (sum of probabilities <= 0)")
+    if not replacement and num_samples > int(np.count_nonzero(rows, axis=1).min()):
+        raise RuntimeError("multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    engine = _engine(generator)
+    if replacement and num_samples > 1:
+        result = kernels.multinomial_with_replacement(engine, rows, num_samples)
+    else:
+        result = kernels.multinomial_without_replacement(engine, rows, num_samples)
     shape = weights.shape[:-1] + (num_samples,)
-    return _finish(result.reshape(shape), False, None, out)
+    return _finish(result.reshape(shape).astype(np.int64), False, None, out)
 
 
 # ---------------------------------------------------------------- Tensor.new_* (dtype from the tensor)

@@ -11,14 +11,20 @@ __all__ = ["dropout", "alpha_dropout", "feature_dropout"]
 
 
 # ================================================================ dropout
-def _noise(shape, p, dtype):
-    """Bernoulli(1 - p) keep-mask scaled by 1/(1-p), from ember's seedable default generator."""
+def _keep_mask(shape, p, dtype):
+    """Bernoulli(1 - p) draws as 0/1 values of `dtype`: PyTorch's `bernoulli_(1 - p)` on the default
+    generator, so that the same seed drops the same units."""
     from .creation import default_generator
+    from ._distribution_kernels import bernoulli_scalar
 
+    return bernoulli_scalar(default_generator.engine, math.prod(shape), 1 - p).reshape(shape).astype(dtype)
+
+
+def _noise(shape, p, dtype):
+    """The keep-mask divided by 1 - p in the input's type (PyTorch's rounding)."""
     if p == 1:
         return np.zeros(shape, dtype=dtype)
-    keep = default_generator.rng.random(shape, dtype=np.float32) >= p
-    return keep.astype(dtype) * dtype.type(1 / (1 - p))
+    return _keep_mask(shape, p, dtype) / dtype.type(1 - p)
 
 
 def _check_probability(p, op_name):
@@ -59,13 +65,12 @@ def _alpha_dropout(input, p, train, noise_shape):
         return input
     if p == 1:
         return input * 0.0
-    from .creation import default_generator
-
-    keep = (default_generator.rng.random(noise_shape, dtype=np.float32) >= p).astype(input._data.dtype)
+    dtype = input._data.dtype
+    keep = _keep_mask(noise_shape, p, dtype)
     # Dropped units take selu's saturation value; a and b restore zero mean and unit variance.
     a = 1 / math.sqrt((_ALPHA_PRIME**2 * p + 1) * (1 - p))
-    shift = (keep - 1) * (_ALPHA_PRIME * a) + _ALPHA_PRIME * a * p
-    return input * new_tensor((keep * a).astype(input._data.dtype)) + new_tensor(shift.astype(input._data.dtype))
+    shift = (keep - dtype.type(1)) * dtype.type(_ALPHA_PRIME * a) + dtype.type(_ALPHA_PRIME * a * p)
+    return input * new_tensor(keep * dtype.type(a)) + new_tensor(shift)
 
 
 @op()

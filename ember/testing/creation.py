@@ -35,7 +35,7 @@ def make_tensor(
 
         x = make_tensor(2, 3, dtype=ember.float32, device="cpu", low=-1, high=1)
     """
-    from .. import tensor as make, bool as bool_dtype, uint8
+    from .. import bool as bool_dtype, uint8
 
     if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
         shape = tuple(shape[0])
@@ -50,29 +50,40 @@ def make_tensor(
         else "int"
     )
     low, high = _range(kind, dtype, low, high, is_uint8=dtype is uint8)
-    rng = _generator()
-    if kind == "bool":
-        values = rng.integers(0, 2, size=shape).astype(bool)
-    elif kind == "int":
-        values = (
-            rng.integers(math.ceil(low), math.ceil(high), size=shape, endpoint=False)
-            if math.ceil(high) > math.ceil(low)
-            else np.full(shape, math.ceil(low))
-        )
-    else:
-        values = rng.uniform(low, high, size=shape)
-        if kind == "complex":
-            values = values + 1j * rng.uniform(low, high, size=shape)
-    result = make(values, dtype=dtype, device=device)
+    noncontiguous = noncontiguous and math.prod(shape) > 1
+    if noncontiguous:  # as PyTorch: twice as wide, then every other column from the second
+        shape = shape[:-1] + (2 * shape[-1],)
+    result = _draw(kind, dtype, shape, low, high).to(device)
+    if noncontiguous:
+        result = result[..., 1::2]
     if exclude_zero:
         replacement = 1 if kind in ("int", "bool") else float(np.finfo(result.numpy().dtype).tiny)
         result[result == 0] = replacement
-    if noncontiguous and result.numel() > 1:
-        doubled = result.repeat_interleave(2, dim=-1)
-        result = doubled[..., ::2]
     if requires_grad:
         result.requires_grad_(True)
     return result
+
+
+def _draw(kind, dtype, shape, low, high):
+    """PyTorch's draws for `make_tensor` (`randint`, or `uniform_` on the real view), so a seeded test
+    gets PyTorch's tensor."""
+    from .. import empty, full, randint, tensor
+
+    if kind in ("bool", "int"):
+        low, high = math.ceil(low), math.ceil(high)
+        if high <= low:
+            return full(shape, low, dtype=dtype)
+        return randint(low, high, shape, dtype=dtype)
+    component = dtype.to_real() if kind == "complex" else dtype
+    parts = empty(shape + ((2,) if kind == "complex" else ()), dtype=component)
+    if high - low >= float(np.finfo(parts.numpy().dtype).max):
+        parts.uniform_(low / 2, high / 2).mul_(2)
+    else:
+        parts.uniform_(low, high)
+    if kind == "complex":
+        pairs = parts.numpy()
+        return tensor(pairs[..., 0] + 1j * pairs[..., 1], dtype=dtype)
+    return parts
 
 
 def _range(kind, dtype, low, high, is_uint8):
@@ -92,10 +103,3 @@ def _range(kind, dtype, low, high, is_uint8):
         info = np.finfo(np.dtype(str(dtype).replace("torch.", "")))
         low, high = max(low, float(info.min)), min(high, float(info.max))
     return low, high
-
-
-def _generator():
-    """NumPy's generator behind ember's default one, so `manual_seed` makes tests repeatable."""
-    from ..ops.creation import default_generator
-
-    return default_generator.rng

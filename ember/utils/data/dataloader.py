@@ -8,9 +8,8 @@ import itertools
 import multiprocessing
 import multiprocessing.context
 
-from ...ops.creation import default_generator
 from .dataset import IterableDataset
-from .sampler import BatchSampler, RandomSampler, SequentialSampler
+from .sampler import BatchSampler, RandomSampler, SequentialSampler, draw_seed
 from ._collate import default_collate, default_convert
 from ._fetch import IterableFetcher, MapFetcher
 from ._worker import WorkerInfo, get_worker_info
@@ -163,7 +162,7 @@ class DataLoader:
     def _draw_base_seed(self):
         """One draw per new iterator, as PyTorch makes whether or not there are workers (so that the shuffled
         order does not depend on num_workers)."""
-        return int((default_generator if self.generator is None else self.generator).rng.integers(0, 2**63 - 1))
+        return draw_seed(self.generator)
 
     def __iter__(self):
         if self._iterator is not None and not self._iterator._workers.closed:

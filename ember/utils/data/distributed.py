@@ -2,7 +2,7 @@
 
 import math
 
-from ...ops.creation import Generator
+from ...ops.creation import Generator, randperm
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
@@ -50,7 +50,7 @@ class DistributedSampler(Sampler):
         # is base[p % length]: each index is computed as needed, no list of the whole order is built.
         length = len(self.dataset)
         if self.shuffle:
-            order = Generator().manual_seed(self.seed + self.epoch).rng.permutation(length)
+            order = randperm(length, generator=Generator().manual_seed(self.seed + self.epoch))._data
             return (int(order[position % length]) for position in range(self.rank, self.total_size, self.num_replicas))
         return (position % length for position in range(self.rank, self.total_size, self.num_replicas))
 

@@ -9,6 +9,7 @@ import itertools
 from ..._backend import np
 from ..._tensor import Tensor
 from ...ops.creation import Generator, default_generator, multinomial, tensor
+from ...ops import _distribution_kernels as kernels
 
 __all__ = [
     "Sampler",
@@ -46,8 +47,14 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
-def _numpy_rng(generator):
-    return (default_generator if generator is None else generator).rng
+def _engine(generator):
+    return (default_generator if generator is None else generator).engine
+
+
+def draw_seed(generator=None):
+    """PyTorch's `torch.empty((), dtype=torch.int64).random_(generator=generator).item()`: a seed in
+    [0, 2**63) from one 64-bit draw."""
+    return int(kernels.random_default(_engine(generator), 1, np.int64)[0])
 
 
 def _epoch_generator(generator):
@@ -55,14 +62,14 @@ def _epoch_generator(generator):
     generator, so that `ember.manual_seed` makes the shuffling repeatable."""
     if generator is not None:
         return generator
-    return Generator().manual_seed(int(default_generator.rng.integers(0, 2**63 - 1)))
+    return Generator().manual_seed(draw_seed())
 
 
-def _uniform_integers(rng, high, count):
-    """`count` integers drawn uniformly from [0, high), `_CHUNK` at a time."""
+def _uniform_integers(engine, high, count):
+    """`count` integers drawn uniformly from [0, high), `_CHUNK` at a time (PyTorch's `randint` calls)."""
     for _ in range(count // _CHUNK):
-        yield from rng.integers(0, high, _CHUNK).tolist()
-    yield from rng.integers(0, high, count % _CHUNK).tolist()
+        yield from kernels.random_from_to(engine, _CHUNK, np.int64, high, 0).tolist()
+    yield from kernels.random_from_to(engine, count % _CHUNK, np.int64, high, 0).tolist()
 
 
 def _as_ints(array):
@@ -94,13 +101,13 @@ class RandomSampler(Sampler):
 
     def __iter__(self):
         size = len(self.data_source)
-        rng = _epoch_generator(self.generator).rng
+        engine = _epoch_generator(self.generator).engine
         if self.replacement:
-            yield from _uniform_integers(rng, size, self.num_samples)
+            yield from _uniform_integers(engine, size, self.num_samples)
             return
         for _ in range(self.num_samples // size):
-            yield from _as_ints(rng.permutation(size))
-        yield from _as_ints(rng.permutation(size)[: self.num_samples % size])
+            yield from _as_ints(kernels.randperm(engine, size))
+        yield from _as_ints(kernels.randperm(engine, size)[: self.num_samples % size])
 
     def __len__(self):
         return self.num_samples
@@ -115,7 +122,7 @@ class SubsetRandomSampler(Sampler):
 
     def __iter__(self):
         indices = self.indices
-        for position in _as_ints(_numpy_rng(self.generator).permutation(len(indices))):
+        for position in _as_ints(kernels.randperm(_engine(self.generator), len(indices))):
             yield indices[position]
 
     def __len__(self):
@@ -139,16 +146,16 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        if not self.replacement:  # at most len(weights) draws: multinomial's checks and sampling
-            yield from _as_ints(multinomial(self.weights, self.num_samples, False, generator=self.generator)._data)
+        if not self.replacement or self.num_samples == 1:  # PyTorch's multinomial: an exponential race
+            yield from _as_ints(
+                multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator)._data
+            )
             return
-        weights = self._checked_weights()
-        cumulative = np.cumsum(weights)
-        last = int(np.flatnonzero(weights)[-1])  # rounding at the top must never pick a trailing zero weight
-        rng = _numpy_rng(self.generator)
+        cumulative = kernels.multinomial_cumulative(self._checked_weights())
+        engine = _engine(self.generator)
         for start in range(0, self.num_samples, _CHUNK):
-            draws = rng.random(min(_CHUNK, self.num_samples - start)) * cumulative[-1]
-            yield from np.minimum(cumulative.searchsorted(draws, side="right"), last).tolist()
+            unit = kernels.unit_double(engine, min(_CHUNK, self.num_samples - start))
+            yield from kernels.multinomial_pick(cumulative, unit).tolist()
 
     def _checked_weights(self):
         """The weights, refused as multinomial refuses them."""
