@@ -293,3 +293,21 @@ DISTRIBUTIONS = {
 @pytest.mark.parametrize("name", DISTRIBUTIONS)
 def test_distribution_samples(name):
     check(DISTRIBUTIONS[name])
+
+
+def test_recurrent_dropout_between_layers_draws_as_torch_also_for_packed_batches():
+    """PyTorch drops out a packed batch's packed elements only; the same draws give the same outputs."""
+    lengths = [5, 3, 2]
+    outputs = []
+    for library in (torch, ember):
+        library.manual_seed(0)
+        sequences = [library.randn(length, 8) for length in lengths]
+        lstm = library.nn.LSTM(8, 6, num_layers=2, bidirectional=True, batch_first=True, dropout=0.3)
+        padded = library.nn.utils.rnn.pad_sequence(sequences, batch_first=True)
+        packed = library.nn.utils.rnn.pack_padded_sequence(padded, library.tensor(lengths), batch_first=True)
+        output, (hidden, _) = lstm(packed)
+        outputs.append((output.data.detach().numpy(), hidden.detach().numpy(), library.rand(1).item()))
+    (theirs, their_hidden, their_next), (ours, our_hidden, our_next) = outputs
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(our_hidden, their_hidden, rtol=1e-5, atol=1e-6)
+    assert our_next == their_next  # the same number of draws

@@ -285,7 +285,11 @@ class RNNBase(Module):
                 final_states.append(state)
             input = outputs[0] if num_directions == 1 else ops.cat(outputs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
-                input = F.dropout(input, self.dropout, True)
+                input = (
+                    F.dropout(input, self.dropout, True)
+                    if batch_sizes is None
+                    else _packed_dropout(input, self.dropout, batch_sizes)
+                )
         return input, final_states
 
     def _forward(self, input, hx, is_lstm):
@@ -353,6 +357,14 @@ class RNNBase(Module):
                 else hidden.index_select(1, unsorted_indices)
             )
         return output, hidden
+
+
+def _packed_dropout(padded, p, batch_sizes):
+    """Dropout of a packed batch's layer output drawn over its packed elements only, in packed order
+    (as PyTorch applies it to PackedSequence data), so the random draws are the same as PyTorch's."""
+    times, rows = rnn_utils._packed_positions(batch_sizes)
+    times, rows = ops.tensor(times), ops.tensor(rows)
+    return padded.index_put((times, rows), F.dropout(padded[times, rows], p, True))
 
 
 def _check_rnn_arguments(input_size, hidden_size, num_layers, bias, batch_first, dropout, proj_size):
