@@ -12,8 +12,10 @@ Differences from PyTorch:
   * Draws themselves differ from PyTorch's (another generator).
   * Kumaraswamy.mode is the textbook mode (PyTorch 2.13 returns NaN).
   * Wishart.rsample has no retry loop for singular draws (possible only for p - 1 < df < p).
-  * Not provided: ContinuousBernoulli, LKJCholesky, CatTransform, StackTransform,
-    CorrCholeskyTransform.
+  * ContinuousBernoulli checks `probs` whenever validation is on (PyTorch only when validate_args
+    is passed explicitly), and its KL divergences with Uniform are finite when the supports just
+    touch (PyTorch returns inf at equal endpoints).
+  * Not provided: LKJCholesky, CatTransform, StackTransform, CorrCholeskyTransform.
 """
 
 from . import constraints, transforms
@@ -24,6 +26,7 @@ from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
 from .constraint_registry import ConstraintRegistry, biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -69,6 +72,7 @@ __all__ = [
     "Cauchy",
     "Chi2",
     "ConstraintRegistry",
+    "ContinuousBernoulli",
     "Dirichlet",
     "Distribution",
     "Exponential",

@@ -390,6 +390,21 @@ CASES += [
     ),
 ]
 
+CASES += [
+    Case(
+        "ContinuousBernoulli-probs",
+        lambda D, p: D.ContinuousBernoulli(probs=p["probs"]),
+        {"probs": np.array([0.1, 0.3, 0.4995, 0.5005, 0.7, 0.95])},  # two inside the Taylor region
+        lambda rng, p: rng.uniform(0.01, 0.99, (4, 6)),
+    ),
+    Case(
+        "ContinuousBernoulli-logits",
+        lambda D, p: D.ContinuousBernoulli(logits=p["logits"]),
+        {"logits": _R.standard_normal((2, 3)) * 2},
+        lambda rng, p: rng.uniform(0.01, 0.99, (4, 2, 3)),
+    ),
+]
+
 CASES_BY_NAME = {case.name: case for case in CASES}
 
 

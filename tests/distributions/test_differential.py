@@ -166,6 +166,8 @@ GRADCHECK_CASES = [
     "RelaxedOneHotCategorical",
     "MixtureSameFamily-multivariate",
     "Wishart-covariance",
+    "ContinuousBernoulli-probs",
+    "ContinuousBernoulli-logits",
 ]
 
 

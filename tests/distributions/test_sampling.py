@@ -99,6 +99,7 @@ IMPLICIT_CASES = [
     "Uniform",
     "LogNormal",
     "HalfNormal",
+    "ContinuousBernoulli-probs",
 ]
 
 

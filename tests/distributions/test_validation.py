@@ -138,6 +138,18 @@ def test_invalid_parameters_raise_value_error_as_torch(name, torch):
     assert str(ours) == str(theirs)
 
 
+@pytest.mark.parametrize("probs", [1.5, -0.2])
+def test_continuous_bernoulli_checks_probs_before_clamping_them(probs, torch):
+    with pytest.raises(ValueError):
+        torch.distributions.ContinuousBernoulli(torch.tensor([probs]), validate_args=True)
+    with pytest.raises(ValueError, match="probs must lie in \\[0, 1\\]"):
+        ember.distributions.ContinuousBernoulli(ember.tensor([probs]), validate_args=True)
+    # torch checks only when validate_args is given; ember also by default (clamping would hide the error)
+    with pytest.raises(ValueError, match="probs"):
+        ember.distributions.ContinuousBernoulli(ember.tensor([probs]))
+    ember.distributions.ContinuousBernoulli(ember.tensor([probs]), validate_args=False)
+
+
 def test_parameter_error_message_names_parameter_constraint_and_values():
     with pytest.raises(ValueError) as error:
         ember.distributions.Normal(ember.zeros(2), ember.tensor([1.0, -1.0]))
