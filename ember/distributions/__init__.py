@@ -15,7 +15,7 @@ Differences from PyTorch:
   * ContinuousBernoulli checks `probs` whenever validation is on (PyTorch only when validate_args
     is passed explicitly), and its KL divergences with Uniform are finite when the supports just
     touch (PyTorch returns inf at equal endpoints).
-  * Not provided: LKJCholesky, CatTransform, StackTransform, CorrCholeskyTransform.
+  * Not provided: LKJCholesky.
 """
 
 from . import constraints, transforms

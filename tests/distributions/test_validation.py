@@ -41,6 +41,7 @@ def _constraints(C):
         C.independent(C.positive, 2),
         C.real_vector,
         C.multinomial(4),
+        C.stack([C.positive, C.real, C.unit_interval], -1),
     ]
 
 
@@ -80,6 +81,14 @@ def test_constraints_match_torch(torch):
             expected = reference.check(their_value).numpy()
             actual = mine.check(our_value).numpy()
             assert np.array_equal(actual, expected), f"{mine!r}.check: {actual} vs torch's {expected}"
+
+
+def test_cat_constraint_checks_each_piece_as_torch(torch):
+    ours = ember.distributions.constraints.cat([ember.distributions.constraints.positive] * 2, -1, [1, 2])
+    C = torch.distributions.constraints
+    theirs = C.cat([C.positive] * 2, -1, [1, 2])
+    assert repr(ours) == repr(theirs) and ours.event_dim == theirs.event_dim
+    assert np.array_equal(ours.check(_values(ember)[1]).numpy(), theirs.check(_values(torch)[1]).numpy())
 
 
 def test_dependent_constraints_cannot_be_checked():
