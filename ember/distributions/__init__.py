@@ -15,7 +15,8 @@ Differences from PyTorch:
   * ContinuousBernoulli checks `probs` whenever validation is on (PyTorch only when validate_args
     is passed explicitly), and its KL divergences with Uniform are finite when the supports just
     touch (PyTorch returns inf at equal endpoints).
-  * Not provided: LKJCholesky.
+  * LKJCholesky.sample draws the onion method's Beta(i/2, ...) for row i; PyTorch 2.13 draws
+    Beta(i - 1/2, ...), so its correlations for dim >= 3 do not follow the LKJ density it scores.
 """
 
 from . import constraints, transforms
@@ -43,6 +44,7 @@ from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -87,6 +89,7 @@ __all__ = [
     "Independent",
     "InverseGamma",
     "Kumaraswamy",
+    "LKJCholesky",
     "Laplace",
     "LogNormal",
     "LogisticNormal",

@@ -81,6 +81,7 @@ class ContinuousBernoulli(ExponentialFamily):
 
     @property
     def param_shape(self):
+        """The shape of the parameter given (probs or logits)."""
         return self._param.size()
 
     def _outside_unstable_region(self):

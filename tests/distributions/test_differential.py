@@ -168,6 +168,7 @@ GRADCHECK_CASES = [
     "Wishart-covariance",
     "ContinuousBernoulli-probs",
     "ContinuousBernoulli-logits",
+    "LKJCholesky",
 ]
 
 

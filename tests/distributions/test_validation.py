@@ -159,6 +159,23 @@ def test_continuous_bernoulli_checks_probs_before_clamping_them(probs, torch):
     ember.distributions.ContinuousBernoulli(ember.tensor([probs]), validate_args=False)
 
 
+@pytest.mark.parametrize("dim", [1, 0])
+def test_lkj_cholesky_needs_two_dimensions_as_torch(dim, torch):
+    with pytest.raises(ValueError) as theirs:
+        torch.distributions.LKJCholesky(dim)
+    with pytest.raises(ValueError) as ours:
+        ember.distributions.LKJCholesky(dim)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_lkj_cholesky_reports_its_own_invalid_concentration(torch):
+    # torch raises too, but about the Beta it builds inside
+    with pytest.raises(ValueError):
+        torch.distributions.LKJCholesky(3, torch.tensor([0.5, 0.0]))
+    with pytest.raises(ValueError, match=r"parameter concentration .* of distribution LKJCholesky"):
+        ember.distributions.LKJCholesky(3, ember.tensor([0.5, 0.0]))
+
+
 def test_parameter_error_message_names_parameter_constraint_and_values():
     with pytest.raises(ValueError) as error:
         ember.distributions.Normal(ember.zeros(2), ember.tensor([1.0, -1.0]))
