@@ -552,3 +552,17 @@ def test_ambiguous_rules_warn():
 def test_register_kl_rejects_non_distributions():
     with pytest.raises(TypeError, match="Distribution subclass"):
         ember.distributions.register_kl(int, ember.distributions.Normal)
+
+
+def test_continuous_bernoulli_and_uniform_on_the_same_interval_have_a_finite_kl(torch):
+    """With supports that coincide the KL divergences are finite (torch 2.13 returns inf there):
+    KL(CB || U(0, 1)) = -H(CB), checked with torch's entropy, and KL(U(0, 1) || CB) =
+    -integral of log q over [0, 1], checked by the midpoint rule on torch's log_prob."""
+    D = ember.distributions
+    probs = [0.3, 0.8]
+    cb, uniform = D.ContinuousBernoulli(ember.tensor(probs, dtype=ember.float64)), D.Uniform(0.0, 1.0)
+    their_cb = torch.distributions.ContinuousBernoulli(torch.tensor(probs, dtype=torch.float64))
+    assert_close(D.kl_divergence(cb, uniform).numpy(), -their_cb.entropy().numpy(), rtol=1e-6, what="KL(CB || U)")
+    midpoints = torch.linspace(0.5 / 10_000, 1 - 0.5 / 10_000, 10_000, dtype=torch.float64)[:, None]
+    integral = their_cb.log_prob(midpoints).mean(0).numpy()
+    assert_close(D.kl_divergence(uniform, cb).numpy(), -integral, rtol=1e-6, what="KL(U || CB)")
