@@ -12,8 +12,11 @@ Differences from PyTorch:
   * Draws themselves differ from PyTorch's (another generator).
   * Kumaraswamy.mode is the textbook mode (PyTorch 2.13 returns NaN).
   * Wishart.rsample has no retry loop for singular draws (possible only for p - 1 < df < p).
-  * Not provided: ContinuousBernoulli, LKJCholesky, CatTransform, StackTransform,
-    CorrCholeskyTransform.
+  * ContinuousBernoulli checks `probs` whenever validation is on (PyTorch only when validate_args
+    is passed explicitly), and its KL divergences with Uniform are finite when the supports just
+    touch (PyTorch returns inf at equal endpoints).
+  * LKJCholesky.sample draws the onion method's Beta(i/2, ...) for row i; PyTorch 2.13 draws
+    Beta(i - 1/2, ...), so its correlations for dim >= 3 do not follow the LKJ density it scores.
 """
 
 from . import constraints, transforms
@@ -24,6 +27,7 @@ from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
 from .constraint_registry import ConstraintRegistry, biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -40,6 +44,7 @@ from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -69,6 +74,7 @@ __all__ = [
     "Cauchy",
     "Chi2",
     "ConstraintRegistry",
+    "ContinuousBernoulli",
     "Dirichlet",
     "Distribution",
     "Exponential",
@@ -83,6 +89,7 @@ __all__ = [
     "Independent",
     "InverseGamma",
     "Kumaraswamy",
+    "LKJCholesky",
     "Laplace",
     "LogNormal",
     "LogisticNormal",

@@ -125,3 +125,30 @@ def _transform_to_lower_cholesky(constraint):
 @transform_to.register(constraints.positive_semidefinite)
 def _transform_to_positive_definite(constraint):
     return transforms.PositiveDefiniteTransform()
+
+
+@_both(constraints.corr_cholesky)
+def _transform_to_corr_cholesky(constraint):
+    return transforms.CorrCholeskyTransform()
+
+
+@biject_to.register(constraints.cat)
+def _biject_to_cat(constraint):
+    parts = [biject_to(part) for part in constraint.constraints]
+    return transforms.CatTransform(parts, constraint.dim, constraint.lengths)
+
+
+@transform_to.register(constraints.cat)
+def _transform_to_cat(constraint):
+    parts = [transform_to(part) for part in constraint.constraints]
+    return transforms.CatTransform(parts, constraint.dim, constraint.lengths)
+
+
+@biject_to.register(constraints.stack)
+def _biject_to_stack(constraint):
+    return transforms.StackTransform([biject_to(part) for part in constraint.constraints], constraint.dim)
+
+
+@transform_to.register(constraints.stack)
+def _transform_to_stack(constraint):
+    return transforms.StackTransform([transform_to(part) for part in constraint.constraints], constraint.dim)

@@ -450,7 +450,8 @@ class _Stack(Constraint):
     @property
     def event_dim(self):
         event_dim = max(constraint.event_dim for constraint in self.constraints)
-        return event_dim + 1 if self.dim + event_dim >= 0 else event_dim
+        # stacking along a dimension inside the event (counted from the right) adds one to it
+        return event_dim + 1 if self.dim + event_dim < 0 else event_dim
 
     def check(self, value):
         slices = [value.select(self.dim, index) for index in range(value.shape[self.dim])]

@@ -19,6 +19,7 @@ from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -529,6 +530,46 @@ def _kl_lowrank_normals(p, q):
     return _kl_multivariatenormal_multivariatenormal(_as_full_normal(p), _as_full_normal(q))
 
 
+# ---------------------------------------------------------------- ContinuousBernoulli
+# log q(x) of a ContinuousBernoulli is x logit + log(1 - p) + log C(p): linear in x, so E_p[log q]
+# needs only p's mean.
+def _expected_continuous_bernoulli_log_density(mean, q):
+    return mean * q.logits + (-q.probs).log1p() + q._cont_bern_log_norm()
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    return -p.entropy() - _expected_continuous_bernoulli_log_density(p.mean, q)
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return -p.entropy() - _expected_continuous_bernoulli_log_density(p.mean, q)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = -p.entropy() - _expected_continuous_bernoulli_log_density(p.mean, q)
+    return _where_infinite((p.low < 0) | (p.high > 1), result)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    second_moment_about_q = p.variance + (p.mean - q.loc).pow(2)
+    return -p.entropy() + _HALF_LOG_TWO_PI + q.scale.log() + second_moment_about_q / (2 * q.scale.pow(2))
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    return _where_infinite((q.low > 0) | (q.high < 1), result)
+
+
 # ---------------------------------------------------------------- support of p outside that of q
 def _infinite_kl(parameter_name):
     def kl(p, q):
@@ -539,12 +580,13 @@ def _infinite_kl(parameter_name):
 
 for _type_p, _parameter, _types_q in (
     (Beta, "concentration1", (Pareto,)),
-    (Exponential, "rate", (Beta, Uniform, Pareto)),
-    (Gamma, "concentration", (Beta, Uniform, Pareto)),
-    (Gumbel, "loc", (Beta, Exponential, Gamma, Pareto, Uniform)),
-    (Laplace, "loc", (Beta, Exponential, Gamma, Uniform, Pareto)),
-    (Normal, "loc", (Beta, Exponential, Gamma, Uniform, Pareto)),
-    (Pareto, "scale", (Beta, Uniform)),
+    (ContinuousBernoulli, "probs", (Pareto,)),
+    (Exponential, "rate", (Beta, ContinuousBernoulli, Uniform, Pareto)),
+    (Gamma, "concentration", (Beta, ContinuousBernoulli, Uniform, Pareto)),
+    (Gumbel, "loc", (Beta, ContinuousBernoulli, Exponential, Gamma, Pareto, Uniform)),
+    (Laplace, "loc", (Beta, ContinuousBernoulli, Exponential, Gamma, Uniform, Pareto)),
+    (Normal, "loc", (Beta, ContinuousBernoulli, Exponential, Gamma, Uniform, Pareto)),
+    (Pareto, "scale", (Beta, ContinuousBernoulli, Uniform)),
     (Poisson, "rate", (Bernoulli, Binomial)),
 ):
     for _type_q in _types_q:

@@ -7,7 +7,8 @@ and `t.log_abs_det_jacobian(x, y)` is log |dy/dx| (per event of `domain.event_di
 `cache_size=1` the last pair (x, y) is remembered, so `t.inv(t(x))` returns `x` itself even where
 the inverse is not computable (SoftmaxTransform) or not stable.
 
-Not implemented: CatTransform, StackTransform, CorrCholeskyTransform.
+CatTransform and StackTransform raise ValueError on an input of the wrong size (PyTorch raises
+AssertionError).
 """
 
 import functools
@@ -22,12 +23,14 @@ from .._tensor import Tensor
 from ..linalg import cholesky
 from ..nn.functional import logsigmoid, pad, softplus
 from . import constraints
-from .utils import broadcast_all, sum_rightmost
+from .utils import broadcast_all, sum_rightmost, tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = [
     "AbsTransform",
     "AffineTransform",
+    "CatTransform",
     "ComposeTransform",
+    "CorrCholeskyTransform",
     "CumulativeDistributionTransform",
     "ExpTransform",
     "IndependentTransform",
@@ -39,6 +42,7 @@ __all__ = [
     "SoftplusTransform",
     "TanhTransform",
     "SoftmaxTransform",
+    "StackTransform",
     "StickBreakingTransform",
     "Transform",
     "identity_transform",
@@ -796,3 +800,208 @@ class CumulativeDistributionTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         return self.distribution.log_prob(x)
+
+
+class CorrCholeskyTransform(Transform):
+    """D(D - 1)/2 reals onto the Cholesky factor of a D x D correlation matrix (lower triangular,
+    positive diagonal, rows of unit length). The reals fill the strict lower triangle row by row,
+    tanh takes each into (-1, 1), and each row is then a signed stick breaking: an entry takes its
+    share r of the squared length the entries before it left, and the diagonal takes the rest.
+
+    `log_abs_det_jacobian` is that of the map onto the strict lower triangle of y (as PyTorch's).
+    """
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, CorrCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        eps = _dtype.finfo(x.dtype).eps
+        shares = vec_to_tril_matrix(x.tanh().clamp(min=-1 + eps, max=1 - eps), diag=-1)
+        # what each row's earlier entries left of the unit length, as a length: prod sqrt(1 - r^2)
+        left = (1 - shares.pow(2)).sqrt().cumprod(-1)
+        identity = _ops.eye(shares.shape[-1], dtype=shares.dtype)
+        return (shares + identity) * pad(left[..., :-1], (1, 0), value=1.0)
+
+    def _inverse(self, y):
+        left_before = pad((1 - (y * y).cumsum(-1))[..., :-1], (1, 0), value=1.0)
+        shares = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left_before, diag=-1).sqrt()
+        return (shares.log1p() - (-shares).log1p()) / 2
+
+    def log_abs_det_jacobian(self, x, y):
+        # y_ij = r_ij sqrt(what entries k < j left), so the stick-breaking Jacobian is triangular with
+        # those square roots on its diagonal; entry (i, j - 1) of the row cumsum is what k < j left.
+        left = 1 - (y * y).cumsum(-1)
+        stick_breaking = 0.5 * tril_matrix_to_vec(left, diag=-2).log().sum(-1)
+        # log(1 - tanh(x)^2), written to stay finite for large |x|
+        tanh = -2 * (x + softplus(-2 * x) - math.log(2.0)).sum(-1)
+        return stick_breaking + tanh
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        count = shape[-1]
+        size = round((0.25 + 2 * count) ** 0.5 + 0.5)
+        if size * (size - 1) // 2 != count:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return Size(shape[:-1]) + Size((size, size))
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        size = shape[-1]
+        return Size(shape[:-2]) + Size((size * (size - 1) // 2,))
+
+
+def _check_pieces(transform, value, name, count):
+    """ValueError unless `value` has dimension `transform.dim` of length `count`."""
+    if not -value.dim() <= transform.dim < value.dim():
+        raise ValueError(
+            f"{type(transform).__name__}: dim {transform.dim} is out of range for {name} with {value.dim()} dimensions"
+        )
+    if value.shape[transform.dim] != count:
+        raise ValueError(
+            f"{type(transform).__name__}: {name}.size({transform.dim}) = {value.shape[transform.dim]} "
+            f"must equal {count}, the total length its transforms cover"
+        )
+
+
+def _check_transforms(tseq):
+    for transform in tseq:
+        if not isinstance(transform, Transform):
+            raise TypeError(f"All elements of tseq must be Transform instances, got {type(transform).__name__}")
+
+
+class CatTransform(Transform):
+    """Applies `tseq[k]` to the k-th piece of an input cut along `dim` into pieces of
+    `lengths` (1 each by default), and concatenates the results, as `cat` would::
+
+        CatTransform([ExpTransform(), identity_transform], dim=0, lengths=[2, 3])
+    """
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        _check_transforms(tseq)
+        if cache_size:
+            tseq = [transform.with_cache(cache_size) for transform in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.transforms)
+        if len(self.lengths) != len(self.transforms):
+            raise ValueError(f"CatTransform: {len(self.transforms)} transforms but {len(self.lengths)} lengths")
+        self.dim = dim
+
+    @property
+    def event_dim(self):
+        """The most event dimensions any of the transforms has."""
+        return max(transform.event_dim for transform in self.transforms)
+
+    @property
+    def length(self):
+        """The total length along `dim` that the transforms cover."""
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _pieces(self, value, name):
+        _check_pieces(self, value, name, self.length)
+        starts = [sum(self.lengths[:index]) for index in range(len(self.lengths))]
+        return [value.narrow(self.dim, start, length) for start, length in zip(starts, self.lengths)]
+
+    def _call(self, x):
+        pieces = self._pieces(x, "x")
+        return _ops.cat([transform(piece) for transform, piece in zip(self.transforms, pieces)], self.dim)
+
+    def _inverse(self, y):
+        pieces = self._pieces(y, "y")
+        return _ops.cat([transform.inv(piece) for transform, piece in zip(self.transforms, pieces)], self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        terms = [
+            sum_rightmost(transform.log_abs_det_jacobian(x_piece, y_piece), self.event_dim - transform.event_dim)
+            for transform, x_piece, y_piece in zip(self.transforms, self._pieces(x, "x"), self._pieces(y, "y"))
+        ]
+        # `dim` counted from the right of what is left once the event dimensions are summed away
+        dim = (self.dim - x.dim() if self.dim >= 0 else self.dim) + self.event_dim
+        if dim < 0:
+            return _ops.cat(terms, dim)
+        return functools.reduce(operator.add, terms)
+
+    @property
+    def bijective(self):
+        """Whether every transform is bijective."""
+        return all(transform.bijective for transform in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        """The transforms' domains, one per piece along `dim`."""
+        return constraints.cat([transform.domain for transform in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self):
+        """The transforms' codomains, one per piece along `dim`."""
+        return constraints.cat([transform.codomain for transform in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(Transform):
+    """Applies `tseq[k]` to the k-th slice of an input along `dim` and stacks the results, as
+    `stack` would::
+
+        StackTransform([ExpTransform(), identity_transform], dim=1)
+    """
+
+    def __init__(self, tseq, dim=0, cache_size=0):
+        _check_transforms(tseq)
+        if cache_size:
+            tseq = [transform.with_cache(cache_size) for transform in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slices(self, value, name):
+        _check_pieces(self, value, name, len(self.transforms))
+        return [value.select(self.dim, index) for index in range(len(self.transforms))]
+
+    def _call(self, x):
+        slices = self._slices(x, "x")
+        return _ops.stack([transform(piece) for transform, piece in zip(self.transforms, slices)], self.dim)
+
+    def _inverse(self, y):
+        slices = self._slices(y, "y")
+        return _ops.stack([transform.inv(piece) for transform, piece in zip(self.transforms, slices)], self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        terms = [
+            transform.log_abs_det_jacobian(x_piece, y_piece)
+            for transform, x_piece, y_piece in zip(self.transforms, self._slices(x, "x"), self._slices(y, "y"))
+        ]
+        return _ops.stack(terms, self.dim)
+
+    @property
+    def bijective(self):
+        """Whether every transform is bijective."""
+        return all(transform.bijective for transform in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        """The transforms' domains, one per slice along `dim`."""
+        return constraints.stack([transform.domain for transform in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self):
+        """The transforms' codomains, one per slice along `dim`."""
+        return constraints.stack([transform.codomain for transform in self.transforms], self.dim)

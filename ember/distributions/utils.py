@@ -9,7 +9,15 @@ from .._size import Size
 from .._tensor import Tensor
 from ..autograd import enable_grad
 
-__all__ = ["broadcast_all", "logits_to_probs", "probs_to_logits", "clamp_probs", "lazy_property"]
+__all__ = [
+    "broadcast_all",
+    "logits_to_probs",
+    "probs_to_logits",
+    "clamp_probs",
+    "lazy_property",
+    "tril_matrix_to_vec",
+    "vec_to_tril_matrix",
+]
 
 
 def broadcast_all(*values):
@@ -114,3 +122,37 @@ class BinaryParameters:
     @property
     def param_shape(self):
         return self._param.size()
+
+
+def _tril_flat_positions(n, diag):
+    """Flat (row-major) positions in an n x n matrix of the entries on or below diagonal `diag`."""
+    return [row * n + column for row in range(n) for column in range(n) if column <= row + diag]
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The entries of `mat` (..., n, n) on or below diagonal `diag`, in row order, as (..., count)."""
+    n = mat.shape[-1]
+    if not -n <= diag < n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    positions = _ops.tensor(_tril_flat_positions(n, diag), dtype=_dtype.int64)
+    return mat.reshape(tuple(mat.shape[:-2]) + (n * n,))[..., positions]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """The (..., n, n) lower triangular matrix (below diagonal `diag`) whose entries, in row order,
+    are the last dimension of `vec`; zeros elsewhere."""
+    count = vec.shape[-1]
+    # n solves n^2 + (1 + 2 diag) n - |diag| (diag + 1) = 2 count
+    root = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * count + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    n = round(root)
+    if abs(n - root) > _dtype.finfo(vec.dtype).eps:
+        raise ValueError(
+            f"The size of last dimension is {count} which cannot be expressed as "
+            "the lower triangular part of a square D x D matrix."
+        )
+    # each matrix entry reads one element of vec, or the zero appended after it
+    sources = [count] * (n * n)
+    for index, position in enumerate(_tril_flat_positions(n, diag)):
+        sources[position] = index
+    padded = _ops.cat([vec, _ops.zeros(tuple(vec.shape[:-1]) + (1,), dtype=vec.dtype)], -1)
+    return padded[..., _ops.tensor(sources, dtype=_dtype.int64)].reshape(tuple(vec.shape[:-1]) + (n, n))

@@ -49,6 +49,13 @@ def _scale_tril(n):
     return lower + np.diag(_R.uniform(0.5, 2.0, n))
 
 
+def _corr_choleskys(rng, batch, n):
+    """Cholesky factors of random n x n correlation matrices: lower triangular, positive diagonal,
+    rows scaled to unit length."""
+    lower = np.tril(rng.standard_normal(batch + (n, n)), -1) + np.eye(n) * rng.uniform(0.3, 2.0, batch + (n, 1))
+    return lower / np.linalg.norm(lower, axis=-1, keepdims=True)
+
+
 def _one_hot(rng, shape, k):
     return np.eye(k)[rng.integers(0, k, shape)]
 
@@ -387,6 +394,33 @@ CASES += [
         lambda rng, p: _covariances(rng, (4,), 2),
         # fixed: torch's cholesky_solve sends gradient to the unused upper triangle of scale_tril
         fixed={"scale_tril": _scale_tril(2)},
+    ),
+]
+
+CASES += [
+    Case(
+        "ContinuousBernoulli-probs",
+        lambda D, p: D.ContinuousBernoulli(probs=p["probs"]),
+        {"probs": np.array([0.1, 0.3, 0.4995, 0.5005, 0.7, 0.95])},  # two inside the Taylor region
+        lambda rng, p: rng.uniform(0.01, 0.99, (4, 6)),
+    ),
+    Case(
+        "ContinuousBernoulli-logits",
+        lambda D, p: D.ContinuousBernoulli(logits=p["logits"]),
+        {"logits": _R.standard_normal((2, 3)) * 2},
+        lambda rng, p: rng.uniform(0.01, 0.99, (4, 2, 3)),
+    ),
+    Case(
+        "LKJCholesky",
+        lambda D, p: D.LKJCholesky(3, p["concentration"]),
+        {"concentration": np.array([0.5, 1.0, 2.5])},
+        lambda rng, p: _corr_choleskys(rng, (4, 3), 3),
+    ),
+    Case(
+        "LKJCholesky-scalar",
+        lambda D, p: D.LKJCholesky(2, p["concentration"]),
+        {"concentration": np.array(1.7)},
+        lambda rng, p: _corr_choleskys(rng, (4,), 2),
     ),
 ]
 

@@ -166,6 +166,9 @@ GRADCHECK_CASES = [
     "RelaxedOneHotCategorical",
     "MixtureSameFamily-multivariate",
     "Wishart-covariance",
+    "ContinuousBernoulli-probs",
+    "ContinuousBernoulli-logits",
+    "LKJCholesky",
 ]
 
 

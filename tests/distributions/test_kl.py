@@ -370,8 +370,51 @@ PAIRS = {
             {"loc": _R.standard_normal((2, 3)), "W": _R.standard_normal((2, 3, 2)), "d": _positive(2, 3)},
         ),
     ),
+    "ContinuousBernoulli-ContinuousBernoulli": (
+        (lambda D, p: D.ContinuousBernoulli(probs=p["probs"]), {"probs": np.array([0.2, 0.4995, 0.8])}),
+        (lambda D, p: D.ContinuousBernoulli(logits=p["logits"]), {"logits": _R.standard_normal(3)}),
+    ),
+    "Beta-ContinuousBernoulli": (
+        (lambda D, p: D.Beta(p["a"], p["b"]), {"a": _positive(3), "b": _positive(3)}),
+        (lambda D, p: D.ContinuousBernoulli(probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
+    ),
+    "Uniform-ContinuousBernoulli": (
+        (
+            lambda D, p: D.Uniform(p["low"], p["high"]),
+            {"low": np.array([0.1, 0.3, -0.5]), "high": np.array([0.6, 0.9, 0.5])},  # the last one leaves [0, 1]
+        ),
+        (lambda D, p: D.ContinuousBernoulli(probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
+    ),
+    "ContinuousBernoulli-Exponential": (
+        (lambda D, p: D.ContinuousBernoulli(probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
+        (lambda D, p: D.Exponential(p["r"]), {"r": _positive(3)}),
+    ),
+    "ContinuousBernoulli-Normal": (
+        (lambda D, p: D.ContinuousBernoulli(logits=p["logits"]), {"logits": _R.standard_normal(3)}),
+        (_normal, {"loc": _R.standard_normal(3), "scale": _positive(3)}),
+    ),
+    "ContinuousBernoulli-Uniform": (
+        (lambda D, p: D.ContinuousBernoulli(probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
+        (
+            lambda D, p: D.Uniform(p["low"], p["high"]),
+            {"low": np.array([-0.5, -1.0, 0.2]), "high": np.array([1.5, 3.0, 2.0])},  # the last one misses [0, 0.2)
+        ),
+    ),
+    "ContinuousBernoulli-Pareto (infinite)": (
+        (lambda D, p: D.ContinuousBernoulli(probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
+        (lambda D, p: D.Pareto(p["scale"], p["alpha"]), {"scale": _positive(3), "alpha": _positive(3)}),
+    ),
+    "Normal-ContinuousBernoulli (infinite)": (
+        NORMAL,
+        (lambda D, p: D.ContinuousBernoulli(probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
+    ),
+    "Gamma-ContinuousBernoulli (infinite)": (
+        (lambda D, p: D.Gamma(p["c"], p["r"]), {"c": _positive(3), "r": _positive(3)}),
+        (lambda D, p: D.ContinuousBernoulli(probs=p["probs"]), {"probs": _R.uniform(0.1, 0.9, 3)}),
+    ),
 }
 EXPONENTIAL_FAMILIES = [
+    "ContinuousBernoulli-ContinuousBernoulli",
     "Normal-Normal",
     "Bernoulli-Bernoulli",
     "Beta-Beta",
@@ -509,3 +552,17 @@ def test_ambiguous_rules_warn():
 def test_register_kl_rejects_non_distributions():
     with pytest.raises(TypeError, match="Distribution subclass"):
         ember.distributions.register_kl(int, ember.distributions.Normal)
+
+
+def test_continuous_bernoulli_and_uniform_on_the_same_interval_have_a_finite_kl(torch):
+    """With supports that coincide the KL divergences are finite (torch 2.13 returns inf there):
+    KL(CB || U(0, 1)) = -H(CB), checked with torch's entropy, and KL(U(0, 1) || CB) =
+    -integral of log q over [0, 1], checked by the midpoint rule on torch's log_prob."""
+    D = ember.distributions
+    probs = [0.3, 0.8]
+    cb, uniform = D.ContinuousBernoulli(ember.tensor(probs, dtype=ember.float64)), D.Uniform(0.0, 1.0)
+    their_cb = torch.distributions.ContinuousBernoulli(torch.tensor(probs, dtype=torch.float64))
+    assert_close(D.kl_divergence(cb, uniform).numpy(), -their_cb.entropy().numpy(), rtol=1e-6, what="KL(CB || U)")
+    midpoints = torch.linspace(0.5 / 10_000, 1 - 0.5 / 10_000, 10_000, dtype=torch.float64)[:, None]
+    integral = their_cb.log_prob(midpoints).mean(0).numpy()
+    assert_close(D.kl_divergence(uniform, cb).numpy(), -integral, rtol=1e-6, what="KL(U || CB)")

@@ -54,6 +54,30 @@ TRANSFORMS = {
     ),
     "Inverse-of-Exp": (lambda D, T, t: T.ExpTransform().inv, _R.uniform(0.2, 3.0, (2, 3))),
     "Identity": (lambda D, T, t: T.identity_transform, _matrix(2, 3)),
+    "CorrCholesky": (lambda D, T, t: T.CorrCholeskyTransform(), _matrix(2, 6)),
+    "CorrCholesky-2x2": (lambda D, T, t: T.CorrCholeskyTransform(), _matrix(3, 1)),
+    "Cat": (
+        lambda D, T, t: T.CatTransform([T.ExpTransform(), T.AffineTransform(1.0, t(np.array(-2.0)))], -1, [1, 2]),
+        _matrix(2, 3),
+    ),
+    "Cat-batch-dim": (  # parts of different event_dim, cut along a batch dimension
+        lambda D, T, t: T.CatTransform([T.ExpTransform(), T.IndependentTransform(T.SigmoidTransform(), 1)], 0, [1, 2]),
+        _matrix(3, 4),
+    ),
+    "Cat-nested": (
+        lambda D, T, t: T.CatTransform(
+            [T.CatTransform([T.ExpTransform(), T.identity_transform], 0, [1, 1]), T.TanhTransform()], 0, [2, 2]
+        ),
+        _matrix(4, 3),
+    ),
+    "Stack": (
+        lambda D, T, t: T.StackTransform([T.ExpTransform(), T.identity_transform, T.SigmoidTransform()], dim=1),
+        _matrix(2, 3),
+    ),
+    "Stack-negative-dim": (
+        lambda D, T, t: T.StackTransform([T.TanhTransform(), T.AffineTransform(t(_LOC), 2.0)], dim=-2),
+        _matrix(2, 3),
+    ),
 }
 
 
@@ -83,6 +107,8 @@ def test_transform_matches_torch(name, torch):
     assert repr(ours) == repr(theirs)
     assert repr(ours.domain) == repr(theirs.domain) and repr(ours.codomain) == repr(theirs.codomain)
     assert ours.bijective == theirs.bijective
+    assert ours.domain.event_dim == theirs.domain.event_dim
+    assert ours.codomain.event_dim == theirs.codomain.event_dim
     our_y, their_y = ours(our_x), theirs(their_x)
     assert_close(our_y.detach().numpy(), their_y.detach().numpy(), rtol=1e-7, atol=1e-10, what=f"{name} forward")
     assert_close(
@@ -152,6 +178,43 @@ def test_stick_breaking_log_abs_det_jacobian_is_the_log_determinant():
     assert float(transform.log_abs_det_jacobian(x, transform(x))) == pytest.approx(expected, rel=1e-9)
 
 
+def test_corr_cholesky_log_abs_det_jacobian_is_the_log_determinant():
+    """The map from the D(D - 1)/2 reals onto the strict lower triangle of y has a square Jacobian."""
+    transform = ember.distributions.CorrCholeskyTransform()
+    x = ember.tensor(_R.standard_normal(6), dtype=ember.float64)
+    below_diagonal = lambda x: ember.distributions.utils.tril_matrix_to_vec(transform(x), diag=-1)  # noqa: E731
+    jacobian = ember.autograd.functional.jacobian(below_diagonal, x).numpy()
+    expected = np.linalg.slogdet(jacobian)[1]
+    assert float(transform.log_abs_det_jacobian(x, transform(x))) == pytest.approx(expected, rel=1e-9)
+    y = transform(x)
+    assert_close((y @ y.mT).diagonal(dim1=-2, dim2=-1).numpy(), np.ones(4), what="unit diagonal of L L^T")
+
+
+@pytest.mark.parametrize("diag", [-2, -1, 0, 1])
+def test_tril_matrix_vector_helpers_match_torch(diag, torch):
+    matrix = _R.standard_normal((2, 4, 4))
+    ours = ember.distributions.utils.tril_matrix_to_vec(ember.tensor(matrix), diag)
+    theirs = torch.distributions.utils.tril_matrix_to_vec(torch.tensor(matrix), diag)
+    assert_close(ours.numpy(), theirs.numpy(), what=f"tril_matrix_to_vec(diag={diag})")
+    back = ember.distributions.utils.vec_to_tril_matrix(ours, diag)
+    assert_close(back.numpy(), torch.distributions.utils.vec_to_tril_matrix(theirs, diag).numpy(), what="inverse")
+    with pytest.raises(ValueError, match="cannot be expressed"):
+        ember.distributions.utils.vec_to_tril_matrix(ember.zeros(5), diag)
+
+
+def test_cat_and_stack_transforms_reject_inputs_of_the_wrong_size():
+    T = ember.distributions.transforms
+    with pytest.raises(ValueError, match=r"x.size\(0\) = 2 must equal 3"):
+        T.CatTransform([T.ExpTransform(), T.ExpTransform()], 0, [1, 2])(ember.zeros(2))
+    with pytest.raises(ValueError, match="out of range"):
+        T.StackTransform([T.ExpTransform()], dim=1)(ember.zeros(1))
+    with pytest.raises(TypeError, match="Transform instances"):
+        T.StackTransform([T.ExpTransform(), "exp"])
+    cached = T.CatTransform([T.ExpTransform(), T.SigmoidTransform()], cache_size=1)
+    x = ember.zeros(2)
+    assert cached.inv(cached(x)) is x
+
+
 def test_cache_returns_the_input_itself_and_inverses_are_shared():
     T = ember.distributions.transforms
     transform = T.TanhTransform(cache_size=1)
@@ -201,6 +264,9 @@ def _constraints(C):
         C.real_vector,
         C.lower_cholesky,
         C.positive_definite,
+        C.corr_cholesky,
+        C.cat([C.positive, C.real], -1, [1, 2]),
+        C.stack([C.positive, C.real, C.unit_interval], -1),
     ]
 
 

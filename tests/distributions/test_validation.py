@@ -41,6 +41,7 @@ def _constraints(C):
         C.independent(C.positive, 2),
         C.real_vector,
         C.multinomial(4),
+        C.stack([C.positive, C.real, C.unit_interval], -1),
     ]
 
 
@@ -80,6 +81,14 @@ def test_constraints_match_torch(torch):
             expected = reference.check(their_value).numpy()
             actual = mine.check(our_value).numpy()
             assert np.array_equal(actual, expected), f"{mine!r}.check: {actual} vs torch's {expected}"
+
+
+def test_cat_constraint_checks_each_piece_as_torch(torch):
+    ours = ember.distributions.constraints.cat([ember.distributions.constraints.positive] * 2, -1, [1, 2])
+    C = torch.distributions.constraints
+    theirs = C.cat([C.positive] * 2, -1, [1, 2])
+    assert repr(ours) == repr(theirs) and ours.event_dim == theirs.event_dim
+    assert np.array_equal(ours.check(_values(ember)[1]).numpy(), theirs.check(_values(torch)[1]).numpy())
 
 
 def test_dependent_constraints_cannot_be_checked():
@@ -136,6 +145,35 @@ def test_invalid_parameters_raise_value_error_as_torch(name, torch):
     ours = _error(lambda: build(case, ember))
     assert theirs is not None and ours is not None, f"{name}: ember raised {ours!r}, torch {theirs!r}"
     assert str(ours) == str(theirs)
+
+
+@pytest.mark.parametrize("probs", [1.5, -0.2])
+def test_continuous_bernoulli_checks_probs_before_clamping_them(probs, torch):
+    with pytest.raises(ValueError):
+        torch.distributions.ContinuousBernoulli(torch.tensor([probs]), validate_args=True)
+    with pytest.raises(ValueError, match="probs must lie in \\[0, 1\\]"):
+        ember.distributions.ContinuousBernoulli(ember.tensor([probs]), validate_args=True)
+    # torch checks only when validate_args is given; ember also by default (clamping would hide the error)
+    with pytest.raises(ValueError, match="probs"):
+        ember.distributions.ContinuousBernoulli(ember.tensor([probs]))
+    ember.distributions.ContinuousBernoulli(ember.tensor([probs]), validate_args=False)
+
+
+@pytest.mark.parametrize("dim", [1, 0])
+def test_lkj_cholesky_needs_two_dimensions_as_torch(dim, torch):
+    with pytest.raises(ValueError) as theirs:
+        torch.distributions.LKJCholesky(dim)
+    with pytest.raises(ValueError) as ours:
+        ember.distributions.LKJCholesky(dim)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_lkj_cholesky_reports_its_own_invalid_concentration(torch):
+    # torch raises too, but about the Beta it builds inside
+    with pytest.raises(ValueError):
+        torch.distributions.LKJCholesky(3, torch.tensor([0.5, 0.0]))
+    with pytest.raises(ValueError, match=r"parameter concentration .* of distribution LKJCholesky"):
+        ember.distributions.LKJCholesky(3, ember.tensor([0.5, 0.0]))
 
 
 def test_parameter_error_message_names_parameter_constraint_and_values():
