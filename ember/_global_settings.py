@@ -64,10 +64,12 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
 
 
 def are_deterministic_algorithms_enabled():
+    """What `use_deterministic_algorithms` last set (every ember op is deterministic anyway)."""
     return settings.deterministic
 
 
 def is_deterministic_algorithms_warn_only_enabled():
+    """Whether `use_deterministic_algorithms(..., warn_only=True)` is in effect."""
     return settings.deterministic_warn_only
 
 
@@ -87,6 +89,7 @@ def set_deterministic_debug_mode(debug_mode):
 
 
 def get_deterministic_debug_mode():
+    """The debug mode as a number: 0 default, 1 warn, 2 error."""
     if not settings.deterministic:
         return 0
     return 1 if settings.deterministic_warn_only else 2
@@ -110,6 +113,7 @@ def set_float32_matmul_precision(precision):
 
 
 def get_float32_matmul_precision():
+    """ "highest", "high" or "medium", as last set (NumPy computes float32 matmuls in float32 either way)."""
     return settings.float32_matmul_precision
 
 
@@ -121,6 +125,7 @@ def set_num_interop_threads(num):
 
 
 def get_num_interop_threads():
+    """The inter-op thread count scripts set; ember runs ops one after another."""
     return settings.num_interop_threads
 
 
@@ -142,4 +147,5 @@ def set_warn_always(b):
 
 
 def is_warn_always_enabled():
+    """Whether warnings PyTorch gives once are given every time."""
     return settings.warn_always

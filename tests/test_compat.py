@@ -149,7 +149,7 @@ def test_install_maps_torch_modules_to_ember(fake_torch):
         ("from torch.sparse import mm", "torch.sparse.mm"),
         ("from torch import not_a_function", "torch.not_a_function"),
         ("import torch.no_such_module", "torch.no_such_module"),
-        ("import torch.distributions.gumbel", "torch.distributions.gumbel"),
+        ("import torch.nn.quantized", "torch.nn.quantized"),
     ],
 )
 def test_missing_apis_raise_not_implemented_naming_them(fake_torch, statement, name):

@@ -111,6 +111,7 @@ def get_autocast_dtype(device_type):
 
 
 def set_autocast_dtype(device_type, dtype):
+    """The dtype autocast casts to on `device_type` when it is not given one."""
     _check_device_type(device_type, "set_autocast_dtype")
     if device_type == "cuda":
         state.cuda_dtype = dtype
@@ -120,10 +121,12 @@ def set_autocast_dtype(device_type, dtype):
 
 
 def is_autocast_cache_enabled():
+    """Whether autocast would cache cast weights (ember casts each time; the flag is kept)."""
     return state.cache_enabled
 
 
 def set_autocast_cache_enabled(enabled):
+    """Set the flag `is_autocast_cache_enabled` reports."""
     state.cache_enabled = bool(enabled)
 
 
@@ -136,21 +139,25 @@ def _deprecated(old, new):
 
 
 def is_autocast_cpu_enabled():
+    """Whether CPU autocast is on in this thread (the deprecated spelling of `is_autocast_enabled("cpu")`)."""
     _deprecated("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')")
     return state.cpu_enabled
 
 
 def set_autocast_cpu_enabled(enabled):
+    """Turn CPU autocast on or off in this thread (deprecated spelling)."""
     _deprecated("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)")
     set_autocast_enabled("cpu", enabled)
 
 
 def get_autocast_cpu_dtype():
+    """The dtype CPU autocast casts to (deprecated spelling of `get_autocast_dtype("cpu")`)."""
     _deprecated("get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')")
     return get_autocast_dtype("cpu")
 
 
 def get_autocast_gpu_dtype():
+    """The dtype CUDA autocast casts to (deprecated spelling of `get_autocast_dtype("cuda")`)."""
     _deprecated("get_autocast_gpu_dtype()", "get_autocast_dtype('cuda')")
     return state.cuda_dtype
 

@@ -51,10 +51,12 @@ def is_inference(input):
 
 
 def is_conj(input):
+    """Whether the tensor carries a lazy conjugation: never in ember, which conjugates at once."""
     return _tensor(input, "is_conj").is_conj()
 
 
 def is_neg(input):
+    """Whether the tensor carries a lazy negation: never in ember."""
     return _tensor(input, "is_neg").is_neg()
 
 
