@@ -1720,10 +1720,6 @@ class TestAutograd2(TestCase):
         c.backward()
         self.assertEqual(b.grad, torch.tensor([-inf, 0.0, 0.0]))
 
-    @pytest.mark.xfail(
-        reason="a Function defining both backward and vjp does not raise: Implementing both 'backward' and 'vjp'",
-        strict=True,
-    )
     def test_custom_function_error(self):
         fwAD = torch.autograd.forward_ad
 
