@@ -440,7 +440,7 @@ class _Snapshot:
 
     def __init__(self, tensors):
         self.entries = [(tensor, tensor._data, tensor._data.copy(), tensor._grad) for tensor in tensors]
-        self.random = creation.default_generator.rng.bit_generator.state
+        self.random = creation.default_generator.get_state()  # the whole stream state, cached normal included
 
     def restore(self):
         for tensor, array, values, grad in self.entries:
@@ -448,7 +448,7 @@ class _Snapshot:
             if array.flags.writeable:  # (a read-only view cannot have been written through)
                 array[...] = values
             tensor._grad = grad
-        creation.default_generator.rng.bit_generator.state = self.random
+        creation.default_generator.set_state(self.random)
 
     def difference(self, other):
         for (tensor, _, values, grad), (_, _, other_values, other_grad) in zip(self.entries, other.entries):

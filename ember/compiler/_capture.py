@@ -10,6 +10,7 @@ these and removes them on exit; nothing is left behind, so eager code pays nothi
 """
 
 import contextlib
+import inspect
 import sys
 from threading import get_ident
 
@@ -17,7 +18,7 @@ import numpy
 
 from .. import _tensor
 from ..autograd import engine, function
-from ..ops import creation
+from ..ops import _distribution_kernels, creation
 from . import _trace
 
 __all__ = ["capturing", "state_sizes", "state_identities"]
@@ -239,6 +240,25 @@ class _Draw:
 
 _GENERATOR_RNG = creation.Generator.__dict__["rng"]
 
+# ember's kernels of PyTorch's random streams (ops/_distribution_kernels.py) that draw from a generator's
+# engine: each call is recorded whole, so a replay calls the kernel again and draws afresh, with the
+# engine's state (cached normal sample included) handled in Python as in eager mode.
+_DRAWING_KERNELS = tuple(
+    name
+    for name, value in vars(_distribution_kernels).items()
+    if inspect.isfunction(value) and next(iter(inspect.signature(value).parameters), None) == "engine"
+)
+
+
+def _recorded_kernel(name, kernel):
+    def draw(*args, **kwargs):
+        recording = _trace.active()
+        if recording is None:
+            return kernel(*args, **kwargs)
+        return recording.call(kernel, args, kwargs, f"random.{name}", depends=True)
+
+    return draw
+
 
 @contextlib.contextmanager
 def capturing(recording, argument_sources):
@@ -349,6 +369,8 @@ def capturing(recording, argument_sources):
         for scheduler_class in _classes_defining(lr_scheduler, lr_scheduler.LRScheduler, "step"):
             replace(scheduler_class, "step", scheduler_break(scheduler_class.__dict__["step"]))
         replace(creation.Generator, "rng", property(_RecordingRng))
+        for name in _DRAWING_KERNELS:
+            replace(_distribution_kernels, name, _recorded_kernel(name, getattr(_distribution_kernels, name)))
         replace(engine, "_run_tensor_hooks", hooks_break("tensor hooks", engine._run_tensor_hooks))
         replace(engine, "_accumulate_with_hooks", hooks_break("gradient hooks", engine._accumulate_with_hooks))
         replace(engine, "run_backward", recorded_run_backward)

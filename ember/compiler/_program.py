@@ -197,8 +197,8 @@ def build(recording, plan):
         last_use[slot] = max(last_use.get(slot, -1), position)
     draws_before_guard = any(op.name.startswith("random.") for op in recording.ops[: max(guards_at, default=0)])
     if draws_before_guard:  # a miss must leave the random state as it found it
-        line("random_state = rng_of().bit_generator.state")
-        writer.globals["rng_of"] = lambda: creation.default_generator.rng
+        line("random_state = generator.get_state()")
+        writer.globals["generator"] = creation.default_generator
     dying = {}  # op index -> the slots last used there
     for slot, last in last_use.items():
         dying.setdefault(last, []).append(slot)
@@ -208,7 +208,7 @@ def build(recording, plan):
         for slot, convert, expected in guards_at.get(index, ()):
             line(f"if {writer.constant(convert, 'f')}(v{slot}) != {writer.constant(expected)}:", 2)
             if draws_before_guard:
-                line("rng_of().bit_generator.state = random_state", 3)
+                line("generator.set_state(random_state)", 3)
             line("return MISS", 3)
         _emit_op(writer, op, 2)
         dead = [slot for slot in dying.get(index, ()) if slot not in pinned]
