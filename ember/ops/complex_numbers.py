@@ -172,11 +172,10 @@ def imag(input):
 class Complex(Primitive, node="ComplexBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, real_part, imaginary_part):
-        shape = np.broadcast_shapes(real_part.shape, imaginary_part.shape)
-        result = np.empty(shape, _dtype.from_numpy_dtype(real_part.dtype).to_complex().numpy_dtype)
-        result.real = real_part
-        result.imag = imaginary_part
-        return result
+        # (real, imaginary) pairs side by side are the complex numbers' memory (no assignment to
+        # .real/.imag, which ember.compile's recording could not follow)
+        pairs = np.stack(np.broadcast_arrays(real_part, imaginary_part), axis=-1)
+        return pairs.view(_dtype.from_numpy_dtype(real_part.dtype).to_complex().numpy_dtype)[..., 0]
 
     @staticmethod
     def backward(ctx, grad):
