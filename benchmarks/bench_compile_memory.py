@@ -21,12 +21,14 @@ WORKLOADS = {
 
 
 def peak_bytes(step, warmup=3, rounds=3):
-    """The smallest, over `rounds` calls, of the peak traced bytes above the level before the call."""
-    for _ in range(warmup):
-        step()
+    """The smallest, over `rounds` calls, of the peak traced bytes above the level before the call.
+    The warm-up calls are traced too, so the arrays they leave (gradients, optimizer state) are
+    traced when a measured call frees or keeps them."""
     peaks = []
     tracemalloc.start()
     try:
+        for _ in range(warmup):
+            step()
         for _ in range(rounds):
             before = tracemalloc.get_traced_memory()[0]
             tracemalloc.reset_peak()

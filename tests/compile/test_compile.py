@@ -448,6 +448,72 @@ def test_memory_does_not_grow_over_10000_replays():
     assert compiled.eager_reason is None and compiled._recordings == recordings  # all were replays
 
 
+def _peak_traced_bytes(step, *args):
+    """Peak bytes traced during one call, above the level just before it (NumPy buffers included).
+    Tracing is on for the calls before it, so that what they left (the gradients) is traced too."""
+    before = tracemalloc.get_traced_memory()[0]
+    tracemalloc.reset_peak()
+    step(*args)
+    return tracemalloc.get_traced_memory()[1] - before
+
+
+def test_replay_peak_memory_is_at_most_eager():
+    """Large weights, a tiny batch: a replay that kept the old gradients alive beside the new ones
+    (eager's zero_grad drops them) would peak a whole set of gradients higher."""
+
+    def make_step():
+        ember.manual_seed(0)
+        model = nn.Sequential(nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 4))
+        optimizer = ember.optim.SGD(model.parameters(), lr=0.01)
+
+        def step(x, y):
+            optimizer.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            optimizer.step()
+            return loss
+
+        return step
+
+    x, y = ember.randn(2, 256), ember.tensor([0, 3])
+    eager, compiled = make_step(), ember.compile(make_step(), verify=0)
+    tracemalloc.start()
+    try:
+        for _ in range(3):
+            eager(x, y)
+            compiled(x, y)
+        recordings = compiled._recordings
+        eager_peak = _peak_traced_bytes(eager, x, y)
+        replay_peak = _peak_traced_bytes(compiled, x, y)
+    finally:
+        tracemalloc.stop()
+    assert compiled._recordings == recordings and compiled.eager_reason is None
+    gradients = 4 * (256 * 256 + 256 + 4 * 256 + 4)
+    assert replay_peak <= eager_peak + 4096, f"replay peak {replay_peak} > eager peak {eager_peak} ({gradients=})"
+
+
+def test_gradients_accumulated_across_calls_match_eager():
+    """Without zero_grad the call reads the old .grad, so the replay must keep it (not drop it early)."""
+
+    def make():
+        ember.manual_seed(0)
+        model = nn.Linear(3, 2)
+
+        def step(x):
+            model(x).pow(2).sum().backward()
+            return model.weight.grad
+
+        return model, step
+
+    (eager_model, eager), (compiled_model, step) = make(), make()
+    compiled = ember.compile(step)
+    x = ember.randn(5, 3)
+    for _ in range(4):
+        same(compiled(x), eager(x))
+        same(compiled_model.bias.grad, eager_model.bias.grad)
+    assert compiled.eager_reason is None
+
+
 SETTINGS = {"scale": 2.0}
 
 
