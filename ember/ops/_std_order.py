@@ -11,7 +11,7 @@ negated for a descending order), so every comparison is `<`. Each function takes
 permuted in place) and returns the original positions in their final order.
 """
 
-import numpy as np
+from .._backend import np
 
 __all__ = ["REPLAY_LIMIT", "ranks", "std_sort", "std_nth_element", "std_partial_sort", "has_ties"]
 
