@@ -202,6 +202,7 @@ def build(recording, plan):
     dying = {}  # op index -> the slots last used there
     for slot, last in last_use.items():
         dying.setdefault(last, []).append(slot)
+    release_at = max(guards_at, default=0)  # past the last guard, a miss can no longer happen
     line("token = quiet()")
     line("try:")
     for index, op in enumerate(ops):
@@ -210,6 +211,9 @@ def build(recording, plan):
             if draws_before_guard:
                 line("generator.set_state(random_state)", 3)
             line("return MISS", 3)
+        if index == release_at:
+            for source in _replaced_grads(plan):
+                line(f"{_source_expression(source, writer)}._grad = None", 2)
         _emit_op(writer, op, 2)
         dead = [slot for slot in dying.get(index, ()) if slot not in pinned]
         if dead:
@@ -232,6 +236,19 @@ def build(recording, plan):
     replay.source = source
     replay.keep = writer.keep
     return replay, writer
+
+
+def _replaced_grads(plan):
+    """The tensors whose old `.grad` the call replaces without reading it (`zero_grad` then backward).
+
+    Eager mode drops such a gradient at `zero_grad`; the replay drops it once no guard can miss any
+    more, rather than keeping it alive beside the new one until the end (its peak would be higher)."""
+    read = {source for _, source in plan.input_expressions}
+    return [
+        source
+        for source, attribute, value in plan.effects
+        if attribute == "_grad" and value[0] in ("tensor", "none") and ("grad", source) not in read
+    ]
 
 
 def _root_id(array):

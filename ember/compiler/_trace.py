@@ -558,12 +558,20 @@ class Traced(numpy.ndarray):
             return self.view(numpy.ndarray).real
         return recording.call(numpy.real, (self,), {}, "numpy.real")
 
+    @real.setter
+    def real(self, value):  # `result.real = part` (ember.complex): a recorded write through the view
+        self.real[...] = value
+
     @property
     def imag(self):
         recording = _recording_of(self)
         if recording is None:
             return self.view(numpy.ndarray).imag
         return recording.call(numpy.imag, (self,), {}, "numpy.imag")
+
+    @imag.setter
+    def imag(self, value):
+        self.imag[...] = value
 
     @property
     def base(self):

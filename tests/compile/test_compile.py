@@ -1,6 +1,7 @@
 """ember.compile: replays equal eager bit for bit; breaks fall back with a notice; guards re-record."""
 
 import gc
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -66,7 +67,7 @@ def test_ops_forward_and_backward_match_eager(op):
 def _training(optimizer_class, model_factory, data, steps, compile_it, **options):
     ember.manual_seed(0)
     model = model_factory()
-    optimizer = optimizer_class(model.parameters(), **options)
+    optimizer = ember.optim.Adam(model.parameters(), lr=0.01)
     scheduler = ember.optim.lr_scheduler.StepLR(optimizer, 4, 0.5)
 
     def step(x, y):
@@ -400,28 +401,117 @@ def test_no_recorded_array_leaks_into_state():
     assert all(type(array) is np.ndarray for array in arrays)
 
 
-def test_memory_does_not_grow_over_many_replays():
-    model = nn.Sequential(nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 1))
-    optimizer = ember.optim.SGD(model.parameters(), lr=0.01)
+def _live_tensors():
+    gc.collect()
+    return sum(isinstance(item, ember.Tensor) for item in gc.get_objects())
 
-    def step(x):
+
+def test_memory_does_not_grow_over_10000_replays():
+    """Objects and tensors stay as many over 10,000 replays, and the bytes traced (NumPy reports its
+    buffers to tracemalloc) stay flat over a traced stretch of them: tracing every replay would take
+    minutes, and a leak repeats on every replay, so a stretch shows it."""
+    ember.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+    optimizer = ember.optim.Adam(model.parameters(), lr=0.01)
+
+    def step(x, y):
         optimizer.zero_grad()
-        loss = model(x).pow(2).mean()
+        loss = F.cross_entropy(model(x), y)
         loss.backward()
         optimizer.step()
         return loss
 
     compiled = ember.compile(step)
-    x = ember.randn(4, 8)
+    x, y = ember.randn(4, 4), ember.tensor([0, 1, 2, 1])
     for _ in range(50):
-        compiled(x)
-    gc.collect()
-    before = len(gc.get_objects())
-    for _ in range(10_000):
-        compiled(x)
-    gc.collect()
-    assert len(gc.get_objects()) <= before + 50
-    assert len(compiled.variants) == 2  # the first call starts with .grad None, the others with a .grad
+        compiled(x, y)
+    recordings = compiled._recordings
+    tensors = _live_tensors()
+    objects = len(gc.get_objects())
+    for _ in range(9_800):
+        compiled(x, y)
+    assert _live_tensors() <= tensors, "replays leave tensors alive"
+    assert len(gc.get_objects()) <= objects + 50, "replays leave Python objects alive"
+    tracemalloc.start()
+    try:
+        for _ in range(10):
+            compiled(x, y)
+        gc.collect()
+        traced = tracemalloc.get_traced_memory()[0]
+        for _ in range(200):
+            compiled(x, y)
+        gc.collect()
+        growth = tracemalloc.get_traced_memory()[0] - traced
+    finally:
+        tracemalloc.stop()
+    assert growth < 1024, f"{growth} bytes more traced after 200 replays (a leak of about {growth // 200} per replay)"
+    assert compiled.eager_reason is None and compiled._recordings == recordings  # all were replays
+
+
+def _peak_traced_bytes(step, *args):
+    """Peak bytes traced during one call, above the level just before it (NumPy buffers included).
+    Tracing is on for the calls before it, so that what they left (the gradients) is traced too."""
+    before = tracemalloc.get_traced_memory()[0]
+    tracemalloc.reset_peak()
+    step(*args)
+    return tracemalloc.get_traced_memory()[1] - before
+
+
+def test_replay_peak_memory_is_at_most_eager():
+    """Large weights, a tiny batch: a replay that kept the old gradients alive beside the new ones
+    (eager's zero_grad drops them) would peak a whole set of gradients higher."""
+
+    def make_step():
+        ember.manual_seed(0)
+        model = nn.Sequential(nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 4))
+        optimizer = ember.optim.SGD(model.parameters(), lr=0.01)
+
+        def step(x, y):
+            optimizer.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            optimizer.step()
+            return loss
+
+        return step
+
+    x, y = ember.randn(2, 256), ember.tensor([0, 3])
+    eager, compiled = make_step(), ember.compile(make_step(), verify=0)
+    tracemalloc.start()
+    try:
+        for _ in range(3):
+            eager(x, y)
+            compiled(x, y)
+        recordings = compiled._recordings
+        eager_peak = _peak_traced_bytes(eager, x, y)
+        replay_peak = _peak_traced_bytes(compiled, x, y)
+    finally:
+        tracemalloc.stop()
+    assert compiled._recordings == recordings and compiled.eager_reason is None
+    gradients = 4 * (256 * 256 + 256 + 4 * 256 + 4)
+    assert replay_peak <= eager_peak + 4096, f"replay peak {replay_peak} > eager peak {eager_peak} ({gradients=})"
+
+
+def test_gradients_accumulated_across_calls_match_eager():
+    """Without zero_grad the call reads the old .grad, so the replay must keep it (not drop it early)."""
+
+    def make():
+        ember.manual_seed(0)
+        model = nn.Linear(3, 2)
+
+        def step(x):
+            model(x).pow(2).sum().backward()
+            return model.weight.grad
+
+        return model, step
+
+    (eager_model, eager), (compiled_model, step) = make(), make()
+    compiled = ember.compile(step)
+    x = ember.randn(5, 3)
+    for _ in range(4):
+        same(compiled(x), eager(x))
+        same(compiled_model.bias.grad, eager_model.bias.grad)
+    assert compiled.eager_reason is None
 
 
 SETTINGS = {"scale": 2.0}
