@@ -28,7 +28,7 @@ class ContinuousBernoulli(ExponentialFamily):
 
         >>> m = ContinuousBernoulli(ember.tensor([0.3]))
         >>> m.sample().shape
-        ember.Size([1])
+        torch.Size([1])
     """
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}

@@ -27,7 +27,7 @@ class LKJCholesky(Distribution):
 
         >>> l = LKJCholesky(3, 0.5)
         >>> l.sample().shape
-        ember.Size([3, 3])
+        torch.Size([3, 3])
     """
 
     arg_constraints = {"concentration": constraints.positive}
