@@ -83,8 +83,7 @@ class _Writer:
         """Pickle what JSON cannot hold (`torch.save(model, path)`), its tensors and arrays kept out of
         the pickle as references to raw arrays; loading it needs `weights_only=False`."""
         buffer = io.BytesIO()
-        pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-        pickler.persistent_id = self._reference
+        pickler = _ReferencingPickler(buffer, self._reference)
         try:
             pickler.dump(value)
         except Exception as error:  # noqa: BLE001  (whatever pickle refuses: a lambda, an open file ...)
@@ -141,6 +140,28 @@ class _Writer:
             "dtype": array.dtype.newbyteorder("<").str,
             "shape": list(array.shape),
         }
+
+
+class _ReferencingPickler(pickle.Pickler):
+    """A pickler that stores what `reference(obj)` names (tensors, arrays) as persistent ids."""
+
+    def __init__(self, file, reference):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.reference = reference
+
+    def persistent_id(self, obj):
+        return self.reference(obj)
+
+
+class _ReferencingUnpickler(pickle.Unpickler):
+    """The matching unpickler: `load_reference(id)` rebuilds what a persistent id names."""
+
+    def __init__(self, file, load_reference):
+        super().__init__(file)
+        self.load_reference = load_reference
+
+    def persistent_load(self, reference):
+        return self.load_reference(reference)
 
 
 class _Encoded:
@@ -343,8 +364,9 @@ class _Reader:
             raise self.corrupt(f"the pickled object {key} is missing")
         if info.compress_type != zipfile.ZIP_STORED or info.file_size > self.file_size:
             raise self.corrupt(f"the pickled object {key} is compressed or larger than the file")
-        unpickler = pickle.Unpickler(io.BytesIO(self.archive.read(info)))
-        unpickler.persistent_load = lambda reference: self.decode(reference, f"{where} (pickled)")
+        unpickler = _ReferencingUnpickler(
+            io.BytesIO(self.archive.read(info)), lambda reference: self.decode(reference, f"{where} (pickled)")
+        )
         try:
             return unpickler.load()
         except (_CheckpointError, _CallerError):
