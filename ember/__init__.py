@@ -34,6 +34,7 @@ from .ops import *  # noqa: F401,F403
 from . import ops as _ops
 from ._legacy import *  # noqa: F401,F403
 from . import amp, cpu, cuda, backends  # noqa: F401
+from .cuda import OutOfMemoryError  # noqa: F401  (torch.OutOfMemoryError)
 from .amp.autocast_mode import (
     autocast,
     is_autocast_enabled,

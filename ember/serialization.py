@@ -24,7 +24,7 @@ import zipfile
 import zlib
 from collections import Counter, OrderedDict
 
-from ._backend import np, to_device
+from ._backend import device, np, to_device
 from . import _dtype
 from ._size import Size
 from ._tensor import Tensor, new_tensor
@@ -555,6 +555,11 @@ def _relocation(map_location):
         return lambda tensor, location: _first_not_none(map_location(tensor, location), tensor)
     if isinstance(map_location, dict):
         map_location = map_location.get("cpu", "cpu")
+    if map_location is not None and device(map_location).type == "cuda":
+        raise RuntimeError(
+            "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False "
+            "(ember computes on the CPU): load with map_location='cpu' or without map_location."
+        )
     to_device(map_location)
     return None
 
