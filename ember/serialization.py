@@ -87,11 +87,13 @@ class _Writer:
         try:
             pickler.dump(value)
         except Exception as error:  # noqa: BLE001  (whatever pickle refuses: a lambda, an open file ...)
-            raise TypeError(
+            # pickle's own exception class, as PyTorch raises it (code may catch it), saying what to do
+            error.args = (
                 f"ember.save cannot store an object of type {_class_name(value)}: it is not a tensor, "
                 f"array, number, string, dtype or container of them, and pickling it failed ({error}). "
-                "Save its state_dict() instead."
-            ) from None
+                "Save its state_dict() instead.",
+            )
+            raise
         self.objects.append(buffer.getvalue())
         return {"type": "object", "key": str(len(self.objects) - 1), "class": _class_name(value)}
 

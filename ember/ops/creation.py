@@ -2,6 +2,7 @@
 
 import math
 import numbers
+import os
 import warnings
 
 from .._backend import np, to_device
@@ -122,7 +123,10 @@ class Generator:
 
 
 _STATE_BYTES = 5056  # PyTorch's CPU generator state
+# PyTorch seeds its default generator from the operating system at start-up, so that an unseeded
+# script draws new numbers on every run (a `Generator()` made later starts from the fixed seed).
 default_generator = Generator()
+default_generator._seed = int.from_bytes(os.urandom(8), "little")
 
 
 @op()

@@ -171,6 +171,13 @@ class DataLoader:
             return self._iterator
         base_seed = self._draw_base_seed()
         if self.pin_memory:
+            if self.pin_memory_device:
+                warnings.warn(
+                    "pin_memory_device is deprecated, the current accelerator will be used as the device, "
+                    f"ignore pin_memory_device='{self.pin_memory_device}'.",
+                    UserWarning,
+                    stacklevel=2,
+                )
             warnings.warn(
                 "'pin_memory' argument is set as true but no accelerator is found, then device pinned memory "
                 "won't be used.",
