@@ -76,6 +76,12 @@ _LAZY_SUBMODULES = {
     "vision",
     "viz",
     "profiler",
+    "jit",
+    "hub",
+    "random",
+    "types",
+    "storage",
+    "_dynamo",
 }
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func", "compile": "compiler"}
 

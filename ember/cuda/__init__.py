@@ -79,30 +79,37 @@ def _no_cuda():
 
 # ---------------------------------------------------------------- what is true without a GPU
 def is_available():
+    """False: ember has no GPU backend."""
     return False
 
 
 def is_initialized():
+    """False: there is no CUDA to initialize."""
     return False
 
 
 def is_bf16_supported(including_emulation=True):
+    """False, as PyTorch answers without CUDA (bfloat16 on the CPU is a separate question)."""
     return False
 
 
 def is_tf32_supported():
+    """False: TF32 is a GPU format."""
     return False
 
 
 def device_count():
+    """0: no GPUs."""
     return 0
 
 
 def get_arch_list():
+    """No GPU architectures were compiled in: []."""
     return []
 
 
 def get_gencode_flags():
+    """No GPU code was compiled in: ''."""
     return ""
 
 
@@ -111,22 +118,27 @@ def empty_cache():
 
 
 def memory_allocated(device=None):
+    """GPU memory held by tensors: 0."""
     return 0
 
 
 def max_memory_allocated(device=None):
+    """Peak GPU memory held by tensors: 0."""
     return 0
 
 
 def memory_reserved(device=None):
+    """GPU memory held by the caching allocator: 0."""
     return 0
 
 
 def max_memory_reserved(device=None):
+    """Peak GPU memory held by the caching allocator: 0."""
     return 0
 
 
 def memory_stats(device=None):
+    """The GPU allocator's statistics: none (an empty OrderedDict, as PyTorch without CUDA)."""
     return collections.OrderedDict()
 
 
@@ -149,6 +161,7 @@ seed_all = seed
 
 
 def get_rng_state_all():
+    """The states of all GPU generators: there are none."""
     return []
 
 

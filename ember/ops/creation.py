@@ -149,11 +149,8 @@ def initial_seed():
 
 @op()
 def get_rng_state():
-    """The default generator's state as a uint8 tensor, for `set_rng_state`.
-
-    ember draws with NumPy's PCG64, so the state (and the numbers a seed gives) differ from PyTorch's: the same
-    seed does not reproduce PyTorch's random numbers.
-    """
+    """The default generator's state as a uint8 tensor, for `set_rng_state`: PyTorch's layout, so a
+    state saved by either library restores the same stream in the other."""
     return default_generator.get_state()
 
 
