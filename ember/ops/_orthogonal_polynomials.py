@@ -172,9 +172,7 @@ FAMILIES = {
     "shifted_chebyshev_polynomial_t": _chebyshev(_identity, _t_ends, _t_trigonometric, 6, shifted=True),
     "shifted_chebyshev_polynomial_u": _chebyshev(lambda y: y + y, _u_ends, _u_trigonometric, 6, shifted=True),
     "shifted_chebyshev_polynomial_v": _chebyshev(lambda y: y + y - 1, _v_ends, _v_trigonometric, 6, shifted=True),
-    "shifted_chebyshev_polynomial_w": _chebyshev(
-        lambda y: y + y + 1, _w_ends, _w_trigonometric(True), 4, shifted=True
-    ),
+    "shifted_chebyshev_polynomial_w": _chebyshev(lambda y: y + y + 1, _w_ends, _w_trigonometric(True), 4, shifted=True),
     # H_(m+1) = 2x H_m - 2m H_(m-1);  He_(m+1) = x He_m - m He_(m-1)
     "hermite_polynomial_h": _Family(lambda x: x + x, lambda m, x, q, p: (x + x) * q - (2 * m) * p, hermite=True),
     "hermite_polynomial_he": _Family(lambda x: x.copy(), lambda m, x, q, p: x * q - m * p, hermite=True),
