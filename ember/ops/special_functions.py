@@ -55,9 +55,9 @@ def _unary(kernel, input, op_name, out):
             f"special_{op_name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
         )
     data = _floating_array(input, op_name)
-    with np.errstate(all="ignore"):
-        values = kernel(np.atleast_1d(data.astype(np.float64))).reshape(data.shape)
-    return _finish(new_tensor(values.astype(data.dtype, copy=False)), out)
+    with np.errstate(all="ignore"):  # overflow to inf is the answer beyond float32's range, as in PyTorch
+        values = kernel(np.atleast_1d(data.astype(np.float64))).reshape(data.shape).astype(data.dtype, copy=False)
+    return _finish(new_tensor(values), out)
 
 
 def bessel_j0(input, *, out=None):
