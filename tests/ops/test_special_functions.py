@@ -131,13 +131,14 @@ POSITIVE_ONLY |= {"scaled_modified_bessel_k0", "scaled_modified_bessel_k1"}
 def test_accuracy_against_mpmath(name):
     """ember's error is at float64's rounding level: relative for the monotone functions, absolute
     (times max(|f|, 1)) for the oscillating ones, whose zeros make relative error meaningless."""
+    rng = np.random.default_rng(11)
     mpmath = pytest.importorskip("mpmath")
     points = np.concatenate(
-        [RNG.uniform(-12, 12, 150), np.sign(RNG.uniform(-1, 1, 150)) * 10 ** RNG.uniform(-6, 2.5, 150)]
+        [rng.uniform(-12, 12, 50), np.sign(rng.uniform(-1, 1, 50)) * 10 ** rng.uniform(-6, 2.5, 50)]
     )
     if name in POSITIVE_ONLY:
         points = np.abs(points)
-    with mpmath.workdps(40):
+    with mpmath.workdps(30):
         reference = np.array([float(MPMATH_REFERENCES[name](mpmath, mpmath.mpf(float(x)))) for x in points])
     ours = getattr(special, name)(ember.tensor(points)).numpy()
     # The oscillating functions' phase x - pi/4 (Ai's (2/3)|x|^1.5) carries the rounding of x itself.
@@ -170,8 +171,9 @@ def test_accuracy_against_mpmath(name):
 def test_agrees_with_scipy_where_torch_does_not(name, scipy_name):
     """SciPy runs Cephes with the full denominators: ember agrees with it to rounding, including on
     [4, 6] and (-3, -2.09], where torch 2.13 is off by up to ~1e-6 (J, Y) and ~3e-6 (Ai)."""
+    rng = np.random.default_rng(11)
     scipy_special = pytest.importorskip("scipy.special")
-    points = np.concatenate([RNG.uniform(0.05, 30, 400), RNG.uniform(4, 6, 200), -RNG.uniform(2.0, 3.0, 100)])
+    points = np.concatenate([rng.uniform(0.05, 30, 400), rng.uniform(4, 6, 200), -rng.uniform(2.0, 3.0, 100)])
     if name in POSITIVE_ONLY:
         points = np.abs(points)
     if scipy_name is not None:
@@ -186,8 +188,9 @@ def test_agrees_with_scipy_where_torch_does_not(name, scipy_name):
 
 # ---------------------------------------------------------------- orthogonal polynomials
 def _random_points_and_degrees(dtype, highest):
-    x = np.concatenate([RNG.uniform(-1.3, 1.3, 2500), RNG.uniform(-0.3, 1.3, 1000), RNG.normal(0, 4, 500)])
-    n = RNG.integers(-3, highest + 1, x.size).astype(np.float64)
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.uniform(-1.3, 1.3, 2500), rng.uniform(-0.3, 1.3, 1000), rng.normal(0, 4, 500)])
+    n = rng.integers(-3, highest + 1, x.size).astype(np.float64)
     return x.astype(dtype), n.astype(dtype)
 
 
