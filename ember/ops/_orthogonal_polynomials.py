@@ -24,31 +24,39 @@ def _integer_degrees(n):
     return np.where(representable, np.trunc(np.where(representable, n, 0)), -1).astype(np.int64)
 
 
-def _recurrence(n, first, step):
-    """The values of degree n >= 2 from p_0 = 1, p_1 = first and p_(m+1) = step(m, p_m, p_(m-1)) for
-    m = 1 .. n-1; every array is one flat vector. Elements leave once they reach their degree or
-    turn NaN (which stays NaN), so the loop runs only as long as some element needs it."""
-    result = first.copy()
-    previous = np.ones_like(first)
-    current = first.copy()
-    active = np.flatnonzero(n >= 2)
-    degrees = n[active]
-    previous, current = previous[active], current[active]
-    m = 1
-    while active.size:
-        current, previous = step(m, active, current, previous), current
+_NAN_CHECK_INTERVAL = 64  # steps between looks for elements that turned NaN (only saves work)
+
+
+def _recurrence(x, n, first, step):
+    """The values of degree n >= 2 (flat arrays) from p_0 = 1, p_1 = first and
+    p_(m+1) = step(m, x, p_m, p_(m-1)) for m = 1 .. n-1. Elements leave when they reach their degree,
+    or (looked for every few dozen steps) once they turn NaN, which they stay; so a huge degree at a
+    point where the recurrence overflows costs little, as in PyTorch, whose loop stops on NaN."""
+    result = np.empty_like(first)
+    positions = np.arange(x.size)
+    previous, current = np.ones_like(first), first
+    m, next_finish = 1, n.min()
+    while positions.size:
+        current, previous = step(m, x, current, previous), current
         m += 1
-        done = (degrees <= m) | np.isnan(current)
+        if m < next_finish and m % _NAN_CHECK_INTERVAL:
+            continue
+        done = (n <= m) | np.isnan(current)
+        if done.all():
+            result[positions] = current
+            break
         if done.any():
-            result[active[done]] = current[done]
+            result[positions[done]] = current[done]
             keep = ~done
-            active, degrees, current, previous = active[keep], degrees[keep], current[keep], previous[keep]
+            positions, x, n, current, previous = positions[keep], x[keep], n[keep], current[keep], previous[keep]
+        next_finish = n.min()
     return result
 
 
 class _Family:
     """One polynomial family: the first-degree polynomial, the recurrence step, and the values PyTorch
-    fixes before evaluating (special points, the trigonometric form, the Hermite cut-off)."""
+    fixes before evaluating (special points, the trigonometric form, the Hermite cut-off), in
+    PyTorch's order of precedence. The recurrence runs only on the elements none of these settled."""
 
     def __init__(self, first, step, special=None, trigonometric=None, hermite=False):
         self.first, self.step, self.special = first, step, special
@@ -59,19 +67,30 @@ class _Family:
         x, degree = np.broadcast_arrays(x, degree)
         shape = x.shape
         x, degree = x.ravel(), degree.ravel()
+        result = np.empty_like(x)
+        pending = np.ones(x.shape, dtype=bool)
+
+        def settle(mask, values):
+            """Fix the still pending elements of `mask`: to a number, or to values(mask), an array
+            of one value per selected element."""
+            mask = mask & pending
+            if mask.any():
+                result[mask] = values(mask) if callable(values) else values
+                pending[mask] = False
+
         with np.errstate(all="ignore"):
-            first = self.first(x)
-            result = _recurrence(degree, first, lambda m, at, q, p: self.step(m, x[at], q, p))
-            result[degree == 1] = first[degree == 1]
-            result[degree == 0] = 1
-            if self.hermite:
-                limit = 128 if x.dtype == np.float32 else 512
-                result[degree > limit] = np.nan
-            if self.trigonometric is not None:
-                self.trigonometric(x, degree, result)
+            settle(degree < 0, 0)
             if self.special is not None:
-                self.special(x, degree, result)
-        result[degree < 0] = 0
+                self.special(x, degree, settle)
+            if self.trigonometric is not None:
+                self.trigonometric(x, degree, settle)
+            settle(degree == 0, 1)
+            settle(degree == 1, lambda at: self.first(x[at]))
+            if self.hermite:
+                settle(degree > (128 if x.dtype == np.float32 else 512), np.nan)
+            rest = np.flatnonzero(pending)
+            if rest.size:
+                result[rest] = _recurrence(x[rest], degree[rest], self.first(x[rest]), self.step)
         return result.reshape(shape)
 
 
@@ -136,32 +155,28 @@ def _w_trigonometric(shifted):
 def _chebyshev(first, ends, trigonometric, above, shifted):
     argument = _shifted if shifted else _identity
 
-    def special(x, degree, result):
-        d = degree.astype(x.dtype)
-        if shifted:
-            plus, minus = x == 1, x == 0
-        else:
-            plus, minus = x == 1, x == -1
-        at_end = plus | minus
-        result[at_end] = ends(d, degree, plus)[at_end]
+    def special(x, degree, settle):
+        plus = x == 1
+        minus = x == 0 if shifted else x == -1
+        settle(plus | minus, lambda at: ends(degree[at].astype(x.dtype), degree[at], plus[at]))
 
-    def trig(x, degree, result):
+    def trig(x, degree, settle):
         y = argument(x)
-        wanted = (degree > above) & (np.abs(y) < 1)
-        if wanted.any():
-            d = degree[wanted].astype(x.dtype)
-            result[wanted] = trigonometric(d, degree[wanted], y[wanted], np.arccos(y[wanted]))
+
+        def values(at):
+            return trigonometric(degree[at].astype(x.dtype), degree[at], y[at], np.arccos(y[at]))
+
+        settle((degree > above) & (np.abs(y) < 1), values)
 
     return _Family(lambda x: first(argument(x)), _chebyshev_step(argument), special, trig)
 
 
-def _laguerre_special(x, degree, result):
-    result[x == 0] = 1
+def _laguerre_special(x, degree, settle):
+    settle(x == 0, 1)
 
 
-def _legendre_special(x, degree, result):
-    plus, at_end = x == 1, np.abs(x) == 1
-    result[at_end] = _signed(np.ones_like(x), degree, plus)[at_end]
+def _legendre_special(x, degree, settle):
+    settle(np.abs(x) == 1, lambda at: _signed(np.ones_like(x[at]), degree[at], x[at] == 1))
 
 
 FAMILIES = {
@@ -175,14 +190,14 @@ FAMILIES = {
     "shifted_chebyshev_polynomial_w": _chebyshev(lambda y: y + y + 1, _w_ends, _w_trigonometric(True), 4, shifted=True),
     # H_(m+1) = 2x H_m - 2m H_(m-1);  He_(m+1) = x He_m - m He_(m-1)
     "hermite_polynomial_h": _Family(lambda x: x + x, lambda m, x, q, p: (x + x) * q - (2 * m) * p, hermite=True),
-    "hermite_polynomial_he": _Family(lambda x: x.copy(), lambda m, x, q, p: x * q - m * p, hermite=True),
+    "hermite_polynomial_he": _Family(_identity, lambda m, x, q, p: x * q - m * p, hermite=True),
     # (m+1) L_(m+1) = (2m + 1 - x) L_m - m L_(m-1)
     "laguerre_polynomial_l": _Family(
         lambda x: 1 - x, lambda m, x, q, p: (((m + m) + (1 - x)) * q - m * p) / (m + 1), _laguerre_special
     ),
     # (m+1) P_(m+1) = (2m + 1) x P_m - m P_(m-1)
     "legendre_polynomial_p": _Family(
-        lambda x: x.copy(), lambda m, x, q, p: ((m + m + 1) * x * q - m * p) / (m + 1), _legendre_special
+        _identity, lambda m, x, q, p: ((m + m + 1) * x * q - m * p) / (m + 1), _legendre_special
     ),
 }
 
