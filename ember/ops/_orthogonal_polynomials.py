@@ -1,8 +1,9 @@
 """The classical orthogonal polynomials of `torch.special` on arrays: Chebyshev T, U, V, W (and their
 shifted forms on [0, 1]), Hermite H (physicists') and He (probabilists'), Laguerre L and Legendre P.
 
-Each is evaluated by its three-term recurrence in the array's own dtype, so float32 overflows where
-PyTorch's float32 kernel does (to inf, then NaN once inf - inf appears). The degree follows PyTorch:
+Each is evaluated by its three-term recurrence in the array's own dtype, so float32 overflows as
+PyTorch's float32 kernel does (to inf, then NaN once inf - inf appears; PyTorch's compiled loop fuses
+the multiply-add, so at the edge of overflow the two may turn inf or NaN one degree apart). The degree follows PyTorch:
 it is truncated toward zero to an integer; negative degrees give 0, and so do NaN, +-inf and degrees
 beyond int64 (the C++ cast PyTorch applies sends them to a negative integer). Inside (-1, 1) a
 Chebyshev polynomial of high degree is evaluated from its trigonometric form (T_n(cos t) = cos(n t),
@@ -153,6 +154,8 @@ def _w_trigonometric(shifted):
 
 
 def _chebyshev(first, ends, trigonometric, above, shifted):
+    """A Chebyshev family in y = x (or 2x - 1 when shifted): its value at the ends y = +-1, then its
+    trigonometric form for degrees above `above` inside (-1, 1), then the recurrence."""
     argument = _shifted if shifted else _identity
 
     def special(x, degree, settle):
