@@ -18,6 +18,7 @@ exactly after the draws used, by replaying it from the saved state.
 import math
 
 from .._backend import np
+from . import _libm
 from ._distribution_kernels import unit_double
 
 __all__ = ["standard_gamma", "poisson", "binomial"]
@@ -195,7 +196,7 @@ def _stirling_tail(k):
 
 def _binomial_inversion(count, prob, draws, rounded):
     """Successes before the trials run out, the gaps between successes drawn as geometric variables."""
-    log_failure = rounded(math.log1p(-prob))  # (PyTorch calls log1p on the tensor's type)
+    log_failure = math.log1p(-prob) if rounded is float else _libm.log1pf(-prob)  # (log1p of the tensor's type)
     total_gaps, successes = 0.0, 0
     while True:
         gap = _log(draws.uniform()) / log_failure
