@@ -109,6 +109,16 @@ def _standard_gamma_grad_one(alpha, x):
     return math.exp(p / q)
 
 
+def _ieee(function, *arguments):
+    """`function` on Python floats (fast), or, where Python raises for what C computes (a division by
+    zero at a degenerate parameter), again on NumPy scalars, whose arithmetic is IEEE's."""
+    try:
+        return function(*arguments)
+    except ZeroDivisionError:
+        with np.errstate(all="ignore"):
+            return float(function(*(np.float64(a) if isinstance(a, float) else a for a in arguments)))
+
+
 def _log(x):
     """The C library's log, with its results where Python's raises (0 and negative arguments)."""
     return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
@@ -136,7 +146,7 @@ def standard_gamma_grad(alpha, x):
     in x's dtype."""
     alpha, x = np.broadcast_arrays(alpha, x)
     pairs = zip(alpha.astype(np.float64).ravel().tolist(), x.astype(np.float64).ravel().tolist())
-    values = [_standard_gamma_grad_one(a, value) for a, value in pairs]
+    values = [_ieee(_standard_gamma_grad_one, a, value) for a, value in pairs]
     return np.array(values, dtype=np.float64).astype(x.dtype).reshape(x.shape)
 
 
@@ -276,5 +286,5 @@ def dirichlet_grad(x, alpha, total):
     x, alpha, total = np.broadcast_arrays(x, alpha, total)
     r = _single if x.dtype == np.float32 else float
     triples = zip(*(array.astype(np.float64).ravel().tolist() for array in (x, alpha, total)))
-    values = [_dirichlet_grad_one(a, b, c, r) for a, b, c in triples]
+    values = [_ieee(_dirichlet_grad_one, a, b, c, r) for a, b, c in triples]
     return np.array(values, dtype=np.float64).astype(x.dtype).reshape(x.shape)
