@@ -15,7 +15,9 @@ The uniforms are read ahead from the engine in blocks (one vectorized call) and 
 exactly after the draws used, by replaying it from the saved state.
 """
 
+import functools
 import math
+import struct
 
 from .._backend import np
 from . import _libm
@@ -95,10 +97,17 @@ def _log(x):
     return math.log(x) if x > 0 else -math.inf
 
 
+_SINGLE = struct.Struct("f")
+
+
 def _float32(value):
     """Round a double to float32 (for +, -, *, / and sqrt of float32 operands this equals the float32
-    operation: double has more than twice float's precision, so rounding twice is harmless)."""
-    return float(np.float32(value))
+    operation: double has more than twice float's precision, so rounding twice is harmless). Through
+    `struct`, three times faster than NumPy scalars; NumPy where struct refuses (overflow to inf)."""
+    try:
+        return _SINGLE.unpack(_SINGLE.pack(value))[0]
+    except OverflowError:
+        return float(np.float32(value))
 
 
 # ---------------------------------------------------------------- gamma
@@ -208,9 +217,10 @@ def _binomial_inversion(count, prob, draws, rounded):
         successes += 1
 
 
-def _btrs(count, prob, draws, rounded):
-    """Hoermann's BTRS transformed rejection with PyTorch's constants; `rounded` gives the tensor
-    type's arithmetic where PyTorch computes on count and prob directly."""
+@functools.lru_cache(maxsize=1024)  # parameters repeat (an expanded count or probability)
+def _btrs_constants(count, prob, rounded):
+    """BTRS's hat function for one (count, prob); `rounded` gives the tensor type's arithmetic where
+    PyTorch computes on count and prob directly."""
     spread = rounded(math.sqrt(rounded(rounded(count * prob) * rounded(1 - prob))))
     b = 1.15 + 2.53 * spread
     a = -0.0873 + 0.0248 * b + 0.01 * prob
@@ -219,6 +229,12 @@ def _btrs(count, prob, draws, rounded):
     r = rounded(prob / rounded(1 - prob))
     alpha = (2.83 + 5.1 / b) * spread
     m = math.floor(rounded(rounded(count + 1) * prob))
+    return a, b, c, v_r, r, alpha, m
+
+
+def _btrs(count, prob, draws, rounded):
+    """Hoermann's BTRS transformed rejection with PyTorch's constants."""
+    a, b, c, v_r, r, alpha, m = _btrs_constants(count, prob, rounded)
     while True:
         u = draws.uniform() - 0.5
         v = draws.uniform()
