@@ -15,8 +15,8 @@ __all__ = ["Beta"]
 class Beta(ExponentialFamily):
     """Beta(concentration1, concentration0): density proportional to x^(c1 - 1) (1 - x)^(c0 - 1).
 
-    Kept as the Dirichlet of (x, 1 - x), so `rsample` differs from PyTorch's draw by draw as
-    Dirichlet's does (same expectation).
+    Kept as the Dirichlet of (x, 1 - x), as in PyTorch (so its samples and their gradients are
+    Dirichlet's).
     """
 
     arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}

@@ -1,23 +1,39 @@
 """`Dirichlet`: distributions over the probability simplex."""
 
-from .. import _dtype, ops as _ops
+from .. import ops as _ops
+from ..autograd.function import Function, once_differentiable
 from ..nn.functional import one_hot
 from .._size import Size
 from . import constraints
-from ._samplers import standard_gamma
 from .exp_family import ExponentialFamily
 
 __all__ = ["Dirichlet"]
 
 
+class _Dirichlet(Function):
+    """A Dirichlet sample, differentiated implicitly as PyTorch does: each coordinate x_i is a Beta
+    variable whose quantile stays fixed as alpha_i moves (`_dirichlet_grad` approximates that
+    derivative), corrected so that the sample stays on the simplex."""
+
+    @staticmethod
+    def forward(ctx, concentration):
+        x = _ops._sample_dirichlet(concentration)
+        ctx.save_for_backward(x, concentration)
+        return x
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        x, concentration = ctx.saved_tensors
+        total = concentration.sum(-1, True).expand_as(concentration)
+        grad = _ops._dirichlet_grad(x, concentration, total)
+        return grad * (grad_output - (x * grad_output).sum(-1, True))
+
+
 class Dirichlet(ExponentialFamily):
     """Dirichlet(concentration): density proportional to prod_i x_i^(c_i - 1) on the simplex;
-    event_shape is the last dimension of `concentration`.
-
-    Difference from PyTorch: `rsample` normalizes reparameterized gamma draws, so its gradient is
-    that of the gamma draws composed with the normalization. PyTorch differentiates the Dirichlet
-    quantile implicitly instead. Both are unbiased pathwise gradients with the same expectation,
-    but they differ draw by draw.
+    event_shape is the last dimension of `concentration`. `rsample` draws PyTorch's numbers after the
+    same seed and differentiates them as PyTorch does (`_Dirichlet`).
     """
 
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
@@ -41,13 +57,7 @@ class Dirichlet(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        gammas = standard_gamma(self.concentration.expand(shape))
-        value = gammas / gammas.sum(-1, keepdim=True)
-        # keep draws strictly inside the simplex (so log x and log(1 - x) stay finite) by a constant
-        # shift outside the graph
-        info = _dtype.finfo(value.dtype)
-        detached = value.detach()
-        return value + (detached.clamp(min=info.tiny, max=1 - info.eps) - detached)
+        return _Dirichlet.apply(self.concentration.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -1,14 +1,25 @@
-"""Samples drawn with a tensor's values as parameters: `poisson` (rates) and `binomial` (counts and
-probabilities). Both draw from the one seedable generator (`creation.default_generator`)."""
+"""Samples drawn with a tensor's values as parameters: `poisson` (rates), `binomial` (counts and
+probabilities), `_standard_gamma` (concentrations) and `_sample_dirichlet`, with the reparameterized
+gradients of the last two (`_standard_gamma_grad`, `_dirichlet_grad`).
+
+All draw from a seedable generator (`creation.default_generator` unless one is given) with PyTorch's
+CPU algorithms, element by element in the output's flat order, so `manual_seed(s)` gives PyTorch's
+numbers (kernels in `_rejection_sampling`, gradients in `_sample_gradients`).
+"""
 
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
 from ..autograd.function import Primitive
+from . import _rejection_sampling, _sample_gradients
 from ._declare import op
-from .creation import _rng
+from .creation import _engine
 
-__all__ = ["poisson", "binomial"]
+__all__ = ["poisson", "binomial", "_standard_gamma", "_standard_gamma_grad", "_sample_dirichlet", "_dirichlet_grad"]
+
+
+def _flat(array):
+    return np.ascontiguousarray(array).ravel()
 
 
 class Poisson(Primitive, node="PoissonBackward0"):
@@ -16,7 +27,7 @@ class Poisson(Primitive, node="PoissonBackward0"):
 
     @staticmethod
     def forward(ctx, rates, generator):
-        return _rng(generator).poisson(rates.astype(np.float64)).astype(rates.dtype)
+        return _rejection_sampling.poisson(_engine(generator), _flat(rates)).reshape(rates.shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -47,8 +58,106 @@ def binomial(count, prob, generator=None):
         if not isinstance(value, Tensor) or value._data.dtype.kind != "f":
             got = _dtype.kernel_name(value.dtype) if isinstance(value, Tensor) else type(value).__name__
             raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: {got}")
-    probabilities = prob._data.astype(np.float64)
-    if ((probabilities < 0) | (probabilities > 1)).any():
+    if count.dtype != prob.dtype:
+        raise RuntimeError(
+            f"binomial: found dtype {_dtype.kernel_name(prob.dtype)} but expected {_dtype.kernel_name(count.dtype)} "
+            "(count and prob must have one dtype: convert one with .to())"
+        )
+    if ((prob._data < 0) | (prob._data > 1)).any():
         raise RuntimeError("binomial: expected prob to be in [0, 1]")
-    draws = _rng(generator).binomial(count._data.astype(np.int64), probabilities)
-    return new_tensor(np.asarray(draws).astype(count._data.dtype))
+    counts, probabilities = np.broadcast_arrays(count._data, prob._data)
+    draws = _rejection_sampling.binomial(_engine(generator), _flat(counts), _flat(probabilities))
+    return new_tensor(draws.reshape(counts.shape))
+
+
+def _check_floating(input, op_name, kernel_name):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op_name}(): argument 'self' (position 1) must be Tensor, not {type(input).__name__}")
+    if input._data.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"{kernel_name}\" not implemented for '{_dtype.kernel_name(input.dtype)}'")
+
+
+class StandardGamma(Primitive, node="StandardGammaBackward0"):
+    """Gamma(alpha, 1) samples, differentiable in alpha by implicit reparameterization: the sample
+    moves with alpha so that its quantile stays fixed (`_standard_gamma_grad` gives dx/dalpha)."""
+
+    @staticmethod
+    def forward(ctx, alpha, generator):
+        samples = _rejection_sampling.standard_gamma(_engine(generator), _flat(alpha)).reshape(alpha.shape)
+        ctx.save_for_backward(alpha, samples)
+        return samples
+
+    @staticmethod
+    def backward(ctx, grad):
+        alpha, samples = ctx.saved_tensors
+        return grad * _standard_gamma_grad(alpha, samples), None
+
+
+@op(StandardGamma)
+def _standard_gamma(input, generator=None):
+    """One Gamma(input, 1) sample per element (PyTorch's private `torch._standard_gamma`, behind
+    `distributions.Gamma.rsample`), at least the dtype's smallest normal number."""
+    _check_floating(input, "_standard_gamma", "gamma_cpu")
+    return StandardGamma.apply(input, generator)
+
+
+class StandardGammaGrad(Primitive, node="StandardGammaGradBackward0"):
+    """PyTorch's approximation of dx/dalpha (not differentiable again, as in PyTorch)."""
+
+    @staticmethod
+    def forward(ctx, alpha, samples):
+        return _sample_gradients.standard_gamma_grad(alpha, samples)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError("the derivative for '_standard_gamma_grad' is not implemented.")
+
+
+@op(StandardGammaGrad)
+def _standard_gamma_grad(input, output):
+    """d(sample)/d(concentration) for samples `output` of Gamma(input, 1)."""
+    return StandardGammaGrad.apply(input, output)
+
+
+class SampleDirichlet(Primitive, node="NotImplemented"):
+    """Dirichlet samples: double gamma draws normalized along the last dimension; the gradient comes
+    from `distributions.Dirichlet.rsample`, not from this op (as in PyTorch). Identical to PyTorch's
+    up to 4 categories; beyond, its vectorized row sum adds in its own order, so float64 samples may
+    differ by a few units in the last place."""
+
+    @staticmethod
+    def forward(ctx, concentration, generator):
+        gammas = _rejection_sampling.standard_gamma(_engine(generator), _flat(concentration), in_double=True)
+        gammas = gammas.reshape(concentration.shape)
+        samples = (gammas / gammas.sum(-1, keepdims=True)).astype(concentration.dtype)
+        info = np.finfo(concentration.dtype)
+        return np.clip(samples, info.tiny, np.nextafter(concentration.dtype.type(1), 0))
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError("the derivative for '_sample_dirichlet' is not implemented.")
+
+
+@op(SampleDirichlet)
+def _sample_dirichlet(input, generator=None):
+    """One Dirichlet(input) sample per row of the last dimension (PyTorch's `torch._sample_dirichlet`)."""
+    _check_floating(input, "_sample_dirichlet", "dirichlet")
+    return SampleDirichlet.apply(input, generator)
+
+
+class DirichletGrad(Primitive, node="NotImplemented"):
+    """PyTorch's approximation of the Dirichlet reparameterized gradient (not differentiable)."""
+
+    @staticmethod
+    def forward(ctx, x, alpha, total):
+        return _sample_gradients.dirichlet_grad(x, alpha, total)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError("the derivative for '_dirichlet_grad' is not implemented.")
+
+
+@op(DirichletGrad)
+def _dirichlet_grad(x, alpha, total):
+    """d x_i / d alpha_i (scaled) for Dirichlet samples x of concentrations alpha summing to total."""
+    return DirichletGrad.apply(x, alpha, total)

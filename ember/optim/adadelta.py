@@ -18,8 +18,7 @@ class Adadelta(Optimizer):
         p -= lr * delta
 
     State per parameter: `step`, `square_avg`, `acc_delta`. Example:
-    `opt = ember.optim.Adadelta(model.parameters(), rho=0.95)`. `foreach` and `capturable` are accepted
-    and ignored (ember has one NumPy implementation).
+    `opt = ember.optim.Adadelta(model.parameters(), rho=0.95)`.
     """
 
     def __init__(

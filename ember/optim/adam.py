@@ -1,6 +1,7 @@
 """Adam (and, with decoupled weight decay, AdamW): per-parameter steps from running gradient moments."""
 
 from .._backend import np
+from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
     check_betas,
@@ -17,6 +18,18 @@ from .optimizer import (
 __all__ = ["Adam"]
 
 
+def _check_tensor_betas(betas, foreach, capturable):
+    """PyTorch's Adam takes both betas as floats or both as 1-element tensors (not with foreach alone)."""
+    if not (all(isinstance(beta, float) for beta in betas) or all(isinstance(beta, Tensor) for beta in betas)):
+        raise ValueError("betas must be either both floats or both Tensors")
+    for index, beta in enumerate(betas):
+        if isinstance(beta, Tensor):
+            if foreach and not capturable:
+                raise ValueError(f"betas[{index}] as a Tensor is not supported for capturable=False and foreach=True")
+            if beta.numel() != 1:
+                raise ValueError(f"Tensor betas[{index}] must be 1-element")
+
+
 class Adam(Optimizer):
     """`torch.optim.Adam`: for each parameter with a gradient g (negated if `maximize`), at step t,
 
@@ -27,7 +40,7 @@ class Adam(Optimizer):
         p -= lr / (1 - beta1**t) * m / (sqrt(v_hat) / sqrt(1 - beta2**t) + eps)
 
     State per parameter: `step`, `exp_avg`, `exp_avg_sq` (and `max_exp_avg_sq` with amsgrad), as in
-    PyTorch. `foreach`, `capturable` and `fused` are accepted and ignored. `differentiable=True`
+    PyTorch. `differentiable=True`
     records the update in the graph (lr, betas and weight_decay may be tensors that require grad).
     """
 
@@ -47,10 +60,13 @@ class Adam(Optimizer):
         fused=None,
         decoupled_weight_decay=False,
     ):
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
         check_lr(lr)
         check_nonnegative("epsilon value", eps)
         check_betas(betas)
         check_nonnegative("weight_decay value", weight_decay)
+        _check_tensor_betas(betas, foreach, capturable)
         defaults = dict(
             lr=lr,
             betas=betas,

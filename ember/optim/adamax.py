@@ -28,8 +28,7 @@ class Adamax(Optimizer):
         p -= lr / (1 - beta1**t) * m / u
 
     State per parameter: `step`, `exp_avg`, `exp_inf`. Example:
-    `opt = ember.optim.Adamax(model.parameters(), lr=2e-3)`. `foreach` and `capturable` are accepted and
-    ignored.
+    `opt = ember.optim.Adamax(model.parameters(), lr=2e-3)`.
     """
 
     def __init__(

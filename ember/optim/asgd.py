@@ -1,17 +1,9 @@
 """ASGD: stochastic gradient descent with a decaying step and a running (Polyak) average of the iterates."""
 
 from .._backend import np
-from .._tensor import new_tensor
+from .._tensor import Tensor, new_tensor
 from .._dtype import get_default_dtype
-from .optimizer import (
-    Optimizer,
-    check_lr,
-    check_nonnegative,
-    check_not_differentiable,
-    scalar,
-    scalar_dtype,
-    step_state,
-)
+from .optimizer import Optimizer, check_lr, check_nonnegative, hyperparameter, scalar, scalar_dtype, step_state
 
 __all__ = ["ASGD"]
 
@@ -27,8 +19,11 @@ class ASGD(Optimizer):
         eta = lr / (1 + lambd * lr * t)**alpha;  mu = 1 / max(1, t - t0)
 
     State per parameter: `step`, `eta`, `mu` (0-d tensors) and `ax`, the averaged parameters, as in
-    PyTorch. `foreach` and `capturable` are accepted and ignored.
+    PyTorch. `differentiable=True` records the update of p and ax in the graph (eta and mu enter it as
+    numbers, as in PyTorch).
     """
+
+    _capturable_tensors = "params, mus, etas, and state_steps"
 
     def __init__(
         self,
@@ -45,7 +40,6 @@ class ASGD(Optimizer):
     ):
         check_lr(lr)
         check_nonnegative("weight_decay value", weight_decay)
-        check_not_differentiable(differentiable, "ASGD")
         defaults = dict(
             lr=lr,
             lambd=lambd,
@@ -71,6 +65,9 @@ class ASGD(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
+            if group["differentiable"]:
+                self._differentiable_step(group)
+                continue
             lr, lambd, alpha, t0 = scalar(group["lr"]), group["lambd"], group["alpha"], group["t0"]
             weight_decay = group["weight_decay"]
             for param, grad in self._params_with_grad(group):
@@ -95,3 +92,30 @@ class ASGD(Optimizer):
                 mu[...] = default(1 / max(1, step - t0))
                 self._updated(param)
         return loss
+
+    def _differentiable_step(self, group):
+        lr, lambd, alpha, t0 = hyperparameter(group["lr"]), group["lambd"], group["alpha"], group["t0"]
+        weight_decay = group["weight_decay"]
+        for param, grad in self._params_with_grad_tensors(group):
+            state = self._state_of(param, group)
+            eta, mu, ax = state["eta"], state["mu"], state["ax"]
+            step = state["step"].add_(1).item()
+            if weight_decay != 0:
+                grad = grad + weight_decay * param
+            eta_value = eta.item()
+            param.mul_(1 - lambd * eta_value)
+            param.add_(grad, alpha=-eta_value)
+            if mu.item() != 1:
+                ax.add_((param - ax).mul_(mu))
+            else:
+                ax.copy_(param)
+            eta.copy_(_as_tensor(lr / ((1 + lambd * lr * step) ** alpha)))
+            mu.copy_(_as_tensor(1 / max(1, step - t0)))
+
+
+def _as_tensor(value):
+    """PyTorch's `torch.as_tensor` of a new eta or mu: a tensor stays (with its graph), a number becomes
+    a 0-d tensor of the default dtype."""
+    if isinstance(value, Tensor):
+        return value
+    return new_tensor(np.asarray(value, dtype=get_default_dtype().numpy_dtype))

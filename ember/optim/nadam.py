@@ -7,8 +7,10 @@ from .optimizer import (
     check_betas,
     check_lr,
     check_nonnegative,
-    check_not_differentiable,
+    divide,
+    hyperparameter,
     lerp_,
+    nonzero,
     scalar,
     scalar_dtype,
     step_state,
@@ -29,8 +31,11 @@ class NAdam(Optimizer):
         p -= lr * (1 - mu_t) / (1 - P_t) * g / d + lr * mu_{t+1} / (1 - P_t * mu_{t+1}) * m / d
 
     State per parameter: `step`, `mu_product`, `exp_avg`, `exp_avg_sq`, as in PyTorch; with
-    `decoupled_weight_decay=True` this is NAdamW. `foreach` and `capturable` are accepted and ignored.
+    `decoupled_weight_decay=True` this is NAdamW. `differentiable=True` records the update in the graph
+    (lr, betas and weight_decay may be tensors that require grad).
     """
+
+    _capturable_tensors = "params, mu_products and state_steps"
 
     def __init__(
         self,
@@ -52,7 +57,6 @@ class NAdam(Optimizer):
         check_betas(betas)
         check_nonnegative("weight_decay value", weight_decay)
         check_nonnegative("momentum_decay value", momentum_decay)
-        check_not_differentiable(differentiable, "NAdam")
         defaults = dict(
             lr=lr,
             betas=betas,
@@ -79,6 +83,9 @@ class NAdam(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
+            if group["differentiable"]:
+                self._differentiable_step(group)
+                continue
             lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
             weight_decay, momentum_decay = group["weight_decay"], group["momentum_decay"]
             for param, grad in self._params_with_grad(group):
@@ -107,3 +114,30 @@ class NAdam(Optimizer):
                 data += -lr * mu_next / (1.0 - mu_product * mu_next) * exp_avg / denominator
                 self._updated(param)
         return loss
+
+    def _differentiable_step(self, group):
+        lr, eps, weight_decay = hyperparameter(group["lr"]), group["eps"], hyperparameter(group["weight_decay"])
+        beta1, beta2 = (hyperparameter(beta) for beta in group["betas"])
+        momentum_decay = group["momentum_decay"]
+        for param, grad in self._params_with_grad_tensors(group):
+            state = self._state_of(param)
+            step = state["step"].add_(1).item()  # a number here, as in PyTorch (only Adam keeps a tensor)
+            if nonzero(weight_decay):
+                if group["decoupled_weight_decay"]:
+                    param.mul_(1 - lr * weight_decay)
+                else:
+                    grad = grad + weight_decay * param
+            mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
+            mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
+            # The product stays a 0-d state tensor, so both step sizes below are rounded to its dtype
+            # (float32 by default), as in PyTorch's differentiable step.
+            mu_product = state["mu_product"]
+            mu_product.mul_(mu)
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+            exp_avg.lerp_(grad, 1 - beta1)
+            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+            denominator = (exp_avg_sq / (1 - beta2**step)).sqrt() + eps
+            grad_step = grad * divide(-lr * (1.0 - mu), 1.0 - mu_product)
+            momentum_step = exp_avg * divide(-lr * mu_next, 1.0 - mu_product * mu_next)
+            param.addcdiv_(grad_step, denominator)
+            param.addcdiv_(momentum_step, denominator)

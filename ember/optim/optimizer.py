@@ -3,8 +3,10 @@
 Subclasses implement `step()` with NumPy maths on `p._data` / `p._grad._data`, in place, outside the
 graph; `_updated(p)` then bumps the parameter's version counter as PyTorch's in-place updates do,
 so a graph that saved the old value refuses to backward through it. With `differentiable=True`
-(SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax) the step instead runs in grad mode with in-place tensor ops,
-so the update is recorded in the graph (parameters must then be non-leaf tensors, as in PyTorch).
+(all but LBFGS, SparseAdam, Adafactor and Muon) the step instead runs in grad mode with in-place
+tensor ops, so the update is recorded in the graph (parameters must then be non-leaf tensors, as in
+PyTorch). `foreach`, `fused` and `capturable` are accepted and refused in PyTorch's combinations; ember has one
+implementation, so they change nothing else.
 """
 
 import copy
@@ -25,9 +27,9 @@ __all__ = [
     "check_lr",
     "check_nonnegative",
     "check_betas",
-    "check_not_differentiable",
     "hyperparameter",
     "nonzero",
+    "divide",
     "zeros_state",
     "scalar_dtype",
     "step_state",
@@ -110,22 +112,20 @@ def fused_lerp_(buffer, end, weight):
         add_scaled_(buffer, -(1 - np.float32(weight)), difference)
 
 
-def check_not_differentiable(differentiable, optimizer):
-    """For the optimizers whose step ember does not yet record in the graph."""
-    if differentiable:
-        raise NotImplementedError(
-            f"{optimizer}(differentiable=True) is not implemented in ember (SGD, Adam, AdamW, RMSprop, "
-            f"Adagrad, Adadelta and Adamax support it); use differentiable=False, or one of those for "
-            f"meta-learning"
-        )
-
-
 def hyperparameter(value):
     """An option as the differentiable step uses it: a tensor that requires grad stays a tensor (so
     gradients reach it), anything else becomes a Python number."""
     if isinstance(value, Tensor) and value.requires_grad:
         return value.reshape(())
     return scalar(value)
+
+
+def divide(numerator, denominator):
+    """`numerator / denominator` for a tensor denominator, rounded as PyTorch rounds it: a number
+    divided by a tensor is `denominator.reciprocal() * numerator` there (two roundings)."""
+    if isinstance(numerator, Tensor):
+        return numerator / denominator
+    return denominator.reciprocal() * numerator
 
 
 def nonzero(value):
@@ -170,6 +170,7 @@ def _run_step_hooks(step):
                 result = hook(self, args, kwargs)
                 if result is not None:
                     args, kwargs = result
+            self._check_implementation_options()
             # As PyTorch: a differentiable optimizer records its update in the graph, others do not.
             with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
                 output = step(self, *args, **kwargs)
@@ -198,6 +199,9 @@ class Optimizer:
     """
 
     _in_step = False
+    # What PyTorch's capturable check names, and whether its foreach step refuses differentiable=True.
+    _capturable_tensors = "params and state_steps"
+    _foreach_is_differentiable = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -223,6 +227,30 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for param_group in param_groups:
             self.add_param_group(param_group)
+        if defaults.get("fused"):
+            if defaults.get("differentiable"):
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if defaults.get("foreach"):
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def _check_implementation_options(self):
+        """Refuse at step time what PyTorch's CPU implementations refuse: `capturable=True` (CUDA-graph
+        capture needs a GPU) and `foreach=True` with `differentiable=True` (its foreach ops record no
+        graph). ember has one NumPy implementation; otherwise foreach, fused and capturable change
+        nothing."""
+        for group in self.param_groups:
+            capturable = group.get("capturable")
+            foreach_differentiable = group.get("foreach") and group.get("differentiable")
+            if not (capturable or foreach_differentiable and not self._foreach_is_differentiable):
+                continue
+            if not any(param.grad is not None for param in group["params"]):
+                continue  # (PyTorch checks inside its loop over parameters with gradients)
+            if capturable:
+                raise AssertionError(
+                    f"If capturable=True, {self._capturable_tensors} must be on supported devices: "
+                    "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla']. (ember runs on the CPU: use capturable=False)"
+                )
+            raise AssertionError("_foreach ops don't support autograd (use foreach=None with differentiable=True)")
 
     # ----------------------------------------------------------------- groups
     def add_param_group(self, param_group):

@@ -7,8 +7,10 @@ from .optimizer import (
     check_betas,
     check_lr,
     check_nonnegative,
-    check_not_differentiable,
+    divide,
+    hyperparameter,
     lerp_,
+    nonzero,
     scalar,
     step_state,
     zeros_state,
@@ -29,8 +31,8 @@ class RAdam(Optimizer):
              r_t = sqrt((rho_t - 4)(rho_t - 2) rho_inf / ((rho_inf - 4)(rho_inf - 2) rho_t))
         p -= lr * m_hat                                                  otherwise (SGD with momentum)
 
-    State per parameter: `step`, `exp_avg`, `exp_avg_sq`. `foreach` and `capturable` are accepted and
-    ignored.
+    State per parameter: `step`, `exp_avg`, `exp_avg_sq`. `differentiable=True` records the update in
+    the graph (lr, betas and weight_decay may be tensors that require grad).
     """
 
     def __init__(
@@ -51,7 +53,6 @@ class RAdam(Optimizer):
         check_nonnegative("epsilon value", eps)
         check_betas(betas)
         check_nonnegative("weight_decay value", weight_decay)
-        check_not_differentiable(differentiable, "RAdam")
         defaults = dict(
             lr=lr,
             betas=betas,
@@ -76,6 +77,9 @@ class RAdam(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
+            if group["differentiable"]:
+                self._differentiable_step(group)
+                continue
             lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
             weight_decay = group["weight_decay"]
             for param, grad in self._params_with_grad(group):
@@ -108,3 +112,26 @@ class RAdam(Optimizer):
                 data -= update
                 self._updated(param)
         return loss
+
+    def _differentiable_step(self, group):
+        lr, eps, weight_decay = hyperparameter(group["lr"]), group["eps"], hyperparameter(group["weight_decay"])
+        beta1, beta2 = (hyperparameter(beta) for beta in group["betas"])
+        for param, grad in self._params_with_grad_tensors(group):
+            state = self._state_of(param)
+            step = state["step"].add_(1).item()
+            if nonzero(weight_decay):
+                if group["decoupled_weight_decay"]:
+                    param.mul_(1 - lr * weight_decay)
+                else:
+                    grad = grad + weight_decay * param
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+            exp_avg.lerp_(grad, 1 - beta1)
+            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+            bias_correction2 = 1 - beta2**step
+            update = exp_avg / (1 - beta1**step) * lr
+            rho_inf = 2 / (1 - beta2) - 1
+            rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+            if rho_t > 5.0:
+                rectification = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                update = update * divide(bias_correction2**0.5, exp_avg_sq.sqrt() + eps) * rectification
+            param.sub_(update)

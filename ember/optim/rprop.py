@@ -3,7 +3,7 @@ adapts its own step size."""
 
 from .._backend import np
 from .._tensor import new_tensor
-from .optimizer import Optimizer, check_lr, check_not_differentiable, scalar, step_state, zeros_state
+from .optimizer import Optimizer, check_lr, scalar, step_state, zeros_state
 
 __all__ = ["Rprop"]
 
@@ -17,7 +17,8 @@ class Rprop(Optimizer):
         p -= sign(g) * step_size
 
     State per parameter: `step`, `prev` (the kept gradient) and `step_size`, which starts at `lr`.
-    `foreach` and `capturable` are accepted and ignored.
+    `differentiable=True` records the update in the graph; the signs have zero derivative, so gradients
+    reach the initial parameters through p and the step sizes only.
     """
 
     def __init__(
@@ -35,7 +36,6 @@ class Rprop(Optimizer):
         check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        check_not_differentiable(differentiable, "Rprop")
         defaults = dict(
             lr=lr,
             etas=etas,
@@ -58,6 +58,9 @@ class Rprop(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
+            if group["differentiable"]:
+                self._differentiable_step(group)
+                continue
             etaminus, etaplus = group["etas"]
             step_size_min, step_size_max = group["step_sizes"]
             for param, grad in self._params_with_grad(group):
@@ -77,3 +80,22 @@ class Rprop(Optimizer):
                 prev[...] = grad
                 self._updated(param)
         return loss
+
+    def _differentiable_step(self, group):
+        etaminus, etaplus = group["etas"]
+        step_size_min, step_size_max = group["step_sizes"]
+        for param, grad in self._params_with_grad_tensors(group):
+            state = self._state_of(param, group)
+            state["step"].add_(1)
+            prev, step_size = state["prev"], state["step_size"]
+            # The factor keeps the graph of sign(g * prev) as PyTorch's does (its derivative is zero).
+            factor = (grad * prev.clone()).sign()
+            agreement = factor.detach().clone()
+            factor[agreement > 0] = etaplus
+            factor[agreement < 0] = etaminus
+            factor[agreement == 0] = 1
+            step_size.mul_(factor).clamp_(step_size_min, step_size_max)
+            grad = grad.clone()
+            grad[agreement < 0] = 0
+            param.addcmul_(grad.sign(), step_size, value=-1)
+            prev.copy_(grad)

@@ -16,10 +16,11 @@ class SGD(Optimizer):
         p -= lr * g
 
     Example: `opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)`.
-    `foreach` and `fused` are accepted and ignored (ember has one NumPy implementation).
     `differentiable=True` records the update in the graph (lr and weight_decay may then be tensors
     that require grad); as in PyTorch the first momentum buffer is a detached copy of the gradient.
     """
+
+    _foreach_is_differentiable = True  # (PyTorch's foreach SGD records its graph)
 
     def __init__(
         self,

@@ -130,14 +130,15 @@ def test_gamma_rsample_gradient_matches_torchs_standard_gamma_grad(torch):
     standard = torch.tensor(numpy(draws * rate))
     expected = torch._standard_gamma_grad(torch.tensor(numpy(concentration)).expand_as(standard), standard)
     expected = (expected / torch.tensor(numpy(rate))).sum(0)
-    # torch's gradient is an approximation (to ~1e-3); ember's is the exact implicit derivative
-    assert_close(numpy(grad_concentration), expected.numpy(), rtol=5e-3, atol=1e-6, what="d draws / d concentration")
+    # the same approximation as torch's (element by element, up to the summation's rounding)
+    assert_close(numpy(grad_concentration), expected.numpy(), rtol=1e-13, atol=0, what="d draws / d concentration")
     assert_close(numpy(grad_rate), -numpy((draws / rate).sum(0)), rtol=1e-10, what="d draws / d rate")
 
 
 def test_gamma_rsample_gradient_matches_finite_differences_of_the_cdf():
     """dx/dalpha = -(dP/dalpha) / p(x), with dP/dalpha by central differences of the regularized
-    incomplete gamma function P (ember.special.gammainc) and p the density."""
+    incomplete gamma function P (ember.special.gammainc) and p the density: PyTorch's approximation,
+    which ember computes, is this derivative to about 1e-3 (here, better than 1e-4)."""
     alphas = np.array([0.02, 0.2, 0.9, 3.0, 25.0, 400.0])
     concentration = ember.tensor(alphas, requires_grad=True)
     draws = ember.distributions.Gamma(concentration, 1.0).rsample((20,))
@@ -148,7 +149,7 @@ def test_gamma_rsample_gradient_matches_finite_differences_of_the_cdf():
     lower = numpy(ember.special.gammainc(ember.tensor(alphas - step).expand(x.shape), ember.tensor(x)))
     density = numpy(ember.distributions.Gamma(ember.tensor(alphas), 1.0).log_prob(ember.tensor(x)).exp())
     expected = (-(upper - lower) / (2 * step) / density).sum(0)
-    assert_close(numpy(gradient), expected, rtol=1e-5, atol=1e-8, what="d draws / d concentration")
+    assert_close(numpy(gradient), expected, rtol=1e-4, atol=1e-8, what="d draws / d concentration")
 
 
 def test_gamma_rsample_has_no_second_derivative_as_in_torch():

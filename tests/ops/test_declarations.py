@@ -21,6 +21,12 @@ UNTESTED = {
     "across dtypes is checked in tests/test_dtypes.py",
     "poisson": "a random draw: gradcheck's repeated forward calls would draw anew; its zero gradient is "
     "checked in tests/test_api_coverage_a.py",
+    "_standard_gamma": "a random draw (see poisson); its gradient is PyTorch's approximation, compared with "
+    "torch's and with finite differences of the CDF in tests/distributions/test_sampling.py",
+    "_sample_dirichlet": "a random draw with no derivative of its own, as in PyTorch",
+    "_standard_gamma_grad": "PyTorch's fitted approximation, without a derivative (as in PyTorch); its values "
+    "are compared with torch's in tests/ops/test_random_draws.py",
+    "_dirichlet_grad": "likewise (tests/ops/test_random_draws.py)",
 }
 
 

@@ -24,6 +24,16 @@ CASES = [
     ("Adadelta", {"rho": 0.5, "maximize": True}),
     ("Adamax", {"lr": 0.1}),
     ("Adamax", {"lr": 0.1, "weight_decay": 0.1, "maximize": True}),
+    ("NAdam", {"lr": 0.1}),
+    ("NAdam", {"lr": 0.1, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("NAdam", {"lr": 0.1, "weight_decay": 0.1, "maximize": True}),
+    ("RAdam", {"lr": 0.1}),
+    ("RAdam", {"lr": 0.1, "betas": (0.9, 0.9), "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("RAdam", {"lr": 0.1, "weight_decay": 0.1, "maximize": True}),
+    ("ASGD", {"lr": 0.1}),
+    ("ASGD", {"lr": 0.1, "t0": 0, "lambd": 0.1, "weight_decay": 0.1, "maximize": True}),
+    ("Rprop", {"lr": 0.1}),
+    ("Rprop", {"lr": 0.1, "etas": (0.3, 1.5), "step_sizes": (0.01, 0.2), "maximize": True}),
 ]
 
 
@@ -56,15 +66,33 @@ def test_gradients_flow_through_one_step_as_in_torch(name, options):
 @pytest.mark.parametrize(
     "name, options",
     # (torch itself cannot backward through two steps of these: it saves state it then changes in place)
-    [case for case in CASES if "amsgrad" not in case[1] and "centered" not in case[1] and case[0] != "Adamax"],
+    [
+        case
+        for case in CASES
+        if "amsgrad" not in case[1] and "centered" not in case[1] and case[0] not in ("Adamax", "Rprop")
+    ],
 )
 def test_gradients_flow_through_two_steps_as_in_torch(name, options):
     _assert_all_close(_inner_loop(ember, name, options, 2), _inner_loop(torch, name, options, 2))
 
 
-@pytest.mark.parametrize("name, steps", [("SGD", 1), ("Adam", 2), ("AdamW", 2)])
+@pytest.mark.parametrize("name, options", [case for case in CASES if case[0] in ("NAdam", "RAdam", "ASGD")])
+def test_gradients_flow_through_six_steps_as_in_torch(name, options):
+    """Long enough for RAdam with beta2=0.9 to switch on its rectified step, and ASGD with t0=0 to
+    average; NAdam's float32 momentum product rounds its step sizes as in PyTorch."""
+    _assert_all_close(_inner_loop(ember, name, options, 6), _inner_loop(torch, name, options, 6))
+
+
+def test_rprop_refuses_a_second_backward_through_its_steps_as_torch_does():
+    """PyTorch's differentiable Rprop saves its step sizes and then changes them in place."""
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            _inner_loop(lib, "Rprop", {"lr": 0.1}, 2)
+
+
+@pytest.mark.parametrize("name, steps", [("SGD", 1), ("Adam", 2), ("AdamW", 2), ("NAdam", 1), ("RAdam", 2)])
 def test_a_tensor_learning_rate_gets_a_gradient(name, steps):
-    options = {"momentum": 0.5} if name == "SGD" else {}
+    options = {"momentum": 0.5} if name == "SGD" else {"betas": (0.9, 0.9)} if name == "RAdam" else {}
     ours = _inner_loop(ember, name, options, steps, [("lr", 0.05)])
     _assert_all_close(ours, _inner_loop(torch, name, options, steps, [("lr", 0.05)]))
     assert ours[-1] != 0
@@ -78,6 +106,9 @@ STATE = {
         {"step": 3.0, "square_avg": None, "momentum_buffer": None, "grad_avg": None},
     ),
     "Adagrad": ({"lr": 0.4, "lr_decay": 0.2}, {"step": 2.0, "sum": None}),
+    "NAdam": ({"lr": 0.3}, {"step": 2.0, "mu_product": 0.7, "exp_avg": None, "exp_avg_sq": None}),
+    "RAdam": ({"lr": 0.3, "betas": (0.9, 0.9)}, {"step": 6.0, "exp_avg": None, "exp_avg_sq": None}),
+    "Rprop": ({"lr": 0.3}, {"step": 2.0, "prev": None, "step_size": None}),
 }
 
 
@@ -98,7 +129,7 @@ def test_gradients_reach_the_gradient_and_the_state(name):
         param.grad = grad
         optimizer = getattr(lib.optim, name)([param], differentiable=True, **options)
         state = {
-            key: (lib.tensor(value) if key == "step" else inputs[key].clone()) for key, value in state_spec.items()
+            key: (lib.tensor(value) if value is not None else inputs[key].clone()) for key, value in state_spec.items()
         }
         optimizer.state[param].update(state)
         optimizer.step()
@@ -147,7 +178,41 @@ def test_plain_steps_still_record_nothing():
     assert param.grad_fn is None and param.is_leaf
 
 
-@pytest.mark.parametrize("name", ["NAdam", "RAdam", "ASGD", "Rprop"])
-def test_optimizers_without_a_differentiable_step_say_so(name):
-    with pytest.raises(NotImplementedError, match=name):
-        getattr(ember.optim, name)([ember.zeros(2, requires_grad=True)], differentiable=True)
+@pytest.mark.parametrize(
+    "name, options, when",
+    [
+        ("Adam", {"fused": True, "differentiable": True}, "init"),
+        ("SGD", {"fused": True, "foreach": True}, "init"),
+        ("Adam", {"lr": "tensor", "foreach": True}, "init"),
+        ("Adam", {"betas": (0.9, 0)}, "init"),
+        ("NAdam", {"capturable": True}, "step"),
+        ("ASGD", {"capturable": True, "differentiable": True}, "step"),
+        ("Rprop", {"foreach": True, "differentiable": True}, "step"),
+        ("RAdam", {"foreach": True, "differentiable": True}, "step"),
+    ],
+)
+def test_implementation_options_are_refused_where_torch_refuses_them(name, options, when):
+    """foreach, fused and capturable change nothing in ember, but their combinations that PyTorch's
+    CPU build refuses are refused the same way, at the same moment (building, or the first step)."""
+    errors = []
+    for lib in (torch, ember):
+        kwargs = {key: (lib.tensor(0.01) if value == "tensor" else value) for key, value in options.items()}
+        param = lib.zeros(3, requires_grad=True)
+        param = param.clone() if options.get("differentiable") else param
+        try:
+            optimizer = getattr(lib.optim, name)([param], **kwargs)
+            assert when == "step"
+            param.grad = lib.ones(3)
+            optimizer.step()
+        except (RuntimeError, ValueError, AssertionError) as error:
+            errors.append(type(error))
+    assert len(errors) == 2 and errors[0] is errors[1]
+
+
+@pytest.mark.parametrize("name", ["NAdam", "RAdam", "ASGD", "Rprop", "SGD"])
+def test_foreach_and_capturable_alone_are_accepted_when_torch_accepts_them(name):
+    param = ember.zeros(3, requires_grad=True)
+    optimizer = getattr(ember.optim, name)([param], foreach=True)
+    param.grad = ember.ones(3)
+    optimizer.step()
+    assert param.abs().sum().item() > 0
