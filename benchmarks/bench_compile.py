@@ -84,6 +84,10 @@ def _hvp(lib):
     return bench_hvp.library_hvp(lib, *bench_hvp.make_data())
 
 
+def _hvp_by_hand(lib):
+    return bench_hvp.library_double_backward(lib, *bench_hvp.make_data())
+
+
 def _custom_function(lib):
     return bench_custom_function.library_step(lib, *bench_custom_function.make_data())
 
@@ -107,8 +111,16 @@ WORKLOADS = {
         "<= 0.2x PyTorch, <= 1.0x NumPy",
     ),
     "hvp": (
-        "Hessian-vector product, 100-100-1 tanh MLP",
+        "Hessian-vector product, 100-100-1 tanh MLP (autograd.functional.hvp)",
         _hvp,
+        lambda: bench_hvp.numpy_hvp(*bench_hvp.make_data()),
+        50,
+        1,
+        "<= 0.3x PyTorch",
+    ),
+    "hvp-by-hand": (
+        "Hessian-vector product, 100-100-1 tanh MLP (grad of <grad, v>)",
+        _hvp_by_hand,
         lambda: bench_hvp.numpy_hvp(*bench_hvp.make_data()),
         50,
         1,

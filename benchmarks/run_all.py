@@ -18,7 +18,8 @@ def main():
     )
     rows = []
     for module in (bench_op_overhead, bench_mlp, bench_lenet, bench_custom_function, bench_hvp):
-        rows.append(module.run())
+        result = module.run()
+        rows.extend(result if isinstance(result, list) else [result])
     rows.append(bench_memory.run())
     print("\n| workload | NumPy | PyTorch | ember | ember/NumPy | ember/PyTorch |")
     print("|---|---:|---:|---:|---:|---:|")

@@ -17,12 +17,18 @@ token of the level that made them: once the level exits they are ignored, as PyT
 
 Differences from PyTorch: one level at a time (PyTorch eager has the same limit), and the tangent
 computation itself is not seen by forward AD (no forward-over-forward).
+
+`autograd.functional.hvp` opens a *private* level (`private_level`) for forward-over-reverse: the
+public API does not see it (a user level may open inside it), and where a tangent cannot follow the
+reverse-mode graph (an op without a jvp rule, a user Function, saved-tensor hooks, a user level) it
+is marked `incomplete` instead of raising, so that hvp falls back to double backward on the same graph.
 """
 
 import threading
 from typing import NamedTuple, Optional
 
 from .._tensor import Tensor
+from . import grad_mode as _grad_mode
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "dual_level"]
 
@@ -34,6 +40,10 @@ class _ForwardADState:
     level = None
     token = None  # identifies the open level; tangents of other (exited) levels are ignored
     lock = threading.Lock()
+    private = False  # the open level is hvp's (see `private_level`)
+    incomplete = False  # under a private level: some tangent could not follow the graph
+    tangent_graph = True  # under a private level: whether tangent rules are recorded for autograd
+    suspended_token = None  # the private level's token while a user level is open inside it
 
 
 state = _ForwardADState()
@@ -43,7 +53,7 @@ def __getattr__(name):
     """`_current_level` as PyTorch's module global: the open level's index, -1 when none is open
     (PyTorch's own tests read it to close levels a failing test left open)."""
     if name == "_current_level":
-        return -1 if state.level is None else state.level
+        return _public_level()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -54,11 +64,18 @@ class UnpackedDualTensor(NamedTuple):
     tangent: Optional[Tensor]
 
 
+def _public_level():
+    """The open level's index as the public API sees it: -1 when none (or only a private one) is open."""
+    return -1 if state.level is None or state.private else state.level
+
+
 def enter_dual_level():
     """Open the dual level (returns its index, 0). Prefer `with dual_level():`."""
     with state.lock:
-        if state.level is not None:
+        if state.level is not None and not state.private:
             raise RuntimeError("Nested forward mode AD is not supported at the moment")
+        if state.private:  # the private level's tangents stop here: its hvp falls back
+            state.suspended_token, state.private, state.incomplete = state.token, False, True
         state.token = object()
         state.level = 0
     return 0
@@ -66,15 +83,48 @@ def enter_dual_level():
 
 def exit_dual_level(*, level=None):
     """Close the dual level: tangents made inside it are forgotten."""
-    current = -1 if state.level is None else state.level
+    current = _public_level()
     if level is None:
         level = current
     if level != current or current < 0:
         raise RuntimeError(
             "Trying to exit a forward AD level that was not the last one that was created. This is not supported."
         )
+    if state.suspended_token is not None:  # back to the private level the user's was opened in
+        state.token, state.private, state.suspended_token = state.suspended_token, True, None
+        return
     state.level = None
     state.token = None
+
+
+class private_level:
+    """hvp's forward-over-reverse level: `with private_level(tangent_graph) as opened:` gives False
+    (and opens nothing) when a user level is already open. Inside, `state.incomplete` says whether
+    some tangent was lost; `tangent_graph=False` runs tangent rules without recording them."""
+
+    def __init__(self, tangent_graph):
+        self.tangent_graph = tangent_graph
+        self.opened = False
+
+    def __enter__(self):
+        with state.lock:
+            if state.level is None:
+                state.token, state.level, state.private = object(), 0, True
+                state.incomplete, state.tangent_graph = False, self.tangent_graph
+                self.opened = True
+        return self.opened
+
+    def __exit__(self, *exc_info):
+        if self.opened:
+            state.level = state.token = state.suspended_token = None
+            state.private, state.incomplete, state.tangent_graph = False, False, True
+        return False
+
+
+def note_lost_tangent():
+    """Where tangents cannot follow reverse mode: under a private level, mark it incomplete."""
+    if state.private:
+        state.incomplete = True
 
 
 class dual_level:
@@ -101,8 +151,8 @@ class dual_level:
 def make_dual(tensor, tangent, *, level=None):
     """A view of `tensor` that carries `tangent` (same shape) as its forward gradient."""
     if level is None:
-        level = -1 if state.level is None else state.level
-    if level < 0 or state.level is None or level != state.level:
+        level = _public_level()
+    if level < 0 or _public_level() < 0 or level != state.level:
         raise RuntimeError(
             "Trying to create a dual Tensor for forward AD but no level exists, make sure to "
             "enter_dual_level() first (or use `with ember.autograd.forward_ad.dual_level():`)."
@@ -131,8 +181,8 @@ def make_dual(tensor, tangent, *, level=None):
 def unpack_dual(tensor, *, level=None):
     """`(primal, tangent)` of a dual tensor; tangent is None for a plain tensor or outside a level."""
     if level is None:
-        level = -1 if state.level is None else state.level
-    if level < 0 or state.level is None:
+        level = _public_level()
+    if level < 0 or _public_level() < 0:
         return UnpackedDualTensor(tensor, None)
     tangent = tangent_of(tensor)
     if tangent is None:
@@ -172,25 +222,62 @@ def propagate_tangents(cls, node, args, outputs):
     tangents = [tangent_of(arg) for arg in args]
     if all(tangent is None for tangent in tangents):
         return outputs
-    with _forward_ad_off():
-        if cls._array_forward:
-            output_tangents = _primitive_jvp(cls, node, args, outputs, tangents)
-        else:
-            output_tangents = _user_jvp(cls, node, args, tangents)
-        single = not isinstance(outputs, tuple)
-        output_tuple = (outputs,) if single else outputs
-        tangent_tuple = (
-            (output_tangents,) if single or not isinstance(output_tangents, (tuple, list)) else tuple(output_tangents)
-        )
-        if len(tangent_tuple) != len(output_tuple):
-            raise RuntimeError(
-                f"{cls.__name__}.jvp returned {len(tangent_tuple)} tangents for "
-                f"{len(output_tuple)} outputs; return one tangent per output"
-            )
-        for output, tangent in zip(output_tuple, tangent_tuple):
-            if isinstance(output, Tensor) and tangent is not None and output._data.dtype.kind in "fc":
-                _set_tangent(output, _fit_to(tangent, output, cls))
+    if state.private and not _follows_reverse_mode(cls):
+        return outputs
+    grad_enabled = _grad_mode.state.enabled
+    _grad_mode.state.enabled = grad_enabled and state.tangent_graph
+    try:
+        with _forward_ad_off():
+            _set_output_tangents(cls, node, args, outputs, tangents)
+    finally:
+        _grad_mode.state.enabled = grad_enabled
     return outputs
+
+
+def _set_output_tangents(cls, node, args, outputs, tangents):
+    if cls._array_forward:
+        output_tangents = _primitive_jvp(cls, node, args, outputs, tangents)
+    else:
+        output_tangents = _user_jvp(cls, node, args, tangents)
+    single = not isinstance(outputs, tuple)
+    output_tuple = (outputs,) if single else outputs
+    tangent_tuple = (
+        (output_tangents,) if single or not isinstance(output_tangents, (tuple, list)) else tuple(output_tangents)
+    )
+    if len(tangent_tuple) != len(output_tuple):
+        raise RuntimeError(
+            f"{cls.__name__}.jvp returned {len(tangent_tuple)} tangents for "
+            f"{len(output_tuple)} outputs; return one tangent per output"
+        )
+    for output, tangent in zip(output_tuple, tangent_tuple):
+        if isinstance(output, Tensor) and tangent is not None and output._data.dtype.kind in "fc":
+            _set_tangent(output, _fit_to(tangent, output, cls))
+    if node._saved is not None:
+        _keep_saved_output_tangents(node, output_tuple)
+
+
+def _keep_saved_output_tangents(node, outputs):
+    """An output saved for backward is kept without its tensor; it keeps the tangent too, so that a
+    backward run under this level (forward-over-reverse) sees it, as PyTorch's saved variables do."""
+    from .function import _SavedOutput
+
+    for item in node._saved:
+        if type(item) is _SavedOutput and item.output_nr < len(outputs):
+            item.tangent = getattr(outputs[item.output_nr], "_fw_grad", None)
+
+
+def _follows_reverse_mode(cls):
+    """Under a private level, whether to propagate through `cls`: not with grad mode off (reverse mode
+    sees a constant there too); and where the tangent could disagree with double backward (no jvp
+    rule, a user Function's own backward), the level is marked incomplete."""
+    from .function import Function
+
+    if not _grad_mode.state.enabled:
+        return False
+    if not cls._array_forward or cls.jvp is Function.jvp:
+        state.incomplete = True
+        return False
+    return True
 
 
 def _fit_to(tangent, output, cls):

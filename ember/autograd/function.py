@@ -220,9 +220,10 @@ class _SavedOutput:
     Unpacking rebuilds a tensor on the same memory whose grad_fn is the saving node.
     """
 
-    __slots__ = ("data", "output_nr", "requires_grad", "version_counter")
+    __slots__ = ("data", "output_nr", "requires_grad", "version_counter", "tangent")
 
     def __init__(self, tensor):
+        self.tangent = None  # the output's forward-AD tangent, (level token, tangent), once it has one
         self.data = tensor._data
         self.output_nr = tensor._output_nr
         self.requires_grad = tensor._requires_grad
@@ -233,6 +234,8 @@ class _SavedOutput:
     def unpack(self, node):
         tensor = new_tensor(self.data, self.requires_grad, node if self.requires_grad else None, self.output_nr)
         tensor._version_counter = self.version_counter
+        if self.tangent is not None:
+            tensor._fw_grad = self.tangent
         return tensor
 
 
@@ -310,6 +313,7 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
             else:
                 item = _tensor_holding(item, outputs, raw_outputs)
         if hooks is not None:
+            forward_ad.note_lost_tangent()  # what unpack returns carries no tangent
             saved[index] = _PackedSaved(item, item._grad_fn is node, hooks)
             versions[index] = 0
         elif item._grad_fn is node:

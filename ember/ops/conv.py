@@ -95,8 +95,24 @@ def _conv_weight_array(x, grad_output, kernel, stride, padding, dilation, groups
     if columns is None:
         columns = _im2col(_to_layout(x, first, padding, padding), out_size, kernel, stride, dilation, groups, first)
     grad_matrix = _to_layout(grad_output, first).reshape(groups, grad_output.shape[1] // groups, -1)
-    result = np.matmul(grad_matrix, columns.transpose(0, 2, 1))
+    if _weight_gradient_transposed(columns.shape[1]):
+        result = np.matmul(columns, grad_matrix.transpose(0, 2, 1)).transpose(0, 2, 1)
+    else:
+        result = np.matmul(grad_matrix, columns.transpose(0, 2, 1))
     return result.reshape((grad_output.shape[1], x.shape[1] // groups) + tuple(kernel))
+
+
+def _weight_gradient_transposed(column_rows):
+    """Whether to compute the weight gradient as (columns @ grad.T).T rather than grad @ columns.T,
+    given the rows of the columns (in channels per group x kernel size).
+
+    Both are one GEMM with a long inner dimension (batch x out positions) and a small result. With
+    32 rows or more the transposed form is faster on OpenBLAS (two threads: 0.5-0.8x for LeNet's
+    6->16 5x5 conv and 3x3 convs with 6 to 64 in channels, 0.2-0.3x for 64->128); with fewer (a
+    first layer: LeNet's 1->6 5x5, an RGB 3x3) it is as fast or much slower (1.0-1.6x, and far worse
+    on some runs), as OpenBLAS splits so flat a product badly. Measured with
+    benchmarks/bench_conv_weight_grad.py."""
+    return column_rows >= 32
 
 
 def _remainder(in_size, kernel, stride, padding, dilation):

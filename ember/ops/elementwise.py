@@ -8,7 +8,7 @@ from .._tensor import Tensor
 from .. import _dtype
 from ..autograd.function import Primitive
 from ._common import prepare_binary, check_broadcastable
-from ._tangents import add_tangents, linear_jvp
+from ._tangents import add_tangents, diagonal_jvp, linear_jvp
 from ._declare import op, alias
 
 __all__ = [
@@ -416,6 +416,8 @@ class TanhBackward(Primitive, node="TanhBackwardBackward0", backward_on_arrays=T
             grad_grad * grad * result * -2.0 if needs_result else None,
         )
 
+    jvp = diagonal_jvp  # element-wise in both inputs; forward-over-reverse runs it (functional.hvp)
+
 
 class Sigmoid(Primitive, node="SigmoidBackward0", backward_on_arrays=True, holomorphic=True):
     """A primitive rather than 1/(1+exp(-x)): that composite overflows for large negative x."""
@@ -459,6 +461,8 @@ class SigmoidBackward(Primitive, node="SigmoidBackwardBackward0", backward_on_ar
             grad_grad * grad * (1.0 - 2.0 * result) if needs_result else None,
         )
 
+    jvp = diagonal_jvp
+
 
 class Relu(Primitive, node="ReluBackward0", backward_on_arrays=True):
     @staticmethod
@@ -489,6 +493,8 @@ class ReluBackward(Primitive, node="ThresholdBackwardBackward0", backward_on_arr
     def backward(ctx, grad_grad):
         (result,) = ctx.saved_tensors
         return (ReluBackward.call(grad_grad, result) if ctx.needs_input_grad[0] else None), None
+
+    jvp = diagonal_jvp
 
 
 class Sqrt(Primitive, node="SqrtBackward0", backward_on_arrays=True, holomorphic=True):

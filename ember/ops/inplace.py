@@ -144,6 +144,8 @@ def _rebase_view(view, new_values, op_name):
     replay = view._view_replay
     if getattr(replay, "forbids_inplace", False):
         raise replay.inplace_error(view._output_nr)
+    if _forward_ad.tangent_of(base) is not None or _forward_ad.tangent_of(new_values) is not None:
+        _forward_ad.note_lost_tangent()  # the base's and other views' tangents are not rebuilt
     old_base = _stand_in(base)
     new_base = CopySlices.apply(old_base, new_values, replay)
     _write(base, new_base, op_name)
@@ -194,10 +196,17 @@ def copy_into_out(out, result):
     if _forward_ad.state.level is not None and (
         _forward_ad.tangent_of(out) is not None or _forward_ad.tangent_of(result) is not None
     ):
+        if _forward_ad.state.private:  # hvp's level: fall back rather than refuse what PyTorch allows
+            _forward_ad.note_lost_tangent()
+            return _write_out(out, result)
         raise RuntimeError(
             f"Trying to use forward AD with {result._grad_fn.name() if result._grad_fn else 'op'} "
             "that does not support it because it is an out= function"
         )
+    return _write_out(out, result)
+
+
+def _write_out(out, result):
     if out._data.shape != result._data.shape:
         out._data = np.empty(result._data.shape, dtype=out._data.dtype)
     _write(out, result.detach(), "out=")

@@ -214,3 +214,200 @@ def test_inputs_are_not_modified_and_results_are_detached():
     assert not out.requires_grad and not grad.requires_grad and x.grad is None
     out, grad = F.vjp(lambda x: (x * x).sum(), x, create_graph=True)
     assert grad.requires_grad
+
+
+# ---------------------------------------------------------------- hvp: forward-over-reverse and its fallback
+def _hvp_path(monkeypatch):
+    """Counts hvp's reverse passes: 1 is forward-over-reverse, 3 the double-backward trick."""
+    passes = []
+    original = F._autograd_grad
+
+    def counting(*args, **kwargs):
+        passes.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(F, "_autograd_grad", counting)
+    return passes
+
+
+def tanh_mlp(lib, w, b):
+    x = lib.tensor(np.linspace(-1.0, 1.0, 12).reshape(4, 3))
+    return ((lib.tanh(x @ w.t() + b) * lib.sigmoid(x @ w.t())).sum(1) ** 2).mean() + lib.relu(w - 0.4).sum() * w.sum()
+
+
+def no_jvp_rule(lib, w, b):
+    return lib.logsumexp(w * b[:, None], 1).sum() * (w**2).sum()  # logsumexp has no forward-mode rule
+
+
+def under_no_grad(lib, w, b):
+    with lib.no_grad():
+        constant = w * 3
+    return (w * constant).sum() + (b.exp()[:, None] * w.detach()).sum() + (w**3).sum()
+
+
+def user_function(lib, w, b):
+    class Cube(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 3 * x**2
+
+    return Cube.apply(w).sum() * b.sum() + (b**2).sum()
+
+
+def opens_a_dual_level(lib, w, b):
+    with lib.autograd.forward_ad.dual_level():
+        pass
+    return (w.sin() * b.sum()).sum()
+
+
+@pytest.mark.parametrize(
+    "fn,passes",
+    [(tanh_mlp, 1), (scalar_two, 1), (under_no_grad, 1), (no_jvp_rule, 3), (user_function, 3), (opens_a_dual_level, 3)],
+)
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_hvp_matches_torch_on_both_paths(torch, monkeypatch, fn, passes, create_graph):
+    import torch.autograd.functional as TF
+
+    rng = np.random.default_rng(7)
+    shapes = [(2, 3), (2,)] if fn is not scalar_two else [(3,), (3,)]
+    inputs, tinputs = _pair(torch, *[rng.random(shape) for shape in shapes])
+    v, tv = _pair(torch, *[rng.standard_normal(shape) for shape in shapes])
+    if create_graph:
+        inputs = tuple(inp.requires_grad_() for inp in inputs)
+        tinputs = tuple(inp.requires_grad_() for inp in tinputs)
+    counted = _hvp_path(monkeypatch)
+    result = _call(F, "hvp", fn, inputs, v, create_graph=create_graph)
+    expected = _call(TF, "hvp", fn, tinputs, tv, create_graph=create_graph)
+    assert len(counted) == passes
+    _compare(result, expected, "hvp")
+    for actual, wanted in zip(result[1], expected[1]):
+        assert actual.requires_grad == wanted.requires_grad
+    assert result[0].requires_grad == expected[0].requires_grad
+
+
+def test_hvp_single_tensor_and_v_omitted_match_torch(torch, monkeypatch):
+    import torch.autograd.functional as TF
+
+    counted = _hvp_path(monkeypatch)
+    (x,), (tx,) = _pair(torch, np.array([0.3]))
+    _compare(_call(F, "hvp", scalar, x), _call(TF, "hvp", scalar, tx), "hvp, v omitted")
+    (x,), (tx,) = _pair(torch, np.array([[0.3, -1.2], [0.5, 2.0]]))
+    (v,), (tv,) = _pair(torch, np.array([[1.0, 0.5], [-2.0, 0.25]]))
+    _compare(_call(F, "hvp", scalar, x, v), _call(TF, "hvp", scalar, tx, tv), "hvp, single tensor")
+    assert len(counted) == 1 + 1
+
+
+def _finite_difference_hvp(fn, arrays, directions, step=1e-5):
+    """(grad f(x + h v) - grad f(x - h v)) / 2h, the gradients by ember's first-order backward."""
+
+    def gradient(shift):
+        points = tuple(ember.tensor(a + shift * d, requires_grad=True) for a, d in zip(arrays, directions))
+        return [g.numpy() for g in ember.autograd.grad(fn(ember, *points), points)]
+
+    return [(p - m) / (2 * step) for p, m in zip(gradient(step), gradient(-step))]
+
+
+@pytest.mark.parametrize("fn", [tanh_mlp, no_jvp_rule])
+def test_hvp_matches_finite_differences(fn):
+    rng = np.random.default_rng(8)
+    arrays = (rng.random((2, 3)), rng.random(2))
+    directions = (rng.standard_normal((2, 3)), rng.standard_normal(2))
+    _, result = F.hvp(
+        lambda *xs: fn(ember, *xs), tuple(map(ember.tensor, arrays)), tuple(map(ember.tensor, directions))
+    )
+    for actual, expected in zip(result, _finite_difference_hvp(fn, arrays, directions)):
+        assert_close(actual, expected, rtol=1e-6, atol=1e-7, what="H v against finite differences")
+
+
+@pytest.mark.parametrize("fn", [tanh_mlp, no_jvp_rule])
+def test_hvp_create_graph_gives_third_derivatives(fn):
+    """d/dx <u, H(x) v> by backward through hvp's result, against central differences of H v."""
+    rng = np.random.default_rng(9)
+    arrays = (rng.random((2, 3)), rng.random(2))
+    directions = (rng.standard_normal((2, 3)), rng.standard_normal(2))
+    weights = (rng.standard_normal((2, 3)), rng.standard_normal(2))
+
+    def weighted_hvp(points, create_graph):
+        _, result = F.hvp(
+            lambda *xs: fn(ember, *xs), points, tuple(map(ember.tensor, directions)), create_graph=create_graph
+        )
+        return sum((r * ember.tensor(u)).sum() for r, u in zip(result, weights))
+
+    points = tuple(ember.tensor(a, requires_grad=True) for a in arrays)
+    third = ember.autograd.grad(weighted_hvp(points, True), points)
+    step = 1e-5
+    for index, (array, actual) in enumerate(zip(arrays, third)):
+        expected = np.zeros_like(array)
+        for position in np.ndindex(array.shape):
+            shifted = [list(arrays), list(arrays)]
+            for sign, copy in zip((1, -1), shifted):
+                copy[index] = array.copy()
+                copy[index][position] += sign * step
+            plus, minus = (weighted_hvp(tuple(map(ember.tensor, copy)), False).item() for copy in shifted)
+            expected[position] = (plus - minus) / (2 * step)
+        assert_close(actual, expected, rtol=1e-5, atol=1e-6, what=f"third derivative, input {index}")
+
+
+def test_hvp_inside_a_dual_level_and_strict_take_double_backward(torch, monkeypatch):
+    import torch.autograd.functional as TF
+
+    counted = _hvp_path(monkeypatch)
+    inputs, tinputs = _pair(torch, np.array([0.5, 1.5]), np.array([2.0]))
+    v, tv = _pair(torch, np.array([1.0, -1.0]), np.array([0.5]))
+    with ember.autograd.forward_ad.dual_level():
+        _compare(_call(F, "hvp", scalar_two, inputs, v), _call(TF, "hvp", scalar_two, tinputs, tv), "in a dual level")
+    _compare(
+        _call(F, "hvp", scalar_two, inputs, v, strict=True),
+        _call(TF, "hvp", scalar_two, tinputs, tv, strict=True),
+        "strict",
+    )
+    assert len(counted) == 3 + 3
+
+
+def test_hvp_strict_errors_match_torch(torch):
+    import torch.autograd.functional as TF
+
+    cases = [
+        (lambda lib, x: (2 * x).sum(), np.ones(2)),  # linear: the jacobian is independent of x
+        (lambda lib, x: x.detach().sum(), np.ones(2)),  # the output does not require grad
+    ]
+    for index, (fn, array) in enumerate(cases):
+        (x,), (tx,) = _pair(torch, array)
+        with pytest.raises(RuntimeError) as expected:
+            _call(TF, "hvp", fn, tx, torch.ones(2), strict=True)
+        with pytest.raises(RuntimeError) as actual:
+            _call(F, "hvp", fn, x, ember.ones(2, dtype=ember.float64), strict=True)
+        assert str(actual.value) == str(expected.value), index
+
+
+def test_hvp_leaves_no_level_open_and_func_sees_leaves():
+    seen = []
+
+    def fn(x):
+        seen.append((x.is_leaf, ember.autograd.forward_ad._current_level))
+        return (x**3).sum()
+
+    F.hvp(fn, ember.ones(2), ember.ones(2))
+    assert seen == [(True, -1)]
+    assert ember.autograd.forward_ad._current_level == -1
+    with pytest.raises(RuntimeError, match="no level exists"):
+        F.hvp(lambda x: ember.autograd.forward_ad.make_dual(x, x).sum(), ember.ones(2), ember.ones(2))
+    assert ember.autograd.forward_ad._current_level == -1
+
+
+def test_forward_over_reverse_by_hand_keeps_saved_outputs_tangents():
+    """Saved outputs (tanh's, exp's result) carry their tangent into a backward run under a level."""
+    fwAD = ember.autograd.forward_ad
+    x = ember.tensor([0.3, -0.7], dtype=ember.float64, requires_grad=True)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(x, ember.tensor([1.0, 0.0], dtype=ember.float64))
+        (gradient,) = ember.autograd.grad((dual.tanh() + dual.exp()).sum(), dual, create_graph=True)
+        tangent = fwAD.unpack_dual(gradient).tangent
+    t = np.tanh(0.3)
+    assert_close(tangent, [-2 * t * (1 - t * t) + np.exp(0.3), 0.0], what="d/dx0 of the gradient")

@@ -195,6 +195,13 @@ CASES = [
         torch_fn=lambda t, x, w, b: t.nn.functional.conv2d(x, w, b, padding=1),
     ),
     OpCase(
+        "nn_conv2d_many_columns",  # 36 column rows: the weight gradient takes the transposed GEMM
+        lambda x, w, b: F.conv2d(x, w, b, padding=1),
+        lambda x, w, b: np_conv2d(x, w, b, padding=1),
+        [((2, 4, 4, 3), (3, 4, 3, 3), (3,))],
+        torch_fn=lambda t, x, w, b: t.nn.functional.conv2d(x, w, b, padding=1),
+    ),
+    OpCase(
         "nn_conv2d_stride_dilation",
         lambda x, w: F.conv2d(x, w, stride=2, dilation=2, padding=1),
         lambda x, w: np_conv2d(x, w, stride=2, dilation=2, padding=1),
@@ -250,6 +257,13 @@ CASES = [
         None,
         [((1, 4, 3, 3), (4, 1, 2, 2))],
         torch_fn=lambda t, x, w: t.nn.functional.conv_transpose2d(x, w, groups=2, dilation=2),
+    ),
+    OpCase(
+        "nn_conv_transpose2d_many_columns",  # 36 column rows in its weight gradient
+        lambda x, w: F.conv_transpose2d(x, w, stride=2),
+        None,
+        [((1, 2, 2, 3), (2, 4, 3, 3))],
+        torch_fn=lambda t, x, w: t.nn.functional.conv_transpose2d(x, w, stride=2),
     ),
     OpCase(
         "nn_conv_transpose1d",
