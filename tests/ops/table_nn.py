@@ -177,7 +177,7 @@ CASES = [
         "nn_linear_no_bias",
         F.linear,
         lambda x, w: x @ w.T,
-        [((3, 4), (5, 4))],
+        [((3, 4), (5, 4)), ((2, 2, 3, 4), (5, 4))],
         torch_fn=lambda t, x, w: t.nn.functional.linear(x, w),
     ),
     OpCase(
