@@ -270,6 +270,9 @@ _EXACT_UFUNCS = frozenset(
 )
 
 
+_OUT_MIN_BYTES = 256 * 1024  # NumPy's threshold for eliding temporaries: below it, `out=` costs more than it saves
+
+
 def _reused_buffers(recording, ops, last_use, pinned):
     """{op index: slot whose memory the op may take}: buffers reused within a replay.
 
@@ -279,8 +282,8 @@ def _reused_buffers(recording, ops, last_use, pinned):
     local variable. An array made by a recorded op (not an input's or a constant's memory, owning its
     memory, not part of the result, no view of it used later) whose last use is
     * `array.copy()` (C-contiguous): the copy is the array itself;
-    * an operand of an exact element-wise ufunc with the result's shape, strides and dtype: the
-      result is written into it (`out=`), as NumPy's elision would.
+    * an operand (of 256 KiB or more) of an exact element-wise ufunc with the result's shape, strides
+      and dtype: the result is written into it (`out=`), as NumPy's elision would.
     """
     made_by_ops = set()
     for op in ops:
@@ -324,6 +327,7 @@ def _reused_buffers(recording, ops, last_use, pinned):
                 operand = recording.values[ref.slot]
                 if (
                     type(operand) is numpy.ndarray
+                    and operand.nbytes >= _OUT_MIN_BYTES
                     and operand.shape == result.shape
                     and operand.strides == result.strides
                     and operand.dtype == result.dtype
