@@ -34,6 +34,7 @@ from .ops import *  # noqa: F401,F403
 from . import ops as _ops
 from ._legacy import *  # noqa: F401,F403
 from . import amp, cpu, cuda, backends  # noqa: F401
+from .cuda import OutOfMemoryError  # noqa: F401  (torch.OutOfMemoryError)
 from .amp.autocast_mode import (
     autocast,
     is_autocast_enabled,
@@ -75,6 +76,12 @@ _LAZY_SUBMODULES = {
     "vision",
     "viz",
     "profiler",
+    "jit",
+    "hub",
+    "random",
+    "types",
+    "storage",
+    "_dynamo",
 }
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func", "compile": "compiler"}
 

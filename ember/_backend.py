@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["np", "device", "to_device", "as_strided", "broadcast_view"]
+__all__ = ["np", "device", "to_device", "missing_device_error", "as_strided", "broadcast_view"]
 
 
 class device:
@@ -20,6 +20,8 @@ class device:
     def __init__(self, type, index=None):
         if isinstance(type, device):
             type, index = type.type, type.index
+        elif isinstance(type, int) and not isinstance(type, bool):
+            type, index = "cuda", type  # PyTorch's meaning of a bare index
         if ":" in type:
             type, index = type.split(":")
             index = int(index)
@@ -63,11 +65,25 @@ def to_device(value):
         return CPU
     d = device(value) if not isinstance(value, device) else value
     if d.type != "cpu":
-        raise RuntimeError(
-            f"ember has no '{d.type}' device: tensors live on the CPU (NumPy). "
-            "Drop the device argument or use device='cpu'; `ember.cuda.is_available()` is False."
-        )
+        raise missing_device_error(d, by_index=isinstance(value, int))
     return CPU
+
+
+_ON_THE_CPU = "ember computes on the CPU (NumPy): use device='cpu' or drop the device argument"
+
+
+def missing_device_error(d, by_index=False):
+    """What a PyTorch built without `d`'s backend raises for it (class and first words, so that code
+    catching it works the same), followed by what to do instead."""
+    if by_index:
+        return RuntimeError(f"Cannot access accelerator device when none is available: {_ON_THE_CPU}.")
+    if d.type in ("cuda", "xpu"):
+        return AssertionError(
+            f"Torch not compiled with {d.type.upper()} enabled: {_ON_THE_CPU} (torch.{d.type}.is_available() is False)."
+        )
+    if d.type == "mps":
+        return RuntimeError(f"PyTorch is not linked with support for mps devices: {_ON_THE_CPU}.")
+    return RuntimeError(f"ember has no '{d.type}' device: {_ON_THE_CPU}.")
 
 
 def as_strided(array, shape, strides, writeable=True):

@@ -50,6 +50,8 @@ def set_default_tensor_type(kind):
     warnings.warn(
         "set_default_tensor_type() is deprecated; use ember.set_default_dtype() instead.", UserWarning, stacklevel=2
     )
+    if isinstance(kind, str) and kind.startswith("torch.cuda."):
+        raise TypeError(f"type {kind} not available: ember computes on the CPU (use set_default_dtype()).")
     _dtype.set_default_dtype(kind.dtype if isinstance(kind, tensortype) else _dtype.to_dtype(kind))
 
 

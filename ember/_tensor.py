@@ -569,6 +569,8 @@ class Tensor(metaclass=_TensorType):
         """With no argument, the legacy type name ('torch.FloatTensor'); otherwise a conversion."""
         if dtype is None:
             return _dtype.LEGACY_NAME_OF.get(self.dtype, "torch." + self.dtype.name)
+        if isinstance(dtype, str) and dtype.startswith("torch.cuda."):
+            raise RuntimeError(f"Cannot initialize CUDA: {dtype} is a GPU type and ember computes on the CPU.")
         return self.to(_dtype.to_dtype(dtype))
 
     def stride(self, dim=None):
@@ -827,13 +829,16 @@ class Tensor(metaclass=_TensorType):
         """The tensor itself: ember's tensors are always on the CPU."""
         return self
 
-    def cuda(self, device=None, non_blocking=False):
-        """Raises: ember has no CUDA backend (the error says what to do instead)."""
-        to_device("cuda")
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        """Raises what a PyTorch built without CUDA raises: ember has no CUDA backend."""
+        to_device("cuda" if device is None else device)
 
-    def pin_memory(self):
-        """The tensor itself: pinned memory only speeds copies to a GPU, which ember does not have."""
-        return self
+    def pin_memory(self, device=None):
+        """Raises, as PyTorch without an accelerator does: pinned memory only speeds copies to one."""
+        raise RuntimeError(
+            "Cannot access accelerator device when none is available: pinned memory only speeds up "
+            "copies to a GPU, and ember computes on the CPU (drop the pin_memory() call)."
+        )
 
     def share_memory_(self):
         """Move this tensor's memory to shared memory, in place; a no-op if it is there already.

@@ -24,7 +24,7 @@ import zipfile
 import zlib
 from collections import Counter, OrderedDict
 
-from ._backend import np, to_device
+from ._backend import device, np, to_device
 from . import _dtype
 from ._size import Size
 from ._tensor import Tensor, new_tensor
@@ -87,11 +87,13 @@ class _Writer:
         try:
             pickler.dump(value)
         except Exception as error:  # noqa: BLE001  (whatever pickle refuses: a lambda, an open file ...)
-            raise TypeError(
+            # pickle's own exception class, as PyTorch raises it (code may catch it), saying what to do
+            error.args = (
                 f"ember.save cannot store an object of type {_class_name(value)}: it is not a tensor, "
                 f"array, number, string, dtype or container of them, and pickling it failed ({error}). "
-                "Save its state_dict() instead."
-            ) from None
+                "Save its state_dict() instead.",
+            )
+            raise
         self.objects.append(buffer.getvalue())
         return {"type": "object", "key": str(len(self.objects) - 1), "class": _class_name(value)}
 
@@ -555,6 +557,11 @@ def _relocation(map_location):
         return lambda tensor, location: _first_not_none(map_location(tensor, location), tensor)
     if isinstance(map_location, dict):
         map_location = map_location.get("cpu", "cpu")
+    if map_location is not None and device(map_location).type == "cuda":
+        raise RuntimeError(
+            "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False "
+            "(ember computes on the CPU): load with map_location='cpu' or without map_location."
+        )
     to_device(map_location)
     return None
 

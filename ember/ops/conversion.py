@@ -52,8 +52,8 @@ def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False, me
     for arg in leading:
         if isinstance(arg, Tensor):
             dtype = arg.dtype
-        elif isinstance(arg, (str, Device)) and not (isinstance(arg, str) and arg.startswith("torch.")):
-            device = arg
+        elif isinstance(arg, (str, Device, int)) and not (isinstance(arg, str) and arg.startswith("torch.")):
+            device = arg  # an int is a device index, as in PyTorch
         elif arg is not None:
             dtype = arg
     to_device(device)

@@ -2,6 +2,7 @@
 
 import math
 import numbers
+import os
 import warnings
 
 from .._backend import np, to_device
@@ -122,7 +123,10 @@ class Generator:
 
 
 _STATE_BYTES = 5056  # PyTorch's CPU generator state
+# PyTorch seeds its default generator from the operating system at start-up, so that an unseeded
+# script draws new numbers on every run (a `Generator()` made later starts from the fixed seed).
 default_generator = Generator()
+default_generator._seed = int.from_bytes(os.urandom(8), "little")
 
 
 @op()
@@ -145,11 +149,8 @@ def initial_seed():
 
 @op()
 def get_rng_state():
-    """The default generator's state as a uint8 tensor, for `set_rng_state`.
-
-    ember draws with NumPy's PCG64, so the state (and the numbers a seed gives) differ from PyTorch's: the same
-    seed does not reproduce PyTorch's random numbers.
-    """
+    """The default generator's state as a uint8 tensor, for `set_rng_state`: PyTorch's layout, so a
+    state saved by either library restores the same stream in the other."""
     return default_generator.get_state()
 
 

@@ -62,6 +62,11 @@ NAMESPACES = (
     "ember.vision.models",
     "ember.vision.ops",
     "ember.vision.io",
+    "ember.cuda",
+    "ember.jit",
+    "ember.hub",
+    "ember.random",
+    "ember._dynamo",
 )
 
 # Public names that cannot carry a docstring of their own, with the reason.

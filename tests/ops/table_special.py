@@ -179,3 +179,119 @@ CASES = [
         rtol=1e-6,
     ),
 ]
+
+
+# ---------------------------------------------------------------- Bessel, Airy and orthogonal polynomials
+# PyTorch gives these no derivative (their results never require grad), so the cases check values
+# only. Their domains stay where PyTorch 2.13's kernels are accurate to 1e-6 (its J, Y and Ai drift
+# to ~1e-5 elsewhere; tests/ops/test_special_functions.py measures ember against mpmath there).
+def _degrees_up_to(highest, domain=(-0.95, 0.95)):
+    """A point in `domain` and an integer-valued float degree in [0, highest]."""
+
+    def make(shapes, rng):
+        return [rng.uniform(*domain, size=shapes[0]), rng.integers(0, highest + 1, size=shapes[1]).astype(float)]
+
+    return make
+
+
+def _angle(x):
+    return np.arccos(x)
+
+
+def _unary_value_case(name, numpy_fn=None, domain=(-2.0, 2.0), make_inputs=None):
+    function = getattr(special, name)
+    return OpCase(
+        f"sp_{name}",
+        function,
+        numpy_fn,
+        UNARY,
+        domain=domain,
+        make_inputs=make_inputs,
+        grad=False,
+        gradgrad=False,
+        torch_fn=lambda torch, x: getattr(torch.special, name)(x),
+    )
+
+
+def _polynomial_cases(name, numpy_fn, domain=(-0.95, 0.95), highest=12):
+    """One case with a fixed Python-int degree and one with a tensor of degrees that broadcasts."""
+    function = getattr(special, name)
+    return [
+        OpCase(
+            f"sp_{name}_n5",
+            lambda x: function(x, 5),
+            None if numpy_fn is None else (lambda x: numpy_fn(x, 5)),
+            UNARY,
+            domain=domain,
+            grad=False,
+            gradgrad=False,
+            torch_fn=lambda torch, x: getattr(torch.special, name)(x, 5),
+        ),
+        OpCase(
+            f"sp_{name}_tensor_n",
+            function,
+            None if numpy_fn is None else (lambda x, n: np.vectorize(numpy_fn)(x, n.astype(int))),
+            BINARY,
+            make_inputs=_degrees_up_to(highest, domain),
+            grad=False,
+            gradgrad=False,
+            differentiable_inputs=[0],
+            torch_fn=lambda torch, x, n: getattr(torch.special, name)(x, n),
+        ),
+    ]
+
+
+def _unit(degree):
+    return [0] * degree + [1]
+
+
+CASES += [
+    _unary_value_case("bessel_j0", domain=(-3.5, 3.5)),
+    _unary_value_case("bessel_j1", domain=(-3.5, 3.5)),
+    _unary_value_case("bessel_y0", domain=(0.2, 3.5)),
+    _unary_value_case("bessel_y1", domain=(0.2, 3.5)),
+    _unary_value_case("modified_bessel_i0", np.i0, domain=(-10.0, 10.0)),
+    _unary_value_case("modified_bessel_i1", domain=(-10.0, 10.0)),
+    _unary_value_case("modified_bessel_k0", domain=(0.1, 10.0)),
+    _unary_value_case("modified_bessel_k1", domain=(0.1, 10.0)),
+    _unary_value_case("scaled_modified_bessel_k0", domain=(0.1, 30.0)),
+    _unary_value_case("scaled_modified_bessel_k1", domain=(0.1, 30.0)),
+    _unary_value_case("spherical_bessel_j0", lambda x: np.sinc(x / np.pi), domain=(-10.0, 10.0)),
+    _unary_value_case("airy_ai", domain=(-2.0, 6.0)),
+    *_polynomial_cases(
+        "chebyshev_polynomial_t", lambda x, n: np.polynomial.chebyshev.chebval(x, _unit(n)), domain=(-1.5, 1.5)
+    ),
+    *_polynomial_cases("chebyshev_polynomial_u", lambda x, n: np.sin((n + 1) * _angle(x)) / np.sin(_angle(x))),
+    *_polynomial_cases("chebyshev_polynomial_v", lambda x, n: np.cos((n + 0.5) * _angle(x)) / np.cos(_angle(x) / 2)),
+    *_polynomial_cases("chebyshev_polynomial_w", lambda x, n: np.sin((n + 0.5) * _angle(x)) / np.sin(_angle(x) / 2)),
+    *_polynomial_cases(
+        "shifted_chebyshev_polynomial_t",
+        lambda x, n: np.polynomial.chebyshev.chebval(2 * x - 1, _unit(n)),
+        domain=(0.05, 0.95),
+    ),
+    *_polynomial_cases(
+        "shifted_chebyshev_polynomial_u",
+        lambda x, n: np.sin((n + 1) * _angle(2 * x - 1)) / np.sin(_angle(2 * x - 1)),
+        domain=(0.05, 0.95),
+    ),
+    *_polynomial_cases(
+        "shifted_chebyshev_polynomial_v",
+        lambda x, n: np.cos((n + 0.5) * _angle(2 * x - 1)) / np.cos(_angle(2 * x - 1) / 2),
+        domain=(0.05, 0.95),
+    ),
+    *_polynomial_cases(
+        "shifted_chebyshev_polynomial_w",
+        lambda x, n: np.sin((n + 0.5) * _angle(2 * x - 1)) / np.sin(_angle(2 * x - 1) / 2),
+        domain=(0.05, 0.95),
+    ),
+    *_polynomial_cases(
+        "hermite_polynomial_h", lambda x, n: np.polynomial.hermite.hermval(x, _unit(n)), domain=(-3.0, 3.0)
+    ),
+    *_polynomial_cases(
+        "hermite_polynomial_he", lambda x, n: np.polynomial.hermite_e.hermeval(x, _unit(n)), domain=(-3.0, 3.0)
+    ),
+    *_polynomial_cases(
+        "laguerre_polynomial_l", lambda x, n: np.polynomial.laguerre.lagval(x, _unit(n)), domain=(-2.0, 8.0)
+    ),
+    *_polynomial_cases("legendre_polynomial_p", lambda x, n: np.polynomial.legendre.legval(x, _unit(n))),
+]

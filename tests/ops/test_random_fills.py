@@ -109,3 +109,26 @@ def test_same_error_classes_as_torch():
             library.zeros(3).uniform_(2, 1)
         with pytest.raises(NotImplementedError):
             library.zeros(3, dtype=library.long).normal_()
+
+
+def test_an_unseeded_process_draws_new_numbers_each_run_as_pytorch():
+    """PyTorch seeds its default generator from the operating system at start-up; a Generator()
+    made by the user starts from the fixed seed."""
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    script = "import ember; print(ember.initial_seed(), ember.rand(3).tolist())"
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONPATH": root},
+        ).stdout
+        for _ in range(2)
+    ]
+    assert runs[0] != runs[1]
+    assert ember.Generator().initial_seed() == 67280421310721

@@ -219,7 +219,7 @@ def test_bad_options_raise_like_torch(torch, kwargs, message):
 def test_num_workers_loads_in_worker_processes_without_a_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        loader = DataLoader(TensorDataset(*_tensor_pair(ember)), batch_size=5, num_workers=2, pin_memory=True)
+        loader = DataLoader(TensorDataset(*_tensor_pair(ember)), batch_size=5, num_workers=2)
         assert [labels.tolist() for _, labels in loader] == [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]
 
 

@@ -322,9 +322,14 @@ def test_timeout_raises_when_a_batch_is_late():
         next(iter(loader))
 
 
-def test_pin_memory_is_accepted():
+def test_pin_memory_is_accepted_with_pytorchs_warnings():
     loader = DataLoader(Images(8), batch_size=4, num_workers=1, pin_memory=True, pin_memory_device="cuda")
-    assert _values(loader) == _values(DataLoader(Images(8), batch_size=4))
+    with pytest.warns(UserWarning) as caught:
+        values = _values(loader)
+    assert values == _values(DataLoader(Images(8), batch_size=4))
+    messages = [str(warning.message) for warning in caught]
+    assert any("pin_memory_device is deprecated" in message for message in messages)
+    assert any("no accelerator is found" in message for message in messages)
 
 
 def test_worker_errors_are_reraised_with_class_worker_sample_and_traceback():

@@ -523,7 +523,8 @@ class Module:
         Integer buffers (e.g. `num_batches_tracked`) keep their dtype. Devices other than the CPU raise.
         """
         device, dtype = _parse_to(*args, **kwargs)
-        to_device(device)
+        if next(self.parameters(), None) is not None or next(self.buffers(), None) is not None:
+            to_device(device)  # as in PyTorch, a module with nothing to move goes anywhere
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError(
                 f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}"
@@ -541,8 +542,9 @@ class Module:
         return self
 
     def cuda(self, device=None):
-        """Raises: ember has no CUDA backend (the error says what to do instead)."""
-        to_device("cuda")
+        """Raises, as PyTorch built without CUDA does, once there is a parameter or buffer to move
+        (a module without any, like `nn.ReLU()`, is returned as it is)."""
+        return self._apply(lambda tensor: tensor.cuda(device))
 
     def type(self, dst_type):
         """Convert all parameters and buffers (integer ones too) to `dst_type`."""
@@ -842,7 +844,7 @@ def _parse_to(*args, dtype=None, device=None, non_blocking=False, copy=False, me
         elif isinstance(arg, _dtype.dtype):
             dtype = arg
         elif isinstance(arg, (str, Device, int)) and not isinstance(arg, bool):
-            device = arg if not isinstance(arg, int) else f"cuda:{arg}"
+            device = arg
         elif isinstance(arg, bool):
             pass  # non_blocking: nothing runs asynchronously on the CPU
         else:

@@ -70,8 +70,8 @@ class PackedSequence(_PackedSequenceBase):
         return self._with_data(self.data.cuda(*args, **kwargs))
 
     def pin_memory(self):
-        """The packed sequence itself (pinned memory only matters for a GPU)."""
-        return self
+        """Raises, as `Tensor.pin_memory` without an accelerator."""
+        return self._with_data(self.data.pin_memory())
 
     def double(self):
         """The same packed sequence with float64 data."""

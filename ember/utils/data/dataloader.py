@@ -4,6 +4,7 @@ the main process or by worker processes (`num_workers > 0`, see `_worker_pool` a
 Indices are drawn from the sampler as batches are needed, never all at once.
 """
 
+import warnings
 import itertools
 import multiprocessing
 import multiprocessing.context
@@ -30,7 +31,7 @@ class DataLoader:
             `get_worker_info()`; an IterableDataset is copied into every worker and should use that info
             to give each worker its own share (otherwise every item comes num_workers times).
         collate_fn: merges a list of samples into a batch (default: `default_collate`).
-        pin_memory, pin_memory_device: accepted; there is no pinned memory on the CPU.
+        pin_memory, pin_memory_device: accepted with PyTorch's warning: without a GPU nothing is pinned.
         drop_last: drop the last batch when it is smaller than `batch_size`.
         timeout: seconds to wait for a worker's batch before raising (0: wait as long as the workers live).
         worker_init_fn: called as `worker_init_fn(worker_id)` in each worker after seeding.
@@ -169,6 +170,20 @@ class DataLoader:
             self._iterator._reset(self)  # persistent workers: a new pass with the same processes
             return self._iterator
         base_seed = self._draw_base_seed()
+        if self.pin_memory:
+            if self.pin_memory_device:
+                warnings.warn(
+                    "pin_memory_device is deprecated, the current accelerator will be used as the device, "
+                    f"ignore pin_memory_device='{self.pin_memory_device}'.",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            warnings.warn(
+                "'pin_memory' argument is set as true but no accelerator is found, then device pinned memory "
+                "won't be used.",
+                UserWarning,
+                stacklevel=2,
+            )
         if self.num_workers == 0:
             return _SingleProcessIterator(self)
         from ._worker_pool import MultiProcessIterator

@@ -86,11 +86,11 @@ def get_weight(name):
 
 
 def checkpoint_folder():
-    """Where torchvision keeps downloaded checkpoints: $TORCH_HOME/hub/checkpoints (~/.cache/torch/...)."""
-    torch_home = os.environ.get("TORCH_HOME") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.join(os.path.expanduser("~"), ".cache")), "torch"
-    )
-    return os.path.join(os.path.expanduser(torch_home), "hub", "checkpoints")
+    """Where torchvision keeps downloaded checkpoints: torch.hub's folder's `checkpoints`
+    ($TORCH_HOME/hub/checkpoints, ~/.cache/torch/... by default, or under `hub.set_dir`'s choice)."""
+    from ... import hub
+
+    return os.path.join(hub.get_dir(), "checkpoints")
 
 
 def _load_state_dict(weights):

@@ -1,0 +1,141 @@
+"""The smaller torch namespaces real code touches: torch.jit (runs eagerly), torch.random, torch.hub,
+torch._dynamo's switches and torch.types."""
+
+import hashlib
+import os
+import warnings
+
+import pytest
+
+import ember
+from ember import nn
+
+
+def _twice(x):
+    return x * 2
+
+
+def test_script_and_trace_return_what_they_get_with_pytorchs_deprecation():
+    with pytest.warns(DeprecationWarning, match="torch.jit.script` is deprecated"):
+        scripted = ember.jit.script(_twice)
+    assert scripted(ember.ones(2)).tolist() == [2.0, 2.0]
+    calls = []
+    model = nn.Linear(2, 2)
+    model.register_forward_hook(lambda module, args, output: calls.append(output.shape))
+    with pytest.warns(DeprecationWarning, match="torch.jit.trace` is deprecated"):
+        traced = ember.jit.trace(model, ember.ones(1, 2))
+    assert traced is model and calls == [(1, 2)]  # tracing runs the module once on the example
+    assert not ember.jit.is_scripting() and not ember.jit.is_tracing()
+
+
+def test_jit_decorators_leave_code_as_it_is():
+    class Model(nn.Module):
+        @ember.jit.ignore
+        def helper(self):
+            return 1.0
+
+        @ember.jit.ignore(drop=True)
+        def dropped(self):
+            return 2.0
+
+        @ember.jit.unused
+        def unused(self):
+            return 3.0
+
+        def forward(self, x: ember.Tensor) -> ember.Tensor:
+            value = ember.jit.annotate(float, self.helper() + self.dropped() + self.unused())
+            return x + value if not ember.jit.is_scripting() else x
+
+    assert Model()(ember.zeros(1)).tolist() == [6.0]
+    assert ember.jit.fork(_twice, ember.ones(1)).wait().tolist() == [2.0]
+    assert ember.jit.isinstance([1, 2], list[int]) and not ember.jit.isinstance(1, str)
+
+
+def test_jit_save_and_load_keep_the_whole_module(tmp_path):
+    model = nn.Linear(3, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        ember.jit.save(ember.jit.script(model), tmp_path / "m.pt")
+        loaded = ember.jit.load(tmp_path / "m.pt")
+    x = ember.randn(4, 3)
+    assert ember.equal(loaded(x), model(x))
+
+
+def test_a_torchscript_archive_from_pytorch_is_refused_with_what_to_do(tmp_path):
+    torch = pytest.importorskip("torch")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.jit.save(torch.jit.script(torch.nn.Linear(2, 2)), tmp_path / "scripted.pt")
+        with pytest.raises(RuntimeError, match="TorchScript archive.*state_dict"):
+            ember.jit.load(tmp_path / "scripted.pt")
+
+
+def test_fork_rng_restores_the_stream():
+    ember.manual_seed(5)
+    with ember.random.fork_rng():
+        inside = ember.rand(3)
+    assert ember.equal(ember.rand(3), inside)
+    with ember.random.fork_rng(enabled=False):
+        ember.rand(3)
+    ember.manual_seed(5)
+    ember.rand(6)
+    assert ember.random.initial_seed() == 5
+
+
+def test_hub_folder_follows_torch_home_and_set_dir(tmp_path, monkeypatch):
+    monkeypatch.setattr(ember.hub, "_hub_dir", None)
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path / "home"))
+    assert ember.hub.get_dir() == str(tmp_path / "home" / "hub")
+    ember.hub.set_dir(tmp_path / "elsewhere")
+    assert ember.hub.get_dir() == str(tmp_path / "elsewhere")
+
+
+def test_load_state_dict_from_url_downloads_once_and_checks_the_hash(tmp_path, monkeypatch):
+    monkeypatch.setattr(ember.hub, "_hub_dir", str(tmp_path / "hub"))
+    source = tmp_path / "weights.pt"
+    ember.save({"w": ember.arange(3.0)}, source)
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    named = tmp_path / f"weights-{digest[:8]}.pt"
+    os.rename(source, named)
+    url = named.as_uri()  # a file:// URL: the download path runs without a network
+    state = ember.hub.load_state_dict_from_url(url, check_hash=True)
+    assert state["w"].tolist() == [0.0, 1.0, 2.0]
+    assert (tmp_path / "hub" / "checkpoints" / named.name).exists()
+    os.remove(named)  # cached now: no second download
+    assert ember.hub.load_state_dict_from_url(url)["w"].tolist() == [0.0, 1.0, 2.0]
+    bad = tmp_path / "other-deadbeef.pt"
+    ember.save({}, bad)
+    with pytest.raises(RuntimeError, match="invalid hash value"):
+        ember.hub.load_state_dict_from_url(bad.as_uri(), check_hash=True)
+    assert not (tmp_path / "hub" / "checkpoints" / bad.name).exists()
+
+
+def test_hub_load_calls_a_local_hubconf_entry_point(tmp_path):
+    (tmp_path / "hubconf.py").write_text(
+        "import ember\n\ndef tiny(width=2):\n    '''A tiny model.'''\n    return ember.nn.Linear(width, 1)\n"
+    )
+    model = ember.hub.load(str(tmp_path), "tiny", source="local", width=3)
+    assert isinstance(model, nn.Linear) and model.in_features == 3
+    with pytest.raises(RuntimeError, match="Cannot find callable missing in hubconf"):
+        ember.hub.load(str(tmp_path), "missing", source="local")
+
+
+def test_dynamo_switches_and_graph_break():
+    ember._dynamo.config.suppress_errors = True
+    ember._dynamo.reset()
+    ember._dynamo.mark_dynamic(ember.ones(2), 0)
+    assert not ember._dynamo.is_compiling()
+
+    def step(x):
+        y = x * 2
+        ember._dynamo.graph_break()
+        return y + 1
+
+    with pytest.raises(ember.compiler.GraphBreak, match="graph_break"):
+        ember.compile(step, fullgraph=True)(ember.ones(2))
+    ember._dynamo.graph_break()  # outside a compiled call: nothing happens
+
+
+def test_types_aliases():
+    assert isinstance(3, ember.types.Number) and isinstance(2.5, ember.types.Number)
+    assert ember.types.Tensor is ember.Tensor and ember.storage.UntypedStorage is ember.UntypedStorage
