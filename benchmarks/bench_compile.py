@@ -6,11 +6,14 @@ the ratios of compiled ember to PyTorch eager and to NumPy, and the compile time
 first replay, less the eager time of as many steps). `--torch-compile` adds PyTorch's inductor
 (slow to compile: minutes for all the workloads) where it works on this machine.
 
-    python bench_compile.py [--torch-compile] [workload ...]
+`--one-thread` measures CPU time with one thread everywhere (see common.measure_one_thread_cpu_time):
+the figures to trust on a machine other processes are using.
+
+    python bench_compile.py [--torch-compile] [--one-thread] [workload ...]
 """
 
+import os
 import sys
-import time
 
 import numpy as np
 
@@ -19,6 +22,7 @@ import bench_hvp
 import bench_lenet
 import bench_mlp
 import bench_op_overhead
+import common
 from common import format_seconds, measure_side_by_side, try_import_torch
 
 
@@ -163,10 +167,10 @@ WORKLOADS = {
 
 def compile_time(step, eager_seconds, calls=3):
     """Seconds spent compiling: `calls` first calls, less what as many eager steps take."""
-    start = time.perf_counter()
+    start = common.clock()
     for _ in range(calls):
         step()
-    return max(0.0, time.perf_counter() - start - calls * eager_seconds)
+    return max(0.0, common.clock() - start - calls * eager_seconds)
 
 
 def run_workload(name, with_torch_compile):
@@ -235,5 +239,10 @@ def print_table(rows):
 if __name__ == "__main__":
     arguments = sys.argv[1:]
     with_torch_compile = "--torch-compile" in arguments
+    if "--one-thread" in arguments:
+        if os.environ.get("OPENBLAS_NUM_THREADS") != "1":  # (read when NumPy loads: start again with it)
+            environment = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+            os.execve(sys.executable, [sys.executable, *sys.argv], environment)
+        common.measure_one_thread_cpu_time()
     names = [argument for argument in arguments if not argument.startswith("--")] or list(WORKLOADS)
     print_table([run_workload(name, with_torch_compile) for name in names])

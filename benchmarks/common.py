@@ -10,6 +10,19 @@ import time
 ROUNDS = 3
 
 
+TORCH_THREADS = 2
+clock = time.perf_counter
+
+
+def measure_one_thread_cpu_time():
+    """Time steps by this process's CPU time, everything on one thread (NumPy's BLAS and PyTorch): on
+    a machine other processes share, wall-clock time mostly measures the others, and BLAS threads
+    that wait for a busy core cost far more than they save. The BLAS thread count is read when NumPy
+    loads, so OPENBLAS_NUM_THREADS=1 must be set before (bench_compile.py --one-thread does it)."""
+    global clock, TORCH_THREADS
+    clock, TORCH_THREADS = time.process_time, 1
+
+
 def measure_side_by_side(steps, repeats, warmup=3):
     """Seconds per call of each step in `steps` ({name: step}): the lower of its per-round medians.
 
@@ -23,9 +36,9 @@ def measure_side_by_side(steps, repeats, warmup=3):
         for name, step in steps.items():
             samples = []
             for _ in range(repeats):
-                start = time.perf_counter()
+                start = clock()
                 step()
-                samples.append(time.perf_counter() - start)
+                samples.append(clock() - start)
             medians[name].append(statistics.median(samples))
     return {name: min(values) for name, values in medians.items()}
 
@@ -40,7 +53,7 @@ def try_import_torch():
         import torch
     except ImportError:
         return None
-    torch.set_num_threads(2)
+    torch.set_num_threads(TORCH_THREADS)
     return torch
 
 

@@ -203,6 +203,7 @@ def build(recording, plan):
     for slot, last in last_use.items():
         dying.setdefault(last, []).append(slot)
     release_at = max(guards_at, default=0)  # past the last guard, a miss can no longer happen
+    reuse = _reused_buffers(recording, ops, last_use, pinned)
     line("token = quiet()")
     line("try:")
     for index, op in enumerate(ops):
@@ -214,7 +215,7 @@ def build(recording, plan):
         if index == release_at:
             for source in _replaced_grads(plan):
                 line(f"{_source_expression(source, writer)}._grad = None", 2)
-        _emit_op(writer, op, 2)
+        _emit_op(writer, op, 2, reuse.get(index))
         dead = [slot for slot in dying.get(index, ()) if slot not in pinned]
         if dead:
             line("del " + ", ".join(f"v{slot}" for slot in sorted(dead)), 2)
@@ -261,10 +262,91 @@ def _alias_groups(arrays):
     return [first.setdefault(_root_id(array), index) for index, array in enumerate(arrays)]
 
 
-def _emit_op(writer, op, depth):
+# Ufuncs whose every element is one correctly rounded IEEE operation: computed into a dying operand's
+# memory they give the same bits as into new memory.
+_EXACT_UFUNCS = frozenset(
+    (numpy.add, numpy.subtract, numpy.multiply, numpy.true_divide, numpy.negative, numpy.positive)
+    + (numpy.absolute, numpy.square, numpy.sqrt, numpy.maximum, numpy.minimum, numpy.reciprocal)
+)
+
+
+_OUT_MIN_BYTES = 256 * 1024  # NumPy's threshold for eliding temporaries: below it, `out=` costs more than it saves
+
+
+def _reused_buffers(recording, ops, last_use, pinned):
+    """{op index: slot whose memory the op may take}: buffers reused within a replay.
+
+    Eager code cannot always know that nobody else holds an array, so it copies (a gradient a user's
+    backward returned becomes `.grad` through a copy) or allocates (NumPy elides `a * b + c`'s temporary
+    only for operators, not for the recorded ufunc calls). The replay knows: every array it makes is a
+    local variable. An array made by a recorded op (not an input's or a constant's memory, owning its
+    memory, not part of the result, no view of it used later) whose last use is
+    * `array.copy()` (C-contiguous): the copy is the array itself;
+    * an operand (of 256 KiB or more) of an exact element-wise ufunc with the result's shape, strides
+      and dtype: the result is written into it (`out=`), as NumPy's elision would.
+    """
+    made_by_ops = set()
+    for op in ops:
+        outs = op.outs if type(op.outs) is tuple else (op.outs,)
+        made_by_ops.update(out for out in outs if out is not None)
+    views = {}  # id(root array) -> the slots sharing its memory
+    for slot in made_by_ops:
+        value = recording.values[slot]
+        if isinstance(value, numpy.ndarray):
+            views.setdefault(id(_trace._root(value)), []).append(slot)
+
+    def owned_and_dying(slot, index):
+        value = recording.values[slot]
+        if (
+            slot not in made_by_ops
+            or slot in pinned
+            or last_use.get(slot) != index
+            or type(value) is not numpy.ndarray
+            or value.base is not None
+            or not value.flags.writeable
+        ):
+            return False
+        return all(
+            other == slot or (other not in pinned and last_use.get(other, -1) < index) for other in views[id(value)]
+        )
+
+    reuse = {}
+    for index, op in enumerate(ops):
+        if type(op.outs) is not int or op.unpack:
+            continue
+        result = recording.values[op.outs]
+        if type(result) is not numpy.ndarray:
+            continue
+        refs = [item for item in op.args if isinstance(item, _trace.Ref)]
+        if op.fn is numpy.ndarray.copy and len(op.args) == 1 and not op.kwargs and refs:
+            source = refs[0].slot
+            if recording.values[source].flags.c_contiguous and owned_and_dying(source, index):
+                reuse[index] = ("alias", source)
+        elif op.name.endswith(".__call__") and op.fn in _EXACT_UFUNCS and not op.kwargs:
+            for ref in refs:
+                operand = recording.values[ref.slot]
+                if (
+                    type(operand) is numpy.ndarray
+                    and operand.nbytes >= _OUT_MIN_BYTES
+                    and operand.shape == result.shape
+                    and operand.strides == result.strides
+                    and operand.dtype == result.dtype
+                    and owned_and_dying(ref.slot, index)
+                ):
+                    reuse[index] = ("out", ref.slot)
+                    break
+    return reuse
+
+
+def _emit_op(writer, op, depth, reuse=None):
+    if reuse is not None and reuse[0] == "alias":
+        writer.line(f"v{op.outs} = v{reuse[1]}", depth)
+        return
     call = f"{writer.constant(op.fn, 'f')}("
     parts = [writer.template(item) for item in op.args]
     parts += [f"{key}={writer.template(item)}" for key, item in op.kwargs.items()]
+    if reuse is not None:
+        parts.append(f"out=v{reuse[1]}")
     call += ", ".join(parts) + ")"
     if op.outs is None:
         writer.line(call, depth)

@@ -38,7 +38,7 @@ class _EmbeddingScatter(Primitive, node="EmbeddingBackwardBackward0"):
             counts = np.bincount(flat, minlength=num_weights)
             rows = rows / counts[flat, None].astype(grad.dtype)
         result = np.zeros((num_weights, grad.shape[-1]), dtype=grad.dtype)
-        np.add.at(result, flat, rows)
+        _add_rows_at(result, flat, rows)
         if padding_idx is not None:
             result[padding_idx] = 0
         return result
@@ -58,6 +58,22 @@ class _EmbeddingScatter(Primitive, node="EmbeddingBackwardBackward0"):
             weight = new_tensor(factor.reshape(indices._data.shape + (1,)))
         picked = Embedding.apply(grad, indices, None, False)
         return (picked if weight is None else picked * weight), None, None, None, None
+
+
+_INDEX_BLOCK = 2**20  # elements of the flat index array made at a time (8 MiB)
+
+
+def _add_rows_at(result, flat, rows):
+    """`np.add.at(result, flat, rows)` for 2-D `result` and `rows`, through element positions in the
+    flattened arrays: NumPy's 1-D fast path of `ufunc.at` is ~5x faster than its row loop, with the
+    same additions in the same order. In blocks of rows, so the index array stays small."""
+    width = rows.shape[1]
+    target = result.reshape(-1)
+    columns = np.arange(width)
+    block = max(1, _INDEX_BLOCK // max(width, 1))
+    for start in range(0, flat.shape[0], block):
+        positions = (flat[start : start + block, None] * width + columns).reshape(-1)
+        np.add.at(target, positions, rows[start : start + block].reshape(-1))
 
 
 def _embedding_renorm(weight, indices, max_norm, norm_type):

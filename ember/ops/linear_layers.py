@@ -1,5 +1,7 @@
 """Linear and bilinear maps (`torch.nn.functional.linear`, `bilinear`)."""
 
+import math
+
 from .._backend import np
 from ..autograd.function import Primitive
 from ._nn_common import _check_same_dtype, _check_tensor
@@ -12,12 +14,21 @@ __all__ = ["bilinear"]
 # ================================================================ linear
 class Linear(Primitive, node="AddmmBackward0", backward_on_arrays=True, holomorphic=True):
     """x @ w.T + b in one node (PyTorch's addmm): a primitive for measured speed, since the composite
-    records three nodes (transpose, matmul, add) per layer."""
+    records three nodes (transpose, matmul, add) per layer.
+
+    Batched inputs (..., in_features) are multiplied as one (rows, in_features) matrix, forward and
+    backward: NumPy's matmul of a 3-D array by a matrix makes one small GEMM per leading index, up to
+    ~4x slower (a Transformer's (32, 32, 64) activations: 32 GEMMs of 32 rows instead of one of 1024).
+    """
 
     @staticmethod
     def forward(ctx, x, weight, bias):
         ctx.save_for_backward(x, weight)
-        result = np.matmul(x, weight.T)
+        if x.ndim <= 2:
+            result = np.matmul(x, weight.T)
+        else:  # written into an array of the final shape, so the result owns its memory (see elision)
+            result = np.empty(x.shape[:-1] + weight.shape[:1], np.result_type(x.dtype, weight.dtype))
+            np.matmul(_as_rows(x), weight.T, out=_as_rows(result))
         if bias is not None:
             result += bias
         return result
@@ -27,14 +38,21 @@ class Linear(Primitive, node="AddmmBackward0", backward_on_arrays=True, holomorp
         x, weight = ctx.saved_tensors
         needs_x, needs_weight, needs_bias = ctx.needs_input_grad
         # (Written with what arrays and tensors share: it also runs on arrays, see autograd.function.)
-        grad_x = grad @ weight if needs_x else None
-        # Batched inputs (..., in_features) as rows; 2-D ones already are.
-        rows = grad if grad.ndim == 2 else grad.reshape((-1, weight.shape[0]))
-        grad_weight = None
-        if needs_weight:
-            grad_weight = rows.swapaxes(0, 1) @ (x if x.ndim == 2 else x.reshape((-1, x.shape[-1])))
+        rows = _as_rows(grad)
+        grad_x = None
+        if needs_x:
+            grad_x = rows @ weight if grad.ndim == 2 else (rows @ weight).reshape(x.shape)
+        grad_weight = rows.swapaxes(0, 1) @ _as_rows(x) if needs_weight else None
         grad_bias = rows.sum(0) if needs_bias else None
         return grad_x, grad_weight, grad_bias
+
+
+def _as_rows(array):
+    """An (..., n) array or tensor as the matrix of its rows: (size // n, n)."""
+    if array.ndim == 2:
+        return array
+    shape = array.shape
+    return array.reshape((math.prod(shape[:-1]), shape[-1]))
 
 
 class LinearNoBias(Linear, node="MmBackward0"):

@@ -569,3 +569,37 @@ def test_every_optimizer_compiled_matches_eager(name):
     assert compiled[0] == eager[0]
     for a, b in zip(compiled[1], eager[1]):
         assert a.tobytes() == b.tobytes()
+
+
+def test_replay_reuses_buffers_that_die_and_still_copies_the_callers_gradient():
+    """A replay writes `w * x + b` into the product and gives `.grad` the gradients a user's backward
+    made without copying them (eager must copy: it cannot know nobody else holds them); the
+    gradient the caller passed is still copied into `b.grad`, as in PyTorch."""
+    from ember._examples import MultiplyAdd
+
+    rng = np.random.default_rng(3)
+    w0, x0, b0 = (rng.standard_normal((512, 512)).astype(np.float32) for _ in range(3))  # 1 MiB each
+    w, x, b = (ember.tensor(a, requires_grad=True) for a in (w0, x0, b0))
+    ones = ember.ones(512, 512)
+
+    def step():
+        z = MultiplyAdd.apply(w, x, b)
+        z.backward(ones)
+        grads = w.grad, x.grad, b.grad
+        w.grad = x.grad = b.grad = None
+        return z, grads
+
+    compiled = ember.compile(step, verify=2)
+    for _ in range(4):
+        z, (grad_w, grad_x, grad_b) = compiled()
+        np.testing.assert_array_equal(z.detach().numpy(), w0 * x0 + b0)
+        np.testing.assert_array_equal(grad_w.numpy(), x0)
+        np.testing.assert_array_equal(grad_x.numpy(), w0)
+        assert grad_b._data is not ones._data and not np.shares_memory(grad_b._data, ones._data)
+        np.testing.assert_array_equal(grad_b.numpy(), np.ones((512, 512), np.float32))
+    source = compiled.variants[0].source
+    assert "out=" in source, source  # the sum written into the product
+    assert (
+        sum(line.strip().startswith("v") and line.split("=")[1].strip().startswith("v") for line in source.splitlines())
+        == 2
+    ), source

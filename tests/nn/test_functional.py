@@ -490,6 +490,21 @@ def test_embedding_scale_grad_by_freq_matches_torch(torch):
     _check_grads([ours], [theirs], "scale_grad_by_freq")
 
 
+def test_embedding_gradient_summed_in_blocks_equals_np_add_at(monkeypatch):
+    """The weight gradient sums rows through flat positions, block by block: the same sums, bit for bit."""
+    from ember.ops import embeddings
+
+    rng = np.random.default_rng(5)
+    indices = rng.integers(0, 6, (4, 5))
+    grad = rng.standard_normal((4, 5, 3)).astype(np.float32)
+    expected = np.zeros((6, 3), np.float32)
+    np.add.at(expected, indices.ravel(), grad.reshape(-1, 3))
+    monkeypatch.setattr(embeddings, "_INDEX_BLOCK", 7)  # blocks of 2 rows, the last one short
+    weight = ember.zeros(6, 3, requires_grad=True)
+    F.embedding(ember.tensor(indices), weight).backward(ember.tensor(grad))
+    np.testing.assert_array_equal(weight.grad.numpy(), expected)
+
+
 def test_one_hot():
     result = F.one_hot(ember.tensor([0, 2]), 4)
     assert result.dtype == ember.int64 and result.tolist() == [[1, 0, 0, 0], [0, 0, 1, 0]]

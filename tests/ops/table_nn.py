@@ -177,7 +177,7 @@ CASES = [
         "nn_linear_no_bias",
         F.linear,
         lambda x, w: x @ w.T,
-        [((3, 4), (5, 4))],
+        [((3, 4), (5, 4)), ((2, 2, 3, 4), (5, 4))],
         torch_fn=lambda t, x, w: t.nn.functional.linear(x, w),
     ),
     OpCase(
@@ -590,6 +590,20 @@ CASES = [
         lambda x, w, b: np_normalize(x, (-2, -1)) * w + b,
         [((2, 3, 4), (3, 4), (3, 4))],
         torch_fn=lambda t, x, w, b: t.nn.functional.layer_norm(x, (3, 4), w, b),
+    ),
+    OpCase(
+        "nn_layer_norm_last_dim",
+        lambda x, w, b: F.layer_norm(x, (4,), w, b),
+        lambda x, w, b: np_normalize(x, (-1,)) * w + b,
+        [((3, 4), (4,), (4,)), ((2, 2, 4), (4,), (4,))],
+        torch_fn=lambda t, x, w, b: t.nn.functional.layer_norm(x, (4,), w, b),
+    ),
+    OpCase(
+        "nn_layer_norm_no_affine",
+        lambda x: F.layer_norm(x, (4,)),
+        lambda x: np_normalize(x, (-1,)),
+        [((3, 4),), ((4,),)],
+        torch_fn=lambda t, x: t.nn.functional.layer_norm(x, (4,)),
     ),
     OpCase(
         "nn_group_norm",
