@@ -14,6 +14,10 @@ NotImplementedError naming it ("torch.sparse.mm is not implemented in ember") th
 AttributeError, so `hasattr(torch, "compiled_with_cxx11_abi")` and `getattr(torch, name, default)` keep working.
 `uninstall()` removes the hook and restores whatever `torch` modules were imported before.
 `torchvision[.x]` resolves the same way to `ember.vision[.x]`.
+
+While installed, processes started with the "spawn" or "forkserver" method (`torch.multiprocessing`
+with `set_start_method("spawn")`, DataLoader workers in such a context) install the hook too, before
+they re-import the parent's main script, so its `import torch` gives ember there as well.
 """
 
 import importlib
@@ -215,6 +219,38 @@ class _TorchFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 _FINDER = _TorchFinder()
 _saved_modules = {}
+_stdlib_get_preparation_data = None  # multiprocessing.spawn's own, while install() wraps it
+
+
+def _install_in_child():
+    install()
+
+
+class _InstallOnUnpickle:
+    """Rides in the data multiprocessing sends a new "spawn"/"forkserver" process: the child unpickles
+    that data before it re-imports the parent's main script (and before it unpickles the process
+    object, whose classes may be torch-named), so unpickling this installs the hook first."""
+
+    def __reduce__(self):
+        return _install_in_child, ()
+
+
+def _preparation_data_with_hook(name):
+    data = _stdlib_get_preparation_data(name)
+    data["ember_compat_install"] = _InstallOnUnpickle()  # multiprocessing's prepare() ignores unknown keys
+    return data
+
+
+def _carry_hook_into_spawned_processes(carry):
+    global _stdlib_get_preparation_data
+    import multiprocessing.spawn
+
+    if carry and _stdlib_get_preparation_data is None:
+        _stdlib_get_preparation_data = multiprocessing.spawn.get_preparation_data
+        multiprocessing.spawn.get_preparation_data = _preparation_data_with_hook
+    elif not carry and _stdlib_get_preparation_data is not None:
+        multiprocessing.spawn.get_preparation_data = _stdlib_get_preparation_data
+        _stdlib_get_preparation_data = None
 
 
 def _is_torch_name(name):
@@ -238,6 +274,7 @@ def install():
             _saved_modules[name] = sys.modules.pop(name)
         sys.meta_path.insert(0, _FINDER)
         _naming.show_as_torch()
+        _carry_hook_into_spawned_processes(True)
     return importlib.import_module("torch")
 
 
@@ -245,6 +282,7 @@ def uninstall():
     """Remove the hook and the ember-backed `torch` modules; put back real PyTorch modules set aside."""
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
+    _carry_hook_into_spawned_processes(False)
     _naming.show_as_ember()
     for name in [name for name in sys.modules if _is_torch_name(name)]:
         if isinstance(sys.modules[name], (_TorchModule, _MissingModule)):

@@ -7,7 +7,8 @@ A checkpoint is a zip archive (stored, not compressed) holding
 Loading reads JSON and raw array bytes only, never pickle, so a checkpoint from an untrusted source
 cannot execute anything. The one exception is PyTorch's: an object that is none of these (a whole
 module, say) is saved pickled as `ember/objects/<n>` (its tensors still stored as raw arrays), and
-loading it unpickles only when the caller passes `weights_only=False`, trusting the file. Every field is validated and each array's stored size is checked against its
+loading it unpickles only classes the caller trusts: those named by `add_safe_globals` / `safe_globals`
+(PyTorch's allow-list), or anything when the caller passes `weights_only=False`. Every field is validated and each array's stored size is checked against its
 dtype x shape before memory is allocated (compressed members are refused, so a small file cannot
 inflate into a huge one); the zip's CRC-32 of every member is checked, so a flipped bit or a truncated
 file is reported as an error instead of loading wrong weights. Where the bytes go when saving to a
@@ -30,8 +31,9 @@ from ._size import Size
 from ._tensor import Tensor, new_tensor
 from ._save_target import write_to_path
 from ._torch_checkpoint import is_torch_checkpoint, load_torch_checkpoint, load_legacy_torch_checkpoint
+from ._safe_globals import add_safe_globals, allowed_globals, clear_safe_globals, get_safe_globals, safe_globals
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals"]
 
 _FORMAT = "ember.save"
 _VERSION = 1
@@ -164,6 +166,26 @@ class _ReferencingUnpickler(pickle.Unpickler):
 
     def persistent_load(self, reference):
         return self.load_reference(reference)
+
+
+class _AllowListUnpickler(_ReferencingUnpickler):
+    """A weights-only unpickler: a global resolves only to an entry of the allow-list (`add_safe_globals`)."""
+
+    def __init__(self, file, load_reference, source):
+        super().__init__(file, load_reference)
+        self.allowed = allowed_globals()
+        self.source = source
+
+    def find_class(self, module, name):
+        qualified = f"{module}.{name}"
+        if qualified in self.allowed:
+            return self.allowed[qualified]
+        raise pickle.UnpicklingError(
+            f"ember.load: weights only load failed: {self.source} pickles the global {qualified[:200]}, which "
+            f"is not trusted. If it is, name it before loading: serialization.add_safe_globals([{name}]) "
+            f"or `with serialization.safe_globals([{name}]):`; or, if you trust the whole file, load it "
+            "with weights_only=False."
+        )
 
 
 class _Encoded:
@@ -351,27 +373,24 @@ class _Reader:
         return result
 
     def _object(self, node, where):
-        """Unpickle a saved object, only if the caller trusts the file (`weights_only=False`)."""
+        """Unpickle a saved object: with `weights_only`, only through the allow-list of trusted globals."""
         key, class_name = node["key"], node["class"]
         if not isinstance(key, str) or not (key.isascii() and key.isdigit()) or not isinstance(class_name, str):
             raise self.corrupt(f"the object node at {where} has a malformed 'key' or 'class'")
-        if self.weights_only:
-            raise pickle.UnpicklingError(
-                f"ember.load: weights only load failed: {self.source} holds a pickled object of type "
-                f"{class_name[:200]} (at {where}), and unpickling can run code. If you trust the file, load it "
-                "with weights_only=False; better, save the object's state_dict() and load that."
-            )
         info = self.members.get(_OBJECTS + key)
         if info is None:
             raise self.corrupt(f"the pickled object {key} is missing")
         if info.compress_type != zipfile.ZIP_STORED or info.file_size > self.file_size:
             raise self.corrupt(f"the pickled object {key} is compressed or larger than the file")
-        unpickler = _ReferencingUnpickler(
-            io.BytesIO(self.archive.read(info)), lambda reference: self.decode(reference, f"{where} (pickled)")
-        )
+        pickled = io.BytesIO(self.archive.read(info))
+        load_reference = lambda reference: self.decode(reference, f"{where} (pickled)")  # noqa: E731
+        if self.weights_only:
+            unpickler = _AllowListUnpickler(pickled, load_reference, self.source)
+        else:
+            unpickler = _ReferencingUnpickler(pickled, load_reference)
         try:
             return unpickler.load()
-        except (_CheckpointError, _CallerError):
+        except (_CheckpointError, _CallerError, pickle.UnpicklingError):
             raise
         except Exception as error:  # noqa: BLE001  (the object's own: a class the program no longer defines ...)
             raise _CallerError(error) from error

@@ -103,6 +103,44 @@ def test_run_module_and_script_directory_on_path(tmp_path):
     assert result.stdout.strip() == "value 2.0", result.stderr
 
 
+SPAWNING_SCRIPT = """
+import torch
+import torch.multiprocessing as mp
+
+def double_sum(queue, tensor):
+    queue.put((type(tensor).__module__, (tensor * 2).sum().item()))
+
+if __name__ == "__main__":
+    mp.set_start_method(METHOD, force=True)
+    queue = mp.Queue()
+    child = mp.Process(target=double_sum, args=(queue, torch.arange(4.0)))
+    child.start()
+    print(*queue.get())
+    child.join()
+    print("exit code", child.exitcode)
+"""
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_spawned_processes_also_import_torch_as_ember(tmp_path, method):
+    """A fresh child re-imports the script, whose `import torch` must give ember there too."""
+    (tmp_path / "spawning.py").write_text(SPAWNING_SCRIPT.replace("METHOD", repr(method)))
+    result = _run_ember("run", str(tmp_path / "spawning.py"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["torch 12.0", "exit code 0"]
+
+
+def test_uninstall_stops_carrying_the_hook_into_spawned_processes():
+    import multiprocessing.spawn
+
+    compat.install()
+    try:
+        assert "ember_compat_install" in multiprocessing.spawn.get_preparation_data("child")
+    finally:
+        compat.uninstall()
+    assert "ember_compat_install" not in multiprocessing.spawn.get_preparation_data("child")
+
+
 def test_usage_and_missing_script(tmp_path):
     result = _run_ember("run")
     assert result.returncode == 2 and "usage" in result.stderr

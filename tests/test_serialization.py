@@ -331,3 +331,44 @@ def test_torch_refuses_whole_models_by_default_as_ember_does(tmp_path, torch):
     with pytest.raises(pickle.UnpicklingError):
         torch.load(tmp_path / "torch_whole.pt")
     assert isinstance(torch.load(tmp_path / "torch_whole.pt", weights_only=False), torch.nn.Linear)
+
+
+def test_whole_models_load_by_default_once_their_classes_are_named_safe(tmp_path):
+    """PyTorch's allow-list: `safe_globals([...])` around one load, or `add_safe_globals` for the process."""
+    from ember.serialization import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
+
+    model = _Model()
+    model.kind, model.where, model.shape = ember.float64, ember.device("cpu"), ember.Size([2, 3])
+    ember.save(model, tmp_path / "whole.pt")
+    with pytest.raises(pickle.UnpicklingError, match="_Model.*add_safe_globals"):
+        ember.load(tmp_path / "whole.pt")
+    with safe_globals([_Model]):
+        assert get_safe_globals() == [_Model]
+        with pytest.raises(
+            pickle.UnpicklingError, match=r"global ember\.nn\.modules\.linear\.Linear, which is not trusted"
+        ):
+            ember.load(tmp_path / "whole.pt")
+    assert get_safe_globals() == []
+    with safe_globals([_Model, ember.nn.Linear]):
+        loaded = ember.load(tmp_path / "whole.pt")
+    # dtypes, devices and sizes need no naming, as in PyTorch
+    assert (loaded.kind, loaded.where, loaded.shape) == (ember.float64, ember.device("cpu"), (2, 3))
+    np.testing.assert_array_equal(loaded.linear.weight.detach().numpy(), model.linear.weight.detach().numpy())
+    with pytest.raises(pickle.UnpicklingError):
+        ember.load(tmp_path / "whole.pt")  # the block's trust ended with it
+    add_safe_globals([_Model, (ember.nn.Linear, "ember.nn.modules.linear.Linear")])
+    try:
+        assert type(ember.load(tmp_path / "whole.pt").linear) is ember.nn.Linear
+    finally:
+        clear_safe_globals()
+    assert get_safe_globals() == []
+    with pytest.raises(ValueError, match="module.name"):
+        add_safe_globals([(ember.nn.Linear, "a", "b")])
+
+
+def test_torch_has_the_same_allow_list_functions(tmp_path, torch):
+    torch.save(torch.nn.Linear(2, 2), tmp_path / "torch_whole.pt")
+    with torch.serialization.safe_globals([torch.nn.Linear]):
+        assert torch.nn.Linear in torch.serialization.get_safe_globals()
+        assert isinstance(torch.load(tmp_path / "torch_whole.pt"), torch.nn.Linear)
+    assert torch.nn.Linear not in torch.serialization.get_safe_globals()

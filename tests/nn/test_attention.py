@@ -449,3 +449,17 @@ def test_in_projection_helpers_and_torch_module_paths(torch):
     assert_close(inside, F.scaled_dot_product_attention(*batch_first))
     with pytest.raises(AssertionError, match="SDPBackend"), sdpa_kernel("math"):
         pass
+
+
+def test_output_projection_class_lives_where_pytorch_keeps_it(torch, tmp_path):
+    """A whole saved transformer pickles `out_proj` by its class path; scripts name it for safe_globals."""
+    from ember.nn.modules.linear import NonDynamicallyQuantizableLinear
+
+    assert torch.nn.modules.linear.NonDynamicallyQuantizableLinear.__name__ == "NonDynamicallyQuantizableLinear"
+    attention = nn.MultiheadAttention(4, 2)
+    assert type(attention.out_proj) is NonDynamicallyQuantizableLinear
+    assert isinstance(attention.out_proj, nn.Linear)
+    ember.save(attention, tmp_path / "attention.pt")
+    with ember.serialization.safe_globals([nn.MultiheadAttention, NonDynamicallyQuantizableLinear]):
+        loaded = ember.load(tmp_path / "attention.pt")
+    assert type(loaded.out_proj) is NonDynamicallyQuantizableLinear

@@ -9,14 +9,10 @@ from ...ops import creation
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 __all__ = ["MultiheadAttention"]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """A plain `Linear`; PyTorch names MultiheadAttention's output projection this way for its quantizer."""
 
 
 class MultiheadAttention(Module):

@@ -60,6 +60,14 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """A plain `Linear`; PyTorch names MultiheadAttention's output projection this way for its quantizer.
+
+    It lives here, as in PyTorch (`torch.nn.modules.linear`), because a whole saved model pickles the
+    class by that path, and scripts list it there for `torch.serialization.safe_globals`.
+    """
+
+
 def _uniform_bias(bias, weight):
     """PyTorch's default bias: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) with the fan_in of `weight`."""
     fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
