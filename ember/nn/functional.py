@@ -827,7 +827,7 @@ def cross_entropy(
         )
     class_dim = 1 if input.dim() > 1 else 0
     log_probabilities = _activations.log_softmax(input, class_dim)
-    if target._data.dtype.kind == "f":
+    if target._data.dtype.kind in "fV":
         if target.shape != input.shape:
             raise RuntimeError(
                 f"cross_entropy: class-probability targets must have the input's shape "

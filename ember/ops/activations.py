@@ -64,7 +64,7 @@ def _softmax_input(input, dim, dtype, op_name):
     _check_tensor(input, "input", op_name)
     if dtype is not None:
         input = input.to(_dtype.to_dtype(dtype))
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise RuntimeError(
             f"\"{op_name}_lastdim_kernel_impl\" not implemented for '{input.dtype}': pass a floating "
             f"point input or dtype=ember.float32"

@@ -170,7 +170,7 @@ def _binary(function, a, b, op_name, out=None):
     # The common cases need no promotion: same-dtype tensors, or a float tensor with a Python float.
     if not (
         type(a) is Tensor
-        and (type(b) is float and a._data.dtype.kind == "f" or type(b) is Tensor and a._data.dtype is b._data.dtype)
+        and (type(b) is float and a._data.dtype.kind in "fV" or type(b) is Tensor and a._data.dtype is b._data.dtype)
     ):
         a, b = prepare_binary(a, b, op_name)
     try:
@@ -200,7 +200,7 @@ def sub(input, other, *, alpha=1, out=None):
 
 
 def _is_floating_operand(value):
-    return type(value) is float or type(value) is Tensor and value._data.dtype.kind == "f"
+    return type(value) is float or type(value) is Tensor and value._data.dtype.kind in "fV"
 
 
 def _refuse_bool_subtraction(input, other):
@@ -254,7 +254,7 @@ def _is_bool_operand(value):
 
 def _to_floating(value):
     if isinstance(value, Tensor):
-        if value._data.dtype.kind not in "fc":
+        if value._data.dtype.kind not in "fcV":
             return value.to(_dtype.get_default_dtype())
         return value
     if isinstance(value, (int, bool)):
@@ -530,7 +530,7 @@ class Abs(Primitive, node="AbsBackward0"):
 def _unary(function, input, op_name, floating=True):
     if not isinstance(input, Tensor):
         raise TypeError(f"{op_name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if floating and input._data.dtype.kind not in "fc":
+    if floating and input._data.dtype.kind not in "fcV":
         input = input.to(_dtype.get_default_dtype())
     return function.apply(input)
 

@@ -103,7 +103,7 @@ def _check_matrix_input(A, op_name, square=True, complex_ok=False):
     """A float32/float64 (or, where the op's backward supports it, complex) tensor of (batches of)
     matrices, square where the op needs it."""
     _check_tensor(A, op_name, "A")
-    if A._data.dtype.kind != "f" and not (complex_ok and A._data.dtype.kind == "c"):
+    if A._data.dtype.kind not in "fV" and not (complex_ok and A._data.dtype.kind == "c"):
         raise RuntimeError(f"{op_name}: Expected a floating point tensor as input. Got {A.dtype}")
     if A._data.dtype == np.float16:
         raise RuntimeError(f"{op_name}: Low precision dtypes not supported. Got {A.dtype}; use .float()")
@@ -848,7 +848,7 @@ def _check_norm_input(x, op_name, dtype, complex_ok=False):
     _check_tensor(x, op_name, "x")
     if dtype is not None:
         x = x.to(dtype)
-    if x._data.dtype.kind != "f" and not (complex_ok and x._data.dtype.kind == "c"):
+    if x._data.dtype.kind not in "fV" and not (complex_ok and x._data.dtype.kind == "c"):
         raise RuntimeError(
             f"{op_name}: Expected a floating point tensor as input. Got {x.dtype}; convert it first, e.g. x.float()"
         )

@@ -62,7 +62,7 @@ def _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode, n, 
 
 
 def _lowest(dtype):
-    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+    return -np.inf if dtype.kind in "fV" else np.iinfo(dtype).min
 
 
 def _offset_regions(kernel, stride, dilation, out_size):
@@ -121,7 +121,7 @@ def _window_maxima(x, geometry):
     for candidate in slices[:-1]:
         missed &= np.not_equal(candidate, best, out=differs)
         local += missed
-    if x.dtype.kind == "f" and np.isnan(best).any():
+    if x.dtype.kind in "fV" and np.isnan(best).any():
         for number, candidate in enumerate(slices):
             local = np.where(np.isnan(candidate), offset_dtype.type(number), local)
     return best, local
