@@ -102,8 +102,7 @@ def load_ml_dtypes(needed_by="this"):
         import ml_dtypes
     except ImportError:
         raise ModuleNotFoundError(
-            f"{needed_by} needs the ml_dtypes package, which holds NumPy's bfloat16 and float8 dtypes: "
-            f"{ML_DTYPES_HINT}"
+            f"{needed_by} needs the ml_dtypes package, which holds NumPy's bfloat16 and float8 dtypes: {ML_DTYPES_HINT}"
         ) from None
     for extension in ML_DTYPES:
         extension._numpy_dtype = np.dtype(getattr(ml_dtypes, extension.name))
