@@ -1,6 +1,6 @@
 """Linear and bilinear maps (`torch.nn.functional.linear`, `bilinear`)."""
 
-from .._backend import np
+from .. import _precision
 from ..autograd.function import Primitive
 from ._nn_common import _check_same_dtype, _check_tensor
 from . import _autocast
@@ -17,7 +17,7 @@ class Linear(Primitive, node="AddmmBackward0", backward_on_arrays=True, holomorp
     @staticmethod
     def forward(ctx, x, weight, bias):
         ctx.save_for_backward(x, weight)
-        result = np.matmul(x, weight.T)
+        result = _precision.matmul(x, weight.T)
         if bias is not None:
             result += bias
         return result

@@ -177,8 +177,8 @@ class Mean(Primitive, node="MeanBackward1", backward_on_arrays=True):
                 else tuple(size for index, size in enumerate(a.shape) if index not in dims)
             )
             return np.full(shape, np.nan, dtype=out_dtype)
-        # np.mean's arithmetic without its wrapper: float16 sums in float32, as np.mean does.
-        accumulator = dtype if dtype is not None or a.dtype != np.float16 else np.float32
+        # np.mean's arithmetic without its wrapper: float16 (and bfloat16) sums in float32, as np.mean does.
+        accumulator = dtype if dtype is not None or (a.dtype != np.float16 and a.dtype.kind != "V") else np.float32
         total = np.add.reduce(a, axis=dims, dtype=accumulator, keepdims=keepdim)
         return (total / count).astype(out_dtype, copy=False)
 
