@@ -1,9 +1,14 @@
 """`ember.cuda`: ember computes on the CPU, so scripts that ask get a clear "no"."""
 
-__all__ = ["amp", "is_available", "device_count", "manual_seed", "manual_seed_all", "synchronize"]
+__all__ = ["amp", "is_available", "device_count", "manual_seed", "manual_seed_all", "synchronize", "is_bf16_supported"]
 
 
 def is_available():
+    return False
+
+
+def is_bf16_supported(including_emulation=True):
+    """False, as PyTorch answers without a GPU (bfloat16 itself works on the CPU: ember.bfloat16)."""
     return False
 
 
