@@ -109,6 +109,17 @@ def load_ml_dtypes(needed_by="this"):
         _BY_NUMPY[extension._numpy_dtype] = extension
 
 
+def ml_dtypes_available():
+    """Whether bfloat16 tensors can be made here (ml_dtypes installed; imported by this call)."""
+    if bfloat16._numpy_dtype is not None:
+        return True
+    try:
+        load_ml_dtypes()
+    except ModuleNotFoundError:
+        return False
+    return True
+
+
 bool_ = dtype("bool", np.bool_, 0)
 uint8 = dtype("uint8", np.uint8, 1)
 int8 = dtype("int8", np.int8, 1)

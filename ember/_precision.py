@@ -28,12 +28,19 @@ def widened(array):
     return array.astype(np.float32) if array.dtype is _HALF or array.dtype.kind == "V" else array
 
 
-def matmul(a, b):
-    """`np.matmul(a, b)`; bfloat16 operands are multiplied in float32 (BLAS) and the product rounded
-    to bfloat16 once, as PyTorch does (ml_dtypes' own loop would return float32, and slowly)."""
+def matmul(a, b, bias=None):
+    """`np.matmul(a, b)` (plus `bias`); bfloat16 operands are multiplied in float32 (BLAS), the bias
+    added there and the result rounded to bfloat16 once, as PyTorch's addmm does (ml_dtypes' own
+    matmul loop would return float32, and slowly)."""
     if a.dtype.kind == "V":
-        return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
-    return np.matmul(a, b)
+        result = np.matmul(a.astype(np.float32), b.astype(np.float32))
+        if bias is not None:
+            result += bias
+        return result.astype(a.dtype)
+    result = np.matmul(a, b)
+    if bias is not None:
+        result += bias
+    return result
 
 
 def einsum(subscripts, *operands, **kwargs):

@@ -373,7 +373,10 @@ class AddProduct(Primitive, node="AddmmBackward0", holomorphic=True):
     def forward(ctx, input, a, b, beta, alpha):
         _save_operands(ctx, a, b, first=1)
         ctx.beta, ctx.alpha = beta, alpha
-        return _scaled_sum(input, _precision.matmul(a, b), beta, alpha)
+        if a.dtype.kind == "V":  # bfloat16: the whole sum in float32, rounded once, as PyTorch's addmm
+            wide = [operand.astype(np.float32) for operand in (input, a, b)]
+            return _scaled_sum(wide[0], np.matmul(wide[1], wide[2]), beta, alpha).astype(a.dtype)
+        return _scaled_sum(input, np.matmul(a, b), beta, alpha)
 
     @staticmethod
     def backward(ctx, grad):

@@ -17,10 +17,7 @@ class Linear(Primitive, node="AddmmBackward0", backward_on_arrays=True, holomorp
     @staticmethod
     def forward(ctx, x, weight, bias):
         ctx.save_for_backward(x, weight)
-        result = _precision.matmul(x, weight.T)
-        if bias is not None:
-            result += bias
-        return result
+        return _precision.matmul(x, weight.T, bias)
 
     @staticmethod
     def backward(ctx, grad):
