@@ -8,7 +8,7 @@ of ember.ops.reduction goes through one of these two helpers.
 
 import numpy as np
 
-__all__ = ["accumulate", "widened", "matmul", "einsum"]
+__all__ = ["accumulate", "widened", "matmul", "einsum", "in_float32"]
 
 _HALF = np.dtype(np.float16)  # compared with `is`: dtype == np.float16 costs more than the sum of 3 numbers
 # bfloat16 (ml_dtypes, NumPy kind "V") is the other narrow type: its own loops would accumulate in bfloat16.
@@ -50,3 +50,12 @@ def einsum(subscripts, *operands, **kwargs):
         widened_operands = [operand.astype(np.float32) for operand in operands]
         return np.asarray(np.einsum(subscripts, *widened_operands, **kwargs)).astype(narrow)
     return np.einsum(subscripts, *operands, **kwargs)
+
+
+def in_float32(function, array, *args):
+    """`function(array, *args)`, computed in float32 and rounded once for a bfloat16 `array`, as
+    PyTorch's kernels compute bfloat16 (its "opmath" type): a formula of several NumPy steps would
+    otherwise round to bfloat16 after each one. Other dtypes call `function` as it is."""
+    if array.dtype.kind == "V":
+        return function(array.astype(np.float32), *args).astype(array.dtype)
+    return function(array, *args)

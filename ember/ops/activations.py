@@ -2,7 +2,7 @@
 
 from .._backend import np
 from .._tensor import new_tensor
-from .. import _dtype
+from .. import _dtype, _precision
 from ..autograd.function import Primitive
 from ._common import normalize_dim
 from ._nn_common import _check_floating, _check_tensor
@@ -16,18 +16,30 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 # ================================================================ softmax
+def _softmax_array(x, dim):
+    if x.size == 0:
+        return x.copy()
+    result = x - x.max(axis=dim, keepdims=True)
+    np.exp(result, out=result)
+    result /= result.sum(axis=dim, keepdims=True)
+    return result
+
+
+def _log_softmax_array(x, dim):
+    if x.size == 0:
+        return x.copy()
+    result = x - x.max(axis=dim, keepdims=True)
+    result -= np.log(np.exp(result).sum(axis=dim, keepdims=True))
+    return result
+
+
 class Softmax(Primitive, node="SoftmaxBackward0"):
     """exp(x - max) / sum: a primitive because exp(x) / sum(exp(x)) overflows for large x."""
 
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        if x.size == 0:
-            result = x.copy()
-        else:
-            result = x - x.max(axis=dim, keepdims=True)
-            np.exp(result, out=result)
-            result /= result.sum(axis=dim, keepdims=True)
+        result = _precision.in_float32(_softmax_array, x, dim)
         ctx.save_for_backward(result)
         return result
 
@@ -44,11 +56,7 @@ class LogSoftmax(Primitive, node="LogSoftmaxBackward0", backward_on_arrays=True)
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        if x.size == 0:
-            result = x.copy()
-        else:
-            result = x - x.max(axis=dim, keepdims=True)
-            result -= np.log(np.exp(result).sum(axis=dim, keepdims=True))
+        result = _precision.in_float32(_log_softmax_array, x, dim)
         ctx.save_for_backward(result)
         return result
 

@@ -5,7 +5,7 @@ Broadcasting is not undone here: the engine sums each gradient back to its input
 
 from .._backend import np
 from .._tensor import Tensor
-from .. import _dtype
+from .. import _dtype, _precision
 from ..autograd.function import Primitive
 from ._common import prepare_binary, check_broadcastable
 from ._tangents import add_tangents, linear_jvp
@@ -417,6 +417,12 @@ class TanhBackward(Primitive, node="TanhBackwardBackward0", backward_on_arrays=T
         )
 
 
+def _sigmoid_array(a):
+    # exp of a non-positive number only: stable on both tails.
+    e = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+
+
 class Sigmoid(Primitive, node="SigmoidBackward0", backward_on_arrays=True, holomorphic=True):
     """A primitive rather than 1/(1+exp(-x)): that composite overflows for large negative x."""
 
@@ -426,9 +432,7 @@ class Sigmoid(Primitive, node="SigmoidBackward0", backward_on_arrays=True, holom
             result = 1 / (1 + np.exp(-a))
             ctx.save_for_backward(result)
             return result
-        # exp of a non-positive number only: stable on both tails.
-        e = np.exp(-np.abs(a))
-        result = np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+        result = _precision.in_float32(_sigmoid_array, a)
         ctx.save_for_backward(result)
         return result
 
