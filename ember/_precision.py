@@ -8,7 +8,7 @@ of ember.ops.reduction goes through one of these two helpers.
 
 import numpy as np
 
-__all__ = ["accumulate", "widened", "matmul", "einsum", "in_float32"]
+__all__ = ["accumulate", "widened", "add_reduce", "matmul", "einsum", "in_float32"]
 
 _HALF = np.dtype(np.float16)  # compared with `is`: dtype == np.float16 costs more than the sum of 3 numbers
 # bfloat16 (ml_dtypes, NumPy kind "V") is the other narrow type: its own loops would accumulate in bfloat16.
@@ -21,6 +21,15 @@ def accumulate(function, array, *args, dtype=None, **kwargs):
     if (narrow is _HALF or narrow.kind == "V") and dtype is None:
         return np.asarray(function(array, *args, dtype=np.float32, **kwargs)).astype(narrow)
     return function(array, *args, dtype=dtype, **kwargs)
+
+
+def add_reduce(array, axis, keepdims=False):
+    """`np.add.reduce`, for the sums inside ops (gradients summed over a broadcast, windows): a
+    bfloat16 array sums in float32, rounded once, since ml_dtypes' loop adds one by one in bfloat16
+    (256 + 1 stays 256). float16 keeps NumPy's own pairwise sum, which accumulates in float32."""
+    if array.dtype.kind == "V":
+        return np.add.reduce(array, axis=axis, dtype=np.float32, keepdims=keepdims).astype(array.dtype)
+    return np.add.reduce(array, axis=axis, keepdims=keepdims)
 
 
 def widened(array):

@@ -64,7 +64,7 @@ class LogSoftmax(Primitive, node="LogSoftmaxBackward0", backward_on_arrays=True)
     def backward(ctx, grad):
         (result,) = ctx.saved_tensors
         if isinstance(grad, np.ndarray):  # a first-order backward on arrays (see autograd.function)
-            return grad - np.exp(result) * np.add.reduce(grad, axis=ctx.dim, keepdims=True), None
+            return grad - np.exp(result) * _precision.add_reduce(grad, ctx.dim, keepdims=True), None
         return grad - result.exp() * grad.sum(ctx.dim, keepdim=True), None
 
 

@@ -64,9 +64,12 @@ def _convolution_array(x, weight, bias, stride, padding, dilation, groups):
     first = _layout(out_size)
     padded = _to_layout(x, first, padding, padding)
     columns = _im2col(padded, out_size, kernel, stride, dilation, groups, first)
-    result = _precision.matmul(weight.reshape(groups, out_channels // groups, -1), columns)
+    matrix = weight.reshape(groups, out_channels // groups, -1)
+    wide = x.dtype.kind == "V"  # bfloat16: product and bias in float32, rounded once, as PyTorch's conv
+    result = np.matmul(matrix.astype(np.float32), columns.astype(np.float32)) if wide else np.matmul(matrix, columns)
     rest = (x.shape[0],) + out_size if first == 2 else out_size + (x.shape[0],)
-    return _from_layout(result.reshape((out_channels,) + rest), first, bias), columns
+    output = _from_layout(result.reshape((out_channels,) + rest), first, bias)
+    return (output.astype(x.dtype) if wide else output), columns
 
 
 def _conv_transpose_array(x, weight, bias, stride, padding, output_padding, dilation, groups):

@@ -373,7 +373,7 @@ class AddProduct(Primitive, node="AddmmBackward0", holomorphic=True):
     def forward(ctx, input, a, b, beta, alpha):
         _save_operands(ctx, a, b, first=1)
         ctx.beta, ctx.alpha = beta, alpha
-        if a.dtype.kind == "V":  # bfloat16: the whole sum in float32, rounded once, as PyTorch's addmm
+        if a.dtype.kind == "V":  # bfloat16: the whole sum in float32, rounded once, as PyTorch's addmm does
             wide = [operand.astype(np.float32) for operand in (input, a, b)]
             return _scaled_sum(wide[0], np.matmul(wide[1], wide[2]), beta, alpha).astype(a.dtype)
         return _scaled_sum(input, np.matmul(a, b), beta, alpha)
@@ -410,7 +410,10 @@ class Addbmm(AddProduct, node="AddbmmBackward0"):
     def forward(ctx, input, a, b, beta, alpha):
         _save_operands(ctx, a, b, first=1)
         ctx.beta, ctx.alpha = beta, alpha
-        return _scaled_sum(input, _precision.matmul(a, b).sum(axis=0), beta, alpha)
+        if a.dtype.kind == "V":  # bfloat16: the whole sum in float32, rounded once, as Addmm above
+            wide = [operand.astype(np.float32) for operand in (input, a, b)]
+            return _scaled_sum(wide[0], np.matmul(wide[1], wide[2]).sum(axis=0), beta, alpha).astype(a.dtype)
+        return _scaled_sum(input, np.matmul(a, b).sum(axis=0), beta, alpha)
 
 
 def _add_product(function, op_name, input, a, b, beta, alpha, product_shape, out):

@@ -13,7 +13,7 @@ import math
 from .._backend import np
 from .._validation import check_fits
 from .._tensor import Tensor, new_tensor
-from .. import _dtype
+from .. import _dtype, _precision
 from ..autograd.function import Primitive
 from ._common import prepare_binary, check_broadcastable
 from . import _special
@@ -362,10 +362,14 @@ class Log1p(Primitive, node="Log1PBackward0", holomorphic=True):
     jvp = diagonal_jvp
 
 
+def _reciprocal_square_root(a):
+    return 1 / np.sqrt(a)
+
+
 class Rsqrt(Primitive, node="RsqrtBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
-        result = 1 / np.sqrt(a)
+        result = _precision.in_float32(_reciprocal_square_root, a)
         ctx.save_for_backward(result)
         return result
 

@@ -180,7 +180,11 @@ def _compare_leaf(actual, expected, options):
 
 
 def _array_of(value):
-    return value.detach().numpy() if isinstance(value, Tensor) else value
+    if not isinstance(value, Tensor):
+        return value
+    array = value.detach()._data
+    # bfloat16 and float8 (ml_dtypes) widen exactly to float32, where NumPy's maths is complete
+    return array.astype(np.float32) if array.dtype.kind == "V" else array
 
 
 def _dtype_name(value):
