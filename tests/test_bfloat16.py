@@ -6,9 +6,10 @@ Value tolerances: element-wise ops, matmul/linear/bmm/einsum/conv, sum/mean/cums
 sigmoid, gelu, silu, layer_norm and avg_pool compute in float32 and round once, as PyTorch's CPU
 kernels do, so they match bit for bit. Ops that ember composes from several ops (losses, batch_norm,
 attention, norm) round after each step, and PyTorch's log_softmax and prod round differently from a
-float32 computation: those are compared within a few bfloat16 roundings (2**-8 relative each). A Python number
-operand is rounded to bfloat16 before the op (NumPy's rule; PyTorch keeps it in float32), so
-`x * 3.3` may differ by one unit where the number is not a bfloat16 value.
+float32 computation: those are compared within a few bfloat16 roundings (2**-8 relative each).
+Python numbers follow PyTorch: `x * 0.999` and `x / 3.3` use the number unrounded (NumPy would round
+it to bfloat16 first: 0.999 to 1.0), `x + 0.1` and `alpha=` round it to bfloat16; `3.3 / x` is
+PyTorch's `x.reciprocal() * 3.3` (two roundings) but one division in ember.
 """
 
 import os
@@ -233,6 +234,14 @@ EXACT = [
     ("div", lambda m, a, b: a / b, [(16, 16), (16, 16)]),
     ("add 0.5", lambda m, a: a + 0.5, [(16, 16)]),
     ("mul 2", lambda m, a: a * 2, [(16, 16)]),
+    ("mul 3.3", lambda m, a: a * 3.3, [(16, 16)]),
+    ("mul_ 0.999", lambda m, a: a.clone().mul_(0.999), [(16, 16)]),
+    ("mul 257", lambda m, a: a * 257, [(16, 16)]),
+    ("div 3.3", lambda m, a: a / 3.3, [(16, 16)]),
+    ("add 0.1", lambda m, a: a + 0.1, [(16, 16)]),
+    ("rsub 1.7", lambda m, a: 1.7 - a, [(16, 16)]),
+    ("add alpha", lambda m, a, b: m.add(a, b, alpha=0.3), [(16, 16), (16, 16)]),
+    ("sub_ alpha", lambda m, a, b: a.clone().sub_(b, alpha=0.7), [(16, 16), (16, 16)]),
     ("square", lambda m, a: a**2, [(16, 16)]),
     ("exp", lambda m, a: a.exp(), [(16, 16)]),
     ("log", lambda m, a: a.abs().log(), [(16, 16)]),
@@ -272,7 +281,7 @@ EXACT = [
 # (name, call, shapes, relative tolerance in units of ULP, absolute tolerance)
 CLOSE = [
     ("log_softmax", lambda m, a: m.log_softmax(a, 1), [(16, 32)], 2, 0),
-    ("mul 3.3", lambda m, a: a * 3.3, [(16, 16)], 2, 0),
+    ("rdiv 3.3", lambda m, a: 3.3 / a, [(16, 16)], 2, 0),
     ("prod", lambda m, a: a.prod(1), [(4, 8)], 4, 0),
     ("norm", lambda m, a: a.norm(), [(64, 64)], 2, 0),
     ("batch_norm", lambda m, a: m.nn.functional.batch_norm(a, None, None, training=True), [(4, 3, 8)], 8, 3e-2),
