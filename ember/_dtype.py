@@ -6,8 +6,8 @@ PyTorch), so every op that mixes dtypes asks `result_type` here rather than trus
 bfloat16 and the float8 formats are not NumPy's: their storage comes from the optional `ml_dtypes`
 package (JAX's NumPy dtypes), imported on first use, so that `ember.bfloat16`, `finfo` and promotion
 work without it and only making such a tensor asks for it. ml_dtypes gives them NumPy kind "V"
-(float8_e5m2 "f"); a tensor holds no other "V" dtype, so ember reads kind "V" as floating
-(`FLOATING_KINDS`).
+(float8_e5m2 "f"); a tensor holds no other "V" dtype, so the ops' kind checks read "V" as floating
+(`kind in "fV"`, `kind in "fcV"` for floating or complex).
 """
 
 import sys
@@ -24,10 +24,6 @@ __all__ = [
     "finfo",
     "iinfo",
 ]
-
-# NumPy kinds of a tensor's real floating dtypes: "f", and "V" for ml_dtypes' bfloat16 and float8.
-FLOATING_KINDS = "fV"
-INEXACT_KINDS = "fcV"  # floating or complex
 
 
 class dtype:
@@ -97,7 +93,7 @@ class _MLDtype(dtype):
 
 
 def load_ml_dtypes(needed_by="this"):
-    """Import ml_dtypes and register its NumPy dtypes (ImportError naming the package without it)."""
+    """Import ml_dtypes and register its NumPy dtypes (ModuleNotFoundError naming the package without it)."""
     try:
         import ml_dtypes
     except ImportError:

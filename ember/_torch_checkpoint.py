@@ -104,7 +104,7 @@ class _WeightsUnpickler(pickle.Unpickler):
             return _rebuild_parameter
         if module == "torch" and name in _STORAGE_DTYPES:
             return _Storage(name)
-        if module == "torch" and (name in _dtype._BY_NAME or name in _dtype.ALIASES or name == "bfloat16"):
+        if module == "torch" and (name in _dtype._BY_NAME or name in _dtype.ALIASES):
             return _dtype_named(name)
         raise pickle.UnpicklingError(
             f"ember.load: weights only load failed: {self.source} refers to {module}.{name}, which a "
