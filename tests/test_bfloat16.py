@@ -1,5 +1,4 @@
-"""bfloat16 (and the float8 dtype objects) against PyTorch: the dtype and finfo without ml_dtypes,
-the clear error when a tensor needs it, promotion, creation and conversion, printing, tolist/item,
+"""bfloat16 (and the float8 dtype objects) against PyTorch: promotion, creation and conversion, printing, tolist/item,
 numpy() refused as in PyTorch, ember.save/load, arithmetic values and gradients.
 
 Value tolerances: element-wise ops, matmul/linear/bmm/einsum/conv, sum/mean/cumsum, softmax,
@@ -11,11 +10,6 @@ Python numbers follow PyTorch: `x * 0.999` and `x / 3.3` use the number unrounde
 it to bfloat16 first: 0.999 to 1.0), `x + 0.1` and `alpha=` round it to bfloat16; `3.3 / x` is
 PyTorch's `x.reciprocal() * 3.3` (two roundings) but one division in ember.
 """
-
-import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -52,8 +46,6 @@ def test_the_dtype_object_matches_torch():
 
 def test_finfo_has_torchs_values():
     ours, theirs = ember.finfo(ember.bfloat16), torch.finfo(torch.bfloat16)
-    assert (ours.eps, ours.resolution, ours.bits) == (0.0078125, 0.01, 16)
-    assert ours.max == pytest.approx(3.3895e38, rel=1e-4) and ours.tiny == pytest.approx(1.1755e-38, rel=1e-4)
     for field in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution"):
         assert getattr(ours, field) == getattr(theirs, field), field
     assert repr(ours) == repr(theirs)
@@ -78,45 +70,6 @@ def test_float8_tensors_convert_to_and_from_float32_as_torch():
         theirs = torch.tensor(values).to(getattr(torch, name))
         assert ours.dtype is getattr(ember, name)
         assert ours.float().tolist() == theirs.float().tolist()
-
-
-def test_without_ml_dtypes_the_dtype_works_and_tensors_name_the_package():
-    """In a fresh interpreter where ml_dtypes cannot be imported."""
-    script = textwrap.dedent(
-        """
-        import sys
-        sys.modules["ml_dtypes"] = None  # import ml_dtypes now raises ImportError
-        import ember
-        assert repr(ember.bfloat16) == "torch.bfloat16" and ember.bfloat16.is_floating_point
-        assert ember.finfo(ember.bfloat16).eps == 0.0078125
-        assert ember.promote_types(ember.bfloat16, ember.float16) is ember.float32
-        assert ember.get_autocast_dtype("cpu") is ember.bfloat16
-        for make in (
-            lambda: ember.zeros(2, dtype=ember.bfloat16),
-            lambda: ember.ones(2).bfloat16(),
-            lambda: ember.autocast("cpu"),
-        ):
-            try:
-                make()
-            except ModuleNotFoundError as error:
-                assert "pip install ml_dtypes" in str(error), error
-            else:
-                raise AssertionError("no error without ml_dtypes")
-        with ember.autocast("cpu", dtype=ember.float16):
-            assert (ember.ones(2, 2) @ ember.ones(2, 2)).dtype is ember.float16
-        print("ok")
-        """
-    )
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment)
-    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
-
-
-def test_importing_ember_does_not_import_ml_dtypes():
-    script = "import sys, ember; ember.bfloat16; ember.finfo(ember.bfloat16); print('ml_dtypes' in sys.modules)"
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment)
-    assert done.stdout.strip() == "False", done.stderr
 
 
 # ---------------------------------------------------------------- promotion
