@@ -250,7 +250,7 @@ def _set_output_tangents(cls, node, args, outputs, tangents):
             f"{len(output_tuple)} outputs; return one tangent per output"
         )
     for output, tangent in zip(output_tuple, tangent_tuple):
-        if isinstance(output, Tensor) and tangent is not None and output._data.dtype.kind in "fc":
+        if isinstance(output, Tensor) and tangent is not None and output._data.dtype.kind in "fcV":
             _set_tangent(output, _fit_to(tangent, output, cls))
     if node._saved is not None:
         _keep_saved_output_tangents(node, output_tuple)

@@ -66,6 +66,7 @@ __all__ = [
     "CharTensor",
     "ByteTensor",
     "BoolTensor",
+    "BFloat16Tensor",
 ]
 
 
@@ -89,7 +90,7 @@ def is_initialized():
 
 
 def is_bf16_supported(including_emulation=True):
-    """False, as PyTorch answers without CUDA (bfloat16 on the CPU is a separate question)."""
+    """False, as PyTorch answers without a GPU (bfloat16 itself works on the CPU: ember.bfloat16)."""
     return False
 
 
@@ -264,5 +265,6 @@ ShortTensor = _cuda_type("ShortTensor", _dtype.int16)
 CharTensor = _cuda_type("CharTensor", _dtype.int8)
 ByteTensor = _cuda_type("ByteTensor", _dtype.uint8)
 BoolTensor = _cuda_type("BoolTensor", _dtype.bool_)
+BFloat16Tensor = _cuda_type("BFloat16Tensor", _dtype.bfloat16)
 
 from . import amp, nvtx  # noqa: E402  (torch.cuda.amp: autocast and GradScaler, disabled without CUDA)

@@ -3,6 +3,7 @@
 import math
 
 from .._backend import np
+from .. import _precision
 from ..autograd.function import Primitive
 from ._nn_common import _check_same_dtype, _check_tensor
 from . import _autocast
@@ -24,6 +25,8 @@ class Linear(Primitive, node="AddmmBackward0", backward_on_arrays=True, holomorp
     @staticmethod
     def forward(ctx, x, weight, bias):
         ctx.save_for_backward(x, weight)
+        if x.dtype.kind == "V":  # bfloat16: multiplied in float32 and rounded once (see _precision)
+            return _precision.matmul(x, weight.T, bias)
         if x.ndim <= 2:
             result = np.matmul(x, weight.T)
         else:  # written into an array of the final shape, so the result owns its memory (see elision)
@@ -43,7 +46,9 @@ class Linear(Primitive, node="AddmmBackward0", backward_on_arrays=True, holomorp
         if needs_x:
             grad_x = rows @ weight if grad.ndim == 2 else (rows @ weight).reshape(x.shape)
         grad_weight = rows.swapaxes(0, 1) @ _as_rows(x) if needs_weight else None
-        grad_bias = rows.sum(0) if needs_bias else None
+        grad_bias = None
+        if needs_bias:
+            grad_bias = _precision.add_reduce(rows, 0) if isinstance(rows, np.ndarray) else rows.sum(0)
         return grad_x, grad_weight, grad_bias
 
 
