@@ -12,6 +12,14 @@ import numpy as np
 __all__ = ["np", "device", "to_device", "missing_device_error", "as_strided", "broadcast_view"]
 
 
+# The device types PyTorch knows, in the order its error lists them: ember computes on "cpu" only, but
+# naming another is refused where it is used (to_device), as PyTorch does, not when it is written down.
+_DEVICE_TYPES = (
+    "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla",
+    "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
+)  # fmt: skip
+
+
 class device:
     """Where a tensor's memory lives. Only `cpu` is available without CuPy."""
 
@@ -22,9 +30,16 @@ class device:
             type, index = type.type, type.index
         elif isinstance(type, int) and not isinstance(type, bool):
             type, index = "cuda", type  # PyTorch's meaning of a bare index
-        if ":" in type:
-            type, index = type.split(":")
-            index = int(index)
+        elif ":" in type:
+            text = type
+            type, _, index = text.partition(":")
+            if not index.isdigit() and type in _DEVICE_TYPES:
+                raise RuntimeError(f"Invalid device string: '{text}'")
+            index = int(index) if index.isdigit() else index
+        if type not in _DEVICE_TYPES:
+            raise RuntimeError(
+                f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: {type}"
+            )
         self.type = type
         self.index = index
 

@@ -902,14 +902,16 @@ class Tensor(metaclass=_TensorType):
     __ge__ = _late_operator("__ge__")
     __getitem__ = _late_operator("__getitem__")
 
+    # `2 + x` and `2 * x` record the tensor first, as PyTorch's __radd__/__rmul__ do: the node's
+    # next_functions read ((x's node, 0), (None, 0)). The sum and product are the same either way.
     def __radd__(self, other):
-        return _ops.add(other, self)
+        return _ops.add(self, other)
 
     def __rsub__(self, other):
         return _ops.sub(other, self)
 
     def __rmul__(self, other):
-        return _ops.mul(other, self)
+        return _ops.mul(self, other)
 
     def __rtruediv__(self, other):
         return _ops.div(other, self)

@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -286,3 +287,12 @@ def test_type_of_core_objects_prints_as_in_pytorch_while_installed():
     finally:
         ember.compat.uninstall()
     assert str(type(ember.ones(1))) == "<class 'ember._tensor.Tensor'>"
+
+
+def test_variable_is_silent_under_torch_names_as_in_pytorch(fake_torch):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v = fake_torch.autograd.Variable(fake_torch.ones(2), requires_grad=True)
+    assert v.requires_grad
+    with pytest.warns(UserWarning, match=r"Use `with torch.no_grad\(\):` instead"):
+        fake_torch.autograd.Variable(fake_torch.ones(2), volatile=True)

@@ -67,3 +67,26 @@ def test_accelerator_agrees_with_torch_on_a_cpu_machine():
         pytest.skip("torch sees an accelerator here")
     assert torch.accelerator.current_accelerator() is None
     assert torch.accelerator.device_count() == ember.accelerator.device_count()
+
+
+def test_unknown_device_strings_are_refused_with_pytorchs_messages(torch):
+    for text in ["gpu", "cuda:x", "tpu:0"]:
+        messages = []
+        for library in (ember, torch):
+            with pytest.raises(RuntimeError) as caught:
+                library.device(text)
+            messages.append(str(caught.value))
+        assert messages[0] == messages[1]
+    assert ember.device("cuda:1").index == 1 and ember.device("cpu:0") == ember.device("cpu", 0)
+
+
+def test_a_refused_device_draws_no_random_numbers():
+    ember.manual_seed(0)
+    expected = ember.rand(3)
+    ember.manual_seed(0)
+    for draw in (ember.rand, ember.randn):
+        with pytest.raises(RuntimeError):
+            draw(1000, device="cuda")
+    with pytest.raises(RuntimeError):
+        ember.randint(5, (1000,), device="cuda")
+    assert ember.equal(ember.rand(3), expected)

@@ -2,6 +2,7 @@
 
 import warnings
 
+from .. import _naming
 from .._tensor import Tensor
 
 __all__ = ["Variable"]
@@ -16,16 +17,19 @@ class Variable(metaclass=_VariableMeta):
     """`Variable(tensor, requires_grad=False, volatile=False)` returns a tensor on the same memory.
 
     Deprecated: use the tensor directly (`x.requires_grad_()`), and `with ember.no_grad():` instead of
-    `volatile=True`.
+    `volatile=True`. The DeprecationWarning is ember's own: under `import torch` (ember.compat) it stays
+    silent, as PyTorch's Variable does.
     """
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
-        warnings.warn(
-            "Variable is deprecated: tensors record operations themselves. Use the tensor directly, "
-            "with `tensor.requires_grad_()` or `ember.tensor(data, requires_grad=True)`.",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        # Code imported as `torch` (ember.compat, `python -m ember run`) hears what PyTorch says: nothing.
+        if _naming.package == "ember":
+            warnings.warn(
+                "Variable is deprecated: tensors record operations themselves. Use the tensor directly, "
+                "with `tensor.requires_grad_()` or `ember.tensor(data, requires_grad=True)`.",
+                DeprecationWarning,
+                stacklevel=2,
+            )
         from ..ops import tensor as make_tensor
 
         if data is None:
@@ -38,7 +42,7 @@ class Variable(metaclass=_VariableMeta):
             raise ValueError("Variable can't be volatile and require_grad at the same time!")
         if volatile:
             warnings.warn(
-                "volatile was removed and now has no effect. Use `with ember.no_grad():` instead.",
+                f"volatile was removed and now has no effect. Use `with {_naming.package}.no_grad():` instead.",
                 UserWarning,
                 stacklevel=2,
             )

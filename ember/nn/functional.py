@@ -739,6 +739,14 @@ def _check_pointwise_loss(input, target, name):
         ) from None
 
 
+def _integral_target_promoted(input, target):
+    """An integer or bool target in the dtype the loss computes in (PyTorch's promotion, which
+    NumPy's would not give: float32 with int64 is float64 there)."""
+    if target._data.dtype.kind in "biu" and input._data.dtype.kind in "fc":
+        return target.to(_dtype.result_type(input, target))
+    return target
+
+
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """|input - target|, reduced ('mean', 'sum' or 'none')."""
     if _autocast.ever_enabled and _autocast.state.active:
@@ -754,6 +762,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         input, target = _autocast.full_precision(input, target)
     reduction = _losses.reduction_name(_legacy_reduction(size_average, reduce, reduction))
     _check_pointwise_loss(input, target, "mse_loss")
+    target = _integral_target_promoted(input, target)
     if weight is not None:  # PyTorch's weighted form is a composite too
         difference = input - target
         return _losses.reduce_loss(difference * difference * weight, reduction)
@@ -768,6 +777,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _check_pointwise_loss(input, target, "smooth_l1_loss")
+    target = _integral_target_promoted(input, target)
     return _losses.SmoothL1Loss.apply(input, target, float(beta), reduction)
 
 
@@ -779,6 +789,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     reduction = _losses.reduction_name(reduction)
     _check_pointwise_loss(input, target, "huber_loss")
+    target = target.to(input.dtype)  # PyTorch's huber_loss computes in the input's dtype
     if weight is not None:
         loss = _losses.HuberLoss.apply(input, target, float(delta), "none")
         return _losses.reduce_loss(loss * weight, reduction)
@@ -925,6 +936,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     """log(1 + exp(-target * input)), reduced."""
     reduction = _losses.reduction_name(_legacy_reduction(size_average, reduce, reduction))
     _check_pointwise_loss(input, target, "soft_margin_loss")
+    target = target.to(input.dtype)  # PyTorch's soft_margin_loss computes in the input's dtype
     return _losses.SoftMarginLoss.apply(input, target, reduction)
 
 

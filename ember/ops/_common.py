@@ -137,7 +137,7 @@ def check_broadcastable(a, b, op_name):
     for index, (size_a, size_b) in enumerate(zip(reversed(shape_a), reversed(shape_b))):
         if size_a != size_b and size_a != 1 and size_b != 1:
             dim = max(len(shape_a), len(shape_b)) - 1 - index
-            raise RuntimeError(
-                f"{op_name}: the size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at "
-                f"non-singleton dimension {dim} (shapes {list(shape_a)} and {list(shape_b)})"
+            raise RuntimeError(  # PyTorch's words first (scripts print or match them), then ember's detail
+                f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at "
+                f"non-singleton dimension {dim} ({op_name}: shapes {list(shape_a)} and {list(shape_b)})"
             )

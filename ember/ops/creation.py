@@ -493,8 +493,10 @@ def _steps(steps, op_name):
 
 
 # ---------------------------------------------------------------- random
-def _sample(draw, shape, numpy_dtype):
-    """`draw(count)` (a flat array of PyTorch's samples in order) shaped as `shape`."""
+def _sample(draw, shape, numpy_dtype, device=None):
+    """`draw(count)` (a flat array of PyTorch's samples in order) shaped as `shape`. The device is
+    checked first: a refused one draws nothing, so the generator's stream goes on as PyTorch's does."""
+    to_device(device)
     return allocate(lambda shape: draw(math.prod(shape)).reshape(shape), shape, numpy_dtype)
 
 
@@ -503,7 +505,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
     """Uniform samples from [0, 1)."""
     shape = parse_size(size, "rand")
     numpy_dtype = _float_dtype(dtype)
-    samples = _sample(lambda count: kernels.uniform(_engine(generator), count, numpy_dtype), shape, numpy_dtype)
+    samples = _sample(lambda count: kernels.uniform(_engine(generator), count, numpy_dtype), shape, numpy_dtype, device)
     return _finish(samples, requires_grad, device, out)
 
 
@@ -515,10 +517,10 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
     if numpy_dtype.kind == "c":  # real and imaginary parts each of variance 1/2, as PyTorch
         real_dtype = np.empty(0, numpy_dtype).real.dtype
         parts = _sample(
-            lambda count: kernels.normal(_engine(generator), count, real_dtype), tuple(shape) + (2,), real_dtype
+            lambda count: kernels.normal(_engine(generator), count, real_dtype), tuple(shape) + (2,), real_dtype, device
         )
         return _finish((parts * real_dtype.type(np.sqrt(0.5))).view(numpy_dtype)[..., 0], requires_grad, device, out)
-    samples = _sample(lambda count: kernels.normal(_engine(generator), count, numpy_dtype), shape, numpy_dtype)
+    samples = _sample(lambda count: kernels.normal(_engine(generator), count, numpy_dtype), shape, numpy_dtype, device)
     return _finish(samples, requires_grad, device, out)
 
 
@@ -541,6 +543,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         lambda count: kernels.random_from_to(_engine(generator), count, numpy_dtype, high - low, low),
         shape,
         numpy_dtype,
+        device,
     )
     return _finish(samples, requires_grad, device)
 

@@ -6,6 +6,7 @@ if the tensor is a view, its base's history is rebased too (PyTorch's CopySlices
 the base see the change.
 """
 
+from .. import _naming
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from ..autograd import grad_mode, forward_ad as _forward_ad
@@ -21,14 +22,15 @@ _grad_state = grad_mode.state
 def _check_leaf(tensor, op_name):
     if tensor._requires_grad and tensor._grad_fn is None:
         raise RuntimeError(
-            f"a leaf Variable that requires grad is being used in an in-place operation ({op_name}). "
-            "Modify its values under `with ember.no_grad():` (as optimizers do), or work on a clone."
+            "a leaf Variable that requires grad is being used in an in-place operation. "  # PyTorch's words first
+            f"({op_name}: modify its values under `with {_naming.package}.no_grad():` as optimizers do, "
+            "or work on a clone.)"
         )
     base = tensor._base
     if base is not None and base._requires_grad and base._grad_fn is None:
         raise RuntimeError(
-            f"a view of a leaf Variable that requires grad is being used in an in-place operation ({op_name}). "
-            "Modify it under `with ember.no_grad():`, or work on a clone of the leaf."
+            "a view of a leaf Variable that requires grad is being used in an in-place operation. "
+            f"({op_name}: modify it under `with {_naming.package}.no_grad():`, or work on a clone of the leaf.)"
         )
 
 

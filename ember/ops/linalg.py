@@ -770,11 +770,29 @@ def cross(input, other, dim=None, *, out=None):
     size 3, as `torch.cross` does; `linalg.cross` defaults to -1."""
     _check_products("cross", input, other)
     if dim is None:
+        _warn_cross_default_dim_once()
         shape = np.broadcast_shapes(input._data.shape, other._data.shape)
         dim = next((d for d, size in enumerate(shape) if size == 3), None)
         if dim is None:
             raise RuntimeError(f"no dimension of size 3 in input (shapes {list(input.shape)} and {list(other.shape)})")
     return _write_out(_cross(input, other, dim, "cross"), out)
+
+
+_cross_default_dim_warned = False
+
+
+def _warn_cross_default_dim_once():
+    """PyTorch's deprecation of torch.cross's implicit dim, said once per process as it does (TORCH_WARN_ONCE)."""
+    global _cross_default_dim_warned
+    if not _cross_default_dim_warned:
+        _cross_default_dim_warned = True
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated.\n"
+            "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+            "The default value of dim will change to agree with that of linalg.cross in a future release.",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _cross(input, other, dim, op_name):

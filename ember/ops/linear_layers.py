@@ -1,71 +1,73 @@
 """Linear and bilinear maps (`torch.nn.functional.linear`, `bilinear`)."""
 
-import math
-
-from .._backend import np
 from .. import _precision
+from .._backend import np
+from .._tensor import new_tensor
+from ..autograd import forward_ad, grad_mode
 from ..autograd.function import Primitive
 from ._nn_common import _check_same_dtype, _check_tensor
 from . import _autocast
 from ._declare import op
+from .shape import T, UnsafeView, _Replay, make_view, t
 
 __all__ = ["bilinear"]
+
+_grad_state = grad_mode.state
+_forward_ad_state = forward_ad.state
 
 
 # ================================================================ linear
 class Linear(Primitive, node="AddmmBackward0", backward_on_arrays=True, holomorphic=True):
-    """x @ w.T + b in one node (PyTorch's addmm): a primitive for measured speed, since the composite
-    records three nodes (transpose, matmul, add) per layer.
+    """bias + rows @ weight_t in one node: PyTorch's linear records addmm(bias, input, weight.t()),
+    and so does ember, so a graph walk (`grad_fn.next_functions`) meets the same nodes in the same
+    order. A primitive rather than `addmm` for measured speed (no alpha/beta scaling, bias added in place).
 
-    Batched inputs (..., in_features) are multiplied as one (rows, in_features) matrix, forward and
-    backward: NumPy's matmul of a 3-D array by a matrix makes one small GEMM per leading index, up to
-    ~4x slower (a Transformer's (32, 32, 64) activations: 32 GEMMs of 32 rows instead of one of 1024).
-    """
+    Batched inputs (..., in_features) come as one (rows, in_features) matrix (see `linear`): NumPy's
+    matmul of a 3-D array by a matrix makes one small GEMM per leading index, up to ~4x slower (a
+    Transformer's (32, 32, 64) activations: 32 GEMMs of 32 rows instead of one of 1024)."""
 
     @staticmethod
-    def forward(ctx, x, weight, bias):
-        ctx.save_for_backward(x, weight)
-        if x.dtype.kind == "V":  # bfloat16: multiplied in float32 and rounded once (see _precision)
-            return _precision.matmul(x, weight.T, bias)
-        if x.ndim <= 2:
-            result = np.matmul(x, weight.T)
-        else:  # written into an array of the final shape, so the result owns its memory (see elision)
-            result = np.empty(x.shape[:-1] + weight.shape[:1], np.result_type(x.dtype, weight.dtype))
-            np.matmul(_as_rows(x), weight.T, out=_as_rows(result))
+    def forward(ctx, bias, rows, weight_t):
+        ctx.save_for_backward(rows, weight_t)
+        if rows.dtype.kind == "V":  # bfloat16: multiplied in float32 and rounded once (see _precision)
+            return _precision.matmul(rows, weight_t, bias)
+        result = np.matmul(rows, weight_t)
         if bias is not None:
             result += bias
         return result
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight = ctx.saved_tensors
-        needs_x, needs_weight, needs_bias = ctx.needs_input_grad
+        rows, weight_t = ctx.saved_tensors
+        needs_bias, needs_rows, needs_weight = ctx.needs_input_grad
         # (Written with what arrays and tensors share: it also runs on arrays, see autograd.function.)
-        rows = _as_rows(grad)
-        grad_x = None
-        if needs_x:
-            grad_x = rows @ weight if grad.ndim == 2 else (rows @ weight).reshape(x.shape)
-        grad_weight = rows.swapaxes(0, 1) @ _as_rows(x) if needs_weight else None
+        grad_rows = grad @ weight_t.swapaxes(0, 1) if needs_rows else None
+        # Formed as (out, in) and handed back transposed: TBackward0's transpose then gives the
+        # weight a C-contiguous gradient, as PyTorch's weight.grad is.
+        grad_weight_t = (grad.swapaxes(0, 1) @ rows).swapaxes(0, 1) if needs_weight else None
         grad_bias = None
         if needs_bias:
-            grad_bias = _precision.add_reduce(rows, 0) if isinstance(rows, np.ndarray) else rows.sum(0)
-        return grad_x, grad_weight, grad_bias
-
-
-def _as_rows(array):
-    """An (..., n) array or tensor as the matrix of its rows: (size // n, n)."""
-    if array.ndim == 2:
-        return array
-    shape = array.shape
-    return array.reshape((math.prod(shape[:-1]), shape[-1]))
+            grad_bias = _precision.add_reduce(grad, 0) if isinstance(grad, np.ndarray) else grad.sum(0)
+        return grad_bias, grad_rows, grad_weight_t
 
 
 class LinearNoBias(Linear, node="MmBackward0"):
     pass
 
 
+def _transposed(weight):
+    """weight.t() without the op's wrapper; with nothing to record (inference), a bare transposed array."""
+    if _grad_state.enabled or _forward_ad_state.level is not None:
+        return make_view(T.apply(weight), weight, _Replay(t))
+    return new_tensor(weight._data.swapaxes(0, 1))
+
+
 def linear(input, weight, bias=None):
-    """input @ weight.T + bias: input (..., in_features), weight (out_features, in_features)."""
+    """input @ weight.T + bias: input (..., in_features), weight (out_features, in_features).
+
+    The graph is PyTorch's: a matrix input gives AddmmBackward0 (MmBackward0 without bias) over
+    (bias, input, TBackward0(weight)); other contiguous inputs are viewed as rows and back
+    (ViewBackward0, UnsafeViewBackward0 without bias); the rest go through matmul (and an add)."""
     if _autocast.ever_enabled and _autocast.state.lower is not None:
         input, weight, bias = _autocast.lower_precision(input, weight, bias)
     _check_tensor(input, "input", "linear")
@@ -78,23 +80,34 @@ def linear(input, weight, bias=None):
     if weight._data.ndim == 1:
         output = input @ weight
         return output + bias if bias is not None else output
-    if input._data.shape[-1] != weight._data.shape[1]:
+    in_features = weight._data.shape[1]
+    if input._data.shape[-1] != in_features:
         rows = "x".join(map(str, input._data.shape[:-1])) or "1"
         raise RuntimeError(
             f"linear: mat1 and mat2 shapes cannot be multiplied ({rows}x{input._data.shape[-1]} and "
-            f"{weight._data.shape[1]}x{weight._data.shape[0]}): input {list(input.shape)} has "
+            f"{in_features}x{weight._data.shape[0]}): input {list(input.shape)} has "
             f"{input._data.shape[-1]} features but weight {list(weight.shape)} expects "
-            f"{weight._data.shape[1]}"
+            f"{in_features}"
         )
     _check_same_dtype(input, weight, "weight", "linear")
-    if bias is not None:
-        _check_same_dtype(input, bias, "bias", "linear")
-        if bias._data.shape not in ((weight._data.shape[0],), (), (1,)):
-            raise RuntimeError(
-                f"linear: bias of shape {list(bias.shape)} does not match out_features={weight._data.shape[0]}"
-            )
-        return Linear.apply(input, weight, bias)
-    return LinearNoBias.apply(input, weight, None)
+    weight_t = _transposed(weight)
+    out_shape = (*input._data.shape[:-1], weight._data.shape[0])
+    if bias is None:
+        if input._data.ndim == 2:
+            return LinearNoBias.apply(None, input, weight_t)
+        if input.is_contiguous():
+            return UnsafeView.apply(LinearNoBias.apply(None, input.view(-1, in_features), weight_t), out_shape)
+        return input @ weight_t
+    _check_same_dtype(input, bias, "bias", "linear")
+    if bias._data.shape not in ((weight._data.shape[0],), (), (1,)):
+        raise RuntimeError(
+            f"linear: bias of shape {list(bias.shape)} does not match out_features={weight._data.shape[0]}"
+        )
+    if input._data.ndim == 2:
+        return Linear.apply(bias, input, weight_t)
+    if input.is_contiguous():
+        return Linear.apply(bias, input.view(-1, in_features), weight_t).view(out_shape)
+    return input @ weight_t + bias
 
 
 @op()

@@ -2,6 +2,7 @@
 
 import math
 
+from .. import _dtype
 from .._backend import np
 from .._tensor import new_tensor
 from ..autograd.function import Primitive
@@ -172,7 +173,7 @@ class BinaryCrossEntropyWithLogits(ReducedLoss, node="BinaryCrossEntropyWithLogi
         result = (1 - target) * x + softplus_negated
         if weight is not None:
             result *= weight
-        return result.astype(x.dtype, copy=False)
+        return result.astype(np.result_type(x, target), copy=False)  # both floating (see the op)
 
     @staticmethod
     def pointwise_backward(ctx, grad):
@@ -201,6 +202,12 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     if input._data.shape != target._data.shape:
         raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size ({list(input.shape)})")
     _check_floating(input, "binary_cross_entropy_with_logits")
+    if target._data.dtype.kind not in "fc":
+        raise RuntimeError(
+            f"result type {_dtype.kernel_name(input.dtype)} can't be cast to the desired output type "
+            f"{_dtype.kernel_name(target.dtype)} (binary_cross_entropy_with_logits needs a floating "
+            "point target; convert it first, e.g. target.float())"
+        )
     return BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction_name(reduction))
 
 
@@ -209,6 +216,8 @@ def kl_div(input, target, reduction="mean", log_target=False):
     """Pointwise target * (log(target) - input) (input holds log-probabilities); 0 where target == 0."""
     _check_tensor(input, "input", "kl_div")
     _check_tensor(target, "target", "kl_div")
+    if input._data.dtype.kind in "biu" or target._data.dtype.kind in "biu":
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         from . import exp
 
@@ -626,6 +635,11 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
             f"({list(input.shape)}) is deprecated. Please ensure they have the same size."
         )
     _check_floating(input, "binary_cross_entropy")
+    if target.dtype != input.dtype:
+        raise RuntimeError(
+            f"Found dtype {_dtype.kernel_name(target.dtype)} but expected {_dtype.kernel_name(input.dtype)} "
+            "(binary_cross_entropy needs the target in the input's dtype; convert it, e.g. target.float())"
+        )
     if weight is not None and weight._data.shape != input._data.shape:
         weight = weight.expand(input.shape)
     return BinaryCrossEntropy.apply(input, target, weight, reduction_name(reduction))

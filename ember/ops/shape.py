@@ -328,8 +328,19 @@ class Transpose(Primitive, node="TransposeBackward0", backward_on_arrays=True):
     jvp = linear_jvp
 
 
-class T(Transpose, node="TBackward0"):
-    pass
+class T(Primitive, node="TBackward0", backward_on_arrays=True):
+    """A matrix's transpose (`t()`). Unary rather than a Transpose(0, 1), so that recording it takes
+    the one-argument path: every linear layer records one (see ops.linear_layers)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.swapaxes(0, 1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.swapaxes(0, 1)
+
+    jvp = linear_jvp
 
 
 @op(Permute, method=True)
@@ -374,7 +385,7 @@ def t(input):
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
     if ndim < 2:
         return make_view(View.apply(input, input._data.shape), input, _Replay(t))
-    return make_view(T.apply(input, 0, 1), input, _Replay(t))
+    return make_view(T.apply(input), input, _Replay(t))
 
 
 @op(method=True)

@@ -402,3 +402,14 @@ def test_engine_matches_torch_on_a_small_graph(torch):
         h = (x @ x.t()).tanh() * x.sigmoid()
         (h.exp().sum() + (h * h).mean()).backward()
     assert_close(ours.grad, theirs.grad.numpy(), rtol=1e-5)
+
+
+def test_inplace_on_a_leaf_error_starts_with_pytorchs_sentence(torch):
+    messages = []
+    for library in (t, torch):
+        leaf = library.ones(2, requires_grad=True)
+        with pytest.raises(RuntimeError) as caught:
+            leaf.sin_()
+        messages.append(str(caught.value))
+    ours, theirs = messages
+    assert ours.startswith(theirs) and "sin_" in ours, (ours, theirs)

@@ -154,6 +154,51 @@ def test_linear_batched_matches_torch(torch):
     _check_grads(ours, theirs, "linear")
 
 
+def _graph_names(node, depth):
+    """Node names down `depth` levels, depth-first in next_functions order (PyTorch's walk order)."""
+    if node is None or depth == 0:
+        return []
+    names = [node.name()]
+    for child, _ in node.next_functions:
+        names += _graph_names(child, depth - 1)
+    return names
+
+
+def test_linear_records_pytorchs_graph(torch):
+    # A graph walk (the blitz tutorial's `loss.grad_fn.next_functions[0][0]...`) meets PyTorch's nodes:
+    # addmm(bias, input, weight.t()), and views around it for other contiguous inputs; batched inputs
+    # without a bias go through matmul, whose inner nodes are its own business (only the top is compared).
+    cases = [((5, 4), True, 5), ((5, 4), False, 4), ((4,), True, 5), ((2, 5, 4), True, 5), ((2, 5, 4), False, 1)]
+    for shape, with_bias, compared in cases:
+        graphs = []
+        for library in (ember, torch):
+            weight = library.randn(3, 4, requires_grad=True)
+            bias = library.randn(3, requires_grad=True) if with_bias else None
+            x = library.randn(*shape, requires_grad=True) * 2
+            graphs.append(_graph_names(library.nn.functional.linear(x, weight, bias).grad_fn, 3))
+        ours, theirs = graphs
+        assert ours[:compared] == theirs[:compared], (shape, with_bias, ours, theirs)
+
+
+def test_linear_weight_grad_is_contiguous_and_inplace_weight_change_is_caught():
+    layer = ember.nn.Linear(4, 3)
+    out = layer(ember.randn(5, 4))
+    out.sum().backward()
+    assert layer.weight.grad.is_contiguous() and layer.weight.grad.stride() == (4, 1)
+    out = layer(ember.randn(5, 4, requires_grad=True))
+    with ember.no_grad():
+        layer.weight.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
+def test_linear_without_grad_mode_records_nothing():
+    layer = ember.nn.Linear(4, 3)
+    with ember.no_grad():
+        out = layer(ember.randn(2, 5, 4))
+    assert out.grad_fn is None and not out.requires_grad and out.shape == (2, 5, 3)
+
+
 # ---------------------------------------------------------------- pooling
 def test_max_pool2d_indices_ceil_mode_and_grad_fn(torch):
     rng = np.random.default_rng(7)
@@ -599,3 +644,29 @@ def test_avg_pool_takes_int64_and_truncates_as_torch(torch):
         assert results[1].tolist() == results[0].tolist(), pool
     with pytest.raises(NotImplementedError, match="'Int'"):
         ember.nn.functional.avg_pool2d(ember.ones(1, 1, 4, 4, dtype=ember.int32), 2)
+
+
+def test_pointwise_losses_promote_or_refuse_targets_of_another_dtype(torch):
+    # The dtypes PyTorch gives: an integer target is promoted (not to NumPy's float64); huber and soft
+    # margin compute in the input's dtype; BCE-with-logits widens to a float64 target.
+    prediction = np.random.default_rng(3).random((2, 5)).astype(np.float32)
+    targets = {"int64": np.ones((2, 5), dtype=np.int64), "float64": np.full((2, 5), 0.5)}
+    names = ["mse_loss", "smooth_l1_loss", "huber_loss", "soft_margin_loss", "l1_loss"]
+    for name in names + ["binary_cross_entropy_with_logits"]:
+        for kind, target in targets.items():
+            if name == "binary_cross_entropy_with_logits" and kind == "int64":
+                continue
+            ours = getattr(F, name)(ember.tensor(prediction), ember.tensor(target))
+            theirs = getattr(torch.nn.functional, name)(torch.tensor(prediction), torch.tensor(target))
+            assert str(ours.dtype) == str(theirs.dtype), (name, kind, ours.dtype, theirs.dtype)
+            assert_close(ours, theirs.numpy(), rtol=1e-6, atol=1e-7, what=f"{name} with {kind} target")
+
+
+def test_losses_that_refuse_a_target_dtype():
+    x = ember.rand(2, 3)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        F.binary_cross_entropy_with_logits(x, ember.ones(2, 3, dtype=ember.int64))
+    with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
+        F.binary_cross_entropy(x, ember.rand(2, 3, dtype=ember.float64))
+    with pytest.raises(RuntimeError, match="kl_div: Integral inputs not supported"):
+        F.kl_div(x, ember.ones(2, 3, dtype=ember.int64), reduction="batchmean")

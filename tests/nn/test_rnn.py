@@ -206,3 +206,26 @@ def test_gradcheck_through_a_gru():
     module = nn.GRU(2, 3, bidirectional=True).double()
     x = ember.randn(3, 1, 2, dtype=ember.float64, requires_grad=True)
     assert ember.autograd.gradcheck(lambda inp: module(inp)[0], (x,))
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("options", [{}, {"batch_first": True}, {"bidirectional": True}, {"num_layers": 2}])
+def test_output_nodes_are_named_as_pytorch_names_them(torch, kind, options):
+    # Printed outputs show grad_fn=<...>: PyTorch's CPU LSTM names its fused layer MkldnnRnnLayerBackward0,
+    # and its GRU/RNN turn batch-first outputs in place (TransposeBackward1).
+    names = []
+    for library in (ember, torch):
+        library.manual_seed(0)
+        layer = getattr(library.nn, kind)(3, 4, **options)
+        output, _ = layer(library.randn(5, 2, 3))
+        names.append([output.grad_fn.name()] + [node.name() for node, _ in output.grad_fn.next_functions if node])
+    ours, theirs = names
+    assert ours[0] == theirs[0], (ours, theirs)
+    if output.grad_fn.name() in ("CatBackward0", "TransposeBackward0", "TransposeBackward1"):
+        assert ours == theirs
+
+
+def test_lstm_in_float64_keeps_the_plain_stack_node():
+    layer = nn.LSTM(3, 4).double()
+    output, _ = layer(ember.randn(5, 2, 3, dtype=ember.float64))
+    assert output.grad_fn.name() == "StackBackward0"

@@ -490,3 +490,16 @@ def test_cross_default_dim_is_first_of_size_three(torch):
         ember.linalg.cross(ember.tensor(a), ember.tensor(b)),
         torch.linalg.cross(torch.tensor(a), torch.tensor(b)).numpy(),
     )
+
+
+def test_cross_without_dim_warns_once_per_process_as_pytorch(monkeypatch):
+    import ember.ops.linalg as linalg_ops
+
+    monkeypatch.setattr(linalg_ops, "_cross_default_dim_warned", False)
+    a, b = ember.tensor([1.0, 0.0, 0.0]), ember.tensor([0.0, 1.0, 0.0])
+    with pytest.warns(UserWarning, match="Using torch.cross without specifying the dim arg is deprecated"):
+        ember.cross(a, b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ember.cross(a, b)  # said once only
+        ember.cross(a, b, dim=0)

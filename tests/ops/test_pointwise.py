@@ -855,3 +855,16 @@ def test_in_place_change_of_an_unsaved_value_is_allowed_as_in_torch(name, torch)
         except RuntimeError as error:
             outcomes.append("modified by an inplace operation" in str(error))
     assert outcomes[0] == outcomes[1], (name, outcomes)
+
+
+def test_broadcast_error_starts_with_pytorchs_message(torch):
+    # Scripts print str(error) or match it; PyTorch's sentence comes first, ember's detail after it.
+    for shapes in [((2, 3), (3, 2)), ((4, 3, 2), (4, 3)), ((4, 3, 2), (0,))]:
+        messages = []
+        for library in (ember, torch):
+            with pytest.raises(RuntimeError) as caught:
+                library.ones(shapes[0]) * library.ones(shapes[1])
+            messages.append(str(caught.value))
+        ours, theirs = messages
+        assert ours.startswith(theirs), (ours, theirs)
+        assert "mul" in ours and str(list(shapes[1])) in ours

@@ -13,6 +13,8 @@ import warnings
 from ..._validation import check_int_arguments
 from ... import ops
 from ...ops import creation
+from ...ops.joining import Stack
+from ..._dtype import float32
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -72,6 +74,12 @@ _STEPS = {"RNN_TANH": _rnn_tanh_step, "RNN_RELU": _rnn_relu_step, "LSTM": _lstm_
 _GATE_COUNT = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
+class _FusedLstmLayerOutputs(Stack, node="MkldnnRnnLayerBackward0"):
+    """The stacked outputs of one LSTM layer. PyTorch's CPU LSTM (float32, no projections) runs each
+    layer as one oneDNN kernel, so its outputs show `grad_fn=<MkldnnRnnLayerBackward0>`; ember steps in
+    ember ops and names the node that joins the steps as PyTorch's, so printed outputs read the same."""
+
+
 def _run_direction(step, input, state, weights, reverse, batch_sizes=None):
     """Run one layer in one direction over a (L, N, H_in) sequence; returns (outputs (L, N, H), last state).
 
@@ -90,6 +98,8 @@ def _run_direction(step, input, state, weights, reverse, batch_sizes=None):
             outputs[t] = state[0] if isinstance(state, tuple) else state
         else:
             state, outputs[t] = _step_first_rows(step, input_gates[t], state, (w_hh, b_hh, w_hr), active)
+    if step is _lstm_step and w_hr is None and input.dtype == float32:
+        return _FusedLstmLayerOutputs.apply(0, *outputs), state
     return ops.stack(outputs, 0), state
 
 
@@ -302,7 +312,8 @@ class RNNBase(Module):
             input = input.transpose(0, 1)
         output, final_states = self._run(input, initial)
         if self.batch_first:
-            output = output.transpose(0, 1)
+            # PyTorch's GRU and RNN turn the output in place (TransposeBackward1); its LSTM does not.
+            output = output.transpose(0, 1) if is_lstm else output.transpose_(0, 1)
         if is_lstm:
             hidden = (ops.stack([h for h, _ in final_states], 0), ops.stack([c for _, c in final_states], 0))
         else:
