@@ -15,6 +15,12 @@ from ._dtype import (
     float16,
     float32,
     float64,  # noqa: A004
+    bfloat16,
+    float8_e4m3fn,
+    float8_e5m2,
+    float8_e4m3fnuz,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
     complex64,
     complex128,
     get_default_dtype,
@@ -136,7 +142,7 @@ def is_tensor(obj):
 
 
 def is_floating_point(input):
-    """Whether `input` has a floating-point dtype (float16/32/64; complex is not)."""
+    """Whether `input` has a floating-point dtype (float16/32/64, bfloat16, float8; complex is not)."""
     return input.is_floating_point()
 
 

@@ -2,7 +2,15 @@
 
 NumPy promotes differently from PyTorch (int64 + float32 gives float64 in NumPy, float32 in
 PyTorch), so every op that mixes dtypes asks `result_type` here rather than trusting NumPy.
+
+bfloat16 and the float8 formats are not NumPy's: their storage comes from the optional `ml_dtypes`
+package (JAX's NumPy dtypes), imported on first use, so that `ember.bfloat16`, `finfo` and promotion
+work without it and only making such a tensor asks for it. ml_dtypes gives them NumPy kind "V"
+(float8_e5m2 "f"); a tensor holds no other "V" dtype, so the ops' kind checks read "V" as floating
+(`kind in "fV"`, `kind in "fcV"` for floating or complex).
 """
+
+import sys
 
 import numpy as np
 
@@ -50,6 +58,64 @@ class dtype:
         return {"float32": complex64, "float64": complex128}.get(self.name, self)
 
 
+ML_DTYPES_HINT = "pip install ml_dtypes  (or: pip install 'ember-autograd[bfloat16]')"
+
+
+class _MLDtype(dtype):
+    """A floating dtype NumPy lacks (bfloat16, float8_*), stored through ml_dtypes.
+
+    The object, its properties, `finfo` and promotion need nothing; `numpy_dtype`, which every
+    tensor of the dtype needs, imports ml_dtypes on first use and names what to install without it.
+    """
+
+    __slots__ = ("_numpy_dtype", "_limits")
+
+    def __init__(self, name, itemsize, limits, is_signed=True):
+        self.name = name
+        self._category = 2
+        self.is_floating_point = True
+        self.is_complex = False
+        self.is_signed = is_signed
+        self.itemsize = itemsize
+        self._limits = limits  # bits, eps, max, min, smallest normal: PyTorch's finfo
+        self._numpy_dtype = None
+
+    @property
+    def numpy_dtype(self):
+        found = self._numpy_dtype
+        if found is None:
+            load_ml_dtypes(f"ember.{self.name}")
+            found = self._numpy_dtype
+        return found
+
+    def to_complex(self):
+        return complex64 if self is bfloat16 else self
+
+
+def load_ml_dtypes(needed_by="this"):
+    """Import ml_dtypes and register its NumPy dtypes (ModuleNotFoundError naming the package without it)."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise ModuleNotFoundError(
+            f"{needed_by} needs the ml_dtypes package, which holds NumPy's bfloat16 and float8 dtypes: {ML_DTYPES_HINT}"
+        ) from None
+    for extension in ML_DTYPES:
+        extension._numpy_dtype = np.dtype(getattr(ml_dtypes, extension.name))
+        _BY_NUMPY[extension._numpy_dtype] = extension
+
+
+def ml_dtypes_available():
+    """Whether bfloat16 tensors can be made here (ml_dtypes installed; imported by this call)."""
+    if bfloat16._numpy_dtype is not None:
+        return True
+    try:
+        load_ml_dtypes()
+    except ModuleNotFoundError:
+        return False
+    return True
+
+
 bool_ = dtype("bool", np.bool_, 0)
 uint8 = dtype("uint8", np.uint8, 1)
 int8 = dtype("int8", np.int8, 1)
@@ -61,9 +127,19 @@ float32 = dtype("float32", np.float32, 2)
 float64 = dtype("float64", np.float64, 2)
 complex64 = dtype("complex64", np.complex64, 3)
 complex128 = dtype("complex128", np.complex128, 3)
+# Limits as PyTorch's finfo gives them: bits, eps, max, min, smallest normal.
+bfloat16 = _MLDtype("bfloat16", 2, (16, 2.0**-7, 3.3895313892515355e38, -3.3895313892515355e38, 2.0**-126))
+float8_e4m3fn = _MLDtype("float8_e4m3fn", 1, (8, 0.125, 448.0, -448.0, 2.0**-6))
+float8_e5m2 = _MLDtype("float8_e5m2", 1, (8, 0.25, 57344.0, -57344.0, 2.0**-14))
+float8_e4m3fnuz = _MLDtype("float8_e4m3fnuz", 1, (8, 0.125, 240.0, -240.0, 2.0**-7))
+float8_e5m2fnuz = _MLDtype("float8_e5m2fnuz", 1, (8, 0.125, 57344.0, -57344.0, 2.0**-15))
+float8_e8m0fnu = _MLDtype("float8_e8m0fnu", 1, (8, 1.0, 2.0**127, 2.0**-127, 2.0**-127), is_signed=False)
+ML_DTYPES = (bfloat16, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+FLOAT8_DTYPES = ML_DTYPES[1:]
 
-ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
-_BY_NUMPY = {d.numpy_dtype: d for d in ALL_DTYPES}
+NUMPY_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
+ALL_DTYPES = NUMPY_DTYPES + ML_DTYPES
+_BY_NUMPY = {d.numpy_dtype: d for d in NUMPY_DTYPES}  # ml_dtypes' join when it is loaded
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 # PyTorch's aliases, usable as `ember.float`, `ember.long`, ... and in `tensor.type("torch.LongTensor")`.
 ALIASES = {
@@ -81,6 +157,7 @@ LEGACY_TYPE_NAMES = {
     "torch.FloatTensor": float32,
     "torch.DoubleTensor": float64,
     "torch.HalfTensor": float16,
+    "torch.BFloat16Tensor": bfloat16,
     "torch.LongTensor": int64,
     "torch.IntTensor": int32,
     "torch.ShortTensor": int16,
@@ -95,6 +172,8 @@ LEGACY_NAME_OF = {d: n for n, d in LEGACY_TYPE_NAMES.items()}
 
 def kernel_name(dtype):
     """How PyTorch's "not implemented for" errors name a dtype: 'Long' for int64 (from torch.LongTensor)."""
+    if dtype in FLOAT8_DTYPES:
+        return "Float8_" + dtype.name[len("float8_") :]  # PyTorch's ScalarType name: Float8_e4m3fn
     return LEGACY_NAME_OF[dtype][len("torch.") : -len("Tensor")]
 
 
@@ -131,14 +210,24 @@ def from_numpy_dtype(numpy_dtype):
     try:
         return _BY_NUMPY[numpy_dtype]
     except KeyError:
+        if bfloat16._numpy_dtype is None and "ml_dtypes" in sys.modules:  # an array made with ml_dtypes
+            load_ml_dtypes()
         found = _BY_NUMPY.get(np.dtype(numpy_dtype))
         if found is None:
             raise TypeError(
                 f"can't convert np.ndarray of type {np.dtype(numpy_dtype)}. The only supported types are: "
-                "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, "
+                "float64, float32, float16, bfloat16, complex64, complex128, int64, int32, int16, int8, uint8, "
                 "and bool."
             ) from None
         return found
+
+
+def from_numpy_dtype_or_none(numpy_dtype):
+    """The ember dtype of a NumPy dtype, None where ember has no counterpart."""
+    try:
+        return from_numpy_dtype(numpy_dtype)
+    except TypeError:
+        return None
 
 
 def to_dtype(value):
@@ -179,7 +268,23 @@ def promote_types(a, b):
         # uint8 with a signed type: the smallest signed type that holds both.
         other = b if a is uint8 else a
         return int16 if other is int8 else other
+    if isinstance(a, _MLDtype) or isinstance(b, _MLDtype):
+        return _promote_ml_dtype(a, b)
     return from_numpy_dtype(np.promote_types(a.numpy_dtype, b.numpy_dtype))
+
+
+def _promote_ml_dtype(a, b):
+    """Two different floating dtypes, one of them bfloat16 or float8: PyTorch's rule, decided without
+    ml_dtypes. bfloat16 and float16 meet in float32, the narrowest type holding both; float8 types
+    promote with nothing."""
+    for side in (a, b):
+        if side in FLOAT8_DTYPES:
+            raise RuntimeError(
+                f"Promotion for Float8 Types is not supported, attempted to promote {kernel_name(a)} and "
+                f"{kernel_name(b)}; convert the float8 tensor first, e.g. x.float()"
+            )
+    other = b if a is bfloat16 else a
+    return float32 if other is float16 else other
 
 
 def scalar_category(value):
@@ -260,10 +365,16 @@ class finfo:
         self.dtype = get_default_dtype() if type is None else to_dtype(type)
         if not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise TypeError(f"finfo(): expected a floating point dtype, got {self.dtype}")
-        info = np.finfo(self.dtype.numpy_dtype)
-        self.bits, self.eps, self.max, self.min = info.bits, float(info.eps), float(info.max), float(info.min)
-        self.tiny = self.smallest_normal = float(info.smallest_normal)
-        self.resolution = 10.0**-info.precision  # exactly, as PyTorch (NumPy rounds it to the dtype)
+        if isinstance(self.dtype, _MLDtype):
+            self.bits, self.eps, self.max, self.min, self.tiny = self.dtype._limits
+            self.smallest_normal = self.tiny
+            precision = int(-np.log10(self.eps))  # decimal digits the mantissa holds, as NumPy counts them
+        else:
+            info = np.finfo(self.dtype.numpy_dtype)
+            self.bits, self.eps, self.max, self.min = info.bits, float(info.eps), float(info.max), float(info.min)
+            self.tiny = self.smallest_normal = float(info.smallest_normal)
+            precision = info.precision
+        self.resolution = 10.0**-precision  # exactly, as PyTorch (NumPy rounds it to the dtype)
 
     def __repr__(self):
         return (

@@ -86,7 +86,7 @@ class _Formatter:
     """How every element of one tensor (or one part of a complex tensor) is written, and its width."""
 
     def __init__(self, values):
-        self.floating = values.dtype.kind == "f"
+        self.floating = values.dtype.kind in "fV"
         self.int_mode = True
         self.sci_mode = False
         self.width = 1

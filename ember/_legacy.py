@@ -9,6 +9,7 @@ __all__ = [
     "FloatTensor",
     "DoubleTensor",
     "HalfTensor",
+    "BFloat16Tensor",
     "LongTensor",
     "IntTensor",
     "ShortTensor",
@@ -37,6 +38,7 @@ def _legacy_type(name, dtype):
 FloatTensor = _legacy_type("FloatTensor", _dtype.float32)
 DoubleTensor = _legacy_type("DoubleTensor", _dtype.float64)
 HalfTensor = _legacy_type("HalfTensor", _dtype.float16)
+BFloat16Tensor = _legacy_type("BFloat16Tensor", _dtype.bfloat16)
 LongTensor = _legacy_type("LongTensor", _dtype.int64)
 IntTensor = _legacy_type("IntTensor", _dtype.int32)
 ShortTensor = _legacy_type("ShortTensor", _dtype.int16)

@@ -1,5 +1,5 @@
-"""Reduced-precision accumulation, as PyTorch does it: float16 sums, products, scans and norms run in
-float32 and the result is rounded back to float16 once.
+"""Reduced-precision accumulation, as PyTorch does it: float16 and bfloat16 sums, products, scans and
+norms run in float32 and the result is rounded back to the input's dtype once.
 
 Accumulating in float16 itself is silently wrong: 2048 + 1 rounds back to 2048, so the cumsum of
 3,000 ones ends at 2048 and a variance of values near 100 overflows to inf. Every reduction and scan
@@ -8,19 +8,63 @@ of ember.ops.reduction goes through one of these two helpers.
 
 import numpy as np
 
-__all__ = ["accumulate", "widened"]
+__all__ = ["accumulate", "widened", "add_reduce", "matmul", "einsum", "in_float32"]
 
 _HALF = np.dtype(np.float16)  # compared with `is`: dtype == np.float16 costs more than the sum of 3 numbers
+# bfloat16 (ml_dtypes, NumPy kind "V") is the other narrow type: its own loops would accumulate in bfloat16.
 
 
 def accumulate(function, array, *args, dtype=None, **kwargs):
     """`function(array, *args, dtype=dtype, **kwargs)` (np.add.reduce, np.cumsum, np.prod ...), in
-    float32 for a float16 `array` when no `dtype` is asked for, rounded back to float16."""
-    if array.dtype is _HALF and dtype is None:
-        return np.asarray(function(array, *args, dtype=np.float32, **kwargs)).astype(np.float16)
+    float32 for a float16 or bfloat16 `array` when no `dtype` is asked for, rounded back to its dtype."""
+    narrow = array.dtype
+    if (narrow is _HALF or narrow.kind == "V") and dtype is None:
+        return np.asarray(function(array, *args, dtype=np.float32, **kwargs)).astype(narrow)
     return function(array, *args, dtype=dtype, **kwargs)
 
 
+def add_reduce(array, axis, keepdims=False):
+    """`np.add.reduce`, for the sums inside ops (gradients summed over a broadcast, windows): a
+    bfloat16 array sums in float32, rounded once, since ml_dtypes' loop adds one by one in bfloat16
+    (256 + 1 stays 256). float16 keeps NumPy's own pairwise sum, which accumulates in float32."""
+    if array.dtype.kind == "V":
+        return np.add.reduce(array, axis=axis, dtype=np.float32, keepdims=keepdims).astype(array.dtype)
+    return np.add.reduce(array, axis=axis, keepdims=keepdims)
+
+
 def widened(array):
-    """`array` in the precision to compute in: float32 for float16, itself otherwise (no copy)."""
-    return array.astype(np.float32) if array.dtype is _HALF else array
+    """`array` in the precision to compute in: float32 for float16 and bfloat16, itself otherwise (no copy)."""
+    return array.astype(np.float32) if array.dtype is _HALF or array.dtype.kind == "V" else array
+
+
+def matmul(a, b, bias=None):
+    """`np.matmul(a, b)` (plus `bias`); bfloat16 operands are multiplied in float32 (BLAS), the bias
+    added there and the result rounded to bfloat16 once, as PyTorch's addmm does (ml_dtypes' own
+    matmul loop would return float32, and slowly)."""
+    if a.dtype.kind == "V":
+        result = np.matmul(a.astype(np.float32), b.astype(np.float32))
+        if bias is not None:
+            result += bias
+        return result.astype(a.dtype)
+    result = np.matmul(a, b)
+    if bias is not None:
+        result += bias
+    return result
+
+
+def einsum(subscripts, *operands, **kwargs):
+    """`np.einsum`, which refuses bfloat16: such operands are contracted in float32, then rounded."""
+    narrow = operands[0].dtype
+    if narrow.kind == "V":
+        widened_operands = [operand.astype(np.float32) for operand in operands]
+        return np.asarray(np.einsum(subscripts, *widened_operands, **kwargs)).astype(narrow)
+    return np.einsum(subscripts, *operands, **kwargs)
+
+
+def in_float32(function, array, *args):
+    """`function(array, *args)`, computed in float32 and rounded once for a bfloat16 `array`, as
+    PyTorch's kernels compute bfloat16 (its "opmath" type): a formula of several NumPy steps would
+    otherwise round to bfloat16 after each one. Other dtypes call `function` as it is."""
+    if array.dtype.kind == "V":
+        return function(array.astype(np.float32), *args).astype(array.dtype)
+    return function(array, *args)

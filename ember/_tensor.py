@@ -231,7 +231,7 @@ class Tensor(metaclass=_TensorType):
                 "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
             )
-        if requires_grad and self._data.dtype.kind not in "fc":
+        if requires_grad and self._data.dtype.kind not in "fcV":
             raise RuntimeError(
                 f"only Tensors of floating point dtype can require gradients (this one is {self.dtype}); "
                 "convert it first, e.g. x = x.float().requires_grad_()"
@@ -385,7 +385,7 @@ class Tensor(metaclass=_TensorType):
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
-        if self._requires_grad and value._data.dtype.kind not in "fc":
+        if self._requires_grad and value._data.dtype.kind not in "fcV":
             raise RuntimeError(
                 f"data set to a tensor that requires gradients must be floating point or complex "
                 f"dtype (got {value.dtype}); convert it first, e.g. value.float()"
@@ -532,11 +532,11 @@ class Tensor(metaclass=_TensorType):
     @property
     def is_floating_point_type(self):
         """Whether the dtype is a real floating-point type (a property, unlike `is_floating_point()`)."""
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind in "fV"
 
     def is_floating_point(self):
-        """Whether the dtype is float16, float32 or float64."""
-        return self._data.dtype.kind == "f"
+        """Whether the dtype is float16, float32, float64, bfloat16 or a float8 type."""
+        return self._data.dtype.kind in "fV"
 
     @property
     def real(self):
@@ -650,6 +650,7 @@ class Tensor(metaclass=_TensorType):
         """The NumPy array on this tensor's memory (no copy)."""
         if self._requires_grad and not force and _grad_mode.state.enabled:  # allowed under no_grad, as in PyTorch
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        _refuse_ml_dtype_to_numpy(self)
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -659,6 +660,7 @@ class Tensor(metaclass=_TensorType):
                 "silently. Use tensor.detach().numpy() if that is what you want, or ember ops to stay in "
                 "the graph."
             )
+        _refuse_ml_dtype_to_numpy(self)
         return self._data if dtype is None else self._data.astype(dtype, copy=False)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -783,6 +785,10 @@ class Tensor(metaclass=_TensorType):
     def double(self):
         """This tensor as float64 (itself if it is already)."""
         return _ops.to(self, _dtype.float64)
+
+    def bfloat16(self):
+        """This tensor converted to bfloat16 (needs the ml_dtypes package)."""
+        return _ops.to(self, _dtype.bfloat16)
 
     def half(self):
         """This tensor as float16 (itself if it is already)."""
@@ -1002,6 +1008,17 @@ _FIELDS = (
     "_view_version",
     "_view_replay",
 )
+
+
+def _refuse_ml_dtype_to_numpy(tensor):
+    """PyTorch's numpy() refuses bfloat16 and float8 (NumPy has no such dtype); so does ember's, though
+    its array is an ml_dtypes one, so that a script behaves the same under both. `x.float().numpy()` works."""
+    dtype = tensor.dtype
+    if dtype in _dtype.ML_DTYPES:
+        raise TypeError(
+            f"Got unsupported ScalarType {_dtype.kernel_name(dtype)}: NumPy has no {dtype.name}; "
+            "convert first, e.g. x.float().numpy()"
+        )
 
 
 def _check_legacy_dtype(given, wanted, requested):

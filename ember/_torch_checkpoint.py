@@ -31,7 +31,7 @@ _STORAGE_DTYPES = {
     "FloatStorage": np.float32,
     "DoubleStorage": np.float64,
     "HalfStorage": np.float16,
-    "BFloat16Storage": "bfloat16",  # no NumPy dtype: widened to float32 when read
+    "BFloat16Storage": "bfloat16",  # no NumPy dtype: ml_dtypes' when installed, else widened to float32
     "LongStorage": np.int64,
     "IntStorage": np.int32,
     "ShortStorage": np.int16,
@@ -104,7 +104,7 @@ class _WeightsUnpickler(pickle.Unpickler):
             return _rebuild_parameter
         if module == "torch" and name in _STORAGE_DTYPES:
             return _Storage(name)
-        if module == "torch" and (name in _dtype._BY_NAME or name in _dtype.ALIASES or name == "bfloat16"):
+        if module == "torch" and (name in _dtype._BY_NAME or name in _dtype.ALIASES):
             return _dtype_named(name)
         raise pickle.UnpicklingError(
             f"ember.load: weights only load failed: {self.source} refers to {module}.{name}, which a "
@@ -182,8 +182,10 @@ def load_torch_checkpoint(archive, source, relocate, check_member):
         if not raw.isnative:
             array = array.astype(raw.newbyteorder("="))
         if dtype == "bfloat16":
+            if _dtype.ml_dtypes_available():
+                return array.view(_dtype.bfloat16.numpy_dtype)
             widened.append(key)
-            return (array.astype(np.uint32) << 16).view(np.float32)
+            return (array.astype(np.uint32) << 16).view(np.float32)  # the bits of bfloat16 are float32's top half
         return array
 
     result = _WeightsUnpickler(io.BytesIO(archive.read(pickle_name)), read_storage, source, relocate).load()
@@ -206,29 +208,31 @@ def load_legacy_torch_checkpoint(file, source, relocate):
     version, system = plain_pickle(), plain_pickle()
     if version != _LEGACY_VERSION or not isinstance(system, dict) or not system.get("little_endian", True):
         raise RuntimeError(f"ember.load: {source} is a legacy PyTorch checkpoint of an unsupported kind ({version})")
-    empty = {}  # key -> (array to fill, whether it holds bfloat16 bits)
+    empty = {}  # key -> array to fill
 
     def allocate(key, dtype, numel):
-        raw = np.dtype(np.uint16 if dtype == "bfloat16" else dtype)
-        empty[key] = (np.empty(numel, raw), dtype == "bfloat16")
-        return empty[key][0]
+        if dtype == "bfloat16":  # the tensors view the storage before it is filled: no widening afterwards
+            if not _dtype.ml_dtypes_available():
+                raise RuntimeError(
+                    f"ember.load: {source} holds bfloat16 tensors in the legacy format, which needs the "
+                    f"ml_dtypes package ({_dtype.ML_DTYPES_HINT}); or re-save the checkpoint in PyTorch's "
+                    "zip format (ember widens bfloat16 to float32 there without ml_dtypes)."
+                )
+            dtype = _dtype.bfloat16.numpy_dtype
+        empty[key] = np.empty(numel, dtype)
+        return empty[key]
 
     result = _WeightsUnpickler(file, allocate, source, relocate).load()
     keys = plain_pickle()
     if not isinstance(keys, list) or set(keys) != set(empty):
         raise RuntimeError(f"ember.load: {source} is damaged: its storage list does not match its tensors")
     for key in keys:
-        array, _ = empty[key]
+        array = empty[key]
         count = np.frombuffer(_read_exactly(file, 8, source), "<i8")[0]
         if count != array.size:
             raise RuntimeError(f"ember.load: {source} is damaged: storage {key} has {count} elements, not {array.size}")
         if file.readinto(array.view(np.uint8)) != array.nbytes:
             _truncated(source)
-    if any(is_bfloat16 for _, is_bfloat16 in empty.values()):
-        raise RuntimeError(
-            f"ember.load: {source} holds bfloat16 tensors in the legacy format; ember has no bfloat16. "
-            "Re-save the checkpoint in PyTorch's zip format (ember widens bfloat16 to float32 there)."
-        )
     return result
 
 
@@ -246,7 +250,7 @@ def _truncated(source):
 def _warn_if_widened(widened, source):
     if widened:
         warnings.warn(
-            f"ember.load: {source} holds bfloat16 tensors; ember has no bfloat16, so they load as float32 "
-            "(exactly: every bfloat16 value is a float32 value)",
+            f"ember.load: {source} holds bfloat16 tensors; without the ml_dtypes package they load as float32 "
+            f"(exactly: every bfloat16 value is a float32 value). To keep them bfloat16: {_dtype.ML_DTYPES_HINT}",
             stacklevel=5,  # the caller of ember.load
         )

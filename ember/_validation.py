@@ -166,7 +166,7 @@ def _check_array_fits(array, numpy_dtype, low, high, op_name):
     if array.dtype.kind == "c":
         array = array.real
     smallest, largest = array.min(), array.max()
-    if array.dtype.kind == "f":
+    if array.dtype.kind in "fV":
         if not np.isfinite(smallest) or smallest < float(low):
             _raise_overflow(smallest, numpy_dtype, low, high, op_name)
         if not np.isfinite(largest) or largest >= float(high + 1):

@@ -131,17 +131,26 @@ class _Writer:
         return node
 
     def _array(self, array):
-        if array.dtype.kind not in _ALLOWED_KINDS:
+        if array.dtype.kind not in _ALLOWED_KINDS and not _is_ml_dtype(array.dtype):
             raise TypeError(
                 f"ember.save cannot store a NumPy array of dtype {array.dtype}: only bool, integer, "
                 "floating and complex arrays can be stored without pickle"
             )
         self.arrays.append(np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")))
-        return {
-            "key": str(len(self.arrays) - 1),
-            "dtype": array.dtype.newbyteorder("<").str,
-            "shape": list(array.shape),
-        }
+        return {"key": str(len(self.arrays) - 1), "dtype": _dtype_field(array.dtype), "shape": list(array.shape)}
+
+
+def _is_ml_dtype(numpy_dtype):
+    """Whether an array's dtype is ml_dtypes' bfloat16 or float8 (loaded, since such an array exists)."""
+    return numpy_dtype.kind in "Vf" and _dtype.from_numpy_dtype_or_none(numpy_dtype) in _dtype.ML_DTYPES
+
+
+def _dtype_field(numpy_dtype):
+    """How a checkpoint names an array's dtype: NumPy's little-endian code ('<f4'), or for ml_dtypes'
+    types, whose code is an anonymous '<V2', the dtype's name ('bfloat16')."""
+    if _is_ml_dtype(numpy_dtype):
+        return _dtype.from_numpy_dtype(numpy_dtype).name
+    return numpy_dtype.newbyteorder("<").str
 
 
 class _ReferencingPickler(pickle.Pickler):
@@ -249,7 +258,10 @@ _ARRAY_DTYPES = frozenset(
         "complex128",
     )
 )
-_TENSOR_DTYPES = frozenset(d.numpy_dtype.newbyteorder("<").str for d in _dtype.ALL_DTYPES)
+_TENSOR_DTYPES = frozenset(d.numpy_dtype.newbyteorder("<").str for d in _dtype.NUMPY_DTYPES) | frozenset(
+    d.name for d in _dtype.ML_DTYPES
+)
+_ML_NAMES = frozenset(d.name for d in _dtype.ML_DTYPES)
 _NODE_FIELDS = {
     "tensor": ({"type", "key", "dtype", "shape", "requires_grad", "parameter"}, set()),
     "ndarray": ({"type", "key", "dtype", "shape"}, set()),
@@ -401,7 +413,7 @@ class _Reader:
         parameter = self._flag(node, "parameter", where)
         tensor = self.tensors.get(key) if isinstance(key, str) else None
         if tensor is not None:
-            if list(tensor.shape) != node["shape"] or tensor._data.dtype.newbyteorder("<").str != node["dtype"]:
+            if list(tensor.shape) != node["shape"] or _dtype_field(tensor._data.dtype) != node["dtype"]:
                 raise self.corrupt(f"the tensor at {where} reuses array {key} with another dtype or shape")
             return tensor
         array = self._array(node, where, _TENSOR_DTYPES)
@@ -410,7 +422,7 @@ class _Reader:
         else:
             tensor = new_tensor(array)
             if requires_grad:
-                if array.dtype.kind not in "fc":
+                if array.dtype.kind not in "fcV":
                     raise self.corrupt(f"the {array.dtype} tensor at {where} is marked requires_grad")
                 tensor.requires_grad_(True)
         if self.relocate is not None:
@@ -433,7 +445,8 @@ class _Reader:
         if key in self.read_keys:
             raise self.corrupt(f"array {key} is referenced twice (at {where})")
         self.read_keys.add(key)
-        dtype = np.dtype(dtype_name)
+        # bfloat16 and float8 are named (see _dtype_field); reading them needs ml_dtypes, as making them does
+        dtype = _dtype._BY_NAME[dtype_name].numpy_dtype if dtype_name in _ML_NAMES else np.dtype(dtype_name)
         expected = dtype.itemsize * _product(shape)
         info = self.members.get(_DATA + key)
         if info is None:

@@ -77,13 +77,35 @@ def test_views_strides_parameters_and_plain_values(tmp_path, zip_format):
     assert loaded["row"][0].item() == -1.0 and loaded["transposed"][0, 1].item() == -1.0
 
 
-def test_bfloat16_widens_to_float32_with_a_warning(tmp_path):
+@pytest.mark.parametrize("zip_format", [True, False], ids=["zip", "legacy"])
+def test_a_bfloat16_state_dict_loads_as_bfloat16(tmp_path, zip_format):
+    pytest.importorskip("ml_dtypes")
+    model = torch.nn.Linear(3, 2).to(torch.bfloat16)
+    saved = {**model.state_dict(), "row": model.weight.detach()[1]}  # a view into the weight's storage
+    torch.save(saved, tmp_path / "bf16.pt", _use_new_zipfile_serialization=zip_format)
+    loaded = ember.load(tmp_path / "bf16.pt")
+    for key, value in saved.items():
+        assert loaded[key].dtype is ember.bfloat16, key
+        assert loaded[key].tolist() == value.tolist(), key
+    layer = ember.nn.Linear(3, 2).to(ember.bfloat16)
+    layer.load_state_dict({key: loaded[key] for key in ("weight", "bias")})
+    x = [[0.5, -1.25, 2.0]]
+    assert (
+        layer(ember.tensor(x, dtype=ember.bfloat16)).tolist() == model(torch.tensor(x, dtype=torch.bfloat16)).tolist()
+    )
+
+
+def test_bfloat16_widens_to_float32_with_a_warning_without_ml_dtypes(tmp_path, monkeypatch):
+    monkeypatch.setattr(ember._dtype, "ml_dtypes_available", lambda: False)
     values = torch.tensor([1.5, -2.25, 3e38], dtype=torch.bfloat16)
     torch.save({"w": values}, tmp_path / "bf16.pt")
-    with pytest.warns(UserWarning, match="bfloat16.*float32"):
+    with pytest.warns(UserWarning, match="bfloat16.*float32.*pip install ml_dtypes"):
         loaded = ember.load(tmp_path / "bf16.pt")
     assert loaded["w"].dtype is ember.float32
     np.testing.assert_array_equal(loaded["w"].numpy(), values.float().numpy())
+    torch.save({"w": values}, tmp_path / "legacy.pt", _use_new_zipfile_serialization=False)
+    with pytest.raises(RuntimeError, match="legacy format.*pip install ml_dtypes"):
+        ember.load(tmp_path / "legacy.pt")
 
 
 def test_a_whole_torch_model_is_refused_naming_the_class(tmp_path):

@@ -1,5 +1,5 @@
 """`ember.amp`: PyTorch's `torch.amp` — autocast regions and the gradient scaler (see their modules
-for what a CPU-only, bfloat16-less ember does differently)."""
+for what a CPU-only ember does differently)."""
 
 from . import autocast_mode, grad_scaler
 from .autocast_mode import autocast, custom_bwd, custom_fwd, is_autocast_available

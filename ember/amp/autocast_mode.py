@@ -1,18 +1,18 @@
 """`ember.autocast`: PyTorch's automatic mixed precision regions, as they behave on a CPU-only build.
 
-    with ember.autocast("cpu", dtype=ember.float16):
-        loss = loss_fn(model(x), y)       # linear/matmul/conv run in float16, the loss in float32
+    with ember.autocast("cpu"):           # bfloat16, PyTorch's CPU default (needs ml_dtypes)
+        loss = loss_fn(model(x), y)       # linear/matmul/conv run in bfloat16, the loss in float32
 
-Differences from PyTorch: ember has no bfloat16 (NumPy lacks it), so with PyTorch's CPU default
-dtype (no `dtype`, the common `autocast("cpu")`) every op stays in float32, with a one-time warning:
-results are more precise than PyTorch's and their dtype is float32. With `dtype=ember.float16` the ops
-are cast as PyTorch casts them. No cast cache is kept (`cache_enabled` is accepted), so a weight used
-twice in a region is cast twice.
+The CPU dtype is bfloat16 unless `dtype=ember.float16` is given (or `set_autocast_dtype`), as in
+PyTorch; bfloat16 tensors need the optional ml_dtypes package, and entering a bfloat16 region
+without it raises ModuleNotFoundError naming what to install. Difference from PyTorch: no cast
+cache is kept (`cache_enabled` is accepted), so a weight used twice in a region is cast twice.
 
-With float16, the ops PyTorch's CPU autocast lowers (linear, matmul, mm, bmm, addmm, addbmm,
-baddbmm, einsum, conv1d-3d, conv_transpose1d-3d, prelu; attention through its matmuls) cast float32
-inputs to float16, and the losses (l1, mse, smooth_l1, huber, nll, cross_entropy,
-binary_cross_entropy[_with_logits], kl_div) cast float16 inputs back to float32. Each cast is a
+The ops PyTorch's CPU autocast lowers (linear, matmul, mm, bmm, addmm, addbmm, baddbmm, einsum,
+conv1d-3d, conv_transpose1d-3d, prelu; attention through its matmuls) cast float32, float16 and
+bfloat16 inputs to the region's dtype (float64 stays), and the losses (l1, mse, smooth_l1, huber,
+nll, cross_entropy, binary_cross_entropy[_with_logits], kl_div) cast float16 and bfloat16 inputs
+back to float32; every other op keeps its inputs' dtype. Each cast is a
 ToCopyBackward0 node, so float32 leaves get float32 gradients. CUDA autocast is never available:
 `autocast("cuda")` warns and disables itself, as PyTorch's does on a machine without CUDA.
 """
@@ -44,24 +44,7 @@ __all__ = [
 _DEVICE_TYPES = ("cpu", "cuda")
 # Device types PyTorch knows but ember has no autocast for (PyTorch's CPU build raises for them too).
 _OTHER_DEVICE_TYPES = ("ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla")
-_CPU_DTYPES = (None, _dtype.float16)  # None: bfloat16, the default
-
-
-class _BFloat16Notice:
-    given = False
-
-
-def _warn_bfloat16_once():
-    if not _BFloat16Notice.given:
-        _BFloat16Notice.given = True
-        warnings.warn(
-            "autocast('cpu') computes in bfloat16 under PyTorch, but ember has no bfloat16 (NumPy lacks "
-            "it): linear, matmul, conv and the other autocast ops run in float32 here, so results are more "
-            "precise than PyTorch's and their dtype is float32. Pass dtype=ember.float16 to compute in half "
-            "precision.",
-            UserWarning,
-            stacklevel=3,
-        )
+_CPU_DTYPES = (_dtype.bfloat16, _dtype.float16)
 
 
 def _check_device_type(device_type, api="autocast"):
@@ -102,12 +85,9 @@ def set_autocast_enabled(device_type, enabled=None):
 
 
 def get_autocast_dtype(device_type):
-    """The dtype autocast casts to on `device_type`. On the CPU the default stands for PyTorch's
-    bfloat16, which ember lacks, and reads as float32: the dtype ember then computes in."""
+    """The dtype autocast casts to on `device_type`: bfloat16 on the CPU and float16 on CUDA unless set."""
     _check_device_type(device_type, "get_autocast_dtype")
-    if device_type == "cuda":
-        return state.cuda_dtype
-    return _dtype.float32 if state.cpu_dtype is None else state.cpu_dtype
+    return state.cuda_dtype if device_type == "cuda" else state.cpu_dtype
 
 
 def set_autocast_dtype(device_type, dtype):
@@ -116,7 +96,7 @@ def set_autocast_dtype(device_type, dtype):
     if device_type == "cuda":
         state.cuda_dtype = dtype
     else:
-        state.cpu_dtype = None if dtype is _dtype.float32 else dtype
+        state.cpu_dtype = dtype
     state.refresh()
 
 
@@ -167,8 +147,8 @@ class autocast:
 
     Args:
         device_type: "cpu" or "cuda" (a string, as PyTorch requires).
-        dtype: float16 (ember casts) or None, PyTorch's bfloat16 default (ember stays in float32 and
-            warns once). Any other dtype warns and disables autocast, as PyTorch's CPU autocast does.
+        dtype: bfloat16 (the CPU default, as in PyTorch; needs ml_dtypes) or float16. Any other dtype
+            warns and disables autocast, as PyTorch's CPU autocast does.
         enabled: False makes the region a no-op (it still turns an outer autocast off inside it).
         cache_enabled: accepted; ember keeps no cache of cast weights.
     """
@@ -194,6 +174,8 @@ class autocast:
                 stacklevel=2,
             )
             self._enabled = False
+        if self._enabled and self.fast_dtype is _dtype.bfloat16:
+            _dtype.load_ml_dtypes("autocast('cpu') in bfloat16 (PyTorch's CPU default; or pass dtype=ember.float16)")
         self._saved = []
 
     def __enter__(self):
@@ -205,8 +187,6 @@ class autocast:
             state.cpu_enabled = self._enabled
             if self._enabled:
                 state.cpu_dtype = self.fast_dtype
-                if self.fast_dtype is None:
-                    _warn_bfloat16_once()
         state.cache_enabled = self._cache_enabled
         state.refresh()
         return self

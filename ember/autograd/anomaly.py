@@ -139,7 +139,7 @@ def _non_finite_kind(tensor):
     import numpy as np
 
     data = getattr(tensor, "_data", None)
-    if data is None or data.dtype.kind not in "fc" or np.isfinite(data).all():
+    if data is None or data.dtype.kind not in "fcV" or np.isfinite(data).all():
         return None
     return "nan" if np.isnan(data).any() else "inf"
 

@@ -188,7 +188,7 @@ def propagate_tangents(cls, node, args, outputs):
                 f"{len(output_tuple)} outputs; return one tangent per output"
             )
         for output, tangent in zip(output_tuple, tangent_tuple):
-            if isinstance(output, Tensor) and tangent is not None and output._data.dtype.kind in "fc":
+            if isinstance(output, Tensor) and tangent is not None and output._data.dtype.kind in "fcV":
                 _set_tangent(output, _fit_to(tangent, output, cls))
     return outputs
 

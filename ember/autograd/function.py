@@ -380,7 +380,7 @@ def _stop_retaining(tensor):
     return True
 
 
-_FLOATING_KINDS = frozenset("fc")
+_FLOATING_KINDS = frozenset("fcV")  # "V": ml_dtypes' bfloat16 and float8 (see ember._dtype)
 
 
 def _apply_array_forward(cls, node, args, recording):
@@ -408,7 +408,7 @@ def _apply_array_forward(cls, node, args, recording):
     else:
         array = _as_array(result)  # a NumPy scalar from a reduction, or a Python number
     # Written so that a float result costs no more than one comparison (this runs for every op).
-    if recording and (array.dtype.kind == "f" or _joins_graph_as_complex(cls, node, array)):
+    if recording and (array.dtype.kind in "fV" or _joins_graph_as_complex(cls, node, array)):
         output = new_tensor(array, True, node, 0)
         if node._non_differentiable is not None:
             _apply_non_differentiable(node, (output,))

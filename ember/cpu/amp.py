@@ -9,7 +9,7 @@ __all__ = ["autocast", "GradScaler"]
 
 
 class autocast(autocast_mode.autocast):
-    """`torch.cpu.amp.autocast(args...)`; the default dtype is PyTorch's bfloat16 (see ember.amp)."""
+    """`torch.cpu.amp.autocast(args...)`; the default dtype is bfloat16, as in PyTorch (see ember.amp)."""
 
     def __init__(self, enabled=True, dtype=None, cache_enabled=True):
         warnings.warn(

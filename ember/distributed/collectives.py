@@ -184,7 +184,7 @@ def _mpi_op(op, dtype, operation):
         raise ValueError(f"{operation}: ReduceOp.{op.name} is not supported for {dtype} tensors")
     if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and dtype.kind not in "biu":
         raise ValueError(f"{operation}: ReduceOp.{op.name} needs an integer or bool tensor, got {dtype}")
-    if op == ReduceOp.AVG and dtype.kind not in "fc":
+    if op == ReduceOp.AVG and dtype.kind not in "fcV":
         raise ValueError(
             f"{operation}: ReduceOp.AVG needs a floating-point tensor, got {dtype}; use ReduceOp.SUM and divide"
         )

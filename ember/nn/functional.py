@@ -403,8 +403,16 @@ _SQRT_HALF = math.sqrt(0.5)
 _SQRT_TWO_OVER_PI = math.sqrt(2 / math.pi)
 
 
+def _in_float32_for_bfloat16(input):
+    """Whether a composite should run on `input.float()` and round its result to bfloat16 once, as
+    PyTorch's single kernel for it does (each of the composite's ops would round on its own)."""
+    return type(input) is Tensor and input._data.dtype.kind == "V"
+
+
 def gelu(input, approximate="none"):
     """x * Phi(x), Phi the standard normal CDF; approximate='tanh' uses the tanh formula."""
+    if _in_float32_for_bfloat16(input):
+        return gelu(input.float(), approximate).to(input.dtype)
     if approximate == "tanh":
         inner = (input + input * input * input * 0.044715) * _SQRT_TWO_OVER_PI
         return input * (_ops.tanh(inner) + 1) * 0.5
@@ -450,6 +458,8 @@ def silu(input, inplace=False):
 
 
 def _silu(input):
+    if _in_float32_for_bfloat16(input):
+        return _silu(input.float()).to(input.dtype)
     return input * _ops.sigmoid(input)
 
 
@@ -827,7 +837,7 @@ def cross_entropy(
         )
     class_dim = 1 if input.dim() > 1 else 0
     log_probabilities = _activations.log_softmax(input, class_dim)
-    if target._data.dtype.kind == "f":
+    if target._data.dtype.kind in "fV":
         if target.shape != input.shape:
             raise RuntimeError(
                 f"cross_entropy: class-probability targets must have the input's shape "

@@ -62,7 +62,7 @@ def _infer_dtype(value):
     if isinstance(value, numbers.Complex):
         return _dtype.get_default_dtype().to_complex()
     array = np.asarray(value)
-    if array.dtype.kind == "f":
+    if array.dtype.kind in "fV":
         return _dtype.get_default_dtype()
     return _dtype.from_numpy_dtype(array.dtype)
 
@@ -126,7 +126,7 @@ def _cast(tensor, dtype):
 
 
 def check_floating(tensor, op_name):
-    if tensor._data.dtype.kind not in "fc":
+    if tensor._data.dtype.kind not in "fcV":
         raise RuntimeError(f"{op_name}: expected a floating point tensor, got {tensor.dtype}")
 
 

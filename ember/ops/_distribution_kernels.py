@@ -292,7 +292,7 @@ def random_default(engine, count, dtype):
     dtype = np.dtype(dtype)
     if dtype == np.bool_:
         return (engine.random32(count) & np.uint64(1)).astype(bool)
-    if dtype.kind == "f":
+    if dtype.kind in "fV":
         span = (1 << (np.finfo(dtype).nmant + 1)) + 1
         raw = engine.random64(count) if dtype == np.float64 else engine.random32(count)
         return (raw % np.uint64(span)).astype(dtype)

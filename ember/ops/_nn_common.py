@@ -44,7 +44,7 @@ def _check_same_dtype(input, other, other_name, op_name):
 
 
 def _check_floating(input, op_name):
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise NotImplementedError(
             f"\"{op_name}\" not implemented for '{_dtype.kernel_name(input.dtype)}': it needs "
             "a floating point input; convert it first, e.g. x.float()"

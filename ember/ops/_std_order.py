@@ -33,7 +33,7 @@ def has_ties(slices):
     """A boolean per slice (last axis): whether two of its values are equal (NaNs count as equal)."""
     ordered = np.sort(slices, axis=-1)
     same = ordered[..., 1:] == ordered[..., :-1]
-    if ordered.dtype.kind in "fc":
+    if ordered.dtype.kind in "fcV":
         same |= np.isnan(ordered[..., 1:]) & np.isnan(ordered[..., :-1])
     return same.any(axis=-1)
 

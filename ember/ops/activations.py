@@ -2,7 +2,7 @@
 
 from .._backend import np
 from .._tensor import new_tensor
-from .. import _dtype
+from .. import _dtype, _precision
 from ..autograd.function import Primitive
 from ._common import normalize_dim
 from ._nn_common import _check_floating, _check_tensor
@@ -16,18 +16,30 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 # ================================================================ softmax
+def _softmax_array(x, dim):
+    if x.size == 0:
+        return x.copy()
+    result = x - x.max(axis=dim, keepdims=True)
+    np.exp(result, out=result)
+    result /= result.sum(axis=dim, keepdims=True)
+    return result
+
+
+def _log_softmax_array(x, dim):
+    if x.size == 0:
+        return x.copy()
+    result = x - x.max(axis=dim, keepdims=True)
+    result -= np.log(np.exp(result).sum(axis=dim, keepdims=True))
+    return result
+
+
 class Softmax(Primitive, node="SoftmaxBackward0"):
     """exp(x - max) / sum: a primitive because exp(x) / sum(exp(x)) overflows for large x."""
 
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        if x.size == 0:
-            result = x.copy()
-        else:
-            result = x - x.max(axis=dim, keepdims=True)
-            np.exp(result, out=result)
-            result /= result.sum(axis=dim, keepdims=True)
+        result = _precision.in_float32(_softmax_array, x, dim)
         ctx.save_for_backward(result)
         return result
 
@@ -44,11 +56,7 @@ class LogSoftmax(Primitive, node="LogSoftmaxBackward0", backward_on_arrays=True)
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        if x.size == 0:
-            result = x.copy()
-        else:
-            result = x - x.max(axis=dim, keepdims=True)
-            result -= np.log(np.exp(result).sum(axis=dim, keepdims=True))
+        result = _precision.in_float32(_log_softmax_array, x, dim)
         ctx.save_for_backward(result)
         return result
 
@@ -56,7 +64,7 @@ class LogSoftmax(Primitive, node="LogSoftmaxBackward0", backward_on_arrays=True)
     def backward(ctx, grad):
         (result,) = ctx.saved_tensors
         if isinstance(grad, np.ndarray):  # a first-order backward on arrays (see autograd.function)
-            return grad - np.exp(result) * np.add.reduce(grad, axis=ctx.dim, keepdims=True), None
+            return grad - np.exp(result) * _precision.add_reduce(grad, ctx.dim, keepdims=True), None
         return grad - result.exp() * grad.sum(ctx.dim, keepdim=True), None
 
 
@@ -64,7 +72,7 @@ def _softmax_input(input, dim, dtype, op_name):
     _check_tensor(input, "input", op_name)
     if dtype is not None:
         input = input.to(_dtype.to_dtype(dtype))
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise RuntimeError(
             f"\"{op_name}_lastdim_kernel_impl\" not implemented for '{input.dtype}': pass a floating "
             f"point input or dtype=ember.float32"

@@ -32,7 +32,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
 def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # noqa: A002 - PyTorch's name
     """A D-dimensional histogram of the N points in the rows of `input` (N x D): `bins` is a count for
     every dim, a count per dim, or the edges per dim (1-d tensors); returns (hist, bin_edges)."""
-    if not isinstance(input, Tensor) or input._data.dtype.kind != "f":
+    if not isinstance(input, Tensor) or input._data.dtype.kind not in "fV":
         raise RuntimeError(
             "torch.histogramdd: input tensor and bins tensors should have the same dtype, and be floating point"
         )

@@ -1,6 +1,7 @@
 """Undoing broadcasting: the one place where a gradient is summed back to an input's shape."""
 
 from .._backend import np, broadcast_view
+from .. import _precision
 from ..autograd.function import Primitive
 from ._tangents import linear_jvp
 from ._declare import op
@@ -35,7 +36,7 @@ def _sum_array_to_shape(array, shape):
         extra + index for index, size in enumerate(shape) if size == 1 and array.shape[extra + index] != 1
     )
     if axes:
-        array = np.add.reduce(array, axis=axes, keepdims=True)
+        array = _precision.add_reduce(array, axes, keepdims=True)
     if extra:
         array = array.reshape(shape)
     return array

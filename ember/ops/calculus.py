@@ -42,7 +42,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 
 def _floating(y):
-    return y if y._data.dtype.kind in "fc" else y.to(_dtype.get_default_dtype())
+    return y if y._data.dtype.kind in "fcV" else y.to(_dtype.get_default_dtype())
 
 
 def _spacing(x, y, dim, op_name):

@@ -121,11 +121,11 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise
     if a.dtype == np.bool_:
         a, b = a.astype(np.int64), b.astype(np.int64)
-    if equal_nan and a.dtype.kind in "fc":
+    if equal_nan and a.dtype.kind in "fcV":
         close = close | (np.isnan(a) & np.isnan(b))
     with np.errstate(invalid="ignore", over="ignore"):
         # Integers are compared in float64, where |a - b| cannot wrap around.
-        difference = np.abs(a - b) if a.dtype.kind in "fc" else np.abs(a.astype(np.float64) - b)
+        difference = np.abs(a - b) if a.dtype.kind in "fcV" else np.abs(a.astype(np.float64) - b)
         allowed = atol + rtol * np.abs(b)
         close = close | (np.isfinite(difference) & (difference <= allowed))
     return new_tensor(np.asarray(close))
@@ -149,7 +149,7 @@ def _classify(ufunc, input, op_name, integer_result):
     the same for every element (`integer_result`)."""
     _check_tensor(input, op_name, 1, "input")
     data = input._data
-    if data.dtype.kind in "fc":
+    if data.dtype.kind in "fcV":
         return new_tensor(np.asarray(ufunc(data)))
     return new_tensor(np.full(data.shape, integer_result))
 

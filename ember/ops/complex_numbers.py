@@ -250,7 +250,7 @@ class Angle(Primitive, node="AngleBackward0"):
 def angle(input):
     """The argument of each element in radians (for real tensors: 0, or pi for negative numbers)."""
     _check_tensor(input, "angle")
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         input = input.to(_dtype.get_default_dtype())
     return Angle.apply(input)
 

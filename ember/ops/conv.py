@@ -3,6 +3,7 @@
 import math
 
 from .._backend import np
+from .. import _precision
 from ..autograd.function import Primitive
 from ._nn_common import _batched, _check_floating, _check_same_dtype, _check_tensor, _ntuple
 from ._strided_windows import _col2im, _crop, _out_size, _pad, _windows
@@ -63,9 +64,12 @@ def _convolution_array(x, weight, bias, stride, padding, dilation, groups):
     first = _layout(out_size)
     padded = _to_layout(x, first, padding, padding)
     columns = _im2col(padded, out_size, kernel, stride, dilation, groups, first)
-    result = np.matmul(weight.reshape(groups, out_channels // groups, -1), columns)
+    matrix = weight.reshape(groups, out_channels // groups, -1)
+    wide = x.dtype.kind == "V"  # bfloat16: product and bias in float32, rounded once, as PyTorch's conv
+    result = np.matmul(matrix.astype(np.float32), columns.astype(np.float32)) if wide else np.matmul(matrix, columns)
     rest = (x.shape[0],) + out_size if first == 2 else out_size + (x.shape[0],)
-    return _from_layout(result.reshape((out_channels,) + rest), first, bias), columns
+    output = _from_layout(result.reshape((out_channels,) + rest), first, bias)
+    return (output.astype(x.dtype) if wide else output), columns
 
 
 def _conv_transpose_array(x, weight, bias, stride, padding, output_padding, dilation, groups):
@@ -80,7 +84,7 @@ def _conv_transpose_array(x, weight, bias, stride, padding, output_padding, dila
     )
     weight_matrix = weight.reshape(groups, weight.shape[0] // groups, -1)
     inputs = _to_layout(x, first=1).reshape(groups, x.shape[1] // groups, -1)
-    columns = np.matmul(weight_matrix.transpose(0, 2, 1), inputs)
+    columns = _precision.matmul(weight_matrix.transpose(0, 2, 1), inputs)
     # (G, Cout/G * prod(kernel), prod(in) * N) -> (*kernel, Cout, *in, N), a view.
     columns = columns.reshape((out_channels,) + tuple(kernel) + tuple(in_size) + (batch,))
     columns = np.moveaxis(columns, tuple(range(1, 1 + n)), tuple(range(n)))
@@ -95,7 +99,7 @@ def _conv_weight_array(x, grad_output, kernel, stride, padding, dilation, groups
     if columns is None:
         columns = _im2col(_to_layout(x, first, padding, padding), out_size, kernel, stride, dilation, groups, first)
     grad_matrix = _to_layout(grad_output, first).reshape(groups, grad_output.shape[1] // groups, -1)
-    result = np.matmul(grad_matrix, columns.transpose(0, 2, 1))
+    result = _precision.matmul(grad_matrix, columns.transpose(0, 2, 1))
     return result.reshape((grad_output.shape[1], x.shape[1] // groups) + tuple(kernel))
 
 

@@ -99,7 +99,7 @@ def bincount(input, weights=None, minlength=0):
 
 def _float_input(input, op_name):
     _check_tensor(input, op_name)
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise NotImplementedError(
             f"\"{op_name}_cpu\" not implemented for '{_dtype_name(input._data)}': convert the input with .float() first"
         )

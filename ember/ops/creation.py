@@ -231,7 +231,7 @@ def _array_from_data(data, dtype):
             return np.array(data, dtype=target)
         if isinstance(data, (list, tuple)):
             data = _unwrap_nested(data)
-        if target.kind in "fc":
+        if target.kind in "fcV":
             return _python_array(data, target)
         array = _python_array(data)
         check_fits(array, target, "tensor")
@@ -242,7 +242,7 @@ def _array_from_data(data, dtype):
     if isinstance(data, (list, tuple)):
         data = _unwrap_nested(data)
     array = _python_array(data)
-    if array.dtype.kind == "f" and not isinstance(data, np.generic):
+    if array.dtype.kind in "fV" and not isinstance(data, np.generic):
         return array.astype(_dtype.get_default_dtype().numpy_dtype)
     if array.dtype.kind == "c" and not isinstance(data, np.generic):
         return array.astype(_dtype.get_default_dtype().to_complex().numpy_dtype)
@@ -268,7 +268,7 @@ def _python_array(data, numpy_dtype=None):
     # a float first element means a float tensor in PyTorch too, whatever the ints hold.
     if numpy_dtype is None and (
         array.dtype.kind in "uO"
-        or array.dtype.kind == "f"
+        or array.dtype.kind in "fV"
         and array.size
         and not isinstance(_first_number(data), float)
         and np.maximum.reduce(array, axis=None) >= 2.0**63
@@ -618,7 +618,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Indices drawn from the rows of `input` (unnormalized non-negative weights), as PyTorch draws
     them: running sums and one double per sample with replacement, an exponential race without."""
-    weights = input._data if input._data.dtype.kind == "f" else input._data.astype(np.float32)
+    weights = input._data if input._data.dtype.kind in "fV" else input._data.astype(np.float32)
     if np.any(weights < 0) or not np.all(np.isfinite(weights)):
         raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or element < 0")
     rows = weights.reshape(-1, weights.shape[-1])

@@ -5,7 +5,7 @@ Broadcasting is not undone here: the engine sums each gradient back to its input
 
 from .._backend import np
 from .._tensor import Tensor
-from .. import _dtype
+from .. import _dtype, _precision
 from ..autograd.function import Primitive
 from ._common import prepare_binary, check_broadcastable
 from ._tangents import add_tangents, linear_jvp
@@ -173,6 +173,8 @@ def _binary(function, a, b, op_name, out=None):
         and (type(b) is float and a._data.dtype.kind == "f" or type(b) is Tensor and a._data.dtype is b._data.dtype)
     ):
         a, b = prepare_binary(a, b, op_name)
+        if (function is Mul or function is Div) and _is_bfloat16_with_inexact_number(a, b):
+            return _with_unrounded_number(function, a, b, out)
     try:
         result = function.apply(a, b)
     except ValueError:
@@ -181,10 +183,44 @@ def _binary(function, a, b, op_name, out=None):
     return result if out is None else _write_out(result, out)
 
 
+def _bfloat16_with_alpha(function, input, other, alpha, out):
+    """`input ± alpha * other` for bfloat16, as PyTorch's fused kernel: in float32 with alpha rounded
+    to bfloat16, the result rounded once."""
+    narrow = _dtype.result_type(input, other)
+    alpha = np.asarray(alpha, dtype=narrow.numpy_dtype).item()
+    result = function(input.float(), other.float(), alpha=alpha).to(narrow)
+    return result if out is None else _write_out(result, out)
+
+
+def _is_bfloat16_with_number(a, b):
+    tensor, number = (a, b) if type(a) is Tensor else (b, a)
+    return type(number) in (float, int) and type(tensor) is Tensor and tensor._data.dtype.kind == "V"
+
+
+def _is_bfloat16_with_inexact_number(a, b):
+    """A bfloat16 tensor and a number bfloat16 cannot hold (0.999; not 2 or 0.5, which stay one op)."""
+    if not _is_bfloat16_with_number(a, b):
+        return False
+    tensor, number = (a, b) if type(a) is Tensor else (b, a)
+    return np.asarray(number, dtype=tensor._data.dtype).item() != number
+
+
+def _with_unrounded_number(function, a, b, out):
+    """A bfloat16 tensor times (or divided by) a Python number, as PyTorch computes it: in float32 with
+    the number unrounded, the result rounded once (NumPy would round the number to bfloat16 first:
+    0.999 to 1.0). PyTorch's add and sub do round the number to bfloat16, as NumPy does."""
+    narrow = a.dtype if type(a) is Tensor else b.dtype
+    result = function.apply(*[operand.float() if type(operand) is Tensor else operand for operand in (a, b)])
+    result = result.to(narrow)
+    return result if out is None else _write_out(result, out)
+
+
 @op(Add, method=True, inplace=True)
 def add(input, other, *, alpha=1, out=None):
     """`input + alpha * other`, broadcasting, with PyTorch's type promotion."""
     if alpha != 1:
+        if _is_bfloat16_with_number(input, alpha) and isinstance(other, Tensor):
+            return _bfloat16_with_alpha(add, input, other, alpha, out)
         other = mul(other, alpha)
     return _binary(Add, input, other, "add", out)
 
@@ -195,12 +231,14 @@ def sub(input, other, *, alpha=1, out=None):
     if not (_is_floating_operand(input) and _is_floating_operand(other)):
         _refuse_bool_subtraction(input, other)
     if alpha != 1:
+        if _is_bfloat16_with_number(input, alpha) and isinstance(other, Tensor):
+            return _bfloat16_with_alpha(sub, input, other, alpha, out)
         other = mul(other, alpha)
     return _binary(Sub, input, other, "sub", out)
 
 
 def _is_floating_operand(value):
-    return type(value) is float or type(value) is Tensor and value._data.dtype.kind == "f"
+    return type(value) is float or type(value) is Tensor and value._data.dtype.kind in "fV"
 
 
 def _refuse_bool_subtraction(input, other):
@@ -254,7 +292,7 @@ def _is_bool_operand(value):
 
 def _to_floating(value):
     if isinstance(value, Tensor):
-        if value._data.dtype.kind not in "fc":
+        if value._data.dtype.kind not in "fcV":
             return value.to(_dtype.get_default_dtype())
         return value
     if isinstance(value, (int, bool)):
@@ -417,6 +455,12 @@ class TanhBackward(Primitive, node="TanhBackwardBackward0", backward_on_arrays=T
         )
 
 
+def _sigmoid_array(a):
+    # exp of a non-positive number only: stable on both tails.
+    e = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+
+
 class Sigmoid(Primitive, node="SigmoidBackward0", backward_on_arrays=True, holomorphic=True):
     """A primitive rather than 1/(1+exp(-x)): that composite overflows for large negative x."""
 
@@ -426,9 +470,7 @@ class Sigmoid(Primitive, node="SigmoidBackward0", backward_on_arrays=True, holom
             result = 1 / (1 + np.exp(-a))
             ctx.save_for_backward(result)
             return result
-        # exp of a non-positive number only: stable on both tails.
-        e = np.exp(-np.abs(a))
-        result = np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+        result = _precision.in_float32(_sigmoid_array, a)
         ctx.save_for_backward(result)
         return result
 
@@ -530,7 +572,7 @@ class Abs(Primitive, node="AbsBackward0"):
 def _unary(function, input, op_name, floating=True):
     if not isinstance(input, Tensor):
         raise TypeError(f"{op_name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if floating and input._data.dtype.kind not in "fc":
+    if floating and input._data.dtype.kind not in "fcV":
         input = input.to(_dtype.get_default_dtype())
     return function.apply(input)
 

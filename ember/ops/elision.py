@@ -75,7 +75,7 @@ def _is_temporary(tensor, other):
     if type(other) is Tensor:
         if other._data.dtype != data.dtype or other._data.shape != data.shape:
             return False
-    elif type(other) not in (float, int) or data.dtype.kind != "f":
+    elif type(other) not in (float, int) or data.dtype.kind != "f":  # (bfloat16 with a number: see ops.elementwise)
         return False
     if sys.getrefcount(tensor) != _TEMPORARY_REFERENCES or sys.getrefcount(data) != _ARRAY_REFERENCES:
         return False

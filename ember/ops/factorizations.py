@@ -388,7 +388,7 @@ _PADE13_THETA = 5.371920351148152
 
 def _matrix_exp_array(a):
     """exp of (batches of) square matrices by scaling and squaring, computed in float64."""
-    work = a.astype(np.float64 if a.dtype.kind == "f" else np.complex128)
+    work = a.astype(np.float64 if a.dtype.kind in "fV" else np.complex128)
     norm = np.abs(work).sum(axis=-2).max() if work.size else 0.0
     squarings = max(0, int(math.ceil(math.log2(norm / _PADE13_THETA)))) if norm > 0 else 0
     work = work / (2.0**squarings)
@@ -436,7 +436,7 @@ class MatrixExp(Primitive, node="LinalgMatrixExpBackward0"):
 def matrix_exp(A):
     """exp(A) = sum A^k / k! of a square matrix (or each in a batch); differentiable to any order."""
     _check_tensor(A, "linalg.matrix_exp", "A")
-    if A._data.dtype.kind not in "fc":
+    if A._data.dtype.kind not in "fcV":
         from .._dtype import kernel_name
 
         raise RuntimeError(

@@ -1036,8 +1036,8 @@ _REDUCE_IDENTITY = {
     "sum": lambda dtype: 0,
     "mean": lambda dtype: 0,
     "prod": lambda dtype: 1,
-    "amax": lambda dtype: -np.inf if dtype.kind == "f" else np.iinfo(dtype).min,
-    "amin": lambda dtype: np.inf if dtype.kind == "f" else np.iinfo(dtype).max,
+    "amax": lambda dtype: -np.inf if dtype.kind in "fV" else np.iinfo(dtype).min,
+    "amin": lambda dtype: np.inf if dtype.kind in "fV" else np.iinfo(dtype).max,
 }
 
 

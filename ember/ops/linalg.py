@@ -20,6 +20,7 @@ from .._backend import np
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
 from ..return_types import _structseq
+from .. import _precision
 from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
 from .inplace import copy_into_out
@@ -103,9 +104,9 @@ def _check_matrix_input(A, op_name, square=True, complex_ok=False):
     """A float32/float64 (or, where the op's backward supports it, complex) tensor of (batches of)
     matrices, square where the op needs it."""
     _check_tensor(A, op_name, "A")
-    if A._data.dtype.kind != "f" and not (complex_ok and A._data.dtype.kind == "c"):
+    if A._data.dtype.kind not in "fV" and not (complex_ok and A._data.dtype.kind == "c"):
         raise RuntimeError(f"{op_name}: Expected a floating point tensor as input. Got {A.dtype}")
-    if A._data.dtype == np.float16:
+    if A._data.dtype == np.float16 or A._data.dtype.kind == "V":
         raise RuntimeError(f"{op_name}: Low precision dtypes not supported. Got {A.dtype}; use .float()")
     if A._data.ndim < 2:
         raise RuntimeError(
@@ -183,7 +184,7 @@ class Matmul(Primitive, node="UnsafeViewBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a, b):
         _save_operands(ctx, a, b)
-        return np.matmul(a, b)
+        return _precision.matmul(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -372,6 +373,9 @@ class AddProduct(Primitive, node="AddmmBackward0", holomorphic=True):
     def forward(ctx, input, a, b, beta, alpha):
         _save_operands(ctx, a, b, first=1)
         ctx.beta, ctx.alpha = beta, alpha
+        if a.dtype.kind == "V":  # bfloat16: the whole sum in float32, rounded once, as PyTorch's addmm does
+            wide = [operand.astype(np.float32) for operand in (input, a, b)]
+            return _scaled_sum(wide[0], np.matmul(wide[1], wide[2]), beta, alpha).astype(a.dtype)
         return _scaled_sum(input, np.matmul(a, b), beta, alpha)
 
     @staticmethod
@@ -406,6 +410,9 @@ class Addbmm(AddProduct, node="AddbmmBackward0"):
     def forward(ctx, input, a, b, beta, alpha):
         _save_operands(ctx, a, b, first=1)
         ctx.beta, ctx.alpha = beta, alpha
+        if a.dtype.kind == "V":  # bfloat16: the whole sum in float32, rounded once, as Addmm above
+            wide = [operand.astype(np.float32) for operand in (input, a, b)]
+            return _scaled_sum(wide[0], np.matmul(wide[1], wide[2]).sum(axis=0), beta, alpha).astype(a.dtype)
         return _scaled_sum(input, np.matmul(a, b).sum(axis=0), beta, alpha)
 
 
@@ -562,7 +569,7 @@ class Einsum(Primitive, node="EinsumBackward0", holomorphic=True):
         ctx.save_for_backward(*operands)
         ctx.spec = spec
         terms, output, _ = spec
-        return np.asarray(np.einsum(",".join(terms) + "->" + output, *operands, optimize=len(operands) > 1))
+        return np.asarray(_precision.einsum(",".join(terms) + "->" + output, *operands, optimize=len(operands) > 1))
 
     @staticmethod
     def backward(ctx, grad):
@@ -848,7 +855,7 @@ def _check_norm_input(x, op_name, dtype, complex_ok=False):
     _check_tensor(x, op_name, "x")
     if dtype is not None:
         x = x.to(dtype)
-    if x._data.dtype.kind != "f" and not (complex_ok and x._data.dtype.kind == "c"):
+    if x._data.dtype.kind not in "fV" and not (complex_ok and x._data.dtype.kind == "c"):
         raise RuntimeError(
             f"{op_name}: Expected a floating point tensor as input. Got {x.dtype}; convert it first, e.g. x.float()"
         )

@@ -1,6 +1,7 @@
 """Linear and bilinear maps (`torch.nn.functional.linear`, `bilinear`)."""
 
 from .._backend import np
+from .. import _precision
 from ..autograd.function import Primitive
 from ._nn_common import _check_same_dtype, _check_tensor
 from . import _autocast
@@ -17,10 +18,7 @@ class Linear(Primitive, node="AddmmBackward0", backward_on_arrays=True, holomorp
     @staticmethod
     def forward(ctx, x, weight, bias):
         ctx.save_for_backward(x, weight)
-        result = np.matmul(x, weight.T)
-        if bias is not None:
-            result += bias
-        return result
+        return _precision.matmul(x, weight.T, bias)
 
     @staticmethod
     def backward(ctx, grad):
@@ -33,7 +31,9 @@ class Linear(Primitive, node="AddmmBackward0", backward_on_arrays=True, holomorp
         grad_weight = None
         if needs_weight:
             grad_weight = rows.swapaxes(0, 1) @ (x if x.ndim == 2 else x.reshape((-1, x.shape[-1])))
-        grad_bias = rows.sum(0) if needs_bias else None
+        grad_bias = None
+        if needs_bias:
+            grad_bias = _precision.add_reduce(rows, 0) if isinstance(rows, np.ndarray) else rows.sum(0)
         return grad_x, grad_weight, grad_bias
 
 

@@ -97,6 +97,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
         if value is not None and value._data.shape != normalized_shape:
             raise RuntimeError(f"layer_norm: {name} must have shape {list(normalized_shape)}, got {list(value.shape)}")
     _check_floating(input, "layer_norm")
+    if input._data.dtype.kind == "V":  # bfloat16: normalized in float32 and rounded once, as PyTorch's kernel
+        return layer_norm(input.float(), normalized_shape, weight, bias, eps).to(input.dtype)
     output, _, _ = _normalize(input, tuple(range(-count, 0)), eps)
     return _affine(output, weight, bias, lambda t: t)
 

@@ -89,7 +89,7 @@ class Ldexp(Primitive, node="LdexpBackward0"):
 def ldexp(input, other):
     """`input * 2 ** other`; integer operands give the default float dtype."""
     input, other = _tensor_operands(input, other, "ldexp")
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         default = _dtype.get_default_dtype()
         input, other = input.to(default), other if other._data.dtype.kind in "iu" else other.to(default)
     check_broadcastable(input, other, "ldexp")
@@ -125,7 +125,7 @@ class Frexp(Primitive, node="FrexpBackward0"):
 def frexp(input):
     """Split floats into a mantissa in [0.5, 1) (in magnitude) and an int32 exponent: a named tuple
     (mantissa, exponent) with input = mantissa * 2 ** exponent."""
-    if not isinstance(input, Tensor) or input._data.dtype.kind != "f":
+    if not isinstance(input, Tensor) or input._data.dtype.kind not in "fV":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     mantissa, exponent = Frexp.apply(input)
     return return_types.frexp(mantissa, exponent)
@@ -157,7 +157,7 @@ def nextafter(input, other):
     """The next representable float after `input` in the direction of `other` (same float dtype)."""
     _tensor_operands(input, other, "nextafter")
     for operand in (input, other):
-        if operand._data.dtype.kind != "f":
+        if operand._data.dtype.kind not in "fV":
             raise NotImplementedError(
                 f"\"nextafter_cpu\" not implemented for '{_dtype.kernel_name(operand.dtype)}': nextafter takes "
                 "floating-point tensors"

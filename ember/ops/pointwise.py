@@ -13,7 +13,7 @@ import math
 from .._backend import np
 from .._validation import check_fits
 from .._tensor import Tensor, new_tensor
-from .. import _dtype
+from .. import _dtype, _precision
 from ..autograd.function import Primitive
 from ._common import prepare_binary, check_broadcastable
 from . import _special
@@ -121,7 +121,7 @@ def _sign_array(a):
     if a.dtype == np.bool_:
         return a.copy()
     result = np.asarray(np.sign(a))  # an array even for 0-d input, so it can be fixed in place
-    if a.dtype.kind == "f":
+    if a.dtype.kind in "fV":
         np.nan_to_num(result, copy=False)  # PyTorch: sign(nan) == 0
     return result
 
@@ -362,10 +362,14 @@ class Log1p(Primitive, node="Log1PBackward0", holomorphic=True):
     jvp = diagonal_jvp
 
 
+def _reciprocal_square_root(a):
+    return 1 / np.sqrt(a)
+
+
 class Rsqrt(Primitive, node="RsqrtBackward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
-        result = 1 / np.sqrt(a)
+        result = _precision.in_float32(_reciprocal_square_root, a)
         ctx.save_for_backward(result)
         return result
 
@@ -621,7 +625,7 @@ class Sinc(Primitive, node="SincBackward0", holomorphic=True):
 def frac(input):
     """The fractional part `x - trunc(x)`, with the sign of x. Its gradient is 1."""
     _check_tensor(input, "frac")
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         raise NotImplementedError(
             f"\"frac\" not implemented for '{input.dtype}' tensors: only floating tensors have a fractional part"
         )
@@ -785,7 +789,7 @@ class Logit(Primitive, node="LogitBackward0"):
 def logit(input, eps=None):
     """log(p / (1 - p)); with `eps`, p is first clamped to [eps, 1 - eps] (gradient zero outside)."""
     _check_tensor(input, "logit")
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         input = input.to(_dtype.get_default_dtype())
     return Logit.apply(input, None if eps is None else float(eps))
 
@@ -806,7 +810,7 @@ class NanToNum(Primitive, node="NanToNumBackward0"):
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """Replace NaN by `nan` and +-inf by `posinf`/`neginf` (default: the dtype's largest finite values)."""
     _check_tensor(input, "nan_to_num")
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         return new_tensor(input._data.copy())
     return NanToNum.apply(input, nan, posinf, neginf)
 
@@ -1182,7 +1186,7 @@ def _remainder_array(a, b):
     by b where the signs differ), except that an exact zero gets b's sign there and a's sign in PyTorch."""
     _check_integer_divisor(a, b)
     result = np.asarray(np.remainder(a, b))
-    if result.dtype.kind == "f":
+    if result.dtype.kind in "fV":
         np.copysign(result, a, out=result, where=result == 0)
     return result
 
@@ -1249,7 +1253,7 @@ def _binary_op(tensor_function, number_function, input, other, op_name, floating
 def _floating_operands(input, other, op_name):
     input, other = prepare_binary(input, other, op_name)
     tensor = input if isinstance(input, Tensor) else other
-    if tensor._data.dtype.kind not in "fc":
+    if tensor._data.dtype.kind not in "fcV":
         default = _dtype.get_default_dtype()
         input = input.to(default) if isinstance(input, Tensor) else float(input)
         other = other.to(default) if isinstance(other, Tensor) else float(other)
@@ -1262,7 +1266,7 @@ def _same_function(function):
 
 def _floating_only(input, other, op_name):
     for operand in (input, other):
-        if isinstance(operand, Tensor) and operand._data.dtype.kind not in "fc":
+        if isinstance(operand, Tensor) and operand._data.dtype.kind not in "fcV":
             raise NotImplementedError(
                 f"\"{op_name}\" not implemented for '{operand.dtype}' tensors: convert them with .float() first"
             )
@@ -1446,7 +1450,7 @@ def lerp(input, end, weight):
     for name, operand in (("end", end), ("weight", weight)):
         if isinstance(operand, Tensor) and operand._data.dtype != input._data.dtype:
             raise RuntimeError(f"lerp: expected dtype {input.dtype} for `{name}` but got dtype {operand.dtype}")
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         raise NotImplementedError(
             f"\"lerp\" not implemented for '{input.dtype}' tensors: convert them with .float() first"
         )
@@ -1575,7 +1579,7 @@ def _bitwise(ufunc, a, b, op_name):
     a, b = prepare_binary(a, b, op_name)
     arrays = [x._data if isinstance(x, Tensor) else x for x in (a, b)]
     for array in arrays:
-        if np.asarray(array).dtype.kind == "f":
+        if np.asarray(array).dtype.kind in "fV":
             raise RuntimeError(f"\"{op_name}_cpu\" not implemented for 'Float'")
     return new_tensor(np.asarray(ufunc(*arrays)))
 
@@ -1583,7 +1587,7 @@ def _bitwise(ufunc, a, b, op_name):
 @op(method=True, inplace=True)
 def bitwise_not(input):
     """Bitwise NOT of an integer or bool tensor (logical NOT for bool); floating dtypes are refused."""
-    if input._data.dtype.kind == "f":
+    if input._data.dtype.kind in "fV":
         raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
     return new_tensor(np.invert(input._data))
 

@@ -4,6 +4,7 @@ import math
 
 from .._backend import np
 from .._tensor import new_tensor
+from .. import _precision
 from ..autograd.function import Primitive
 from ._nn_common import _batched, _check_floating, _check_tensor, _ntuple
 from ._strided_windows import _col2im, _crop, _disjoint, _pad, _windows
@@ -62,7 +63,7 @@ def _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode, n, 
 
 
 def _lowest(dtype):
-    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+    return -np.inf if dtype.kind in "fV" else np.iinfo(dtype).min
 
 
 def _offset_regions(kernel, stride, dilation, out_size):
@@ -121,7 +122,7 @@ def _window_maxima(x, geometry):
     for candidate in slices[:-1]:
         missed &= np.not_equal(candidate, best, out=differs)
         local += missed
-    if x.dtype.kind == "f" and np.isnan(best).any():
+    if x.dtype.kind in "fV" and np.isnan(best).any():
         for number, candidate in enumerate(slices):
             local = np.where(np.isnan(candidate), offset_dtype.type(number), local)
     return best, local
@@ -284,6 +285,12 @@ def _avg_divisor(size, kernel, stride, padding, out_size, ceil_mode, count_inclu
     return divisor.astype(dtype)
 
 
+def _window_means(windows, n, divisor):
+    result = windows.sum(axis=tuple(range(2 + n, 2 + 2 * n)))
+    result /= divisor
+    return result
+
+
 class AvgPool(Primitive, node="AvgPool2DBackward0"):
     """Mean over sliding windows: a strided view summed over its kernel axes, divided once."""
 
@@ -294,9 +301,7 @@ class AvgPool(Primitive, node="AvgPool2DBackward0"):
         padded = _pad(x, padding, pad_after)
         windows = _windows(padded, out_size, kernel, stride, (1,) * len(kernel))
         n = len(kernel)
-        result = windows.sum(axis=tuple(range(2 + n, 2 + 2 * n)))
-        result /= divisor
-        return result
+        return _precision.in_float32(_window_means, windows, n, divisor)
 
     @staticmethod
     def backward(ctx, grad):

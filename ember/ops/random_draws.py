@@ -32,7 +32,7 @@ def poisson(input, generator=None):
     """A Poisson draw for each element, with the element as its rate (same dtype as `input`)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"poisson(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_dtype.kernel_name(input.dtype)}'")
     if (input._data < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
@@ -44,7 +44,7 @@ def binomial(count, prob, generator=None):
     """A binomial draw for each element: `count` trials with success probability `prob` (float tensors,
     broadcast); the number of successes, in `count`'s dtype."""
     for name, value in (("count", count), ("prob", prob)):
-        if not isinstance(value, Tensor) or value._data.dtype.kind != "f":
+        if not isinstance(value, Tensor) or value._data.dtype.kind not in "fV":
             got = _dtype.kernel_name(value.dtype) if isinstance(value, Tensor) else type(value).__name__
             raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: {got}")
     probabilities = prob._data.astype(np.float64)

@@ -157,7 +157,7 @@ def bernoulli_(input, p=0.5, *, generator=None):
     """Fill with 1 with probability `p` (a number, or a tensor broadcast to `input`), else 0."""
     if isinstance(p, Tensor):
         probabilities = np.ascontiguousarray(np.broadcast_to(p._data, input._data.shape)).reshape(-1)
-        if probabilities.dtype.kind != "f":
+        if probabilities.dtype.kind not in "fV":
             probabilities = probabilities.astype(np.float32)
 
         def draw(engine, count, dtype):

@@ -150,7 +150,7 @@ class Nansum(Primitive, node="NansumBackward0"):
     @staticmethod
     def forward(ctx, a, dims, keepdim, dtype):
         ctx.input_shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        ctx.kept = ~np.isnan(a) if a.dtype.kind in "fc" else None
+        ctx.kept = ~np.isnan(a) if a.dtype.kind in "fcV" else None
         return accumulate(np.nansum, a, axis=dims, keepdims=keepdim, dtype=dtype)
 
     @staticmethod
@@ -177,8 +177,8 @@ class Mean(Primitive, node="MeanBackward1", backward_on_arrays=True):
                 else tuple(size for index, size in enumerate(a.shape) if index not in dims)
             )
             return np.full(shape, np.nan, dtype=out_dtype)
-        # np.mean's arithmetic without its wrapper: float16 sums in float32, as np.mean does.
-        accumulator = dtype if dtype is not None or a.dtype != np.float16 else np.float32
+        # np.mean's arithmetic without its wrapper: float16 (and bfloat16) sums in float32, as np.mean does.
+        accumulator = dtype if dtype is not None or (a.dtype != np.float16 and a.dtype.kind != "V") else np.float32
         total = np.add.reduce(a, axis=dims, dtype=accumulator, keepdims=keepdim)
         return (total / count).astype(out_dtype, copy=False)
 
@@ -217,7 +217,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Arithmetic mean over `dim`; integer tensors need an explicit floating `dtype`, as in PyTorch."""
     _check_tensor(input, "mean")
-    if dtype is None and input._data.dtype.kind not in "fc":
+    if dtype is None and input._data.dtype.kind not in "fcV":
         raise RuntimeError(
             f"mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
             f"dtype. Got: {_dtype_name(input)}. Convert it first (x.float().mean()) or pass dtype=."
@@ -231,7 +231,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean of the non-NaN elements (NaN where there are none)."""
     _check_tensor(input, "nanmean")
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         raise RuntimeError(
             f"nanmean(): expected input to have floating point or complex dtype but got {_dtype_name(input)}"
         )
@@ -374,7 +374,7 @@ def _moments(function, op_name, input, dim, unbiased, keepdim, correction, root,
         dim, unbiased = None, dim if unbiased is None else unbiased
     if unbiased is not None and correction is not None:
         raise TypeError(f"{op_name}(): pass either unbiased= or correction=, not both (unbiased=True is correction=1)")
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         raise RuntimeError(
             f"std and var only support floating point and complex dtypes (got "
             f"{input.dtype}); convert with .float() first"
@@ -589,7 +589,7 @@ def _median_indices(array, dim, ignore_nan):
     order = np.argsort(array, axis=dim, kind="stable")
     size = array.shape[dim]
     kept_shape = _kept_shape(array.shape, (dim,))
-    if array.dtype.kind not in "fc":
+    if array.dtype.kind not in "fcV":
         return _at_positions(order, np.full(kept_shape, (size - 1) // 2), dim)
     nan = np.isnan(array)
     nan_count = np.sum(nan, axis=dim, keepdims=True)
@@ -606,7 +606,7 @@ def _kth_indices(array, dim, k):
     values = np.take_along_axis(array, indices, axis=dim)
     tied = (
         np.sum(
-            (array == values) | (np.isnan(array) & np.isnan(values)) if array.dtype.kind in "fc" else array == values,
+            (array == values) | (np.isnan(array) & np.isnan(values)) if array.dtype.kind in "fcV" else array == values,
             axis=dim,
             keepdims=True,
         )
@@ -673,7 +673,7 @@ def _mode_indices(array, dim):
     positions = np.arange(size)
     starts = np.ones(ordered.shape, dtype=bool)
     starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
-    if array.dtype.kind in "fc":  # NaNs (sorted last) form one run, as in PyTorch
+    if array.dtype.kind in "fcV":  # NaNs (sorted last) form one run, as in PyTorch
         starts[..., 1:] &= ~(np.isnan(ordered[..., 1:]) & np.isnan(ordered[..., :-1]))
     run_start = np.maximum.accumulate(np.where(starts, positions, 0), axis=-1)
     ends = np.ones(ordered.shape, dtype=bool)
@@ -686,7 +686,7 @@ def _mode_indices(array, dim):
     last = size - 1 - np.argmax(np.flip(matches, -1), axis=-1)
     if size > 16:  # PyTorch takes the last of the run that its std::sort leaves (stable up to 16)
         last = _mode_replayed(moved, value[..., 0], last)
-    if array.dtype.kind in "fc":  # a NaN mode: PyTorch reports its first NaN
+    if array.dtype.kind in "fcV":  # a NaN mode: PyTorch reports its first NaN
         last = np.where(np.isnan(value[..., 0]), np.argmax(np.isnan(moved), axis=-1), last)
     return np.expand_dims(last, dim)
 
@@ -696,7 +696,7 @@ def _mode_replayed(moved, value, last):
     after PyTorch's std::sort, for slices without NaN (their order there is not a strict one)."""
     rows = moved.reshape(-1, moved.shape[-1])
     chosen = _std_order.has_ties(rows)
-    if rows.dtype.kind in "fc":
+    if rows.dtype.kind in "fcV":
         chosen &= ~np.isnan(rows).any(axis=-1)
     if not chosen.any() or chosen.sum() * rows.shape[1] > _std_order.REPLAY_LIMIT:
         return last
@@ -862,7 +862,7 @@ class _EvenlyShared(Primitive):
     def forward(ctx, a, reducer):
         result = _as_array(reducer(a))
         matches = a == result
-        if a.dtype.kind in "fc" and np.isnan(result):
+        if a.dtype.kind in "fcV" and np.isnan(result):
             matches = np.isnan(a)
         ctx.share = (matches / builtins.max(int(matches.sum()), 1)).astype(a.dtype)
         return result
@@ -902,7 +902,7 @@ def _lower_median(array):
     flat = array.reshape(-1)
     if flat.size == 0:
         return np.array(np.nan, dtype=array.dtype)
-    if array.dtype.kind in "fc" and np.isnan(flat).any():
+    if array.dtype.kind in "fcV" and np.isnan(flat).any():
         return np.array(np.nan, dtype=array.dtype)
     middle = (flat.size - 1) // 2
     return np.partition(flat, middle)[middle]
@@ -910,7 +910,7 @@ def _lower_median(array):
 
 def _lower_nanmedian(array):
     flat = array.reshape(-1)
-    if array.dtype.kind in "fc":
+    if array.dtype.kind in "fcV":
         flat = flat[~np.isnan(flat)]
     return _lower_median(flat) if flat.size else np.array(np.nan, dtype=array.dtype)
 
@@ -1138,7 +1138,7 @@ class Logsumexp(Primitive, node="LogsumexpBackward0", holomorphic=True):
 def logsumexp(input, dim, keepdim=False):
     """log(sum(exp(input))) over `dim`, stable for large values; integers compute in the default float."""
     _check_tensor(input, "logsumexp")
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         input = input.to(_dtype.get_default_dtype())
     return Logsumexp.apply(input, _reduction_dims(input, dim, "logsumexp"), keepdim)
 

@@ -29,7 +29,7 @@ def _running_extreme(array, dim, take_larger):
                 better = (current >= best) if take_larger else (current <= best)
             better = (
                 (better | np.isnan(current)) & ~(np.isnan(best) & ~np.isnan(current))
-                if array.dtype.kind in "fc"
+                if array.dtype.kind in "fcV"
                 else better
             )
             best = np.where(better, current, best)
@@ -150,7 +150,7 @@ class Logcumsumexp(Primitive, node="LogcumsumexpBackward0"):
 def logcumsumexp(input, dim):
     """The running log(sum(exp(x))) along `dim`, computed without overflow."""
     _check_tensor(input, "logcumsumexp")
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{_dtype_name(input._data)}': "
             "logcumsumexp needs a floating input, convert it with .float() first"

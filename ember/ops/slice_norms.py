@@ -87,7 +87,7 @@ def renorm(input, p, dim, maxnorm):
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         raise RuntimeError(f"renorm: expected a floating point tensor, got {input.dtype}")
     dim = normalize_dim(dim, input._data.ndim, "renorm")
     return Renorm.apply(input, float(p), dim, float(maxnorm))

@@ -342,7 +342,7 @@ def polygamma(n, input):
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     if not isinstance(input, Tensor):
         raise TypeError(f"polygamma(): argument 'input' (position 2) must be Tensor, not {type(input).__name__}")
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         input = input.float()
     return Polygamma.apply(int(n), input)
 
@@ -354,7 +354,7 @@ def mvlgamma(input, p):
         raise RuntimeError(f"mvlgamma(): p has to be greater than or equal to 1, got {p!r}")
     if not isinstance(input, Tensor):
         raise TypeError(f"mvlgamma(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         input = input.float()
     if not bool(np.all(input._data > (p - 1) / 2)):
         raise RuntimeError(f"All elements must be greater than (p-1)/2 = {(p - 1) / 2} for mvlgamma(input, p={p})")
@@ -388,7 +388,7 @@ def ndtr(input):
 
     if not isinstance(input, Tensor):
         raise TypeError(f"ndtr(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         input = input.float()
     return erfc(input * -_SQRT_HALF) * 0.5
 

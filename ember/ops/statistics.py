@@ -20,7 +20,7 @@ def _observations(input, op_name):
         raise RuntimeError(
             f"{op_name}(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions"
         )
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         input = input.to(_dtype.get_default_dtype())
     return input if input._data.ndim == 2 else input.reshape(1, -1)
 
@@ -106,7 +106,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, op_name):
 
     if not isinstance(input, Tensor):
         raise TypeError(f"{op_name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if input._data.dtype.kind != "f" or input.dtype not in (_dtype.float32, _dtype.float64):
+    if input._data.dtype.kind not in "fV" or input.dtype not in (_dtype.float32, _dtype.float64):
         raise RuntimeError(f"{op_name}() input tensor must be either float or double dtype")
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(

@@ -461,7 +461,7 @@ def _cast_state(param, value, key=None):
     """A copy of a loaded buffer in the parameter's dtype (the step counter keeps its own)."""
     if isinstance(value, Tensor):
         array = value._data
-        if key != "step" and param._data.dtype.kind == "f":
+        if key != "step" and param._data.dtype.kind in "fV":
             array = array.astype(param._data.dtype)
         return new_tensor(array.copy())
     if isinstance(value, dict):

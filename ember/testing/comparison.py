@@ -180,7 +180,11 @@ def _compare_leaf(actual, expected, options):
 
 
 def _array_of(value):
-    return value.detach().numpy() if isinstance(value, Tensor) else value
+    if not isinstance(value, Tensor):
+        return value
+    array = value.detach()._data
+    # bfloat16 and float8 (ml_dtypes) widen exactly to float32, where NumPy's maths is complete
+    return array.astype(np.float32) if array.dtype.kind == "V" else array
 
 
 def _dtype_name(value):
@@ -280,7 +284,7 @@ def _scalar_message(actual, expected, rtol, atol, equality):
 def _tensor_message(actual, expected, matches, rtol, atol, equality):
     total, mismatched = matches.size, int(matches.size - matches.sum())
     actual_flat, expected_flat, matches_flat = actual.reshape(-1), expected.reshape(-1), matches.reshape(-1)
-    if actual.dtype.kind not in "fc":
+    if actual.dtype.kind not in "fcV":
         actual_flat, expected_flat = actual_flat.astype(np.int64), expected_flat.astype(np.int64)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         absolute = np.abs(actual_flat - expected_flat)
@@ -308,7 +312,7 @@ def _tensor_message(actual, expected, matches, rtol, atol, equality):
 
 def _argmax(values):
     """Where the maximum is, NaN counting as the largest (as torch.max does)."""
-    if values.dtype.kind == "f":
+    if values.dtype.kind in "fV":
         nan = np.flatnonzero(np.isnan(values))
         if nan.size:
             return int(nan[0])

@@ -563,6 +563,10 @@ class Module:
         """Convert the floating-point parameters and buffers to float16, in place. Returns self."""
         return self._apply(lambda tensor: tensor.half() if tensor.is_floating_point() else tensor)
 
+    def bfloat16(self):
+        """Convert the floating-point parameters and buffers to bfloat16 (needs ml_dtypes), in place. Returns self."""
+        return self._apply(lambda tensor: tensor.bfloat16() if tensor.is_floating_point() else tensor)
+
     # ------------------------------------------------------------------ hooks
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """`hook(module, args)` (or `hook(module, args, kwargs)` with `with_kwargs`) runs before forward;
