@@ -7,9 +7,20 @@ and building a block mask or calling `flex_attention` raises NotImplementedError
 (`and_masks`, `or_masks`, `noop_mask`) work, since they only compose Python functions.
 """
 
+from typing import NamedTuple
+
 from ..._dtype import bool_
 
-__all__ = ["BlockMask", "flex_attention", "create_block_mask", "and_masks", "or_masks", "noop_mask"]
+__all__ = ["BlockMask", "flex_attention", "create_block_mask", "AuxRequest", "and_masks", "or_masks", "noop_mask"]
+
+_DEFAULT_SPARSE_BLOCK_SIZE = 128  # PyTorch's block size, which libraries read as a default
+
+
+class AuxRequest(NamedTuple):
+    """Which extra outputs flex_attention should return (log-sum-exp, row maxima)."""
+
+    lse: bool = False
+    max_scores: bool = False
 
 
 def _no_flex(what):
