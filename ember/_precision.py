@@ -3,7 +3,12 @@ norms run in float32 and the result is rounded back to the input's dtype once.
 
 Accumulating in float16 itself is silently wrong: 2048 + 1 rounds back to 2048, so the cumsum of
 3,000 ones ends at 2048 and a variance of values near 100 overflows to inf. Every reduction and scan
-of ember.ops.reduction goes through one of these two helpers.
+of ember.ops.reduction goes through `accumulate` or `widened`.
+
+bfloat16 (ml_dtypes' NumPy type, kind "V") needs more: its NumPy loops round after every step and
+its matmul returns float32, while PyTorch computes bfloat16 in float32 and rounds each op's result
+once. `add_reduce`, `matmul`, `einsum` and `in_float32` do that for the ops that use them; for
+float16, float32 and float64 they are the plain NumPy call after one dtype check.
 """
 
 import numpy as np
