@@ -3,7 +3,7 @@
 `isinstance(x, DeviceMesh)` is False for everything, and creating a mesh raises NotImplementedError.
 """
 
-from .tensor.placement_types import _no_dtensor
+from ._unsupported import no_dtensor as _no_dtensor
 
 __all__ = ["init_device_mesh", "DeviceMesh"]
 

@@ -8,7 +8,8 @@ parallelism (`DistributedDataParallel`) and the collectives of `ember.distribute
 """
 
 from ..._tensor import Tensor
-from .placement_types import Partial, Placement, Replicate, Shard, _no_dtensor
+from .._unsupported import no_dtensor as _no_dtensor
+from .placement_types import Partial, Placement, Replicate, Shard
 from ..device_mesh import DeviceMesh, init_device_mesh
 
 __all__ = [

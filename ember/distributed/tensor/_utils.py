@@ -1,6 +1,6 @@
 """Helpers PyTorch keeps beside DTensor; they need a DTensor's mesh, so they raise in ember."""
 
-from .placement_types import _no_dtensor
+from .._unsupported import no_dtensor as _no_dtensor
 
 
 def compute_local_shape_and_global_offset(global_shape, mesh, placements, *args, **kwargs):

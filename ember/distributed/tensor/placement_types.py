@@ -7,14 +7,9 @@ methods that would move data between ranks raise NotImplementedError.
 
 import dataclasses
 
+from .._unsupported import no_dtensor as _no_dtensor
+
 __all__ = ["Placement", "Shard", "Replicate", "Partial"]
-
-
-def _no_dtensor(what):
-    return NotImplementedError(
-        f"{what} needs DTensor, which ember does not implement; shard by hand with "
-        "ember.distributed collectives (all_gather, scatter, ...) or run the model unsharded"
-    )
 
 
 class Placement:
