@@ -18,8 +18,8 @@ def test_cuda_graphs_cannot_be_made_without_cuda():
 
 
 def test_stream_context_of_none_is_a_no_op():
-    with ember.cuda.StreamContext(None) as context:
-        assert context.stream is None
+    with ember.cuda.StreamContext(None) as entered:
+        assert entered is None
     with ember.cuda.stream(None):
         pass
     with pytest.raises(AssertionError, match="not compiled with CUDA"):

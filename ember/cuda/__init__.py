@@ -229,7 +229,7 @@ class StreamContext:
         self.stream = stream
 
     def __enter__(self):
-        return self
+        return None  # as PyTorch's, when the stream is None
 
     def __exit__(self, *exc_info):
         return False
