@@ -31,6 +31,7 @@ from ._dtype import result_type as _result_type
 from ._dtype import can_cast, finfo, iinfo
 from ._backend import device, set_default_device, get_default_device
 from ._size import Size
+from ._memory_format import memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d
 from ._tensor import Tensor
 from ._storage import TypedStorage, UntypedStorage
 from ._formatting import set_printoptions

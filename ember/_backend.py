@@ -59,6 +59,15 @@ class device:
     def __hash__(self):
         return hash((self.type, self.index))
 
+    def __enter__(self):
+        """`with torch.device(d):` makes `d` the default for new tensors: the CPU, the only device here,
+        already is; any other device raises as `set_default_device` does."""
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
+
 
 CPU = device("cpu")
 

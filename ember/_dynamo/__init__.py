@@ -21,6 +21,7 @@ __all__ = [
     "mark_static",
     "allow_in_graph",
     "disallow_in_graph",
+    "assume_constant_result",
     "list_backends",
 ]
 
@@ -64,6 +65,11 @@ def mark_static(t, index=None):
 
 def allow_in_graph(fn):
     """`fn` itself: ember records the NumPy calls any Python function makes."""
+    return fn
+
+
+def assume_constant_result(fn):
+    """`fn` itself: dynamo would bake its result into a trace; ember calls it every time, as eager mode does."""
     return fn
 
 

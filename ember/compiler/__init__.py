@@ -38,6 +38,8 @@ __all__ = [
     "CompileVerificationError",
     "ExplainOutput",
     "is_disabled",
+    "allow_in_graph",
+    "assume_constant_result",
 ]
 
 compile.explain = explain  # `ember.compile.explain(fn)(*args)`
@@ -46,6 +48,16 @@ compile.explain = explain  # `ember.compile.explain(fn)(*args)`
 def disable(fn=None, recursive=True):
     """`torch.compiler.disable`: ember never compiles inside another compiled call, so this returns `fn`."""
     return (lambda inner: inner) if fn is None else fn
+
+
+def allow_in_graph(fn):
+    """`torch.compiler.allow_in_graph`: `fn` itself, since ember records the NumPy calls any Python function makes."""
+    return fn
+
+
+def assume_constant_result(fn):
+    """`torch.compiler.assume_constant_result`: `fn` itself; ember calls it each time, as eager mode does."""
+    return fn
 
 
 def reset():

@@ -8,7 +8,6 @@ match no tensor in `isinstance`.
 """
 
 import collections
-import contextlib
 
 from .._backend import device as _device, missing_device_error
 from .._legacy import tensortype as _tensortype
@@ -36,8 +35,11 @@ __all__ = [
     "device",
     "device_of",
     "stream",
+    "StreamContext",
     "Stream",
     "Event",
+    "CUDAGraph",
+    "graph",
     "current_stream",
     "default_stream",
     "manual_seed",
@@ -218,11 +220,25 @@ class device_of(device):
         super().__init__(obj.get_device() if obj.is_cuda else -1)
 
 
+class StreamContext:
+    """`with torch.cuda.StreamContext(s):` selects a stream; with None (the only stream ember could have)
+    a no-op, as in PyTorch."""
+
+    def __init__(self, stream):
+        if stream is not None:
+            raise _no_cuda()
+        self.stream = stream
+
+    def __enter__(self):
+        return None  # as PyTorch's, when the stream is None
+
+    def __exit__(self, *exc_info):
+        return False
+
+
 def stream(stream):
-    """`with torch.cuda.stream(s):` selects a stream; with None (the only stream ember could have) a no-op."""
-    if stream is not None:
-        raise _no_cuda()
-    return contextlib.nullcontext()
+    """`with torch.cuda.stream(s):` selects a stream: a StreamContext."""
+    return StreamContext(stream)
 
 
 class Stream:
@@ -237,6 +253,20 @@ class Event:
 
     def __init__(self, enable_timing=False, blocking=False, interprocess=False):
         raise RuntimeError("Tried to instantiate dummy base class Event: ember has no CUDA (use time.perf_counter()).")
+
+
+class CUDAGraph:
+    """A captured sequence of GPU kernels for replay: cannot be made without CUDA."""
+
+    def __init__(self, keep_graph=False):
+        raise RuntimeError("Tried to instantiate dummy base class CUDAGraph: ember has no CUDA.")
+
+
+class graph:
+    """`with torch.cuda.graph(g):` captures GPU work into `g`; needs a stream, so it raises without CUDA."""
+
+    def __init__(self, cuda_graph, pool=None, stream=None, capture_error_mode="global"):
+        raise RuntimeError("torch.cuda.graph requires CUDA support: ember computes on the CPU.")
 
 
 # ---------------------------------------------------------------- legacy GPU tensor types

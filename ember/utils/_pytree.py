@@ -1,9 +1,11 @@
 """Nested containers as trees (`torch.utils._pytree`'s core): flatten to leaves and rebuild.
 
-Tuples, lists, dicts (including OrderedDict) and namedtuples are containers; anything else is a
-leaf. `ember.func` uses this to accept and return arbitrary nests of tensors.
+Tuples, lists, dicts (including OrderedDict) and namedtuples are containers, and so is any class
+given to `register_pytree_node` (libraries register their output records); anything else is a leaf.
+`ember.func` uses this to accept and return arbitrary nests of tensors.
 """
 
+import dataclasses
 from collections import OrderedDict, namedtuple
 
 __all__ = [
@@ -15,7 +17,46 @@ __all__ = [
     "tree_map",
     "tree_structure",
     "broadcast_prefix",
+    "register_pytree_node",
+    "MappingKey",
 ]
+
+# class -> (flatten_fn, unflatten_fn) for containers registered by users
+_REGISTERED_NODES = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class MappingKey:
+    """The path step to a dict entry, as `flatten_with_keys` functions report it."""
+
+    key: object
+
+    def __str__(self):
+        return f"[{self.key!r}]"
+
+
+def register_pytree_node(
+    cls,
+    flatten_fn,
+    unflatten_fn,
+    *,
+    serialized_type_name=None,
+    to_dumpable_context=None,
+    from_dumpable_context=None,
+    flatten_with_keys_fn=None,
+):
+    """Treat instances of `cls` as containers: `flatten_fn(obj)` gives `(children, context)` and
+    `unflatten_fn(children, context)` rebuilds one. The serialization and key-path arguments are
+    accepted for PyTorch's signature; ember neither serializes tree specs nor walks key paths."""
+    if cls in _REGISTERED_NODES:
+        raise ValueError(f"{cls} is already registered as pytree node.")
+    _REGISTERED_NODES[cls] = (flatten_fn, unflatten_fn)
+
+
+def _dict_flatten_with_keys(mapping):
+    """A dict's `(key, value)` children with their path keys, and its keys as context."""
+    keys = list(mapping)
+    return [(MappingKey(key), mapping[key]) for key in keys], keys
 
 
 class TreeSpec:
@@ -61,6 +102,10 @@ def _is_namedtuple(value):
 
 def _children(tree):
     """(container type, context, children) of a container; None for a leaf."""
+    registered = _REGISTERED_NODES.get(type(tree))
+    if registered is not None:
+        children, context = registered[0](tree)
+        return type(tree), context, list(children)
     if _is_namedtuple(tree):
         return namedtuple, type(tree), list(tree)
     if isinstance(tree, (tuple, list)):
@@ -98,6 +143,8 @@ def _build(leaves, spec):
     if spec.is_leaf():
         return next(leaves)
     children = [_build(leaves, child) for child in spec.children_specs]
+    if spec.type in _REGISTERED_NODES:
+        return _REGISTERED_NODES[spec.type][1](children, spec.context)
     if spec.type is namedtuple:
         return spec.context(*children)
     if spec.type in (dict, OrderedDict) or issubclass(spec.type, dict):
