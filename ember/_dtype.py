@@ -118,6 +118,10 @@ def ml_dtypes_available():
 
 bool_ = dtype("bool", np.bool_, 0)
 uint8 = dtype("uint8", np.uint8, 1)
+# PyTorch's "limited support" unsigned types: storage, conversion and printing; no promotion.
+uint16 = dtype("uint16", np.uint16, 1)
+uint32 = dtype("uint32", np.uint32, 1)
+uint64 = dtype("uint64", np.uint64, 1)
 int8 = dtype("int8", np.int8, 1)
 int16 = dtype("int16", np.int16, 1)
 int32 = dtype("int32", np.int32, 1)
@@ -138,8 +142,9 @@ ML_DTYPES = (bfloat16, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2f
 FLOAT8_DTYPES = ML_DTYPES[1:]
 
 NUMPY_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
-ALL_DTYPES = NUMPY_DTYPES + ML_DTYPES
-_BY_NUMPY = {d.numpy_dtype: d for d in NUMPY_DTYPES}  # ml_dtypes' join when it is loaded
+WIDE_UNSIGNED = (uint16, uint32, uint64)
+ALL_DTYPES = NUMPY_DTYPES + WIDE_UNSIGNED + ML_DTYPES
+_BY_NUMPY = {d.numpy_dtype: d for d in NUMPY_DTYPES + WIDE_UNSIGNED}  # ml_dtypes' join when it is loaded
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 # PyTorch's aliases, usable as `ember.float`, `ember.long`, ... and in `tensor.type("torch.LongTensor")`.
 ALIASES = {
@@ -172,6 +177,8 @@ LEGACY_NAME_OF = {d: n for n, d in LEGACY_TYPE_NAMES.items()}
 
 def kernel_name(dtype):
     """How PyTorch's "not implemented for" errors name a dtype: 'Long' for int64 (from torch.LongTensor)."""
+    if dtype in WIDE_UNSIGNED:
+        return "UInt" + dtype.name[len("uint") :]
     if dtype in FLOAT8_DTYPES:
         return "Float8_" + dtype.name[len("float8_") :]  # PyTorch's ScalarType name: Float8_e4m3fn
     return LEGACY_NAME_OF[dtype][len("torch.") : -len("Tensor")]
@@ -264,6 +271,11 @@ def promote_types(a, b):
         if higher is complex64 and lower is float64:
             return complex128  # the complex type wide enough for both parts
         return higher
+    if a in WIDE_UNSIGNED or b in WIDE_UNSIGNED:
+        raise RuntimeError(
+            f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote {kernel_name(a)} "
+            f"and {kernel_name(b)}; convert first, e.g. x.long()"
+        )
     if a._category == 1 and (a is uint8) != (b is uint8):
         # uint8 with a signed type: the smallest signed type that holds both.
         other = b if a is uint8 else a

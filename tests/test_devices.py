@@ -85,8 +85,8 @@ def test_a_refused_device_draws_no_random_numbers():
     expected = ember.rand(3)
     ember.manual_seed(0)
     for draw in (ember.rand, ember.randn):
-        with pytest.raises(RuntimeError):
+        with pytest.raises(AssertionError):
             draw(1000, device="cuda")
-    with pytest.raises(RuntimeError):
+    with pytest.raises(AssertionError):
         ember.randint(5, (1000,), device="cuda")
     assert ember.equal(ember.rand(3), expected)

@@ -435,3 +435,18 @@ def test_finfo_and_iinfo_print_as_torch_prints_them():
         assert repr(ember.finfo(getattr(ember, name))) == repr(torch.finfo(getattr(torch, name)))
     for name in ("uint8", "int8", "int16", "int32", "int64"):
         assert repr(ember.iinfo(getattr(ember, name))) == repr(torch.iinfo(getattr(torch, name)))
+
+
+def test_wide_unsigned_types_have_pytorchs_limited_support():
+    torch = pytest.importorskip("torch")
+    for name in ("uint16", "uint32", "uint64"):
+        ours, theirs = (
+            ember.tensor([1, 2], dtype=getattr(ember, name)),
+            torch.tensor([1, 2], dtype=getattr(torch, name)),
+        )
+        assert repr(ours) == repr(theirs) and str(ember.iinfo(ours.dtype)) == str(torch.iinfo(theirs.dtype))
+        assert ours.float().tolist() == theirs.float().tolist() and ours.sum().item() == theirs.sum().item()
+        with pytest.raises(RuntimeError, match="Promotion for uint16, uint32, uint64 types is not supported"):
+            ours + ember.tensor([1])
+        with pytest.raises(RuntimeError, match="Promotion for uint16, uint32, uint64 types is not supported"):
+            theirs + torch.tensor([1])
