@@ -36,7 +36,56 @@ def _computed(x, scipy_name, numpy_fallback):
 
 
 def erf(x):
+    if x.dtype == np.float32 and x.ndim:  # (NumPy makes scalars of 0-d results: SciPy's path does those)
+        return float32_erf(x)
     return _computed(x, "erf", numpy_erf)
+
+
+# erf(x) = x * P(x^2) / Q(x^2) on |x| <= 4, a rational function fitted for ember (iteratively
+# reweighted least squares on the relative error, degrees 6 and 5 in x^2): 2e-9 relative in exact
+# arithmetic; evaluated in float32 as below it is within 7 ulp of the rounded erf on [0, 4] (checked
+# on every 7th float32 there). Past |x| = 4.5 the clipped result is exactly +-1, as erf is in float32.
+_ERF_NUMERATOR = (
+    1.128379225730896,
+    0.18520508706569672,
+    0.05431695282459259,
+    0.003849661210551858,
+    0.0003796011733356863,
+    4.6845234464854e-06,
+    -1.3201026050069231e-08,
+)
+_ERF_DENOMINATOR = (
+    1.0,
+    0.49746713042259216,
+    0.11395899951457977,
+    0.015462162904441357,
+    0.0013075697934255004,
+    6.31082002655603e-05,
+)
+_ERF_CLIP = 4.5
+
+
+def float32_erf(x):
+    """erf of a float32 array in float32 arithmetic: ~4x faster than SciPy's loop (which computes in
+    float64) and than the float64 series; a GELU is mostly this. PyTorch's vectorized CPU erf is an
+    approximation too (within 1.5e-7 absolute; this is within 7 ulp, so also relative near 0)."""
+    x = np.clip(x, -_ERF_CLIP, _ERF_CLIP)
+    square = x * x
+    numerator = _horner(_ERF_NUMERATOR, square)
+    denominator = _horner(_ERF_DENOMINATOR, square)
+    numerator *= x
+    numerator /= denominator
+    return np.clip(numerator, -1.0, 1.0, out=numerator)
+
+
+def _horner(coefficients, t):
+    """sum(c_k t^k) by Horner's rule, in t's dtype, in one new array."""
+    result = t * coefficients[-1]
+    result += coefficients[-2]
+    for coefficient in coefficients[-3::-1]:
+        result *= t
+        result += coefficient
+    return result
 
 
 def erfc(x):

@@ -174,3 +174,20 @@ def test_special_module_names_and_aliases():
         [math.log(math.pi) / 2 + math.lgamma(3.0) + math.lgamma(2.5)],
         rtol=1e-6,
     )
+
+
+def test_float32_erf_is_within_7_ulp_of_the_rounded_erf():
+    """ember's own float32 erf (a rational approximation, see ops/_special.py) against math.erf."""
+    x = np.concatenate(
+        [np.linspace(-5, 5, 200_001), np.geomspace(1e-38, 1e-2, 2000), -np.geomspace(1e-38, 1e-2, 2000)]
+    ).astype(np.float32)
+    expected = np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64)).astype(np.float32)
+    ours = ember.erf(ember.tensor(x)).numpy()
+    assert ours.dtype == np.float32
+    ulps = np.abs(ours.view(np.int32).astype(np.int64) - expected.view(np.int32))
+    assert ulps.max() <= 7, (
+        f"{ulps.max()} ulp at x={x[np.argmax(ulps)]}: {ours[np.argmax(ulps)]} vs {expected[np.argmax(ulps)]}"
+    )
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e30, -1e30], np.float32)
+    np.testing.assert_array_equal(ember.erf(ember.tensor(specials)).numpy(), [0.0, -0.0, 1, -1, np.nan, 1, -1])
+    assert np.signbit(ember.erf(ember.tensor(specials)).numpy()[1])
