@@ -399,18 +399,9 @@ def glu(input, dim=-1):
     return first * _ops.sigmoid(second)
 
 
-_SQRT_HALF = math.sqrt(0.5)
-_SQRT_TWO_OVER_PI = math.sqrt(2 / math.pi)
-
-
 def gelu(input, approximate="none"):
     """x * Phi(x), Phi the standard normal CDF; approximate='tanh' uses the tanh formula."""
-    if approximate == "tanh":
-        inner = (input + input * input * input * 0.044715) * _SQRT_TWO_OVER_PI
-        return input * (_ops.tanh(inner) + 1) * 0.5
-    if approximate != "none":
-        raise RuntimeError(f"approximate argument must be either none or tanh, got '{approximate}'")
-    return input * (_ops.erf(input * _SQRT_HALF) + 1) * 0.5
+    return _activations.gelu(input, approximate)
 
 
 def logsigmoid(input):
