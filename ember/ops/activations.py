@@ -9,6 +9,7 @@ from ..autograd.function import Primitive
 from ._common import normalize_dim
 from ._nn_common import _check_floating, _check_tensor
 from . import _autocast, _special
+from ._tangents import diagonal_jvp
 from ._declare import op
 
 __all__ = ["rrelu", "softmax", "log_softmax", "selu", "celu", "prelu", "hardshrink", "threshold"]
@@ -183,6 +184,8 @@ class Gelu(Primitive, node="GeluBackward0", backward_on_arrays=True):
             cdf = (erf(x * _SQRT_HALF) + 1.0) * 0.5
             slope = exp(x * x * -0.5) * _INVERSE_SQRT_TWO_PI
         return grad * (cdf + x * slope), None
+
+    jvp = diagonal_jvp
 
 
 _SQRT_HALF = math.sqrt(0.5)

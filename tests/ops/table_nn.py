@@ -578,6 +578,20 @@ CASES = [
         torch_fn=lambda t, x, w, b: t.nn.functional.layer_norm(x, (3, 4), w, b),
     ),
     OpCase(
+        "nn_layer_norm_last_dim",
+        lambda x, w, b: F.layer_norm(x, (4,), w, b),
+        lambda x, w, b: np_normalize(x, (-1,)) * w + b,
+        [((3, 4), (4,), (4,)), ((2, 2, 4), (4,), (4,))],
+        torch_fn=lambda t, x, w, b: t.nn.functional.layer_norm(x, (4,), w, b),
+    ),
+    OpCase(
+        "nn_layer_norm_no_affine",
+        lambda x: F.layer_norm(x, (4,)),
+        lambda x: np_normalize(x, (-1,)),
+        [((3, 4),), ((4,),)],
+        torch_fn=lambda t, x: t.nn.functional.layer_norm(x, (4,)),
+    ),
+    OpCase(
         "nn_group_norm",
         lambda x, w, b: F.group_norm(x, 2, w, b),
         lambda x, w, b: np_normalize(x.reshape(2, 2, -1), (2,)).reshape(x.shape) * w[:, None, None] + b[:, None, None],
