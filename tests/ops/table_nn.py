@@ -519,6 +519,21 @@ CASES = [
         torch_fn=lambda t, x, w: t.nn.functional.prelu(x, w),
     ),
     OpCase(
+        "nn_prelu_one_weight",
+        F.prelu,
+        lambda x, w: np.where(x > 0, x, w[0] * x),
+        [((2, 3), (1,)), ((), (1,))],
+        make_inputs=_away_from_kinks,
+        torch_fn=lambda t, x, w: t.nn.functional.prelu(x, w),
+    ),
+    OpCase(
+        "nn_glu_last_dim",
+        F.glu,
+        lambda x: x[..., :3] / (1 + np.exp(-x[..., 3:])),
+        [((2, 3, 6),)],
+        torch_fn=lambda t, x: t.nn.functional.glu(x),
+    ),
+    OpCase(
         "nn_glu",
         lambda x: F.glu(x, 1),
         lambda x: x[:, :2] / (1 + np.exp(-x[:, 2:])),
