@@ -158,6 +158,11 @@ def _batch_norm_ref(x, w, b):
     return np_normalize(x, (0, 2, 3)) * w[None, :, None, None] + b[None, :, None, None]
 
 
+def _running_statistics(library):
+    """(running_mean, running_var) of two channels, float64 as the op table's inputs."""
+    return library.full((2,), 0.3, dtype=library.float64), library.full((2,), 1.7, dtype=library.float64)
+
+
 def _losses(name, extra=""):
     return f"nn_{name}{extra}"
 
@@ -586,6 +591,20 @@ CASES = [
         torch_fn=lambda t, x, m, v: t.nn.functional.batch_norm(x, m, v, training=False),
     ),
     OpCase(
+        "nn_batch_norm_train_no_affine",
+        lambda x: F.batch_norm(x, None, None, training=True),
+        lambda x: np_normalize(x, (0,) + tuple(range(2, x.ndim))),
+        [((4, 3, 2),), ((5, 2),)],
+        torch_fn=lambda t, x: t.nn.functional.batch_norm(x, None, None, training=True),
+    ),
+    OpCase(
+        "nn_batch_norm_eval_affine",
+        lambda x, w, b: F.batch_norm(x, *_running_statistics(ember), w, b),
+        lambda x, w, b: (x - 0.3) / np.sqrt(1.7 + 1e-5) * w[:, None, None] + b[:, None, None],
+        [((3, 2, 2, 3), (2,), (2,))],
+        torch_fn=lambda t, x, w, b: t.nn.functional.batch_norm(x, *_running_statistics(t), w, b),
+    ),
+    OpCase(
         "nn_layer_norm",
         lambda x, w, b: F.layer_norm(x, (3, 4), w, b),
         lambda x, w, b: np_normalize(x, (-2, -1)) * w + b,
@@ -612,6 +631,20 @@ CASES = [
         lambda x, w, b: np_normalize(x.reshape(2, 2, -1), (2,)).reshape(x.shape) * w[:, None, None] + b[:, None, None],
         [((2, 4, 2, 3), (4,), (4,))],
         torch_fn=lambda t, x, w, b: t.nn.functional.group_norm(x, 2, w, b),
+    ),
+    OpCase(
+        "nn_group_norm_no_affine",
+        lambda x: F.group_norm(x, 3),
+        lambda x: np_normalize(x.reshape(x.shape[0], 3, -1), (2,)).reshape(x.shape),
+        [((2, 6),), ((3, 3, 4),)],
+        torch_fn=lambda t, x: t.nn.functional.group_norm(x, 3),
+    ),
+    OpCase(
+        "nn_instance_norm_affine",
+        lambda x, w, b: F.instance_norm(x, weight=w, bias=b),
+        lambda x, w, b: np_normalize(x, (2,)) * w[:, None] + b[:, None],
+        [((2, 3, 4), (3,), (3,))],
+        torch_fn=lambda t, x, w, b: t.nn.functional.instance_norm(x, weight=w, bias=b),
     ),
     OpCase(
         "nn_instance_norm",
