@@ -423,6 +423,10 @@ def mish(input):
     return Mish.apply(input)
 
 
+# PyTorch's hardsigmoid backward multiplies by 1/6 rounded to float32, in float64 too; so does ember's.
+_ONE_SIXTH = float(np.float32(1 / 6))
+
+
 class Hardsigmoid(Primitive, node="HardsigmoidBackward0", backward_on_arrays=True):
     """relu6(x + 3) / 6; the gradient, 1/6, passes strictly inside (-3, 3)."""
 
@@ -436,7 +440,7 @@ class Hardsigmoid(Primitive, node="HardsigmoidBackward0", backward_on_arrays=Tru
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return _select((x > -3.0) & (x < 3.0), grad / 6.0, 0.0)
+        return _select((x > -3.0) & (x < 3.0), grad * _ONE_SIXTH, 0.0)
 
     jvp = diagonal_jvp
 
