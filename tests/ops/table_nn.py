@@ -598,6 +598,13 @@ CASES = [
         torch_fn=lambda t, x: t.nn.functional.batch_norm(x, None, None, training=True),
     ),
     OpCase(
+        "nn_torch_batch_norm",
+        lambda x, w, b: ember.batch_norm(x, w, b, None, None, True, 0.1, 1e-5, False),
+        _batch_norm_ref,
+        [((3, 2, 2, 2), (2,), (2,))],
+        torch_fn=lambda t, x, w, b: t.batch_norm(x, w, b, None, None, True, 0.1, 1e-5, False),
+    ),
+    OpCase(
         "nn_batch_norm_eval_affine",
         lambda x, w, b: F.batch_norm(x, *_running_statistics(ember), w, b),
         lambda x, w, b: (x - 0.3) / np.sqrt(1.7 + 1e-5) * w[:, None, None] + b[:, None, None],
