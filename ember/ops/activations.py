@@ -236,12 +236,14 @@ def _tanh(x):
 
 
 def _logistic(x):
-    """sigmoid(x): on arrays from exp(-|x|) only, so neither tail overflows."""
+    """sigmoid(x) = 1 / (1 + exp(-x)): on arrays in four in-place passes; where exp(-x) overflows to
+    inf the result is 0, the correctly rounded value (or a denormal away), so the overflow is ignored."""
     if isinstance(x, Tensor):
         return _sigmoid(x)
-    small = np.exp(-np.abs(x))
-    denominator = small + 1.0
-    return np.where(x >= 0, 1.0, small) / denominator
+    with np.errstate(over="ignore"):
+        result = np.exp(-x)
+    result += 1.0
+    return np.divide(1.0, result, out=result) if isinstance(result, np.ndarray) else 1.0 / result
 
 
 def _check_activation_input(input, op_name):
@@ -380,11 +382,21 @@ class Silu(Primitive, node="SiluBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x * _logistic(x)
+        logistic = _logistic(x)
+        ctx.logistic = logistic if ctx.needs_input_grad[0] else None  # (what backward on arrays reads)
+        return x * logistic
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        if not isinstance(grad, Tensor):  # a first-order backward on arrays: in place, from the saved sigmoid
+            logistic = ctx.logistic
+            slope = 1.0 - logistic
+            slope *= x
+            slope += 1.0
+            slope *= logistic
+            slope *= grad
+            return slope
         logistic = _logistic(x)
         return grad * (logistic * (x * (1.0 - logistic) + 1.0))
 
