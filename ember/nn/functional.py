@@ -184,7 +184,7 @@ def max_pool3d_with_indices(
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """Average pooling over (N, C, L)."""
-    return _pooling._avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1, "avg_pool1d")
+    return _pooling.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
 
 
 def avg_pool2d(
@@ -255,7 +255,7 @@ def adaptive_avg_pool3d(input, output_size):
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Max pooling of (N, C, L) to `output_size`, with PyTorch's adaptive windows."""
-    return _pooling._adaptive_max_pool(input, output_size, return_indices, 1, "adaptive_max_pool1d")
+    return _pooling.adaptive_max_pool1d_of(input, output_size, return_indices)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -275,7 +275,7 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
     """`adaptive_max_pool1d(..., return_indices=True)`: the values and the positions of the maxima."""
-    return _pooling._adaptive_max_pool(input, output_size, True, 1, "adaptive_max_pool1d")
+    return _pooling.adaptive_max_pool1d_of(input, output_size, True)
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):

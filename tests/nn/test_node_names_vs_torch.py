@@ -63,6 +63,12 @@ MATCHING = {
     "avg_pool2d": lambda t, F, x: F.avg_pool2d(x["image"], 2),
     "adaptive_avg_pool2d_global": lambda t, F, x: F.adaptive_avg_pool2d(x["image"], 1),
     "adaptive_max_pool2d": lambda t, F, x: F.adaptive_max_pool2d(x["image"], 2),
+    "max_pool1d": lambda t, F, x: F.max_pool1d(x["sequence"], 2),
+    "max_pool1d_unbatched": lambda t, F, x: F.max_pool1d(x["rows"], 2, return_indices=True)[0],
+    "avg_pool1d": lambda t, F, x: F.avg_pool1d(x["sequence"], 2),
+    "adaptive_avg_pool1d": lambda t, F, x: F.adaptive_avg_pool1d(x["sequence"], 4),
+    "adaptive_max_pool1d": lambda t, F, x: F.adaptive_max_pool1d(x["sequence"], 4),
+    "lp_pool1d": lambda t, F, x: F.lp_pool1d(x["sequence"], 2, 2),
     "embedding": lambda t, F, x: F.embedding(x["classes"], x["rows"].t()),
     "dropout_eval": lambda t, F, x: F.dropout(x["rows"], training=False) * 1,
     "pad_constant": lambda t, F, x: F.pad(x["image"], (1, 1)),
@@ -81,8 +87,6 @@ MATCHING = {
 DIFFERENT = {
     "linear_3d": lambda t, F, x: F.linear(x["sequence"], t.ones(5, 6), t.ones(5)),  # ViewBackward0
     "adaptive_avg_pool2d": lambda t, F, x: F.adaptive_avg_pool2d(x["image"], 4),  # AdaptiveAvgPool2DBackward0
-    "max_pool1d": lambda t, F, x: F.max_pool1d(x["sequence"], 2),  # SqueezeBackward1
-    "avg_pool1d": lambda t, F, x: F.avg_pool1d(x["sequence"], 2),  # SqueezeBackward1
     "interpolate_nearest": lambda t, F, x: F.interpolate(x["image"], scale_factor=2),  # UpsampleNearest2DBackward0
     "interpolate_bilinear": lambda t, F, x: F.interpolate(x["image"], scale_factor=2, mode="bilinear"),
     "pixel_shuffle": lambda t, F, x: F.pixel_shuffle(x["image"], 2),  # PixelShuffleBackward0
