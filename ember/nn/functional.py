@@ -610,11 +610,16 @@ def pad(input, pad, mode="constant", value=None):
         raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument.")
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
     padded_dims = len(pad) // 2
-    if input.dim() < padded_dims + 1 or padded_dims > 3:
+    if padded_dims not in (1, 2, 3) or input.dim() not in (padded_dims + 1, padded_dims + 2):
         raise NotImplementedError(
-            f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now "
-            f"(got {mode} padding of {padded_dims} dims on a {input.dim()}-D input)"
+            f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
         )
     return _padding.index_pad(input, pad, mode)
 

@@ -142,3 +142,19 @@ def test_functional_batch_norm_momentum_none_raises_as_pytorch():
         torch.nn.functional.batch_norm(torch.ones(4, 2), torch.zeros(2), torch.ones(2), training=True, momentum=None)
     with pytest.raises(TypeError, match="momentum"):
         F.batch_norm(ember.ones(4, 2), ember.zeros(2), ember.ones(2), training=True, momentum=None)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("shape, pad", [((2, 3, 4, 4), (1, 1)), ((2, 3, 4, 4, 4), (1, 1, 1, 1)), ((4,), (1, 1))])
+def test_non_constant_pad_of_unsupported_sizes_raises_as_pytorch(mode, shape, pad):
+    with pytest.raises(NotImplementedError, match=f"Padding size {len(pad)} is not supported"):
+        torch.nn.functional.pad(torch.ones(shape), pad, mode=mode)
+    with pytest.raises(NotImplementedError, match=f"Padding size {len(pad)} is not supported for {len(shape)}D"):
+        F.pad(ember.ones(shape), pad, mode=mode)
+
+
+def test_non_constant_pad_of_odd_length_raises_as_pytorch():
+    with pytest.raises(RuntimeError, match="Padding length must be divisible by 2"):
+        torch.nn.functional.pad(torch.ones(2, 3, 4), (1,), mode="reflect")
+    with pytest.raises(RuntimeError, match="Padding length must be divisible by 2"):
+        F.pad(ember.ones(2, 3, 4), (1,), mode="reflect")
