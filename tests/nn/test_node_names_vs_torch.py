@@ -68,6 +68,8 @@ MATCHING = {
     "avg_pool1d": lambda t, F, x: F.avg_pool1d(x["sequence"], 2),
     "adaptive_avg_pool1d": lambda t, F, x: F.adaptive_avg_pool1d(x["sequence"], 4),
     "adaptive_max_pool1d": lambda t, F, x: F.adaptive_max_pool1d(x["sequence"], 4),
+    "pixel_shuffle": lambda t, F, x: F.pixel_shuffle(x["image"], 2),
+    "pixel_unshuffle": lambda t, F, x: F.pixel_unshuffle(x["image"], 2),
     "lp_pool1d": lambda t, F, x: F.lp_pool1d(x["sequence"], 2, 2),
     "embedding": lambda t, F, x: F.embedding(x["classes"], x["rows"].t()),
     "dropout_eval": lambda t, F, x: F.dropout(x["rows"], training=False) * 1,
@@ -89,7 +91,6 @@ DIFFERENT = {
     "adaptive_avg_pool2d": lambda t, F, x: F.adaptive_avg_pool2d(x["image"], 4),  # AdaptiveAvgPool2DBackward0
     "interpolate_nearest": lambda t, F, x: F.interpolate(x["image"], scale_factor=2),  # UpsampleNearest2DBackward0
     "interpolate_bilinear": lambda t, F, x: F.interpolate(x["image"], scale_factor=2, mode="bilinear"),
-    "pixel_shuffle": lambda t, F, x: F.pixel_shuffle(x["image"], 2),  # PixelShuffleBackward0
     "grid_sample": lambda t, F, x: F.grid_sample(x["image"], x["grid"], align_corners=False),  # GridSampler2D...
     "pad_reflect": lambda t, F, x: F.pad(x["image"], (1, 1, 1, 1), mode="reflect"),  # ReflectionPad2DBackward0
     "pad_replicate": lambda t, F, x: F.pad(x["image"], (1, 1, 1, 1), mode="replicate"),  # ReplicationPad2D...

@@ -767,14 +767,14 @@ CASES = [
         "nn_pixel_shuffle",
         lambda x: F.pixel_shuffle(x, 2),
         None,
-        [((1, 8, 2, 3),)],
+        [((1, 8, 2, 3),), ((8, 2, 2),), ((2, 1, 4, 1, 2),)],
         torch_fn=lambda t, x: t.nn.functional.pixel_shuffle(x, 2),
     ),
     OpCase(
         "nn_pixel_unshuffle",
         lambda x: F.pixel_unshuffle(x, 2),
         None,
-        [((1, 2, 4, 6),)],
+        [((1, 2, 4, 6),), ((2, 2, 4),)],
         torch_fn=lambda t, x: t.nn.functional.pixel_unshuffle(x, 2),
     ),
     OpCase(
