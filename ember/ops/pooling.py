@@ -8,6 +8,7 @@ from ..autograd.function import Primitive
 from ._nn_common import _batched, _check_floating, _check_tensor, _ntuple
 from ._strided_windows import _col2im, _crop, _disjoint, _pad, _windows
 from ._declare import op
+from ._tangents import linear_jvp
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d"]
 
@@ -423,8 +424,51 @@ def _adaptive_output_size(input, output_size, n, op_name):
     return tuple(spatial[i] if s is None else int(s) for i, s in enumerate(sizes))
 
 
+def _contract(x, matrices):
+    """x with each of its last len(matrices) dims multiplied by its (size, out) matrix (None: kept)."""
+    for offset, matrix in enumerate(matrices):
+        if matrix is not None:
+            dim = x.ndim - len(matrices) + offset
+            x = np.swapaxes(np.matmul(np.swapaxes(x, dim, -1), matrix), dim, -1)
+    return np.ascontiguousarray(x)
+
+
+class AdaptiveAvgPool(Primitive, node="AdaptiveAvgPool2DBackward0", backward_on_arrays=True):
+    """Each spatial dim averaged by a (size, out) matrix of window weights: one node, as PyTorch's."""
+
+    @staticmethod
+    def forward(ctx, x, matrices):
+        ctx.matrices = matrices
+        return _contract(x, matrices)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _AdaptiveAvgPoolAdjoint.call(grad, ctx.matrices), None
+
+    jvp = linear_jvp
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool, node="AdaptiveAvgPool3DBackward0"):
+    pass
+
+
+class _AdaptiveAvgPoolAdjoint(Primitive, node="AdaptiveAvgPool2DBackwardBackward0", backward_on_arrays=True):
+    """adaptive average pooling's backward: each output's gradient spread evenly over its window."""
+
+    @staticmethod
+    def forward(ctx, grad, matrices):
+        ctx.matrices = matrices
+        return _contract(grad, tuple(None if matrix is None else matrix.T for matrix in matrices))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        return AdaptiveAvgPool.call(grad_grad, ctx.matrices), None
+
+    jvp = linear_jvp
+
+
 def _adaptive_avg_pool(input, output_size, n, op_name):
-    """Each spatial dim is averaged by a (out, size) matrix of window weights: matmuls, differentiable twice."""
+    """Average pooling to `output_size` with PyTorch's windows; to one element, the mean (as PyTorch)."""
     _check_tensor(input, "input", op_name)
     if input._data.ndim not in (n + 1, n + 2):
         raise RuntimeError(f"{op_name}(): Expected {n + 1}D or {n + 2}D tensor, but got {list(input.shape)}")
@@ -435,17 +479,16 @@ def _adaptive_avg_pool(input, output_size, n, op_name):
     spatial = input._data.shape[-n:]
     if all(o == 1 for o in out_size):
         return input.mean(tuple(range(-n, 0)), keepdim=True)
-    output = input
-    for offset, (size, out) in enumerate(zip(spatial, out_size)):
-        dim = input._data.ndim - n + offset
+    matrices = []
+    for size, out in zip(spatial, out_size):
         if size == out:
+            matrices.append(None)
             continue
         start, end = _adaptive_ranges(size, out)
         positions = np.arange(size)
         weights = ((positions >= start[:, None]) & (positions < end[:, None])) / (end - start)[:, None]
-        matrix = new_tensor(weights.T.astype(input._data.dtype))
-        output = (output.transpose(dim, -1) @ matrix).transpose(dim, -1)
-    return output
+        matrices.append(weights.T.astype(input._data.dtype))
+    return (AdaptiveAvgPool3d if n == 3 else AdaptiveAvgPool).apply(input, tuple(matrices))
 
 
 @op()

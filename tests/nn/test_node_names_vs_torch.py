@@ -68,6 +68,9 @@ MATCHING = {
     "avg_pool1d": lambda t, F, x: F.avg_pool1d(x["sequence"], 2),
     "adaptive_avg_pool1d": lambda t, F, x: F.adaptive_avg_pool1d(x["sequence"], 4),
     "adaptive_max_pool1d": lambda t, F, x: F.adaptive_max_pool1d(x["sequence"], 4),
+    "adaptive_avg_pool2d": lambda t, F, x: F.adaptive_avg_pool2d(x["image"], 4),
+    "adaptive_avg_pool2d_one_dim_kept": lambda t, F, x: F.adaptive_avg_pool2d(x["image"], (6, 3)),
+    "adaptive_avg_pool3d": lambda t, F, x: F.adaptive_avg_pool3d(x["image"].unsqueeze(0), 3),
     "pixel_shuffle": lambda t, F, x: F.pixel_shuffle(x["image"], 2),
     "pixel_unshuffle": lambda t, F, x: F.pixel_unshuffle(x["image"], 2),
     "lp_pool1d": lambda t, F, x: F.lp_pool1d(x["sequence"], 2, 2),
@@ -88,7 +91,6 @@ MATCHING = {
 # Calls whose node still differs from PyTorch's (PyTorch's name in the comment).
 DIFFERENT = {
     "linear_3d": lambda t, F, x: F.linear(x["sequence"], t.ones(5, 6), t.ones(5)),  # ViewBackward0
-    "adaptive_avg_pool2d": lambda t, F, x: F.adaptive_avg_pool2d(x["image"], 4),  # AdaptiveAvgPool2DBackward0
     "interpolate_nearest": lambda t, F, x: F.interpolate(x["image"], scale_factor=2),  # UpsampleNearest2DBackward0
     "interpolate_bilinear": lambda t, F, x: F.interpolate(x["image"], scale_factor=2, mode="bilinear"),
     "grid_sample": lambda t, F, x: F.grid_sample(x["image"], x["grid"], align_corners=False),  # GridSampler2D...

@@ -339,6 +339,13 @@ CASES = [
         torch_fn=lambda t, x: t.nn.functional.adaptive_avg_pool2d(x, (3, 2)),
     ),
     OpCase(
+        "nn_adaptive_avg_pool3d",
+        lambda x: F.adaptive_avg_pool3d(x, (2, 3, 2)),
+        None,
+        [((1, 2, 3, 5, 2),), ((2, 4, 4, 3),)],
+        torch_fn=lambda t, x: t.nn.functional.adaptive_avg_pool3d(x, (2, 3, 2)),
+    ),
+    OpCase(
         "nn_adaptive_avg_pool2d_global",
         lambda x: F.adaptive_avg_pool2d(x, 1),
         lambda x: x.mean((2, 3), keepdims=True),
