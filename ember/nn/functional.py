@@ -184,7 +184,7 @@ def max_pool3d_with_indices(
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """Average pooling over (N, C, L)."""
-    return _pooling._avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1, "avg_pool1d")
+    return _pooling.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
 
 
 def avg_pool2d(
@@ -255,7 +255,7 @@ def adaptive_avg_pool3d(input, output_size):
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Max pooling of (N, C, L) to `output_size`, with PyTorch's adaptive windows."""
-    return _pooling._adaptive_max_pool(input, output_size, return_indices, 1, "adaptive_max_pool1d")
+    return _pooling.adaptive_max_pool1d_of(input, output_size, return_indices)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -275,7 +275,7 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
     """`adaptive_max_pool1d(..., return_indices=True)`: the values and the positions of the maxima."""
-    return _pooling._adaptive_max_pool(input, output_size, True, 1, "adaptive_max_pool1d")
+    return _pooling.adaptive_max_pool1d_of(input, output_size, True)
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
@@ -311,22 +311,14 @@ def relu_(input):
     return _apply_inplace(input, "relu_", _ops.relu)
 
 
-def _hardtanh(input, min_val, max_val):
-    if min_val > max_val:
-        raise ValueError("min_val cannot be greater than max_val")
-    # The gradient passes strictly inside (min_val, max_val), as in PyTorch.
-    inside = (input > min_val) & (input < max_val)
-    return _ops.where(inside, input, _ops.where(input <= min_val, float(min_val), float(max_val)).to(input.dtype))
-
-
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """x clipped to [min_val, max_val]."""
-    return _maybe_inplace(input, inplace, "hardtanh_", _hardtanh, min_val, max_val)
+    return _maybe_inplace(input, inplace, "hardtanh_", _activations.hardtanh, min_val, max_val)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
     """In-place `hardtanh`: stores the result in `input` and returns it."""
-    return _apply_inplace(input, "hardtanh_", _hardtanh, min_val, max_val)
+    return _apply_inplace(input, "hardtanh_", _activations.hardtanh, min_val, max_val)
 
 
 def relu6(input, inplace=False):
@@ -364,18 +356,14 @@ def celu_(input, alpha=1.0):
     return _apply_inplace(input, "celu_", _activations.celu, alpha)
 
 
-def _leaky_relu(input, negative_slope):
-    return _ops.where(input > 0, input, input * negative_slope)
-
-
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x for x > 0, negative_slope * x otherwise."""
-    return _maybe_inplace(input, inplace, "leaky_relu_", _leaky_relu, negative_slope)
+    return _maybe_inplace(input, inplace, "leaky_relu_", _activations.leaky_relu, negative_slope)
 
 
 def leaky_relu_(input, negative_slope=0.01):
     """In-place `leaky_relu`: stores the result in `input` and returns it."""
-    return _apply_inplace(input, "leaky_relu_", _leaky_relu, negative_slope)
+    return _apply_inplace(input, "leaky_relu_", _activations.leaky_relu, negative_slope)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
@@ -390,13 +378,7 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 
 def glu(input, dim=-1):
     """a * sigmoid(b), where a and b are the two halves of `input` along `dim`."""
-    size = input.shape[dim] if input.dim() else 0
-    if input.dim() == 0 or size % 2:
-        raise RuntimeError(
-            f"Halving dimension must be even, but dimension {dim} is size {size} (input of size {list(input.shape)})"
-        )
-    first, second = _ops.chunk(input, 2, dim)
-    return first * _ops.sigmoid(second)
+    return _activations.glu(input, dim)
 
 
 def _in_float32_for_bfloat16(input):
@@ -414,7 +396,7 @@ def gelu(input, approximate="none"):
 
 def logsigmoid(input):
     """log(sigmoid(x)) = -softplus(-x), without overflow."""
-    return -_activations.Softplus.apply(-input, 1.0, math.inf)
+    return _activations.logsigmoid(input)
 
 
 def tanhshrink(input):
@@ -436,11 +418,7 @@ def softshrink(input, lambd=0.5):
 
 def hardsigmoid(input, inplace=False):
     """relu6(x + 3) / 6."""
-    return _maybe_inplace(input, inplace, "hardsigmoid_", _hardsigmoid)
-
-
-def _hardsigmoid(input):
-    return _hardtanh(input + 3, 0.0, 6.0) / 6
+    return _maybe_inplace(input, inplace, "hardsigmoid_", _activations.hardsigmoid)
 
 
 def silu(input, inplace=False):
@@ -451,27 +429,17 @@ def silu(input, inplace=False):
 def _silu(input):
     if _in_float32_for_bfloat16(input):
         return _silu(input.float()).to(input.dtype)
-    return input * _ops.sigmoid(input)
+    return _activations.silu(input)
 
 
 def mish(input, inplace=False):
     """x * tanh(softplus(x))."""
-    return _maybe_inplace(input, inplace, "mish_", _mish)
-
-
-def _mish(input):
-    return input * _ops.tanh(_activations.Softplus.apply(input, 1.0, 20.0))
+    return _maybe_inplace(input, inplace, "mish_", _activations.mish)
 
 
 def hardswish(input, inplace=False):
     """x * relu6(x + 3) / 6."""
-    return _maybe_inplace(input, inplace, "hardswish_", _hardswish)
-
-
-def _hardswish(input):
-    # PyTorch's gradient: 0 below -3, x/3 + 1/2 in [-3, 3], 1 above.
-    middle = input * (input + 3) / 6
-    return _ops.where(input < -3, 0.0, _ops.where(input <= 3, middle, input))
+    return _maybe_inplace(input, inplace, "hardswish_", _activations.hardswish)
 
 
 def _softmax_dim(name, ndim, stacklevel):
@@ -656,11 +624,16 @@ def pad(input, pad, mode="constant", value=None):
         raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument.")
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
     padded_dims = len(pad) // 2
-    if input.dim() < padded_dims + 1 or padded_dims > 3:
+    if padded_dims not in (1, 2, 3) or input.dim() not in (padded_dims + 1, padded_dims + 2):
         raise NotImplementedError(
-            f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now "
-            f"(got {mode} padding of {padded_dims} dims on a {input.dim()}-D input)"
+            f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
         )
     return _padding.index_pad(input, pad, mode)
 

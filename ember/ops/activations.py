@@ -3,13 +3,13 @@
 import math
 
 from .._backend import np
-from .._tensor import new_tensor
+from .._tensor import Tensor, new_tensor
 from .. import _dtype, _precision
 from ..autograd.function import Primitive
 from ._common import normalize_dim
 from ._nn_common import _check_floating, _check_tensor
 from . import _autocast, _special
-from ._tangents import diagonal_jvp
+from ._tangents import add_tangents, diagonal_jvp
 from ._declare import op
 
 __all__ = ["rrelu", "softmax", "log_softmax", "selu", "celu", "prelu", "hardshrink", "threshold"]
@@ -216,39 +216,325 @@ def gelu(input, approximate="none"):
     return Gelu.apply(input, approximate)
 
 
-def _negative_part_exp(input, alpha, scale_inside=1.0):
-    """alpha * (exp(x * scale_inside) - 1) for x <= 0; exp is fed min(x, 0) so large x never overflows
-    (an inf there would turn the masked-out gradient into NaN)."""
-    from . import clamp_max, expm1
-
-    inner = clamp_max(input, 0.0)
-    if scale_inside != 1.0:
-        inner = inner * scale_inside
-    return expm1(inner) * alpha
-
-
-def elu(input, alpha=1.0, scale=1.0, input_scale=1.0):
-    """x for x > 0, alpha * (exp(x) - 1) otherwise (times `scale`: selu's form)."""
-    _check_tensor(input, "input", "elu")
-    result = _where(input > 0, input, _negative_part_exp(input, alpha, input_scale))
-    return result * scale if scale != 1.0 else result
+# ---------------------------------------------------------------- element-wise activations as primitives
+# Each is one node with PyTorch's name (what a printed tensor shows) and one or two array passes each
+# way, where the composites made 3-8 passes and nodes. Their backward is written once for both paths:
+# the helpers below take NumPy arrays (a first-order backward on arrays) or tensors (recorded, so it
+# can be differentiated again).
+def _select(condition, a, b):
+    if not isinstance(condition, Tensor):
+        return np.where(condition, a, b)
+    return _where(condition, a, b)
 
 
-@op()
+def _exp(x):
+    if not isinstance(x, Tensor):
+        return np.exp(x)
+    from . import exp
+
+    return exp(x)
+
+
+def _tanh(x):
+    if not isinstance(x, Tensor):
+        return np.tanh(x)
+    from . import tanh
+
+    return tanh(x)
+
+
+def _logistic(x):
+    """sigmoid(x) = 1 / (1 + exp(-x)): on arrays in four in-place passes; where exp(-x) overflows to
+    inf the result is 0, the correctly rounded value (or a denormal away), so the overflow is ignored."""
+    if isinstance(x, Tensor):
+        return _sigmoid(x)
+    with np.errstate(over="ignore"):
+        result = np.exp(-x)
+    result += 1.0
+    return np.divide(1.0, result, out=result) if isinstance(result, np.ndarray) else 1.0 / result
+
+
+def _check_activation_input(input, op_name):
+    _check_tensor(input, "input", op_name)
+    _check_floating(input, op_name)
+
+
+class LeakyRelu(Primitive, node="LeakyReluBackward0", backward_on_arrays=True):
+    """x for x > 0, slope * x otherwise."""
+
+    @staticmethod
+    def forward(ctx, x, slope):
+        ctx.save_for_backward(x)
+        ctx.slope = slope
+        return np.where(x > 0, x, x * slope)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return _select(x > 0, grad, grad * ctx.slope), None
+
+    jvp = diagonal_jvp
+
+
+def leaky_relu(input, negative_slope=0.01):
+    """x for x > 0, negative_slope * x otherwise."""
+    _check_activation_input(input, "leaky_relu")
+    return LeakyRelu.apply(input, negative_slope)
+
+
+class Hardtanh(Primitive, node="HardtanhBackward0", backward_on_arrays=True):
+    """x clipped to [low, high]; the gradient passes strictly inside, as PyTorch's."""
+
+    @staticmethod
+    def forward(ctx, x, low, high):
+        ctx.save_for_backward(x)
+        ctx.bounds = low, high
+        return np.minimum(np.maximum(x, low), high).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        low, high = ctx.bounds
+        return _select((x > low) & (x < high), grad, 0.0), None, None
+
+    jvp = diagonal_jvp
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0):
+    """x clipped to [min_val, max_val]."""
+    _check_tensor(input, "input", "hardtanh")
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return Hardtanh.apply(input, min_val, max_val)
+
+
+class Elu(Primitive, node="EluBackward0", backward_on_arrays=True):
+    """scale * (x for x > 0, alpha * (exp(input_scale * x) - 1) otherwise): elu, and selu with its
+    constants. exp is fed min(x, 0), so large x never overflows."""
+
+    @staticmethod
+    def forward(ctx, x, alpha, scale, input_scale):
+        ctx.save_for_backward(x)
+        ctx.options = alpha, scale, input_scale
+        negative = np.minimum(x, 0)
+        if input_scale != 1.0:
+            negative *= input_scale
+        negative = np.expm1(negative)
+        negative *= alpha
+        result = np.where(x > 0, x, negative)
+        if scale != 1.0:
+            result *= scale
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        alpha, scale, input_scale = ctx.options
+        negative_slope = _exp(_select(x > 0, 0.0, x) * input_scale) * (alpha * scale * input_scale)
+        return _select(x > 0, grad * scale, grad * negative_slope), None, None, None
+
+    jvp = diagonal_jvp
+
+
+class Celu(Elu, node="CeluBackward0"):
+    """celu is elu with input_scale = 1 / alpha; PyTorch names its node apart."""
+
+
+def elu(input, alpha=1.0):
+    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    _check_activation_input(input, "elu")
+    return Elu.apply(input, alpha, 1.0, 1.0)
+
+
+@op(Elu)
 def selu(input):
     """scale * elu(x, alpha) with the self-normalizing constants of Klambauer et al."""
-    return elu(input, _SELU_ALPHA, _SELU_SCALE)
+    _check_activation_input(input, "selu")
+    return Elu.apply(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
-@op()
+@op(Celu)
 def celu(input, alpha=1.0):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    _check_activation_input(input, "celu")
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: celu's alpha must not be 0")
-    return elu(input, alpha, 1.0, 1.0 / alpha)
+    return Celu.apply(input, alpha, 1.0, 1.0 / alpha)
 
 
-@op(method=True)
+class LogSigmoid(Primitive, node="LogSigmoidBackward0", backward_on_arrays=True):
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), exact on both tails."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * _logistic(-x)
+
+    jvp = diagonal_jvp
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)), without overflow."""
+    _check_activation_input(input, "log_sigmoid_forward")
+    return LogSigmoid.apply(input)
+
+
+class Silu(Primitive, node="SiluBackward0", backward_on_arrays=True):
+    """x * sigmoid(x)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        logistic = _logistic(x)
+        ctx.logistic = logistic if ctx.needs_input_grad[0] else None  # (what backward on arrays reads)
+        return x * logistic
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        if not isinstance(grad, Tensor):  # a first-order backward on arrays: in place, from the saved sigmoid
+            logistic = ctx.logistic
+            slope = 1.0 - logistic
+            slope *= x
+            slope += 1.0
+            slope *= logistic
+            slope *= grad
+            return slope
+        logistic = _logistic(x)
+        return grad * (logistic * (x * (1.0 - logistic) + 1.0))
+
+    jvp = diagonal_jvp
+
+
+def silu(input):
+    """x * sigmoid(x) (also called swish)."""
+    _check_activation_input(input, "silu")
+    return Silu.apply(input)
+
+
+class Mish(Primitive, node="MishBackward0", backward_on_arrays=True):
+    """x * tanh(softplus(x))."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * np.tanh(np.logaddexp(x, 0.0))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        if not isinstance(x, Tensor):
+            squashed = np.tanh(np.logaddexp(x, 0.0))
+        else:
+            squashed = _tanh(Softplus.apply(x, 1.0, 20.0))
+        return grad * (squashed + x * _logistic(x) * (1.0 - squashed * squashed))
+
+    jvp = diagonal_jvp
+
+
+def mish(input):
+    """x * tanh(softplus(x))."""
+    _check_activation_input(input, "mish")
+    return Mish.apply(input)
+
+
+# PyTorch's hardsigmoid backward multiplies by 1/6 rounded to float32, in float64 too; so does ember's.
+_ONE_SIXTH = float(np.float32(1 / 6))
+
+
+class Hardsigmoid(Primitive, node="HardsigmoidBackward0", backward_on_arrays=True):
+    """relu6(x + 3) / 6; the gradient, 1/6, passes strictly inside (-3, 3)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        result = np.minimum(np.maximum(x + 3.0, 0.0), 6.0)
+        result /= 6.0
+        return result.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return _select((x > -3.0) & (x < 3.0), grad * _ONE_SIXTH, 0.0)
+
+    jvp = diagonal_jvp
+
+
+def hardsigmoid(input):
+    """relu6(x + 3) / 6."""
+    _check_activation_input(input, "hardsigmoid")
+    return Hardsigmoid.apply(input)
+
+
+class Hardswish(Primitive, node="HardswishBackward0", backward_on_arrays=True):
+    """x * relu6(x + 3) / 6; PyTorch's gradient: 0 below -3, x/3 + 1/2 in [-3, 3], 1 above."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        result = np.minimum(np.maximum(x + 3.0, 0.0), 6.0)
+        result *= x
+        result /= 6.0
+        return result.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return _select(x < -3.0, 0.0, _select(x <= 3.0, grad * (x / 3.0 + 0.5), grad))
+
+    jvp = diagonal_jvp
+
+
+def hardswish(input):
+    """x * relu6(x + 3) / 6."""
+    _check_activation_input(input, "hardswish")
+    return Hardswish.apply(input)
+
+
+class Prelu(Primitive, node="PreluKernelBackward0", backward_on_arrays=True):
+    """x for x > 0, weight * x otherwise; `view` shapes the weight to broadcast over the channels
+    (dim 1), `dims` are the input's dims its gradient sums over."""
+
+    @staticmethod
+    def forward(ctx, x, weight, view, dims):
+        ctx.save_for_backward(x, weight)
+        ctx.layout = view, dims
+        return np.where(x > 0, x, x * weight.reshape(view))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        view, dims = ctx.layout
+        needs_x, needs_weight = ctx.needs_input_grad[:2]
+        positive = x > 0
+        grad_x = _select(positive, grad, grad * weight.reshape(view)) if needs_x else None
+        grad_weight = None
+        if needs_weight:
+            grad_weight = _select(positive, 0.0, grad * x)
+            if dims:
+                grad_weight = grad_weight.sum(dims)
+            grad_weight = grad_weight.reshape(weight.shape)
+        return grad_x, grad_weight, None, None
+
+    @staticmethod
+    def jvp(ctx, tangent_x, tangent_weight, *_):
+        x, weight = ctx.inputs[:2]
+        view = ctx.layout[0]
+        positive = x > 0
+        total = None
+        if tangent_x is not None:
+            total = _where(positive, tangent_x, tangent_x * weight.reshape(view))
+        if tangent_weight is not None:
+            total = add_tangents(total, _where(positive, 0.0, x * tangent_weight.reshape(view)))
+        return total
+
+
+@op(Prelu, method=True)
 def prelu(input, weight):
     """x for x >= 0, weight * x otherwise; weight has 1 or C (the channels, dim 1) elements."""
     if _autocast.ever_enabled and _autocast.state.lower is not None:
@@ -256,17 +542,68 @@ def prelu(input, weight):
     _check_tensor(input, "input", "prelu")
     _check_tensor(weight, "weight", "prelu")
     count = weight._data.size
+    ndim = input._data.ndim
     if count != 1:
-        if input._data.ndim < 2 or input._data.shape[1] != count:
+        if ndim < 2 or input._data.shape[1] != count:
             raise RuntimeError(
                 f"prelu: mismatch of parameter numbers and input channel size: weight has {count} "
                 f"elements but input {list(input.shape)} has "
-                f"{input._data.shape[1] if input._data.ndim > 1 else 1} channels"
+                f"{input._data.shape[1] if ndim > 1 else 1} channels"
             )
-        weight = weight.reshape((-1,) + (1,) * (input._data.ndim - 2))
-    elif weight._data.ndim:
-        weight = weight.reshape(())
-    return _where(input > 0, input, input * weight)
+        view = (-1,) + (1,) * (ndim - 2)
+        dims = (0,) + tuple(range(2, ndim))
+    else:
+        view = ()
+        dims = tuple(range(ndim))
+    return Prelu.apply(input, weight, view, dims)
+
+
+class Glu(Primitive, node="GluBackward0", backward_on_arrays=True):
+    """a * sigmoid(b), a and b the two halves of the input along `dim`."""
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.save_for_backward(x)
+        ctx.dim = dim
+        first, second = np.split(x, 2, axis=dim)
+        return first * _logistic(second)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        dim = ctx.dim
+        half = x.shape[dim] // 2
+        if not isinstance(x, Tensor):
+            first, second = np.split(x, 2, axis=dim)
+            gate = _logistic(second)
+            grad_first = grad * gate
+            return np.concatenate([grad_first, grad_first * first * (1.0 - gate)], axis=dim), None
+        from . import cat
+
+        first, second = x.narrow(dim, 0, half), x.narrow(dim, half, half)
+        gate = _logistic(second)
+        grad_first = grad * gate
+        return cat([grad_first, grad_first * first * (1.0 - gate)], dim), None
+
+    @staticmethod
+    def jvp(ctx, tangent, _):
+        (x,), dim = ctx.inputs[:1], ctx.dim
+        half = x.shape[dim] // 2
+        first, gate = x.narrow(dim, 0, half), _logistic(x.narrow(dim, half, half))
+        tangent_first, tangent_second = tangent.narrow(dim, 0, half), tangent.narrow(dim, half, half)
+        return (tangent_first + first * (1.0 - gate) * tangent_second) * gate
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b), where a and b are the two halves of `input` along `dim`."""
+    _check_tensor(input, "input", "glu")
+    ndim = input._data.ndim
+    size = input._data.shape[dim] if ndim else 0
+    if ndim == 0 or size % 2:
+        raise RuntimeError(
+            f"Halving dimension must be even, but dimension {dim} is size {size} (input of size {list(input.shape)})"
+        )
+    return Glu.apply(input, normalize_dim(dim, ndim, "glu"))
 
 
 @op(method=True)

@@ -3,6 +3,7 @@
 import math
 
 from .._backend import np
+from .._tensor import Tensor, new_tensor
 from ..autograd.function import Primitive
 from ._nn_common import _check_floating, _check_tensor
 from ._declare import op
@@ -12,28 +13,13 @@ __all__ = ["layer_norm", "batch_norm", "group_norm", "instance_norm"]
 
 
 # ================================================================ normalization
-def _normalize(input, dims, eps, mean=None, var=None):
-    """(input - mean) / sqrt(var + eps) over `dims`, and the batch statistics (mean, biased var) used."""
-    if mean is None:
-        mean = input.mean(dims, keepdim=True)
-        centered = input - mean
-        var = (centered * centered).mean(dims, keepdim=True)
-    else:
-        centered = input - mean
+def _normalize(input, dims, eps):
+    """(input - mean) / sqrt(var + eps) over `dims` in ember ops, and the batch statistics (mean, biased
+    var) used: what a recorded backward of the normalizations differentiates."""
+    mean = input.mean(dims, keepdim=True)
+    centered = input - mean
+    var = (centered * centered).mean(dims, keepdim=True)
     return centered * (var + eps) ** -0.5, mean, var
-
-
-def _channel_view(tensor, ndim):
-    """A per-channel (C,) tensor shaped (1, C, 1, ...) to broadcast against an (N, C, ...) input."""
-    return tensor.reshape((1, -1) + (1,) * (ndim - 2))
-
-
-def _affine(output, weight, bias, shaper):
-    if weight is not None:
-        output = output * shaper(weight)
-    if bias is not None:
-        output = output + shaper(bias)
-    return output
 
 
 def _update_running(running, statistic, momentum):
@@ -42,6 +28,143 @@ def _update_running(running, statistic, momentum):
     data *= 1 - momentum
     data += (momentum * statistic.astype(data.dtype, copy=False)).reshape(data.shape)
     running._bump_version()
+
+
+# ---------------------------------------------------------------- batch and group norm as primitives
+# One node each with PyTorch's name (NativeBatchNormBackward0, NativeGroupNormBackward0), and about a
+# third of the composite's array passes: the forward keeps the normalized input and 1/std for the
+# first-order backward on arrays; a recorded backward recomputes them in ember ops (double backward).
+def _statistics(x, dims):
+    """The centered input, its mean and biased variance over `dims` (kept), as arrays; float16 is
+    worked in float32."""
+    work = x if x.dtype.itemsize >= 4 else x.astype(np.float32)
+    size = math.prod(work.shape[axis] for axis in dims)
+    mean = np.add.reduce(work, axis=dims, keepdims=True)
+    mean /= size
+    centered = work - mean
+    variance = np.add.reduce(centered * centered, axis=dims, keepdims=True)
+    variance /= size
+    return centered, mean, variance
+
+
+def _inverse_std(variance, eps):
+    result = variance + eps
+    np.sqrt(result, out=result)
+    return np.divide(1.0, result, out=result)
+
+
+def _normalization_product_on_arrays(vector, normalized, rstd, dims):
+    """`_normalization_product` on arrays, in place in `vector` (a fresh array)."""
+    size = normalized.size // rstd.size
+    mean_vector = np.add.reduce(vector, axis=dims, keepdims=True)
+    mean_vector /= size
+    projection = np.add.reduce(vector * normalized, axis=dims, keepdims=True)
+    projection /= size
+    vector -= mean_vector
+    vector -= normalized * projection
+    vector *= rstd
+    return vector
+
+
+class BatchNorm(Primitive, node="NativeBatchNormBackward0", backward_on_arrays=True):
+    """(x - mean) / sqrt(var + eps) * weight + bias per channel (dim 1) of (N, C, ...): with the batch's
+    statistics when training (and then `running`, the (running_mean, running_var) tensors or Nones, is
+    updated in place), with the running ones otherwise."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, running, training, momentum, eps):
+        ctx.save_for_backward(x, weight)
+        view = (1, -1) + (1,) * (x.ndim - 2)
+        dims = (0,) + tuple(range(2, x.ndim))
+        ctx.layout, ctx.training, ctx.eps = (view, dims), training, eps
+        running_mean, running_var = running
+        if training:
+            normalized, mean, variance = _statistics(x, dims)
+            count = normalized.size // normalized.shape[1]
+            if running_mean is not None:
+                _update_running(running_mean, mean, momentum)
+            if running_var is not None:
+                _update_running(running_var, variance * (count / (count - 1)), momentum)
+            rstd = _inverse_std(variance, eps)
+            normalized *= rstd
+        else:
+            work = x if x.dtype.itemsize >= 4 else x.astype(np.float32)
+            mean = running_mean._data.reshape(view)
+            rstd = _inverse_std(running_var._data.reshape(view).astype(work.dtype), eps)
+            normalized = work - mean
+            normalized *= rstd
+            ctx.running_mean = mean
+        if any(ctx.needs_input_grad[:3]):  # (what backward on arrays reads)
+            ctx.normalized, ctx.rstd = normalized, rstd
+        return _scale_and_shift(normalized, weight, bias, view).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        needs_x, needs_weight, needs_bias = ctx.needs_input_grad[:3]
+        view, dims = ctx.layout
+        grad_x = grad_weight = grad_bias = None
+        if not isinstance(grad, Tensor):  # a first-order backward on arrays (see autograd.function)
+            normalized, rstd = ctx.normalized, ctx.rstd
+            if needs_weight:
+                grad_weight = np.add.reduce(grad * normalized, axis=dims).astype(weight.dtype, copy=False)
+            if needs_bias:
+                grad_bias = np.add.reduce(grad, axis=dims)
+            if needs_x:
+                scaled = grad * weight.reshape(view) if weight is not None else grad.astype(normalized.dtype)
+                if ctx.training:
+                    scaled = _normalization_product_on_arrays(scaled, normalized, rstd, dims)
+                else:
+                    scaled *= rstd
+                grad_x = scaled.astype(x.dtype, copy=False)
+            return grad_x, grad_weight, grad_bias, None, None, None, None
+        # on tensors (create_graph): the same formulas in ember ops, so they can be differentiated again
+        normalized, rstd = _batch_normalized(ctx, x)
+        if needs_weight:
+            grad_weight = (grad * normalized).sum(dims)
+        if needs_bias:
+            grad_bias = grad.sum(dims)
+        if needs_x:
+            scaled = grad * weight.reshape(view) if weight is not None else grad
+            grad_x = _normalization_product(scaled, normalized, rstd, dims) if ctx.training else scaled * rstd
+        return grad_x, grad_weight, grad_bias, None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, tangent_x, tangent_weight, tangent_bias, *_):
+        x, weight = ctx.inputs[:2]
+        view, dims = ctx.layout
+        normalized, rstd = _batch_normalized(ctx, x)
+        total = None
+        if tangent_x is not None:  # the Jacobian in x is symmetric: backward's product
+            total = _normalization_product(tangent_x, normalized, rstd, dims) if ctx.training else tangent_x * rstd
+            if weight is not None:
+                total = total * weight.reshape(view)
+        if tangent_weight is not None:
+            total = add_tangents(total, normalized * tangent_weight.reshape(view))
+        if tangent_bias is not None:
+            total = add_tangents(total, tangent_bias.reshape(view).expand(normalized.shape))
+        return total
+
+
+def _scale_and_shift(normalized, weight, bias, view):
+    """normalized * weight + bias (each optional, shaped by `view`), in a new array."""
+    if weight is None:
+        return normalized + bias.reshape(view) if bias is not None else normalized.copy()
+    output = normalized * weight.reshape(view)
+    if bias is not None:
+        output += bias.reshape(view)
+    return output
+
+
+def _batch_normalized(ctx, x):
+    """The normalized input and 1/std as tensors: recomputed in ember ops from x when training (so
+    they depend on x), constants from the running statistics otherwise."""
+    dims = ctx.layout[1]
+    if ctx.training:
+        return _normalized_and_rstd(x, dims, ctx.eps)
+    dtype = x._data.dtype
+    rstd = new_tensor(ctx.rstd.astype(dtype, copy=False))
+    return (x - new_tensor(ctx.running_mean.astype(dtype, copy=False))) * rstd, rstd
 
 
 def _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
@@ -60,25 +183,18 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
                 f"batch_norm: {name} should contain {shape[1]} elements (one per channel of input "
                 f"{list(shape)}), not {value._data.size}"
             )
-    ndim = input._data.ndim
-    dims = (0,) + tuple(range(2, ndim))
     if training:
-        count = input._data.size // shape[1]
-        if count <= 1:
+        if input._data.size // shape[1] <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {list(shape)}")
-        output, mean, var = _normalize(input, dims, eps)
-        if running_mean is not None:
-            _update_running(running_mean, mean._data, momentum)
-        if running_var is not None:
-            _update_running(running_var, var._data * (count / (count - 1)), momentum)
-    else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("batch_norm: running_mean and running_var must be given when training=False")
-        output, _, _ = _normalize(input, dims, eps, _channel_view(running_mean, ndim), _channel_view(running_var, ndim))
-    return _affine(output, weight, bias, lambda t: _channel_view(t, ndim))
+        if momentum is None:
+            raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, not NoneType")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("batch_norm: running_mean and running_var must be given when training=False")
+    _check_floating(input, "batch_norm")
+    return BatchNorm.apply(input, weight, bias, (running_mean, running_var), bool(training), momentum, eps)
 
 
-@op()
+@op(BatchNorm)
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled=True):
     """`torch.batch_norm` (weight and bias first); see `nn.functional.batch_norm`."""
     return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
@@ -204,7 +320,72 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     return LayerNorm.apply(input, weight, bias, count, eps)
 
 
-@op()
+class GroupNorm(Primitive, node="NativeGroupNormBackward0", backward_on_arrays=True):
+    """(x - mean) / sqrt(var + eps) over groups of channels (and the spatial dims) of (N, C, ...),
+    then weight * . + bias per channel."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, groups, eps):
+        ctx.save_for_backward(x, weight)
+        grouped_shape = (x.shape[0], groups, -1)
+        view = (1, -1) + (1,) * (x.ndim - 2)
+        ctx.layout, ctx.eps = (grouped_shape, view), eps
+        normalized, _, variance = _statistics(x.reshape(grouped_shape), (2,))
+        rstd = _inverse_std(variance, eps)
+        normalized *= rstd
+        if any(ctx.needs_input_grad[:3]):  # (what backward on arrays reads)
+            ctx.normalized, ctx.rstd = normalized, rstd
+        return _scale_and_shift(normalized.reshape(x.shape), weight, bias, view).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        needs_x, needs_weight, needs_bias = ctx.needs_input_grad[:3]
+        grouped_shape, view = ctx.layout
+        channel_dims = (0,) + tuple(range(2, grad.ndim))
+        grad_x = grad_weight = grad_bias = None
+        if not isinstance(grad, Tensor):  # a first-order backward on arrays (see autograd.function)
+            normalized, rstd = ctx.normalized, ctx.rstd
+            if needs_weight:
+                products = grad * normalized.reshape(grad.shape)
+                grad_weight = np.add.reduce(products, axis=channel_dims).astype(weight.dtype, copy=False)
+            if needs_bias:
+                grad_bias = np.add.reduce(grad, axis=channel_dims)
+            if needs_x:
+                scaled = grad * weight.reshape(view) if weight is not None else grad.astype(normalized.dtype)
+                scaled = _normalization_product_on_arrays(scaled.reshape(grouped_shape), normalized, rstd, (2,))
+                grad_x = scaled.reshape(x.shape).astype(x.dtype, copy=False)
+            return grad_x, grad_weight, grad_bias, None, None
+        # on tensors (create_graph): the same formulas in ember ops, so they can be differentiated again
+        normalized, rstd = _normalized_and_rstd(x.reshape(grouped_shape), (2,), ctx.eps)
+        if needs_weight:
+            grad_weight = (grad * normalized.reshape(x.shape)).sum(channel_dims)
+        if needs_bias:
+            grad_bias = grad.sum(channel_dims)
+        if needs_x:
+            scaled = (grad * weight.reshape(view) if weight is not None else grad).reshape(grouped_shape)
+            grad_x = _normalization_product(scaled, normalized, rstd, (2,)).reshape(x.shape)
+        return grad_x, grad_weight, grad_bias, None, None
+
+    @staticmethod
+    def jvp(ctx, tangent_x, tangent_weight, tangent_bias, *_):
+        x, weight = ctx.inputs[:2]
+        grouped_shape, view = ctx.layout
+        normalized, rstd = _normalized_and_rstd(x.reshape(grouped_shape), (2,), ctx.eps)
+        normalized_x = normalized.reshape(x.shape)
+        total = None
+        if tangent_x is not None:  # the Jacobian in x is symmetric: backward's product
+            total = _normalization_product(tangent_x.reshape(grouped_shape), normalized, rstd, (2,)).reshape(x.shape)
+            if weight is not None:
+                total = total * weight.reshape(view)
+        if tangent_weight is not None:
+            total = add_tangents(total, normalized_x * tangent_weight.reshape(view))
+        if tangent_bias is not None:
+            total = add_tangents(total, tangent_bias.reshape(view).expand(x.shape))
+        return total
+
+
+@op(GroupNorm)
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
     """Normalize (N, C, ...) over groups of C/num_groups channels and the spatial dims."""
     _check_tensor(input, "input", "group_norm")
@@ -214,9 +395,14 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
             f"Expected number of channels in input to be divisible by num_groups, but got input of "
             f"shape {list(shape)} and num_groups={num_groups}"
         )
-    grouped = input.reshape((shape[0], num_groups, -1))
-    output, _, _ = _normalize(grouped, (2,), eps)
-    return _affine(output.reshape(shape), weight, bias, lambda t: _channel_view(t, len(shape)))
+    for name, value in (("weight", weight), ("bias", bias)):
+        if value is not None and value._data.shape != (shape[1],):
+            raise RuntimeError(
+                f"group_norm: expected {name} to be a vector of size equal to the number of channels in "
+                f"input ({shape[1]}), but got {name} of shape {list(value.shape)}"
+            )
+    _check_floating(input, "group_norm")
+    return GroupNorm.apply(input, weight, bias, num_groups, eps)
 
 
 @op()
@@ -231,20 +417,25 @@ def instance_norm(
     eps=1e-5,
     cudnn_enabled=True,
 ):
-    """Normalize each (n, c) feature map of (N, C, ...) over its spatial dims."""
+    """Normalize each (n, c) feature map of (N, C, ...) over its spatial dims: as PyTorch, batch norm
+    of the input seen as (1, N * C, ...) (its node, then the view back: ViewBackward0), with the
+    per-channel running statistics repeated per sample and averaged back after the update."""
     _check_tensor(input, "input", "instance_norm")
     shape = input._data.shape
-    ndim = len(shape)
-    dims = tuple(range(2, ndim))
+    if use_input_stats and math.prod(shape[2:]) <= 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {list(shape)}")
+    batch = shape[0]
+    repeated = [
+        None if running is None else new_tensor(np.tile(running._data, batch))
+        for running in (running_mean, running_var)
+    ]
+    weight, bias = (None if value is None else value.repeat(batch) for value in (weight, bias))
+    output = _batch_norm(
+        input.reshape((1, -1) + shape[2:]), *repeated, weight, bias, use_input_stats, momentum, eps
+    ).view(shape)
     if use_input_stats:
-        if math.prod(shape[2:]) <= 1:
-            raise ValueError(f"Expected more than 1 spatial element when training, got input size {list(shape)}")
-        output, mean, var = _normalize(input, dims, eps)
-        count = math.prod(shape[2:])
-        if running_mean is not None:
-            _update_running(running_mean, mean._data.mean(0), momentum)
-        if running_var is not None:
-            _update_running(running_var, (var._data * (count / (count - 1))).mean(0), momentum)
-    else:
-        output, _, _ = _normalize(input, dims, eps, _channel_view(running_mean, ndim), _channel_view(running_var, ndim))
-    return _affine(output, weight, bias, lambda t: _channel_view(t, ndim))
+        for running, update in zip((running_mean, running_var), repeated):
+            if running is not None:
+                running._data[...] = update._data.reshape(batch, -1).mean(0)
+                running._bump_version()
+    return output

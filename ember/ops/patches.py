@@ -7,11 +7,60 @@ from ..autograd.function import Primitive
 from ._nn_common import _batched, _check_tensor, _ntuple
 from ._strided_windows import _col2im, _crop, _out_size, _pad, _windows
 from ._declare import op
+from ._tangents import linear_jvp
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle"]
 
 
-@op()
+def _shuffled(x, r):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r) on arrays: a reshape, a transpose, a reshape."""
+    lead, (channels, height, width) = x.shape[:-3], x.shape[-3:]
+    k = len(lead)
+    grouped = x.reshape(lead + (channels // (r * r), r, r, height, width))
+    moved = np.transpose(grouped, tuple(range(k)) + (k, k + 3, k + 1, k + 4, k + 2))
+    return moved.reshape(lead + (channels // (r * r), height * r, width * r))
+
+
+def _unshuffled(x, r):
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W): the inverse of `_shuffled`."""
+    lead, (channels, height, width) = x.shape[:-3], x.shape[-3:]
+    k = len(lead)
+    grouped = x.reshape(lead + (channels, height // r, r, width // r, r))
+    moved = np.transpose(grouped, tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3))
+    return moved.reshape(lead + (channels * r * r, height // r, width // r))
+
+
+class PixelShuffle(Primitive, node="PixelShuffleBackward0", backward_on_arrays=True):
+    """pixel_shuffle as one node, as PyTorch's; its adjoint (and inverse) is pixel_unshuffle."""
+
+    @staticmethod
+    def forward(ctx, x, r):
+        ctx.r = r
+        return np.ascontiguousarray(_shuffled(x, r))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return PixelUnshuffle.call(grad, ctx.r), None
+
+    jvp = linear_jvp
+
+
+class PixelUnshuffle(Primitive, node="PixelUnshuffleBackward0", backward_on_arrays=True):
+    """pixel_unshuffle as one node; its adjoint (and inverse) is pixel_shuffle."""
+
+    @staticmethod
+    def forward(ctx, x, r):
+        ctx.r = r
+        return np.ascontiguousarray(_unshuffled(x, r))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return PixelShuffle.call(grad, ctx.r), None
+
+    jvp = linear_jvp
+
+
+@op(PixelShuffle)
 def pixel_shuffle(input, upscale_factor):
     """(*, C*r*r, H, W) -> (*, C, H*r, W*r): sub-pixel convolution's rearrangement (a reshape and permute)."""
     _check_tensor(input, "input", "pixel_shuffle")
@@ -23,14 +72,10 @@ def pixel_shuffle(input, upscale_factor):
             f"of upscale_factor, but input.size(-3)={shape[-3] if len(shape) >= 3 else None} is not "
             f"divisible by {r * r} (input of size {list(shape)})"
         )
-    lead, (channels, height, width) = shape[:-3], shape[-3:]
-    k = len(lead)
-    grouped = input.reshape(lead + (channels // (r * r), r, r, height, width))
-    moved = grouped.permute(tuple(range(k)) + (k, k + 3, k + 1, k + 4, k + 2))
-    return moved.reshape(lead + (channels // (r * r), height * r, width * r))
+    return PixelShuffle.apply(input, r)
 
 
-@op()
+@op(PixelUnshuffle)
 def pixel_unshuffle(input, downscale_factor):
     """(*, C, H*r, W*r) -> (*, C*r*r, H, W): the inverse of pixel_shuffle."""
     _check_tensor(input, "input", "pixel_unshuffle")
@@ -41,11 +86,7 @@ def pixel_unshuffle(input, downscale_factor):
             f"pixel_unshuffle expects height and width to be divisible by downscale_factor={r}, "
             f"but got input of size {list(shape)}"
         )
-    lead, (channels, height, width) = shape[:-3], shape[-3:]
-    k = len(lead)
-    grouped = input.reshape(lead + (channels, height // r, r, width // r, r))
-    moved = grouped.permute(tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3))
-    return moved.reshape(lead + (channels * r * r, height // r, width // r))
+    return PixelUnshuffle.apply(input, r)
 
 
 # ================================================================ unfold / fold (im2col / col2im)

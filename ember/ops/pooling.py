@@ -9,6 +9,7 @@ from ..autograd.function import Primitive
 from ._nn_common import _batched, _check_floating, _check_tensor, _ntuple
 from ._strided_windows import _col2im, _crop, _disjoint, _pad, _windows
 from ._declare import op
+from ._tangents import linear_jvp
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d"]
 
@@ -174,10 +175,6 @@ class _MaxPoolScatter(Primitive, node="MaxPoolWithIndicesBackwardBackward0"):
         return _MaxPoolGather.apply(grad, ctx.local, ctx.geometry), None, None
 
 
-class MaxPool1d(_MaxPoolGather, node="MaxPool2DWithIndicesBackward0"):
-    pass
-
-
 class MaxPool2d(_MaxPoolGather, node="MaxPool2DWithIndicesBackward0"):
     pass
 
@@ -186,7 +183,7 @@ class MaxPool3d(_MaxPoolGather, node="MaxPool3DWithIndicesBackward0"):
     pass
 
 
-_MAX_POOLS = {1: MaxPool1d, 2: MaxPool2d, 3: MaxPool3d}
+_MAX_POOLS = {2: MaxPool2d, 3: MaxPool3d}
 
 
 class _SpatialGather(Primitive):
@@ -246,10 +243,47 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     return (output.squeeze(0), indices.squeeze(0)) if unbatched else (output, indices)
 
 
-@op(MaxPool1d)
+# ---------------------------------------------------------------- 1-d pools: the 2-d pools of (N, C, 1, L)
+# As PyTorch's: the result is the 2-d pool's squeezed back, so it shows SqueezeBackward1 as theirs does.
+def _as_2d(input, op_name):
+    """(N, C, L) or (C, L) as (N, C, 1, L) or (C, 1, L)."""
+    _check_tensor(input, "input", op_name)
+    if input._data.ndim not in (2, 3):
+        raise RuntimeError(
+            f"{op_name}: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, "
+            f"but got: {list(input.shape)}"
+        )
+    return input.unsqueeze(-2)
+
+
+def _widened(value, fill, name, op_name):
+    """A 1-d pool's int or 1-tuple argument as the (fill, value) pair of the 2-d pool."""
+    return None if value is None else (fill,) + _ntuple(value, 1, name, op_name)
+
+
+def _squeezed(result):
+    if isinstance(result, tuple):
+        return tuple(part.squeeze(-2) for part in result)
+    return result.squeeze(-2)
+
+
+@op(MaxPool2d)
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """Maximum over sliding windows of (N, C, L); `stride` defaults to `kernel_size`."""
-    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 1, "max_pool1d")
+    name = "max_pool1d"
+    return _squeezed(
+        _max_pool(
+            _as_2d(input, name),
+            _widened(kernel_size, 1, "kernel_size", name),
+            _widened(stride, 1, "stride", name),
+            _widened(padding, 0, "padding", name),
+            _widened(dilation, 1, "dilation", name),
+            ceil_mode,
+            return_indices,
+            2,
+            name,
+        )
+    )
 
 
 @op(MaxPool2d)
@@ -308,15 +342,11 @@ class AvgPool(Primitive, node="AvgPool2DBackward0"):
         return (_AvgPoolAdjoint.apply(grad, ctx.spatial, *ctx.geometry),) + (None,) * 6
 
 
-class AvgPool1d(AvgPool, node="AvgPool2DBackward0"):
-    pass
-
-
 class AvgPool3d(AvgPool, node="AvgPool3DBackward0"):
     pass
 
 
-_AVG_POOLS = {1: AvgPool1d, 2: AvgPool, 3: AvgPool3d}
+_AVG_POOLS = {2: AvgPool, 3: AvgPool3d}
 
 
 class _AvgPoolAdjoint(Primitive, node="AvgPool2DBackwardBackward0"):
@@ -366,10 +396,23 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     return output.squeeze(0) if unbatched else output
 
 
-@op(AvgPool1d)
+@op(AvgPool)
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """Mean over sliding windows of (N, C, L); `stride` defaults to `kernel_size`."""
-    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1, "avg_pool1d")
+    name = "avg_pool1d"
+    return _squeezed(
+        _avg_pool(
+            _as_2d(input, name),
+            _widened(kernel_size, 1, "kernel_size", name),
+            _widened(stride, 1, "stride", name),
+            _widened(padding, 0, "padding", name),
+            ceil_mode,
+            count_include_pad,
+            None,
+            2,
+            name,
+        )
+    )
 
 
 def _adaptive_ranges(size, out):
@@ -386,8 +429,51 @@ def _adaptive_output_size(input, output_size, n, op_name):
     return tuple(spatial[i] if s is None else int(s) for i, s in enumerate(sizes))
 
 
+def _contract(x, matrices):
+    """x with each of its last len(matrices) dims multiplied by its (size, out) matrix (None: kept)."""
+    for offset, matrix in enumerate(matrices):
+        if matrix is not None:
+            dim = x.ndim - len(matrices) + offset
+            x = np.swapaxes(np.matmul(np.swapaxes(x, dim, -1), matrix), dim, -1)
+    return np.ascontiguousarray(x)
+
+
+class AdaptiveAvgPool(Primitive, node="AdaptiveAvgPool2DBackward0", backward_on_arrays=True):
+    """Each spatial dim averaged by a (size, out) matrix of window weights: one node, as PyTorch's."""
+
+    @staticmethod
+    def forward(ctx, x, matrices):
+        ctx.matrices = matrices
+        return _contract(x, matrices)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _AdaptiveAvgPoolAdjoint.call(grad, ctx.matrices), None
+
+    jvp = linear_jvp
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool, node="AdaptiveAvgPool3DBackward0"):
+    pass
+
+
+class _AdaptiveAvgPoolAdjoint(Primitive, node="AdaptiveAvgPool2DBackwardBackward0", backward_on_arrays=True):
+    """adaptive average pooling's backward: each output's gradient spread evenly over its window."""
+
+    @staticmethod
+    def forward(ctx, grad, matrices):
+        ctx.matrices = matrices
+        return _contract(grad, tuple(None if matrix is None else matrix.T for matrix in matrices))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        return AdaptiveAvgPool.call(grad_grad, ctx.matrices), None
+
+    jvp = linear_jvp
+
+
 def _adaptive_avg_pool(input, output_size, n, op_name):
-    """Each spatial dim is averaged by a (out, size) matrix of window weights: matmuls, differentiable twice."""
+    """Average pooling to `output_size` with PyTorch's windows; to one element, the mean (as PyTorch)."""
     _check_tensor(input, "input", op_name)
     if input._data.ndim not in (n + 1, n + 2):
         raise RuntimeError(f"{op_name}(): Expected {n + 1}D or {n + 2}D tensor, but got {list(input.shape)}")
@@ -398,23 +484,23 @@ def _adaptive_avg_pool(input, output_size, n, op_name):
     spatial = input._data.shape[-n:]
     if all(o == 1 for o in out_size):
         return input.mean(tuple(range(-n, 0)), keepdim=True)
-    output = input
-    for offset, (size, out) in enumerate(zip(spatial, out_size)):
-        dim = input._data.ndim - n + offset
+    matrices = []
+    for size, out in zip(spatial, out_size):
         if size == out:
+            matrices.append(None)
             continue
         start, end = _adaptive_ranges(size, out)
         positions = np.arange(size)
         weights = ((positions >= start[:, None]) & (positions < end[:, None])) / (end - start)[:, None]
-        matrix = new_tensor(weights.T.astype(input._data.dtype))
-        output = (output.transpose(dim, -1) @ matrix).transpose(dim, -1)
-    return output
+        matrices.append(weights.T.astype(input._data.dtype))
+    return (AdaptiveAvgPool3d if n == 3 else AdaptiveAvgPool).apply(input, tuple(matrices))
 
 
 @op()
 def adaptive_avg_pool1d(input, output_size):
     """Average pooling of (N, C, L) to length `output_size`, with windows chosen as PyTorch does."""
-    return _adaptive_avg_pool(input, output_size, 1, "adaptive_avg_pool1d")
+    name = "adaptive_avg_pool1d"
+    return _squeezed(_adaptive_avg_pool(_as_2d(input, name), _widened(output_size, 1, "output_size", name), 2, name))
 
 
 def _adaptive_max_pool(input, output_size, return_indices, n, op_name):
@@ -461,10 +547,17 @@ def _adaptive_max_pool(input, output_size, return_indices, n, op_name):
     return (output, indices) if return_indices else output
 
 
+def adaptive_max_pool1d_of(input, output_size, return_indices):
+    """Max pooling of (N, C, L) to length `output_size` (and the indices of the maxima)."""
+    name = "adaptive_max_pool1d"
+    widened = _widened(output_size, 1, "output_size", name)
+    return _squeezed(_adaptive_max_pool(_as_2d(input, name), widened, return_indices, 2, name))
+
+
 @op(AdaptiveMaxPool)
 def adaptive_max_pool1d(input, output_size):
     """`torch.adaptive_max_pool1d`: (values, indices) of max pooling (N, C, L) to length `output_size`."""
-    return _adaptive_max_pool(input, output_size, True, 1, "adaptive_max_pool1d")
+    return adaptive_max_pool1d_of(input, output_size, True)
 
 
 def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, op_name):

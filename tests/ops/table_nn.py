@@ -158,6 +158,11 @@ def _batch_norm_ref(x, w, b):
     return np_normalize(x, (0, 2, 3)) * w[None, :, None, None] + b[None, :, None, None]
 
 
+def _running_statistics(library):
+    """(running_mean, running_var) of two channels, float64 as the op table's inputs."""
+    return library.full((2,), 0.3, dtype=library.float64), library.full((2,), 1.7, dtype=library.float64)
+
+
 def _losses(name, extra=""):
     return f"nn_{name}{extra}"
 
@@ -348,6 +353,13 @@ CASES = [
         torch_fn=lambda t, x: t.nn.functional.adaptive_avg_pool2d(x, (3, 2)),
     ),
     OpCase(
+        "nn_adaptive_avg_pool3d",
+        lambda x: F.adaptive_avg_pool3d(x, (2, 3, 2)),
+        None,
+        [((1, 2, 3, 5, 2),), ((2, 4, 4, 3),)],
+        torch_fn=lambda t, x: t.nn.functional.adaptive_avg_pool3d(x, (2, 3, 2)),
+    ),
+    OpCase(
         "nn_adaptive_avg_pool2d_global",
         lambda x: F.adaptive_avg_pool2d(x, 1),
         lambda x: x.mean((2, 3), keepdims=True),
@@ -533,6 +545,21 @@ CASES = [
         torch_fn=lambda t, x, w: t.nn.functional.prelu(x, w),
     ),
     OpCase(
+        "nn_prelu_one_weight",
+        F.prelu,
+        lambda x, w: np.where(x > 0, x, w[0] * x),
+        [((2, 3), (1,)), ((), (1,))],
+        make_inputs=_away_from_kinks,
+        torch_fn=lambda t, x, w: t.nn.functional.prelu(x, w),
+    ),
+    OpCase(
+        "nn_glu_last_dim",
+        F.glu,
+        lambda x: x[..., :3] / (1 + np.exp(-x[..., 3:])),
+        [((2, 3, 6),)],
+        torch_fn=lambda t, x: t.nn.functional.glu(x),
+    ),
+    OpCase(
         "nn_glu",
         lambda x: F.glu(x, 1),
         lambda x: x[:, :2] / (1 + np.exp(-x[:, 2:])),
@@ -585,6 +612,27 @@ CASES = [
         torch_fn=lambda t, x, m, v: t.nn.functional.batch_norm(x, m, v, training=False),
     ),
     OpCase(
+        "nn_batch_norm_train_no_affine",
+        lambda x: F.batch_norm(x, None, None, training=True),
+        lambda x: np_normalize(x, (0,) + tuple(range(2, x.ndim))),
+        [((4, 3, 2),), ((5, 2),)],
+        torch_fn=lambda t, x: t.nn.functional.batch_norm(x, None, None, training=True),
+    ),
+    OpCase(
+        "nn_torch_batch_norm",
+        lambda x, w, b: ember.batch_norm(x, w, b, None, None, True, 0.1, 1e-5, False),
+        _batch_norm_ref,
+        [((3, 2, 2, 2), (2,), (2,))],
+        torch_fn=lambda t, x, w, b: t.batch_norm(x, w, b, None, None, True, 0.1, 1e-5, False),
+    ),
+    OpCase(
+        "nn_batch_norm_eval_affine",
+        lambda x, w, b: F.batch_norm(x, *_running_statistics(ember), w, b),
+        lambda x, w, b: (x - 0.3) / np.sqrt(1.7 + 1e-5) * w[:, None, None] + b[:, None, None],
+        [((3, 2, 2, 3), (2,), (2,))],
+        torch_fn=lambda t, x, w, b: t.nn.functional.batch_norm(x, *_running_statistics(t), w, b),
+    ),
+    OpCase(
         "nn_layer_norm",
         lambda x, w, b: F.layer_norm(x, (3, 4), w, b),
         lambda x, w, b: np_normalize(x, (-2, -1)) * w + b,
@@ -611,6 +659,20 @@ CASES = [
         lambda x, w, b: np_normalize(x.reshape(2, 2, -1), (2,)).reshape(x.shape) * w[:, None, None] + b[:, None, None],
         [((2, 4, 2, 3), (4,), (4,))],
         torch_fn=lambda t, x, w, b: t.nn.functional.group_norm(x, 2, w, b),
+    ),
+    OpCase(
+        "nn_group_norm_no_affine",
+        lambda x: F.group_norm(x, 3),
+        lambda x: np_normalize(x.reshape(x.shape[0], 3, -1), (2,)).reshape(x.shape),
+        [((2, 6),), ((3, 3, 4),)],
+        torch_fn=lambda t, x: t.nn.functional.group_norm(x, 3),
+    ),
+    OpCase(
+        "nn_instance_norm_affine",
+        lambda x, w, b: F.instance_norm(x, weight=w, bias=b),
+        lambda x, w, b: np_normalize(x, (2,)) * w[:, None] + b[:, None],
+        [((2, 3, 4), (3,), (3,))],
+        torch_fn=lambda t, x, w, b: t.nn.functional.instance_norm(x, weight=w, bias=b),
     ),
     OpCase(
         "nn_instance_norm",
@@ -726,14 +788,14 @@ CASES = [
         "nn_pixel_shuffle",
         lambda x: F.pixel_shuffle(x, 2),
         None,
-        [((1, 8, 2, 3),)],
+        [((1, 8, 2, 3),), ((8, 2, 2),), ((2, 1, 4, 1, 2),)],
         torch_fn=lambda t, x: t.nn.functional.pixel_shuffle(x, 2),
     ),
     OpCase(
         "nn_pixel_unshuffle",
         lambda x: F.pixel_unshuffle(x, 2),
         None,
-        [((1, 2, 4, 6),)],
+        [((1, 2, 4, 6),), ((2, 2, 4),)],
         torch_fn=lambda t, x: t.nn.functional.pixel_unshuffle(x, 2),
     ),
     OpCase(
