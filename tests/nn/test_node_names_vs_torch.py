@@ -27,6 +27,8 @@ def _inputs(library, seed=0):
 
 # name -> call(library, F, inputs)
 MATCHING = {
+    "linear_3d": lambda t, F, x: F.linear(x["sequence"], t.ones(5, 6), t.ones(5)),
+    "linear_3d_no_bias": lambda t, F, x: F.linear(x["sequence"], t.ones(5, 6)),
     "linear": lambda t, F, x: F.linear(x["rows"], t.ones(5, 8), t.ones(5)),
     "linear_no_bias": lambda t, F, x: F.linear(x["rows"], t.ones(5, 8)),
     "conv2d": lambda t, F, x: F.conv2d(x["image"], t.ones(3, 4, 3, 3)),
@@ -90,7 +92,6 @@ MATCHING = {
 
 # Calls whose node still differs from PyTorch's (PyTorch's name in the comment).
 DIFFERENT = {
-    "linear_3d": lambda t, F, x: F.linear(x["sequence"], t.ones(5, 6), t.ones(5)),  # ViewBackward0
     "interpolate_nearest": lambda t, F, x: F.interpolate(x["image"], scale_factor=2),  # UpsampleNearest2DBackward0
     "interpolate_bilinear": lambda t, F, x: F.interpolate(x["image"], scale_factor=2, mode="bilinear"),
     "grid_sample": lambda t, F, x: F.grid_sample(x["image"], x["grid"], align_corners=False),  # GridSampler2D...
