@@ -17,8 +17,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Public ops that apply a primitive but that no op-table case gradchecks, each with its reason. An op
 # that gains a case must leave this list (the test below fails until it does).
 UNTESTED = {
-    "to": "gradcheck runs in float64 only, where `to(float64)` is the identity; its ToCopyBackward0 "
-    "across dtypes is checked in tests/test_dtypes.py",
     "poisson": "a random draw: gradcheck's repeated forward calls would draw anew; its zero gradient is "
     "checked in tests/test_api_coverage_a.py",
     "_standard_gamma": "a random draw (see poisson); its gradient is PyTorch's approximation, compared with "
