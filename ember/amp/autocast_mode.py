@@ -219,6 +219,7 @@ def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
     @functools.wraps(fwd)
     def decorated(ctx, *args, **kwargs):
         ctx._fwd_used_autocast = is_autocast_enabled(device_type)
+        ctx._dtype = get_autocast_dtype(device_type)
         if cast_inputs is None or not ctx._fwd_used_autocast:
             return fwd(ctx, *args, **kwargs)
         from .._tensor import Tensor
@@ -243,7 +244,8 @@ def custom_bwd(bwd=None, *, device_type):
     @functools.wraps(bwd)
     def decorated(ctx, *args):
         used = getattr(ctx, "_fwd_used_autocast", False)
-        with autocast(device_type, enabled=used) if device_type == "cpu" else _no_region():
+        dtype = getattr(ctx, "_dtype", None)
+        with autocast(device_type, enabled=used, dtype=dtype) if device_type == "cpu" else _no_region():
             return bwd(ctx, *args)
 
     return decorated
