@@ -55,6 +55,7 @@ class FunctionCtx:
     _saved_versions = None  # version of each saved tensor when it was saved
     _saved_was_freed = False
     _to_save = None  # what forward passed to save_for_backward, resolved after forward
+    _kernel_inputs = None  # the arrays an array forward got, when two input tensors share one array
     _dirty = None
     _non_differentiable = None
     _materialize_grads = True
@@ -306,8 +307,11 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
                     f"but argument {index} is of type {type(item).__name__}. Keep other values as ctx "
                     "attributes (ctx.name = value)."
                 )
-            for tensor in inputs:
-                if isinstance(tensor, Tensor) and tensor._data is item:
+            kernel_inputs = node._kernel_inputs  # set only when two inputs share one array
+            for position, tensor in enumerate(inputs):
+                if isinstance(tensor, Tensor) and (
+                    tensor._data is item if kernel_inputs is None else kernel_inputs[position] is item
+                ):
                     item = tensor
                     break
             else:
@@ -396,13 +400,16 @@ def _apply_array_forward(cls, node, args, recording):
             result = cls.forward(node, only._data if isinstance(only, Tensor) else only)
         elif count == 2:  # unrolled, as binary ops are the most common
             first, second = args
-            result = cls.forward(
-                node,
-                first._data if isinstance(first, Tensor) else first,
-                second._data if isinstance(second, Tensor) else second,
-            )
+            a = first._data if isinstance(first, Tensor) else first
+            b = second._data if isinstance(second, Tensor) else second
+            if a is b and first is not second:
+                a, b = _distinct_arrays(node, args)
+            result = cls.forward(node, a, b)
         else:
-            result = cls.forward(node, *[arg._data if isinstance(arg, Tensor) else arg for arg in args])
+            arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
+            if len({id(array) for array in arrays}) < len({id(arg) for arg in args}):
+                arrays = _distinct_arrays(node, args)
+            result = cls.forward(node, *arrays)
     finally:
         _float_errors.restore(token)
     if type(result) is _ndarray:
@@ -422,6 +429,21 @@ def _apply_array_forward(cls, node, args, recording):
             anomaly_mode.record_forward(node, output)
         return output
     return new_tensor(array)
+
+
+def _distinct_arrays(node, args):
+    """The arrays for an array forward when two different input tensors hold one array
+    (`x * x.detach()`, two `from_numpy` of one array): each later holder gets its own view, so
+    that what the kernel saves maps back to the right tensor (see `_resolve_saved`)."""
+    arrays, seen = [], {}
+    for arg in args:
+        array = arg._data if isinstance(arg, Tensor) else arg
+        if isinstance(arg, Tensor):
+            if seen.setdefault(id(array), arg) is not arg:
+                array = array.view()
+        arrays.append(array)
+    node._kernel_inputs = tuple(arrays)
+    return arrays
 
 
 def _joins_graph_as_complex(cls, node, array):

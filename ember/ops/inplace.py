@@ -94,6 +94,7 @@ def apply_inplace(tensor, op_name, out_of_place, *args, **kwargs):
     old = _stand_in(tensor)
     if _saved_hooks_state.stack:  # a pack hook may keep the memory itself: give it a copy that stays old
         old._data = old._data.copy()
+    args = [old if arg is tensor else arg for arg in args]  # y.mul_(y): both operands are the old y
     result = out_of_place(old, *args, **kwargs)
     if result.dtype is not tensor.dtype:
         _write(new_tensor(tensor._data.copy()), result, op_name)  # raises on a disallowed cast

@@ -413,3 +413,33 @@ def test_inplace_on_a_leaf_error_starts_with_pytorchs_sentence(torch):
         messages.append(str(caught.value))
     ours, theirs = messages
     assert ours.startswith(theirs) and "sin_" in ours, (ours, theirs)
+
+
+@pytest.mark.parametrize(
+    "make, second_order",
+    [
+        (lambda x: x * x.detach(), None),  # d/dx (x * c) = c: a constant, nothing to differentiate
+        (lambda x: x.detach() * x, None),
+        (lambda x: x.detach() ** x, lambda x: np.log(x) ** 2 * x**x),
+        (lambda x: t.addcmul(x, x.detach(), x) * x, lambda x: 2 * x + 2),
+    ],
+)
+def test_saved_input_sharing_an_array_with_a_detached_one_keeps_its_own_history(make, second_order):
+    # x and x.detach() hold one array: what the kernel saved must map back to the tensor it came from.
+    x = t.tensor([1.0, 2.0, 3.0], dtype=t.float64, requires_grad=True)
+    (grad,) = t.autograd.grad(make(x).sum(), x, create_graph=True)
+    if second_order is None:
+        assert not grad.requires_grad
+        assert_close(grad, x.detach())
+    else:
+        (second,) = t.autograd.grad(grad.sum(), x)
+        assert_close(second, second_order(x.detach().numpy()))
+
+
+def test_two_leaves_on_one_numpy_array_keep_separate_second_order_paths():
+    array = np.array([1.0, 2.0])
+    first, second = t.from_numpy(array).requires_grad_(), t.from_numpy(array).requires_grad_()
+    grad_first, _ = t.autograd.grad((first * second).sum(), (first, second), create_graph=True)
+    unused, through_second = t.autograd.grad(grad_first.sum(), (first, second), allow_unused=True)
+    assert unused is None
+    assert_close(through_second, np.ones(2))
