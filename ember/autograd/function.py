@@ -307,15 +307,15 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
                     f"but argument {index} is of type {type(item).__name__}. Keep other values as ctx "
                     "attributes (ctx.name = value)."
                 )
-            kernel_inputs = node._kernel_inputs  # set only when two inputs share one array
-            for position, tensor in enumerate(inputs):
-                if isinstance(tensor, Tensor) and (
-                    tensor._data is item if kernel_inputs is None else kernel_inputs[position] is item
-                ):
-                    item = tensor
-                    break
+            if node._kernel_inputs is not None:  # two inputs shared one array: match what the kernel got
+                item = _input_given(node, item, inputs) or _tensor_holding(item, outputs, raw_outputs)
             else:
-                item = _tensor_holding(item, outputs, raw_outputs)
+                for tensor in inputs:
+                    if isinstance(tensor, Tensor) and tensor._data is item:
+                        item = tensor
+                        break
+                else:
+                    item = _tensor_holding(item, outputs, raw_outputs)
         if hooks is not None:
             forward_ad.note_lost_tangent()  # what unpack returns carries no tangent
             saved[index] = _PackedSaved(item, item._grad_fn is node, hooks)
@@ -329,6 +329,14 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
             versions[index] = 0 if counter is None else counter.value
     node._saved = saved
     node._saved_versions = versions
+
+
+def _input_given(node, array, inputs):
+    """The input tensor whose array (or view of it, see `_distinct_arrays`) the kernel saved."""
+    for tensor, given in zip(inputs, node._kernel_inputs):
+        if given is array and isinstance(tensor, Tensor):
+            return tensor
+    return None
 
 
 def _tensor_holding(array, outputs, raw_outputs):
