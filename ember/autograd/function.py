@@ -308,7 +308,8 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
                     "attributes (ctx.name = value)."
                 )
             if node._kernel_inputs is not None:  # two inputs shared one array: match what the kernel got
-                item = _input_given(node, item, inputs) or _tensor_holding(item, outputs, raw_outputs)
+                given = _input_given(node, item, inputs)
+                item = _tensor_holding(item, outputs, raw_outputs) if given is None else given
             else:
                 for tensor in inputs:
                     if isinstance(tensor, Tensor) and tensor._data is item:
