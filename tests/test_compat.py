@@ -270,6 +270,14 @@ def test_reprs_print_the_module_path_the_user_imported():
         ember.compat.uninstall()
 
 
+def test_messages_that_name_a_function_use_the_module_the_user_imported(fake_torch):
+    """Under `import torch` a hint says torch.tensor / torch.ones_like, as PyTorch's text does."""
+    with pytest.warns(UserWarning, match=r"rather than torch\.tensor\(sourceTensor\)\.$"):
+        fake_torch.tensor(fake_torch.ones(1))
+    with pytest.raises(RuntimeError, match=r"gradient=torch\.ones_like\(output\)"):
+        fake_torch.ones(2, requires_grad=True).exp().backward()
+
+
 def test_type_of_core_objects_prints_as_in_pytorch_while_installed():
     real = pytest.importorskip("torch")
     import pickle

@@ -3,6 +3,7 @@
 import warnings
 from typing import Optional, Sequence, Tuple, Union
 
+from .. import _naming
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from .grad_mode import (
@@ -73,7 +74,7 @@ def _root_gradients(outputs, grad_outputs, api_name):
                 raise RuntimeError(
                     f"grad can be implicitly created only for scalar outputs: output {index} has shape "
                     f"{list(output.shape)}. Reduce it first (e.g. loss.sum().backward() or .mean()), or pass "
-                    "the gradient explicitly: output.backward(gradient=ember.ones_like(output))."
+                    f"the gradient explicitly: output.backward(gradient={_naming.package}.ones_like(output))."
                 )
             grad = new_tensor(np.ones(output._data.shape, dtype=output._data.dtype))
         else:

@@ -7,7 +7,7 @@ import warnings
 
 from .._backend import np, to_device
 from .._tensor import Tensor, new_tensor
-from .. import _dtype, _float_errors
+from .. import _dtype, _float_errors, _naming
 from .._validation import int_argument, size_argument, check_python_ints, check_fits, rectangular_shape, allocate
 from ._common import as_tensor as _to_tensor
 from ._declare import op
@@ -208,7 +208,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
-            "sourceTensor.detach().clone().requires_grad_(True), rather than ember.tensor(sourceTensor).",
+            f"sourceTensor.detach().clone().requires_grad_(True), rather than {_naming.package}.tensor(sourceTensor).",
             UserWarning,
             stacklevel=2,
         )

@@ -165,15 +165,23 @@ class PowTensor(Primitive, node="PowBackward1", holomorphic=True):
         )
 
 
+_FLOAT16 = np.dtype(np.float16)
+_FULL_WIDTH_FLOATS = frozenset([np.dtype(np.float32), np.dtype(np.float64)])  # a set test is the fastest check
+
+
 def _binary(function, a, b, op_name, out=None):
     """Apply a binary primitive after PyTorch's type promotion; `out=` copies the result into a tensor."""
-    # The common cases need no promotion: same-dtype tensors, or a float tensor with a Python float.
+    # The common cases need no promotion: same-dtype tensors, or a float32/float64 tensor with a Python
+    # float (float16 is not one: see _with_unrounded_number).
     if not (
         type(a) is Tensor
-        and (type(b) is float and a._data.dtype.kind == "f" or type(b) is Tensor and a._data.dtype is b._data.dtype)
+        and (
+            (type(b) is float and a._data.dtype in _FULL_WIDTH_FLOATS)
+            or (type(b) is Tensor and a._data.dtype is b._data.dtype)
+        )
     ):
         a, b = prepare_binary(a, b, op_name)
-        if (function is Mul or function is Div) and _is_bfloat16_with_inexact_number(a, b):
+        if (function is Mul or function is Div) and _is_half_with_inexact_number(a, b):
             return _with_unrounded_number(function, a, b, out)
     try:
         result = function.apply(a, b)
@@ -197,18 +205,24 @@ def _is_bfloat16_with_number(a, b):
     return type(number) in (float, int) and type(tensor) is Tensor and tensor._data.dtype.kind == "V"
 
 
-def _is_bfloat16_with_inexact_number(a, b):
-    """A bfloat16 tensor and a number bfloat16 cannot hold (0.999; not 2 or 0.5, which stay one op)."""
-    if not _is_bfloat16_with_number(a, b):
-        return False
+def _is_half_with_inexact_number(a, b):
+    """A float16 or bfloat16 tensor and a number it cannot hold (0.1, 0.999; not 2 or 0.5, which stay
+    one op)."""
     tensor, number = (a, b) if type(a) is Tensor else (b, a)
-    return np.asarray(number, dtype=tensor._data.dtype).item() != number
+    if type(number) not in (float, int) or type(tensor) is not Tensor:
+        return False
+    dtype = tensor._data.dtype
+    if not (dtype.kind == "V" or dtype is _FLOAT16):
+        return False
+    with np.errstate(over="ignore"):
+        return np.asarray(number, dtype=dtype).item() != number
 
 
 def _with_unrounded_number(function, a, b, out):
-    """A bfloat16 tensor times (or divided by) a Python number, as PyTorch computes it: in float32 with
-    the number unrounded, the result rounded once (NumPy would round the number to bfloat16 first:
-    0.999 to 1.0). PyTorch's add and sub do round the number to bfloat16, as NumPy does."""
+    """A float16 or bfloat16 tensor times (or divided by) a Python number, as PyTorch computes it: in
+    float32 with the number unrounded, the result rounded once (NumPy would round the number to the
+    half type first: 0.999 to 1.0 in bfloat16, 0.1 to 0.0999756 in float16, so 3 * 0.1 printed 0.2998).
+    PyTorch's add and sub do round the number, as NumPy does."""
     narrow = a.dtype if type(a) is Tensor else b.dtype
     result = function.apply(*[operand.float() if type(operand) is Tensor else operand for operand in (a, b)])
     result = result.to(narrow)

@@ -104,6 +104,12 @@ def cat(tensors, dim=0, *, out=None):
     """Join tensors along an existing dim; dtypes are promoted as in PyTorch. 1-d empty tensors are
     skipped (PyTorch's legacy rule)."""
     tensors = _tensor_list(tensors, "cat")
+    for position, item in enumerate(tensors):
+        if item._data.ndim == 0:
+            raise RuntimeError(
+                f"zero-dimensional tensor (at position {position}) cannot be concatenated; "
+                "torch.stack joins scalars into a new dimension"
+            )
     kept = [item for item in tensors if item._data.shape != (0,)] or tensors[:1]
     reference = kept[0]._data.shape
     dim = normalize_dim(dim, len(reference), "cat")

@@ -98,6 +98,14 @@ ERRORS = {
         "Tensors must have same number of dimensions: got 2 and 1",
     ),
     "cat_dim": (lambda lib: lib.cat([_x(lib), _x(lib)], 2), "Dimension out of range"),
+    "cat_scalars": (
+        lambda lib: lib.cat([lib.tensor(1.0), lib.tensor(2.0)]),
+        "zero-dimensional tensor (at position 0) cannot be concatenated",
+    ),
+    "cat_scalar_after_empty": (
+        lambda lib: lib.cat([lib.ones(0), lib.tensor(2.0)], 3),
+        "zero-dimensional tensor (at position 1) cannot be concatenated",
+    ),
     "stack_sizes": (
         lambda lib: lib.stack([_x(lib), lib.ones(2, 4)]),
         "stack expects each tensor to be equal size, but got [3, 4] at entry 0 and [2, 4] at entry 1",

@@ -87,3 +87,27 @@ def test_explicit_dtype_is_still_honoured():
     x = ember.ones(ROWS, dtype=ember.float16)
     assert x.sum(dtype=ember.float32).dtype is ember.float32
     assert x.cumsum(0, dtype=ember.float64)[-1].item() == 3000.0
+
+
+@pytest.mark.parametrize("number", [0.1, 0.999, 1 / 3, 3.7, 2, 0.5, 12345.678, 7])
+@pytest.mark.parametrize(
+    "operation",
+    [
+        lambda x, s: x * s,
+        lambda x, s: s * x,
+        lambda x, s: x / s,
+        lambda x, s: x.clone().mul_(s),
+        lambda x, s: x.clone().div_(s),
+        lambda x, s: x + s,
+        lambda x, s: x - s,
+    ],
+    ids=["mul", "rmul", "div", "mul_", "div_", "add", "sub"],
+)
+def test_float16_with_python_number_matches_torch(torch, operation, number):
+    """PyTorch multiplies and divides float16 by the number unrounded (3 * 0.1 prints 0.3000, not
+    NumPy's 0.2998) and adds the number rounded to float16."""
+    values = (np.random.default_rng(0).standard_normal(4096) * 10).astype(np.float16)
+    ours = operation(ember.tensor(values), number)
+    theirs = operation(torch.tensor(values), number)
+    assert ours.dtype is ember.float16
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

@@ -326,3 +326,16 @@ def test_dataloader_is_reachable_as_torch_names():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         list(DataLoader(TensorDataset(*_tensor_pair(ember)), batch_size=4))
+
+
+@pytest.mark.parametrize("num_workers", [0, 1])
+def test_iterator_class_names_are_pytorchs(torch, num_workers):
+    """Old scripts call `data_iter.next()`; the AttributeError names PyTorch's iterator class."""
+    messages = []
+    for lib in (ember, torch):
+        iterator = iter(lib.utils.data.DataLoader(list(range(4)), batch_size=2, num_workers=num_workers))
+        with pytest.raises(AttributeError) as error:
+            iterator.next()
+        messages.append(str(error.value))
+        del iterator
+    assert messages[0] == messages[1]

@@ -82,6 +82,25 @@ def test_mnist_with_to_tensor_and_loader(tmp_path):
     assert "Transform: Compose(" in text and "Target transform:" in text
 
 
+def test_dataset_repr_is_torchvisions_text(tmp_path):
+    """torchvision indents the transforms' first line only; tutorials print the dataset, so the text counts."""
+    write_mnist(tmp_path / "FashionMNIST" / "raw", prefix="train", count=3)
+    pipeline = transforms.Compose([transforms.ToTensor(), transforms.Normalize((0.5,), (0.5,))])
+    dataset = datasets.FashionMNIST(str(tmp_path), train=True, transform=pipeline)
+    dataset.root = "data"  # a fixed folder name for the expected text
+    assert repr(dataset) == (
+        "Dataset FashionMNIST\n"
+        "    Number of datapoints: 3\n"
+        "    Root location: data\n"
+        "    Split: Train\n"
+        "    StandardTransform\n"
+        "Transform: Compose(\n"
+        "               ToTensor()\n"
+        "               Normalize(mean=(0.5,), std=(0.5,))\n"
+        "           )"
+    )
+
+
 @pytest.mark.parametrize("dataset_class", [datasets.FashionMNIST, datasets.KMNIST])
 def test_mnist_variants_use_their_own_folder(tmp_path, dataset_class):
     write_mnist(tmp_path / dataset_class.__name__ / "raw")

@@ -21,7 +21,7 @@ from ...multiprocessing._shared_blocks import SHARED_DIRECTORY
 from . import _batch_memory
 from ._worker import RESUME, STATUS_INTERVAL, StreamEnd, WorkerError, WorkerSpec, worker_loop
 
-__all__ = ["MultiProcessIterator"]
+__all__ = ["_MultiProcessingDataLoaderIter"]
 
 _JOIN_SECONDS = 5.0  # how long stopping workers get to leave on their own before they are terminated
 
@@ -103,7 +103,7 @@ def _exit_description(code):
     return f"exit code {code}"
 
 
-class MultiProcessIterator:
+class _MultiProcessingDataLoaderIter:
     """Iterator over a DataLoader's batches, loaded by `loader.num_workers` worker processes."""
 
     def __init__(self, loader, base_seed):

@@ -185,10 +185,10 @@ class DataLoader:
                 stacklevel=2,
             )
         if self.num_workers == 0:
-            return _SingleProcessIterator(self)
-        from ._worker_pool import MultiProcessIterator
+            return _SingleProcessDataLoaderIter(self)
+        from ._worker_pool import _MultiProcessingDataLoaderIter
 
-        iterator = MultiProcessIterator(self, base_seed)
+        iterator = _MultiProcessingDataLoaderIter(self, base_seed)
         if self.persistent_workers:
             self._iterator = iterator
         return iterator
@@ -218,7 +218,7 @@ def _check_worker_options(num_workers, timeout, prefetch_factor, persistent_work
         raise ValueError("persistent_workers option needs num_workers > 0")
 
 
-class _SingleProcessIterator:
+class _SingleProcessDataLoaderIter:
     """Loads each batch in the main process when it is asked for."""
 
     def __init__(self, loader):

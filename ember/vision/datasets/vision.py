@@ -73,5 +73,5 @@ class VisionDataset(Dataset):
             body.append(f"Root location: {self.root}")
         body += self.extra_repr().splitlines()
         if getattr(self, "transforms", None) is not None:
-            body += repr(self.transforms).splitlines()
+            body.append(repr(self.transforms))  # one entry: only its first line is indented, as torchvision prints
         return "\n".join([f"Dataset {self.__class__.__name__}"] + [" " * self._repr_indent + line for line in body])
