@@ -92,8 +92,15 @@ _LAZY_SUBMODULES = {
     "types",
     "storage",
     "_dynamo",
+    "overrides",
 }
-_LAZY_NAMES = {"save": "serialization", "load": "serialization", "vmap": "func", "compile": "compiler"}
+_LAZY_NAMES = {
+    "save": "serialization",
+    "load": "serialization",
+    "vmap": "func",
+    "compile": "compiler",
+    "from_dlpack": "utils.dlpack",
+}
 
 
 def __getattr__(name):

@@ -641,6 +641,22 @@ class Tensor(metaclass=_TensorType):
         """Whether the elements lie in row-major order without gaps (`memory_format` is accepted and ignored)."""
         return self._data.flags.c_contiguous
 
+    def dim_order(self):
+        """The dimensions from outermost to innermost in memory (by decreasing stride; ties keep their order)."""
+        strides = self._data.strides
+        return tuple(sorted(range(self._data.ndim), key=lambda dim: -strides[dim]))
+
+    def __dlpack__(self, *args, **kwargs):
+        """DLPack export (`np.from_dlpack(tensor)` shares the memory), refused while it would lose a gradient."""
+        if self._requires_grad:
+            raise BufferError(
+                "Can't export tensors that require gradient, use tensor.detach() (DLPack carries no autograd history)"
+            )
+        return self._data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
     def get_device(self):
         """-1: the CPU's device index, as PyTorch reports it."""
         return -1
@@ -962,12 +978,50 @@ class Tensor(metaclass=_TensorType):
     @property
     def T(self):
         """The dimensions in reverse order (for a matrix, its transpose); a view."""
-        return _ops.permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
+        ndim = self._data.ndim
+        if ndim == 0:
+            _deprecated_on_0d("T", "This function is the identity in these cases.")
+        elif ndim != 2:
+            warnings.warn(
+                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+                "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+                "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return _ops.permute(self, tuple(range(ndim - 1, -1, -1)))
 
     @property
     def mT(self):
         """The last two dimensions swapped (a batch of matrices transposed); a view."""
+        if self._data.ndim == 0:
+            _deprecated_on_0d("mT", "This function is the identity in these cases.")
+            return _ops.permute(self, ())
+        _check_matrices(self, "mT")
         return _ops.transpose(self, -2, -1)
+
+    @property
+    def H(self):
+        """The conjugate transpose of a matrix (the transpose, for real values); a view."""
+        ndim = self._data.ndim
+        if ndim == 0:
+            _deprecated_on_0d("H", "Consider using x.conj().")
+            return _ops.conj(self)
+        if ndim != 2:
+            raise RuntimeError(
+                f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor."
+                + (" For batches of matrices, consider using tensor.mH" if ndim > 2 else "")
+            )
+        return _ops.conj(_ops.transpose(self, 0, 1))
+
+    @property
+    def mH(self):
+        """The last two dimensions swapped and conjugated (`mT` of complex matrices); a view."""
+        if self._data.ndim == 0:
+            _deprecated_on_0d("mH", "Consider using x.conj().")
+            return _ops.conj(self)
+        _check_matrices(self, "mH")
+        return _ops.conj(_ops.transpose(self, -2, -1))
 
     def __getattr__(self, name):
         if name.startswith("_"):
@@ -976,6 +1030,17 @@ class Tensor(metaclass=_TensorType):
 
     def __dir__(self):
         return sorted(set(object.__dir__(self)) | set(_ops.TENSOR_METHODS))
+
+
+def _deprecated_on_0d(name, advice):
+    warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. {advice}", UserWarning, stacklevel=3)
+
+
+def _check_matrices(tensor, name):
+    if tensor._data.ndim < 2:
+        raise RuntimeError(
+            f"tensor.{name} is only supported on matrices or batches of matrices. Got {tensor._data.ndim}-D tensor."
+        )
 
 
 # NumPy ufuncs with an ember op of the same meaning (used when a tensor that requires grad meets one).

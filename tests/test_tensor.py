@@ -1,5 +1,7 @@
 """Tensor basics the autograd chapter uses: creation, legacy constructor, dtypes, metadata, repr."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -122,3 +124,43 @@ def test_basic_ops_match_torch(torch):
         expected = eval(expression, {"x": theirs})
         assert_close(got, expected.numpy(), what=expression)
         assert got.dtype.name == str(expected.dtype).replace("torch.", ""), expression
+
+
+# PyTorch warns once per process, so which of these warn is stated here, not compared live.
+_TRANSPOSE_WARNS = {("T", 0), ("T", 1), ("T", 3), ("mT", 0), ("H", 0), ("mH", 0)}
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 3, 4)])
+@pytest.mark.parametrize("name", ["T", "mT", "H", "mH"])
+def test_transpose_properties_match_torch(name, shape):
+    torch = pytest.importorskip("torch")
+    values = np.asarray(np.arange(int(np.prod(shape)), dtype=np.complex64).reshape(shape) * (1 + 2j))
+
+    def outcome(library):
+        try:
+            result = getattr(library.from_numpy(values.copy()), name)
+        except RuntimeError as error:
+            return str(error)
+        return np.asarray(result.resolve_conj().numpy() if library is torch else result.numpy())
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ours = outcome(t)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = outcome(torch)
+    if isinstance(theirs, str):
+        assert ours == theirs
+    else:
+        np.testing.assert_array_equal(ours, theirs)
+    assert [type(w.message) for w in caught] == ([UserWarning] if (name, len(shape)) in _TRANSPOSE_WARNS else [])
+
+
+def test_dim_order_matches_torch():
+    torch = pytest.importorskip("torch")
+    for make in (
+        lambda lib: lib.ones(2, 3, 4).transpose(0, 2),
+        lambda lib: lib.ones(3, 1, 4)[:, :, ::2],
+        lambda lib: lib.ones(2, 3, 4, 5).permute(0, 2, 3, 1),
+    ):
+        assert make(t).dim_order() == make(torch).dim_order()

@@ -1,10 +1,11 @@
 """The smaller torch namespaces real code touches: torch.jit (runs eagerly), torch.random, torch.hub,
-torch._dynamo's switches and torch.types."""
+torch._dynamo's switches, torch.types, DLPack, torch.overrides and old homes of moved functions."""
 
 import hashlib
 import os
 import warnings
 
+import numpy as np
 import pytest
 
 import ember
@@ -139,3 +140,36 @@ def test_dynamo_switches_and_graph_break():
 def test_types_aliases():
     assert isinstance(3, ember.types.Number) and isinstance(2.5, ember.types.Number)
     assert ember.types.Tensor is ember.Tensor and ember.storage.UntypedStorage is ember.UntypedStorage
+
+
+def test_dlpack_shares_memory_both_ways():
+    array = np.arange(3.0)
+    tensor = ember.from_dlpack(array)
+    array[0] = 5.0
+    assert tensor[0].item() == 5.0
+    back = np.from_dlpack(tensor)
+    back[1] = 7.0
+    assert tensor[1].item() == 7.0
+    assert ember.utils.dlpack.from_dlpack(tensor).tolist() == [5.0, 7.0, 2.0]
+    assert type(ember.utils.dlpack.to_dlpack(tensor)).__name__ == "PyCapsule"
+    with pytest.raises(BufferError, match="require gradient"):
+        np.from_dlpack(ember.ones(2, requires_grad=True))
+
+
+def test_old_homes_of_functional_call_and_load_url():
+    module = ember.nn.Linear(2, 1)
+    weights = {"weight": ember.zeros(1, 2), "bias": ember.ones(1)}
+    with pytest.warns(FutureWarning, match="torch.func.functional_call"):
+        result = ember.nn.utils.stateless.functional_call(module, weights, (ember.ones(3, 2),))
+    assert result.tolist() == [[1.0]] * 3
+    from ember.utils import model_zoo
+
+    assert model_zoo.load_url is ember.hub.load_state_dict_from_url
+
+
+def test_overrides_report_no_torch_function():
+    tensor = ember.ones(1)
+    assert ember.overrides.is_tensor_like(tensor) and not ember.overrides.is_tensor_like(1.0)
+    assert not ember.overrides.has_torch_function((tensor,))
+    assert not ember.overrides.has_torch_function_unary(tensor)
+    assert not ember.overrides.has_torch_function_variadic(tensor, tensor)

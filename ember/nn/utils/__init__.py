@@ -12,7 +12,7 @@ __all__ = [
     "parameters_to_vector",
     "vector_to_parameters",
 ]
-from . import rnn, parametrize, parametrizations, prune  # noqa: E402,F401
+from . import rnn, parametrize, parametrizations, prune, stateless  # noqa: E402,F401
 from .weight_norm import weight_norm, remove_weight_norm  # noqa: E402,F401
 from .spectral_norm import spectral_norm, remove_spectral_norm  # noqa: E402,F401
 from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights  # noqa: E402
@@ -21,6 +21,7 @@ from .init import skip_init  # noqa: E402
 __all__ += [
     "rnn",
     "prune",
+    "stateless",
     "parametrize",
     "parametrizations",
     "weight_norm",
