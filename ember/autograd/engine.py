@@ -189,7 +189,8 @@ class GraphTask:
         elif (node, output_nr) in self.owned:
             existing._data += grad._data
         else:  # neither gradient is the engine's to change: a new sum, which the engine owns
-            buffer[output_nr] = new_tensor(existing._data + grad._data)
+            # asarray: the sum of two 0-d arrays is a NumPy scalar, which a tensor must not hold
+            buffer[output_nr] = new_tensor(_as_array(existing._data + grad._data))
             self.owned.add((node, output_nr))
 
     def _share(self, grads):

@@ -443,3 +443,25 @@ def test_two_leaves_on_one_numpy_array_keep_separate_second_order_paths():
     unused, through_second = t.autograd.grad(grad_first.sum(), (first, second), allow_unused=True)
     assert unused is None
     assert_close(through_second, np.ones(2))
+
+
+def test_summed_zero_dim_gradients_stay_arrays():
+    # Two 0-d gradients that the engine does not own are summed into a new array; NumPy gives a
+    # scalar for that sum, which a later array-level backward (SumToSize's) could not use.
+    seen = []
+
+    class Spy(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            seen.append(grad.numpy())
+            return grad
+
+    x = t.tensor(2.0, requires_grad=True)
+    doubled = Spy.apply(x)
+    (doubled + doubled).backward()
+    assert type(seen[0]) is np.ndarray and seen[0].shape == ()
+    assert_close(x.grad, 2.0)
