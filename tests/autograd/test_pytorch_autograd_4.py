@@ -188,8 +188,7 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
             res = autogradF.vjp(bar, inp, v)
 
         with self.assertRaisesRegex(
-            RuntimeError,
-            "The vector v can only be None if the user-provided function returns",
+            RuntimeError, "The vector v can only be None if the user-provided function returns"
         ):
             res = autogradF.vjp(foo, inp)
 
@@ -213,19 +212,13 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
 
         inp = ctors.rand(4)
         v = ctors.rand(4)
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "Output 0 of the user-provided function does not require gradients.",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "Output 0 of the user-provided function does not require gradients."):
             res = autogradF.vjp(foo, inp, v, strict=True)
         res = autogradF.vjp(foo, inp, v, strict=False)
         self._assert_same_struct(res[1], inp)
         self.assertEqual(res[1].abs().sum(), 0.0)
 
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "The output of the user-provided function is independent of input 0",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "The output of the user-provided function is independent of input 0"):
             res = autogradF.vjp(bar, inp, v, strict=True)
         res = autogradF.vjp(bar, inp, v, strict=False)
         self._assert_same_struct(res[1], inp)
@@ -236,10 +229,7 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
             return a.clone()
 
         inp.requires_grad_()
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "jacobian of the user-provided function is independent of input 0.",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "jacobian of the user-provided function is independent of input 0."):
             res = autogradF.vjp(foo, inp, v, create_graph=True, strict=True)
         res = autogradF.vjp(foo, inp, v, create_graph=True, strict=False)
         self._assert_same_struct(res[1], inp)
@@ -340,14 +330,8 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
         self.assertIsNotNone(res[0].grad_fn)
         self.assertIsNotNone(res[1].grad_fn)
 
-        gradcheck(
-            lambda inp, v: autogradF.vjp(reducer, inputs, v, create_graph=True),
-            (inputs, v),
-        )
-        gradgradcheck(
-            lambda inp, v: autogradF.vjp(reducer, inputs, v, create_graph=True),
-            (inputs, v),
-        )
+        gradcheck(lambda inp, v: autogradF.vjp(reducer, inputs, v, create_graph=True), (inputs, v))
+        gradgradcheck(lambda inp, v: autogradF.vjp(reducer, inputs, v, create_graph=True), (inputs, v))
 
         def adder(x, y):
             return 2 * x + 3 * y, x * y
@@ -361,14 +345,8 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
             ctors.tensor([1.0, 0.0], dtype=torch.double, requires_grad=True),
         )
 
-        gradcheck(
-            lambda *args: autogradF.vjp(adder, args[:2], args[2:], create_graph=True)[1],
-            inputs + v,
-        )
-        gradgradcheck(
-            lambda *args: autogradF.vjp(adder, args[:2], args[2:], create_graph=True)[1],
-            inputs + v,
-        )
+        gradcheck(lambda *args: autogradF.vjp(adder, args[:2], args[2:], create_graph=True)[1], inputs + v)
+        gradgradcheck(lambda *args: autogradF.vjp(adder, args[:2], args[2:], create_graph=True)[1], inputs + v)
 
         def foo(*args):
             x, y = args[:2]
@@ -399,8 +377,7 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
             res = autogradF.jvp(bar, inp, v)
 
         with self.assertRaisesRegex(
-            RuntimeError,
-            "The vector v can only be None if the input to the user-provided function",
+            RuntimeError, "The vector v can only be None if the input to the user-provided function"
         ):
             res = autogradF.jvp(foo, inp)
 
@@ -424,19 +401,13 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
 
         inp = ctors.rand(4)
         v = ctors.rand(4)
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "Output 0 of the user-provided function does not require gradients.",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "Output 0 of the user-provided function does not require gradients."):
             res = autogradF.jvp(foo, inp, v, strict=True)
         res = autogradF.jvp(foo, inp, v, strict=False)
         self._assert_same_struct(res[1], res[0])
         self.assertEqual(res[1].abs().sum(), 0.0)
 
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "The output of the user-provided function is independent of input 0",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "The output of the user-provided function is independent of input 0"):
             res = autogradF.jvp(bar, inp, v, strict=True)
         res = autogradF.jvp(bar, inp, v, strict=False)
         self._assert_same_struct(res[1], res[0])
@@ -447,10 +418,7 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
             return a.clone()
 
         inp.requires_grad_()
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "jacobian of the user-provided function is independent of input 0.",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "jacobian of the user-provided function is independent of input 0."):
             res = autogradF.jvp(foo, inp, v, create_graph=True, strict=True)
         res = autogradF.jvp(foo, inp, v, create_graph=True, strict=False)
         self._assert_same_struct(res[1], inp)
@@ -551,14 +519,8 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
         self.assertIsNotNone(res[0].grad_fn)
         self.assertIsNotNone(res[1].grad_fn)
 
-        gradcheck(
-            lambda inp, v: autogradF.jvp(reducer, inp, v, create_graph=True),
-            (inputs, v),
-        )
-        gradgradcheck(
-            lambda inp, v: autogradF.jvp(reducer, inp, v, create_graph=True),
-            (inputs, v),
-        )
+        gradcheck(lambda inp, v: autogradF.jvp(reducer, inp, v, create_graph=True), (inputs, v))
+        gradgradcheck(lambda inp, v: autogradF.jvp(reducer, inp, v, create_graph=True), (inputs, v))
 
         def adder(x, y):
             return 2 * x + 3 * y, x * y
@@ -572,14 +534,8 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
             ctors.tensor([1.0, 0.0], dtype=torch.double, requires_grad=True),
         )
 
-        gradcheck(
-            lambda *args: autogradF.jvp(adder, args[:2], args[2:], create_graph=True)[1],
-            inputs + v,
-        )
-        gradgradcheck(
-            lambda *args: autogradF.jvp(adder, args[:2], args[2:], create_graph=True)[1],
-            inputs + v,
-        )
+        gradcheck(lambda *args: autogradF.jvp(adder, args[:2], args[2:], create_graph=True)[1], inputs + v)
+        gradgradcheck(lambda *args: autogradF.jvp(adder, args[:2], args[2:], create_graph=True)[1], inputs + v)
 
         def foo(*args):
             x, y = args[:2]
@@ -630,10 +586,7 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
         with self.assertRaisesRegex(TypeError, "The inputs given to jacobian must be either a Tensor"):
             res = autogradF.jacobian(foo, (inp, 2), vectorize=vectorize)
 
-        with self.assertRaisesRegex(
-            TypeError,
-            "The outputs of the user-provided function given to jacobian must",
-        ):
+        with self.assertRaisesRegex(TypeError, "The outputs of the user-provided function given to jacobian must"):
             res = autogradF.jacobian(bar, inp, vectorize=vectorize)
 
         res = autogradF.jacobian(foo, inp, vectorize=vectorize)
@@ -657,19 +610,13 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
             return a.long().float().requires_grad_().clone()
 
         inp = ctors.rand(4)
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "Output 0 of the user-provided function does not require gradients.",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "Output 0 of the user-provided function does not require gradients."):
             res = autogradF.jacobian(foo, inp, strict=True)
         res = autogradF.jacobian(foo, inp, strict=False)
         self._assert_interleaved_struct(res, foo(inp), inp)
         self.assertEqual(res.abs().sum(), 0.0)
 
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "Output 0 of the user-provided function is independent of input 0.",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "Output 0 of the user-provided function is independent of input 0."):
             res = autogradF.jacobian(bar, inp, strict=True)
         res = autogradF.jacobian(bar, inp, strict=False)
         self._assert_interleaved_struct(res, foo(inp), inp)
@@ -680,10 +627,7 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
             return a.clone()
 
         inp.requires_grad_()
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "jacobian of the user-provided function is independent of input 0.",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "jacobian of the user-provided function is independent of input 0."):
             res = autogradF.jacobian(foo, inp, create_graph=True, strict=True)
         res = autogradF.jacobian(foo, inp, create_graph=True, strict=False)
         self._assert_interleaved_struct(res, inp, inp)
@@ -769,14 +713,8 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
         self._assert_interleaved_struct(res, exp_reducer(inputs), inputs)
         self.assertIsNotNone(res.grad_fn)
 
-        gradcheck(
-            lambda inp: autogradF.jacobian(exp_reducer, inp, create_graph=True, vectorize=vectorize),
-            inputs,
-        )
-        gradgradcheck(
-            lambda inp: autogradF.jacobian(exp_reducer, inp, create_graph=True, vectorize=vectorize),
-            inputs,
-        )
+        gradcheck(lambda inp: autogradF.jacobian(exp_reducer, inp, create_graph=True, vectorize=vectorize), inputs)
+        gradgradcheck(lambda inp: autogradF.jacobian(exp_reducer, inp, create_graph=True, vectorize=vectorize), inputs)
 
         def add_exp_reducer(x, y):
             return (x + y).exp().sum(dim=1)
@@ -790,13 +728,9 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
         self.assertIsNotNone(res[0].grad_fn)
         self.assertIsNotNone(res[1].grad_fn)
 
-        gradcheck(
-            lambda *inp: autogradF.jacobian(add_exp_reducer, inp, create_graph=True, vectorize=vectorize),
-            inputs,
-        )
+        gradcheck(lambda *inp: autogradF.jacobian(add_exp_reducer, inp, create_graph=True, vectorize=vectorize), inputs)
         gradgradcheck(
-            lambda *inp: autogradF.jacobian(add_exp_reducer, inp, create_graph=True, vectorize=vectorize),
-            inputs,
+            lambda *inp: autogradF.jacobian(add_exp_reducer, inp, create_graph=True, vectorize=vectorize), inputs
         )
 
         def foo(x, y):
@@ -971,28 +905,19 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
             return (3 * a).sum()
 
         inp = ctors.rand(4)
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "Output 0 of the user-provided function does not require gradients.",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "Output 0 of the user-provided function does not require gradients."):
             res = autogradF.hessian(foo, inp, strict=True)
         res = autogradF.hessian(foo, inp, strict=False)
         self._assert_interleaved_struct(res, inp, inp)
         self.assertEqual(res.abs().sum(), 0.0)
 
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "jacobian of the user-provided function with respect to input 0",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "jacobian of the user-provided function with respect to input 0"):
             res = autogradF.hessian(bar, inp, strict=True)
         res = autogradF.hessian(bar, inp, strict=False)
         self._assert_interleaved_struct(res, inp, inp)
         self.assertEqual(res.abs().sum(), 0.0)
 
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "jacobian of the user-provided function with respect to input 0 is",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "jacobian of the user-provided function with respect to input 0 is"):
             res = autogradF.hessian(bar2, inp, strict=True)
         res = autogradF.hessian(bar2, inp, strict=False)
         self._assert_interleaved_struct(res, inp, inp)
@@ -1082,14 +1007,8 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
         self._assert_interleaved_struct(res, inputs, inputs)
         self.assertIsNotNone(res.grad_fn)
 
-        gradcheck(
-            lambda inp: autogradF.hessian(pow_reducer, inp, create_graph=True, vectorize=vectorize),
-            inputs,
-        )
-        gradgradcheck(
-            lambda inp: autogradF.hessian(pow_reducer, inp, create_graph=True, vectorize=vectorize),
-            inputs,
-        )
+        gradcheck(lambda inp: autogradF.hessian(pow_reducer, inp, create_graph=True, vectorize=vectorize), inputs)
+        gradgradcheck(lambda inp: autogradF.hessian(pow_reducer, inp, create_graph=True, vectorize=vectorize), inputs)
 
         def add_pow_reducer(x, y):
             return (x + y).pow(3).sum()
@@ -1154,10 +1073,7 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
         with self.assertRaisesRegex(RuntimeError, "v has invalid size:"):
             res = autogradF.vhp(foo, inp, ctors.rand(5))
 
-        with self.assertRaisesRegex(
-            TypeError,
-            "The v given to vhp must be either a Tensor or a tuple of Tensors",
-        ):
+        with self.assertRaisesRegex(TypeError, "The v given to vhp must be either a Tensor or a tuple of Tensors"):
             res = autogradF.vhp(foo, inp, (v, 2))
 
         res = autogradF.vhp(foo, inp, v)
@@ -1187,28 +1103,19 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
 
         inp = ctors.rand(4)
         v = ctors.rand(4)
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "Output 0 of the user-provided function does not require gradients.",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "Output 0 of the user-provided function does not require gradients."):
             res = autogradF.vhp(foo, inp, v, strict=True)
         res = autogradF.vhp(foo, inp, v, strict=False)
         self._assert_same_struct(res[1], inp)
         self.assertEqual(res[1].abs().sum(), 0.0)
 
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "The output of the user-provided function is independent of input 0",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "The output of the user-provided function is independent of input 0"):
             res = autogradF.vhp(bar, inp, v, strict=True)
         res = autogradF.vhp(bar, inp, v, strict=False)
         self._assert_same_struct(res[1], inp)
         self.assertEqual(res[1].abs().sum(), 0.0)
 
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "jacobian of the user-provided function with respect to input 0 is",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "jacobian of the user-provided function with respect to input 0 is"):
             res = autogradF.vhp(bar2, inp, v, strict=True)
         res = autogradF.vhp(bar2, inp, v, strict=False)
         self._assert_same_struct(res[1], inp)
@@ -1314,14 +1221,8 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
         self.assertIsNotNone(vhp_val[0].grad_fn)
         self.assertIsNotNone(vhp_val[1].grad_fn)
 
-        gradcheck(
-            lambda *args: autogradF.vhp(bar, args[:2], args[2:], create_graph=True)[1],
-            inputs + v,
-        )
-        gradgradcheck(
-            lambda *args: autogradF.vhp(bar, args[:2], args[2:], create_graph=True)[1],
-            inputs + v,
-        )
+        gradcheck(lambda *args: autogradF.vhp(bar, args[:2], args[2:], create_graph=True)[1], inputs + v)
+        gradgradcheck(lambda *args: autogradF.vhp(bar, args[:2], args[2:], create_graph=True)[1], inputs + v)
 
         def foo(*args):
             x, y = args[:2]
@@ -1362,10 +1263,7 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
         with self.assertRaisesRegex(RuntimeError, "v has invalid size:"):
             res = autogradF.hvp(foo, inp, ctors.rand(5))
 
-        with self.assertRaisesRegex(
-            TypeError,
-            "The v given to hvp must be either a Tensor or a tuple of Tensors",
-        ):
+        with self.assertRaisesRegex(TypeError, "The v given to hvp must be either a Tensor or a tuple of Tensors"):
             res = autogradF.hvp(foo, inp, (v, 2))
 
         res = autogradF.hvp(foo, inp, v)
@@ -1395,28 +1293,19 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
 
         inp = ctors.rand(4)
         v = ctors.rand(4)
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "Output 0 of the user-provided function does not require gradients.",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "Output 0 of the user-provided function does not require gradients."):
             res = autogradF.hvp(foo, inp, v, strict=True)
         res = autogradF.hvp(foo, inp, v, strict=False)
         self._assert_same_struct(res[1], inp)
         self.assertEqual(res[1].abs().sum(), 0.0)
 
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "The output of the user-provided function is independent of input 0",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "The output of the user-provided function is independent of input 0"):
             res = autogradF.hvp(bar, inp, v, strict=True)
         res = autogradF.hvp(bar, inp, v, strict=False)
         self._assert_same_struct(res[1], inp)
         self.assertEqual(res[1].abs().sum(), 0.0)
 
-        with self.assertRaisesRegex(
-            RuntimeError,
-            "jacobian of the user-provided function with respect to input 0 is",
-        ):
+        with self.assertRaisesRegex(RuntimeError, "jacobian of the user-provided function with respect to input 0 is"):
             res = autogradF.hvp(bar2, inp, v, strict=True)
         res = autogradF.hvp(bar2, inp, v, strict=False)
         self._assert_same_struct(res[1], inp)
@@ -1522,14 +1411,8 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
         self.assertIsNotNone(hvp_val[0].grad_fn)
         self.assertIsNotNone(hvp_val[1].grad_fn)
 
-        gradcheck(
-            lambda *args: autogradF.hvp(bar, args[:2], args[2:], create_graph=True)[1],
-            inputs + v,
-        )
-        gradgradcheck(
-            lambda *args: autogradF.hvp(bar, args[:2], args[2:], create_graph=True)[1],
-            inputs + v,
-        )
+        gradcheck(lambda *args: autogradF.hvp(bar, args[:2], args[2:], create_graph=True)[1], inputs + v)
+        gradgradcheck(lambda *args: autogradF.hvp(bar, args[:2], args[2:], create_graph=True)[1], inputs + v)
 
         def foo(*args):
             x, y = args[:2]
