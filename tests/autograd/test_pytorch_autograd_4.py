@@ -1,6 +1,7 @@
 """PyTorch's own autograd tests, part 4: torch.autograd.functional, run with `import ember as torch`.
 
-Ported from pytorch/pytorch test/autograd/test_functional.py (TestAutogradFunctional). Bodies are
+Ported from pytorch/pytorch test/autograd/test_functional.py (TestAutogradFunctional) and
+test/autograd/test_complex.py (TestAutogradComplex). Bodies are
 kept as close to the original as possible; the local TestCase (tensor-aware assertEqual) and the
 gradcheck wrappers come from test_pytorch_autograd.py. Upstream runs every test twice, on plain
 tensors and on LoggingTensor (a __torch_dispatch__ subclass, out of scope): only the plain-tensor
@@ -1455,3 +1456,66 @@ class TestAutogradFunctional(_TestAutogradFunctionalBase):
 
         self.assertEqual(hvp, torch.mm(hes, v.unsqueeze(1)).squeeze(1))
         self.assertEqual(vhp, torch.mm(v.unsqueeze(0), hes).squeeze(0))
+
+
+# From test/autograd/test_complex.py (its `as_identity` helper is not a test upstream, so not ported).
+class TestAutogradComplex(TestCase):
+    def test_view_func_for_complex_views(self):
+        # case 1: both parent and child have view_func
+        x = torch.randn(2, 2, 2, dtype=torch.double, requires_grad=True)
+        y = x.detach().requires_grad_(True)
+
+        x0 = x.clone()
+        x1 = torch.view_as_complex(x0)
+        x2 = torch.view_as_real(x1)
+        x2.mul_(2)
+        x2.sum().backward()
+
+        y0 = y.clone()
+        y0.mul_(2)
+        y0.sum().backward()
+
+        self.assertEqual(x.grad, y.grad)
+
+        # (case 2 is not ported: it calls backward() on the sum of a complex tensor, which PyTorch
+        # itself rejects now, "grad can be implicitly created only for real scalar outputs")
+
+        # case 3: parent does not have a view_func but child does
+        x = torch.randn(10, dtype=torch.cdouble, requires_grad=True)
+        y = x.detach().requires_grad_(True)
+
+        def fn(a, dim0_size=5):
+            b = a.clone()
+            b1 = b.reshape(dim0_size, 2)
+            b2 = torch.view_as_real(b1)
+            return b2
+
+        x0 = fn(x)
+        x0.mul_(2)
+        x0.sum().backward()
+
+        y0 = fn(y)
+        y1 = y0.mul(2)
+        y1.sum().backward()
+
+        self.assertEqual(x.grad, y.grad)
+
+    def test_view_with_multi_output(self):
+        x = torch.randn(2, 2, 2, dtype=torch.double)
+
+        x1 = torch.view_as_complex(x)
+        # Taking an invalid view should always be allowed as long as it is not
+        # modified inplace
+        res = x1.unbind(0)
+
+        with self.assertRaisesRegex(RuntimeError, "output of a function that returns multiple views"):
+            res[0] += torch.rand(2, requires_grad=True)
+
+        x.requires_grad_(True)
+        x1 = torch.view_as_complex(x)
+        # Taking an invalid view should always be allowed as long as it is not
+        # modified inplace
+        res = x1.unbind(0)
+
+        with self.assertRaisesRegex(RuntimeError, "output of a function that returns multiple views"):
+            res[0] += torch.rand(2, requires_grad=True)
