@@ -236,7 +236,7 @@ class GraphTask:
         """With `inputs`, give the non-leaf ones their `.grad` (backward) and return all gradients."""
         if inputs is not None and self.fills_grad:
             for tensor, grad in zip(inputs, self.captured):
-                if grad is not None and not tensor.is_leaf:
+                if grad is not None and isinstance(tensor, Tensor) and not tensor.is_leaf:
                     _accumulate_into(tensor, grad, self.create_graph, owned=False)
         return self.captured
 

@@ -28,7 +28,7 @@ from ..utils.hooks import RemovableHandle
 from . import grad_mode
 from . import anomaly as anomaly_mode
 from . import forward_ad
-from .edge import Edge, NO_EDGE
+from .edge import Edge, NO_EDGE, GradientEdge
 from .saved_hooks import PackedSaved as _PackedSaved, state as _saved_hooks_state
 
 __all__ = [
@@ -340,7 +340,10 @@ def _tensor_holding(array, outputs, raw_outputs):
 
 
 def _edge_to(tensor):
-    """Where the gradient of `tensor` goes: its grad_fn, or the AccumulateGrad of a leaf."""
+    """Where the gradient of `tensor` goes: its grad_fn, or the AccumulateGrad of a leaf (a
+    GradientEdge names the place itself)."""
+    if type(tensor) is GradientEdge:
+        return _new_edge((tensor.node, tensor.output_nr, None, None))
     node = tensor._grad_fn
     if node is not None and tensor._base is not None:
         node = refresh_view_grad_fn(tensor)
