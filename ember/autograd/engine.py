@@ -8,7 +8,9 @@ It reads as PyTorch's 2017 pure-Python engine did, in named steps:
    hooks. Backward runs in grad mode `create_graph`, so with create_graph=True it is recorded and
    can be differentiated again. Saved tensors are freed after use unless `retain_graph`.
 3. `GraphTask.hand_on`: check each gradient the node returns at this boundary and add it to the
-   buffer of the next node; a node whose last gradient arrived is ready to run.
+   buffer of the next node; a node whose last gradient arrived is ready to run. The most recently
+   readied node runs next, leaves (AccumulateGrad) first, as in PyTorch, whose engine gives them
+   the highest priority: their hooks run before the rest of the backward continues.
 4. `GraphTask.accumulate`: at a leaf, `AccumulateGrad` adds into `.grad` (`backward`); with
    `inputs` (`grad`, `backward(inputs=...)`), `GraphTask.capture` keeps the gradients reaching them.
 
@@ -152,6 +154,7 @@ class GraphTask:
         if len(grad_inputs) != len(edges):
             grad_inputs = _check_count(node, grad_inputs)
         dependencies, buffers, runnable = self.dependencies, self.buffers, self.runnable
+        leaves = None
         for grad, edge in zip(grad_inputs, edges):
             next_node = edge.node
             if next_node is None:
@@ -174,7 +177,12 @@ class GraphTask:
             remaining = dependencies[next_node] - 1
             dependencies[next_node] = remaining
             if remaining == 0:
-                self.ready.append(next_node)
+                if type(next_node) is AccumulateGrad:
+                    leaves = [next_node] if leaves is None else leaves + [next_node]
+                else:
+                    self.ready.append(next_node)
+        if leaves is not None:  # queued last, so run first: a leaf's .grad is final as soon as possible
+            self.ready.extend(leaves)
 
     def _add_to_buffer(self, node, output_nr, grad):
         """Sum `grad` into the buffer of `node`'s output `output_nr` (PyTorch 2017's `_add_grad`)."""
