@@ -37,6 +37,7 @@ from . import grad_mode
 from . import anomaly
 from ._hook_checks import checked_hook_result, checked_hook_results
 from .function import AccumulateGrad, _edge_to
+from .saved_hooks import state as _saved_hooks_state
 
 _grad_state = grad_mode.state
 
@@ -56,6 +57,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     ready, runnable, buffers, targets = task.ready, task.runnable, task.buffers, task.targets
     previous_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
+    # Saved-tensor hooks entered or exited during backward (by a hook, say) end with it, as in
+    # PyTorch, whose engine restores the caller's thread-local state after the graph task.
+    hooks_stack = _saved_hooks_state.stack
+    hooks_before = hooks_stack[:]
     # inf and nan come back silently, as in PyTorch: NumPy's float warnings are off for the whole pass
     # (once here rather than around each node's kernels; hooks and user backwards run so too).
     float_errors = _float_errors.quiet()
@@ -74,6 +79,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     finally:
         _float_errors.restore(float_errors)
         _grad_state.enabled = previous_mode
+        if hooks_stack != hooks_before:
+            hooks_stack[:] = hooks_before
     return task.finish(inputs)
 
 
