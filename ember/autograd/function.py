@@ -59,6 +59,9 @@ class FunctionCtx:
     _dirty = None
     _non_differentiable = None
     _materialize_grads = True
+    # PyTorch's private switch (set in forward): False leaves None, not zeros, for the gradients of
+    # outputs marked non-differentiable, even while _materialize_grads is True.
+    _materialize_non_diff_grads = True
     _unpack_as_arrays = False  # set by the engine while a `backward_on_arrays` runs on arrays
     needs_input_grad = ()
 
@@ -535,6 +538,7 @@ def _apply_tensor_forward(cls, node, args, recording):
     dirty = {id(tensor) for tensor in node._dirty} if node._dirty else ()
     non_differentiable = {id(tensor) for tensor in node._non_differentiable} if node._non_differentiable else ()
     input_ids = {id(arg) for arg in args if isinstance(arg, Tensor)}
+    returned_outputs = tuple(outputs)  # what forward returned, before any aliasing below
     for index, output in enumerate(outputs):
         if not isinstance(output, Tensor):
             continue
@@ -548,8 +552,12 @@ def _apply_tensor_forward(cls, node, args, recording):
         output._requires_grad = differentiable
         output._grad_fn = node if differentiable else None
         output._output_nr = index
+    keep_none = () if node._materialize_non_diff_grads else non_differentiable
     node._output_meta = tuple(
-        (output._data.shape, output._data.dtype) if isinstance(output, Tensor) else None for output in outputs
+        (output._data.shape, output._data.dtype)
+        if isinstance(output, Tensor) and id(returned) not in keep_none
+        else None  # None: the engine materializes no zeros for it
+        for output, returned in zip(outputs, returned_outputs)
     )
     if node._to_save is not None:
         _resolve_saved(node, args, [output for output in outputs if isinstance(output, Tensor)])
