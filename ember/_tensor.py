@@ -1007,7 +1007,13 @@ class Tensor(metaclass=_TensorType):
         return _op_method(name).__get__(self, type(self))
 
     def __dir__(self):
-        return sorted(set(object.__dir__(self)) | set(_ops.TENSOR_METHODS))
+        names = set(object.__dir__(self)) | set(_ops.TENSOR_METHODS)
+        # the slots set only where they apply are listed only where set, so that hasattr agrees
+        names.difference_update(name for name in _LAZY_SLOTS if not hasattr(self, name))
+        return sorted(names)
+
+
+_LAZY_SLOTS = ("_view_version", "_view_replay", "_fw_grad")
 
 
 # NumPy ufuncs with an ember op of the same meaning (used when a tensor that requires grad meets one).
