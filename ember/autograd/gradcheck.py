@@ -126,20 +126,15 @@ def _forward_jacobians(function, inputs, input_index):
     tensor = inputs[input_index]
     data = tensor._data
     parts = _parts(data)
-    # which outputs to check is decided by a plain call: the dual call's inputs do not require grad
-    results = _as_tuple(function(*inputs))
-    checked = [i for i, output in enumerate(results) if isinstance(output, Tensor) and output._requires_grad]
     columns = None
     for part, direction in enumerate(parts):
         for element in range(data.size):
             basis = np.zeros(data.shape, dtype=data.dtype)
             basis.reshape(-1)[element] = direction
             with forward_ad.dual_level():
-                # as PyTorch's: the function sees inputs that do not require grad (only tangents)
-                duals = [item.detach() if isinstance(item, Tensor) else item for item in inputs]
-                duals[input_index] = forward_ad.make_dual(tensor.detach(), new_tensor(basis))
-                results = _as_tuple(function(*duals))
-                outputs = [results[i] for i in checked]
+                duals = list(inputs)
+                duals[input_index] = forward_ad.make_dual(tensor, new_tensor(basis))
+                outputs = _differentiable_outputs(function, duals)
                 tangents = [forward_ad.unpack_dual(output).tangent for output in outputs]
             if columns is None:
                 columns = [
