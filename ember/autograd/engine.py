@@ -27,6 +27,7 @@ Ownership of gradient buffers is decided by what the engine knows, never by refe
   is copied.
 """
 
+import itertools
 import warnings
 
 from numpy import ndarray as _ndarray, asarray as _as_array
@@ -41,6 +42,11 @@ from .saved_hooks import state as _saved_hooks_state
 
 _grad_state = grad_mode.state
 
+# The backward pass now running (innermost, for a backward started inside another), -1 outside
+# any: what PyTorch calls the graph task id (checkpoint recomputes once per backward pass).
+current_task = -1
+_task_ids = itertools.count()
+
 # Callables told about every node the engine runs: observer(node, grad_outputs, grad_inputs).
 # The backward trace (`ember.autograd.trace`) adds itself here while it is active.
 observers: list = []
@@ -52,8 +58,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     With `inputs` the gradients of those tensors are returned (only the part of the graph that
     leads to them runs); with `accumulate` they (or, without `inputs`, all leaves) get `.grad`.
     """
+    global current_task
     task = GraphTask(retain_graph, create_graph, accumulate)
     task.prepare(roots, root_grads, inputs)
+    outer_task, current_task = current_task, next(_task_ids)
     ready, runnable, buffers, targets = task.ready, task.runnable, task.buffers, task.targets
     previous_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
@@ -81,6 +89,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
         _grad_state.enabled = previous_mode
         if hooks_stack != hooks_before:
             hooks_stack[:] = hooks_before
+        current_task = outer_task
     return task.finish(inputs)
 
 

@@ -18,6 +18,9 @@ import contextlib
 import warnings
 
 from .. import autograd
+from ..amp import autocast_mode as _autocast_mode
+from ..amp.autocast_mode import autocast as _autocast
+from ..autograd import engine as _engine
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import saved_tensors_hooks
@@ -140,6 +143,15 @@ class _RandomState:
             set_rng_state(current)
 
 
+def _autocast_state():
+    """The CPU autocast settings of the first run, to recompute in the same precision."""
+    return {
+        "enabled": _autocast_mode.is_autocast_enabled("cpu"),
+        "dtype": _autocast_mode.get_autocast_dtype("cpu"),
+        "cache_enabled": _autocast_mode.is_autocast_cache_enabled(),
+    }
+
+
 class CheckpointFunction(autograd.Function):
     """The reentrant variant: forward runs without recording, backward reruns it and backpropagates."""
 
@@ -148,6 +160,7 @@ class CheckpointFunction(autograd.Function):
         """Run `run_function(*args)` without recording, saving only its inputs (and the random state)."""
         ctx.run_function = run_function
         ctx.random_state = _RandomState(preserve_rng_state)
+        ctx.autocast_state = _autocast_state()
         ctx.inputs = [None if isinstance(arg, Tensor) else arg for arg in args]
         ctx.tensor_indices = [index for index, arg in enumerate(args) if isinstance(arg, Tensor)]
         ctx.save_for_backward(*[arg for arg in args if isinstance(arg, Tensor)])
@@ -162,7 +175,7 @@ class CheckpointFunction(autograd.Function):
         tensors = detach_variable(tuple(ctx.saved_tensors))
         for index, tensor in zip(ctx.tensor_indices, tensors):
             inputs[index] = tensor
-        with ctx.random_state.replay(), grad_mode.enable_grad():
+        with ctx.random_state.replay(), grad_mode.enable_grad(), _autocast("cpu", **ctx.autocast_state):
             outputs = ctx.run_function(*inputs)
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
         pairs = [
@@ -186,16 +199,29 @@ class _Recomputation:
         self.recompute_context = recompute_context
         self.determinism_check = determinism_check
         self.metadata = []  # (shape, dtype) of each tensor the forward saved
-        self.recomputed = None
+        self.recomputed = None  # the rerun's saved tensors, each dropped once backward has used it
+        self.recomputed_for = None  # the backward pass (engine.current_task) they were made for
+        self.autocast_state = _autocast_state()
 
     def pack(self, tensor):
         self.metadata.append((tuple(tensor.shape), tensor.dtype))
         return len(self.metadata) - 1
 
     def unpack(self, index):
-        if self.recomputed is None:
-            self.recomputed = self._rerun()
-        return self.recomputed[index]
+        """A saved tensor, from a rerun made once per backward pass; each is given out once (then
+        freed), as in PyTorch, whose second unpack in one pass raises."""
+        task = _engine.current_task
+        if self.recomputed is None or self.recomputed_for != task:
+            self.recomputed, self.recomputed_for = self._rerun(), task
+        tensor = self.recomputed[index]
+        if tensor is None:
+            raise CheckpointError(
+                "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already unpacked once. "
+                "If you are calling ctx.saved_tensors in backward, make sure to do so only once. Otherwise please "
+                "open an issue with details on your use case."
+            )
+        self.recomputed[index] = None
+        return tensor
 
     def _rerun(self):
         saved = []
@@ -205,6 +231,7 @@ class _Recomputation:
         with (
             self.random_state.replay(),
             grad_mode.enable_grad(),
+            _autocast("cpu", **self.autocast_state),
             self.recompute_context,
             saved_tensors_hooks(lambda tensor: saved.append(tensor.detach()), lambda packed: packed),
         ):
