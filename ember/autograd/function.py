@@ -91,9 +91,13 @@ class FunctionCtx:
         """The tensors given to `save_for_backward`, unpacked for backward.
 
         Raises PyTorch's error if one of them was modified in place since it was saved (the versions are named),
-        or if the graph was already freed by an earlier backward without `retain_graph=True`.
+        or if the graph was already freed by an earlier backward without `retain_graph=True`. A Function
+        with `clear_saved_tensors_on_access = True` frees them on this first access, as PyTorch's.
         """
-        return _unpack_saved(self)
+        tensors = _unpack_saved(self)
+        if getattr(self._forward_cls, "clear_saved_tensors_on_access", False):
+            self._saved, self._saved_was_freed = None, True
+        return tensors
 
     @property
     def saved_variables(self):
