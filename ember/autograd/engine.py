@@ -46,6 +46,9 @@ _grad_state = grad_mode.state
 # any: what PyTorch calls the graph task id (checkpoint recomputes once per backward pass).
 current_task = -1
 _task_ids = itertools.count()
+# False while a backward runs that is autograd.grad or has `inputs`: reentrant checkpoint cannot
+# serve those (PyTorch's torch.autograd._is_checkpoint_valid()).
+checkpoint_valid = True
 
 # Callables told about every node the engine runs: observer(node, grad_outputs, grad_inputs).
 # The backward trace (`ember.autograd.trace`) adds itself here while it is active.
@@ -58,10 +61,11 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     With `inputs` the gradients of those tensors are returned (only the part of the graph that
     leads to them runs); with `accumulate` they (or, without `inputs`, all leaves) get `.grad`.
     """
-    global current_task
+    global current_task, checkpoint_valid
     task = GraphTask(retain_graph, create_graph, accumulate)
     task.prepare(roots, root_grads, inputs)
     outer_task, current_task = current_task, next(_task_ids)
+    outer_valid, checkpoint_valid = checkpoint_valid, accumulate and inputs is None
     ready, runnable, buffers, targets = task.ready, task.runnable, task.buffers, task.targets
     previous_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
@@ -89,7 +93,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
         _grad_state.enabled = previous_mode
         if hooks_stack != hooks_before:
             hooks_stack[:] = hooks_before
-        current_task = outer_task
+        current_task, checkpoint_valid = outer_task, outer_valid
     return task.finish(inputs)
 
 
