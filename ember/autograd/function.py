@@ -94,9 +94,15 @@ class FunctionCtx:
         or if the graph was already freed by an earlier backward without `retain_graph=True`. A Function
         with `clear_saved_tensors_on_access = True` frees them on this first access, as PyTorch's.
         """
+        if not getattr(self._forward_cls, "clear_saved_tensors_on_access", False):
+            return _unpack_saved(self)
+        if self._saved is None and self._saved_was_freed:
+            raise RuntimeError(
+                f"{self.name()}: ctx.saved_tensors can only be accessed once when the Function sets "
+                "clear_saved_tensors_on_access = True; keep what the first access returned"
+            )
         tensors = _unpack_saved(self)
-        if getattr(self._forward_cls, "clear_saved_tensors_on_access", False):
-            self._saved, self._saved_was_freed = None, True
+        self._saved, self._saved_was_freed = None, True
         return tensors
 
     @property
