@@ -580,11 +580,7 @@ class TestAutograd5(TestCase):
         # that is not all 1s.
         eps = 10e-3  # eps distance factor from origin, to get
         # some interesting numerical vs analytic discrepancy.
-        z = eps * torch.rand(
-            2,
-            dtype=torch.complex128,
-            requires_grad=True,
-        )
+        z = eps * torch.rand(2, dtype=torch.complex128, requires_grad=True)
         atol = 8.3e-6
         rtol = 1e-9
 
@@ -740,11 +736,7 @@ class TestAutograd5(TestCase):
 
     def test_checkpoint_sequential_warns_if_use_reentrant_not_passed_explcitly(self):
         a = torch.randn(3, requires_grad=True)
-        modules_list = [
-            torch.nn.Linear(3, 3),
-            torch.nn.Linear(3, 3),
-            torch.nn.Linear(3, 3),
-        ]
+        modules_list = [torch.nn.Linear(3, 3), torch.nn.Linear(3, 3), torch.nn.Linear(3, 3)]
 
         # Passing explicitly should not warn
         self.assertNotWarn(lambda: checkpoint_sequential(modules_list, 3, a, use_reentrant=False))
@@ -807,8 +799,7 @@ class TestAutograd5(TestCase):
         fn = get_non_det_fn(orig_fn=save_2_tensors, recompute_fn=save_2_tensors_alt)
 
         with self.assertRaisesRegex(
-            RuntimeError,
-            "You are seeing this error because you passed `debug=True` to checkpoint",
+            RuntimeError, "You are seeing this error because you passed `debug=True` to checkpoint"
         ):
             out = checkpoint(fn, a, use_reentrant=False, debug=True)
             out.backward()
@@ -816,8 +807,7 @@ class TestAutograd5(TestCase):
         fn = get_non_det_fn(orig_fn=save_2_tensors, recompute_fn=save_2_tensors_alt)
 
         with self.assertRaisesRegex(
-            RuntimeError,
-            "You are seeing this error because you passed `debug=True` to checkpoint",
+            RuntimeError, "You are seeing this error because you passed `debug=True` to checkpoint"
         ):
             with torch.utils.checkpoint.set_checkpoint_debug_enabled(True):
                 out = checkpoint(fn, a, use_reentrant=False, debug=False)
@@ -1004,8 +994,7 @@ class TestAutograd5(TestCase):
         out_checkpoint.backward()
 
         for param, checkpoint_param in zip(
-            model_no_checkpoint.parameters(),
-            model_checkpoint_without_reentrant.parameters(),
+            model_no_checkpoint.parameters(), model_checkpoint_without_reentrant.parameters()
         ):
             self.assertEqual(param.grad, checkpoint_param.grad)
 
@@ -1030,3 +1019,54 @@ class TestAutograd5(TestCase):
         x = torch.randn(3, requires_grad=True)
         y = MyFn.apply(x.clone())
         y.sum().backward()
+
+    def test_clear_saved_tensors_on_access_double_access_error(self):
+        class MyFn(Function):
+            clear_saved_tensors_on_access = True
+
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x.clone()
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                _ = ctx.saved_tensors  # first access
+                _ = ctx.saved_tensors  # second access - should raise
+                return grad_output
+
+        x = torch.randn(3, requires_grad=True)
+        y = MyFn.apply(x)
+        with self.assertRaisesRegex(RuntimeError, "can only be accessed once"):
+            y.sum().backward()
+
+    # TODO This is not the correct behavior -
+    # See https://github.com/pytorch/pytorch/issues/49825#issuecomment-794466627
+    @pytest.mark.xfail(
+        strict=True,
+        reason="the test pins a PyTorch bug (pytorch#49825: an in-place transpose_ of a view_as_real view "
+        "gives the transposed gradient); ember gives the same, correct gradient both ways",
+    )
+    def test_autograd_inplace_views_cross_dtype(self):
+        # This test is here to make sure that any change to this behavior is detected
+        # and not silent. The TODOs below mark the places with unexpected behavior.
+        a_orig = torch.rand(3, 3, requires_grad=True, dtype=torch.complex64)
+        a = a_orig.clone()
+        b = torch.view_as_real(a)
+        b = b.transpose(0, 1)
+        b += 1
+        b.backward(torch.arange(0, 18, dtype=torch.float).view(3, 3, 2))
+        non_inplace_grad = a_orig.grad
+
+        a_orig = torch.rand(3, 3, requires_grad=True, dtype=torch.complex64)
+        a = a_orig.clone()
+        b = torch.view_as_real(a)
+        b.transpose_(0, 1)
+        b += 1
+        b.backward(torch.arange(0, 18, dtype=torch.float).view(3, 3, 2))
+        inplace_grad = a_orig.grad
+
+        # TODO: this is a bug!
+        # once this is fixed, it should have the transpose removed:
+        # self.assertEqual(non_inplace_grad, inplace_grad)
+        self.assertEqual(non_inplace_grad.T, inplace_grad)
