@@ -62,6 +62,7 @@ class FunctionCtx:
     # PyTorch's private switch (set in forward): False leaves None, not zeros, for the gradients of
     # outputs marked non-differentiable, even while _materialize_grads is True.
     _materialize_non_diff_grads = True
+    _inputs_returned = None  # indices of the outputs that forward returned as inputs, as they were
     _unpack_as_arrays = False  # set by the engine while a `backward_on_arrays` runs on arrays
     needs_input_grad = ()
 
@@ -555,6 +556,7 @@ def _apply_tensor_forward(cls, node, args, recording):
         returned_id = id(output)  # what mark_non_differentiable saw, before any aliasing below
         if id(output) in input_ids and id(output) not in dirty:
             output = outputs[index] = output._alias()  # returning an input: a new tensor on its memory
+            node._inputs_returned = (node._inputs_returned or ()) + (index,)
         elif id(output) in dirty:
             _check_dirty_input(cls, output)
             output._bump_version()  # as PyTorch: marking dirty counts as a modification
