@@ -90,6 +90,8 @@ class disable_saved_tensors_hooks:
 
     def __enter__(self):
         state = _saved_hooks.state
+        if state.stack:  # as PyTorch: hooks already in use cannot be disabled from inside them
+            raise RuntimeError(self.error_message)
         self._previous = state.disabled_message
         state.disabled_message = self.error_message
         return self
