@@ -1,12 +1,15 @@
 """PyTorch's own autograd tests, part 5: TestAutograd tests the earlier parts left out.
 
 Ported from pytorch/pytorch test/test_autograd.py at commit 5c322af1, like parts 1-3, which skipped
-these: GradientEdge (get_gradient_edge, edges as inputs and outputs of grad and backward), a few
-saved-tensor-hook, forward-AD and hook-ordering tests, and others that needed a feature ember
-lacked then. Bodies are kept as close to the original as possible; the local TestCase and the
-gradcheck wrappers come from test_pytorch_autograd.py, `disable_gc` stands in for common_utils'.
-Where a test reaches a private API only as a means to an end, that part is left out and the test
-says so. Not ported: test_custom_autograd_ac_early_stop (it fails under PyTorch 2.13 itself here).
+these: GradientEdge (get_gradient_edge, edges as inputs and outputs of grad and backward),
+saved-tensor hooks, torch.utils.checkpoint, gradcheck and custom-Function forward-mode checks,
+hook ordering, reference cycles, and others that needed a feature ember lacked then. Bodies are kept
+as close to the original as possible; the local TestCase and the gradcheck wrapper come from
+test_pytorch_autograd.py, and `disable_gc`, `set_warn_always_context`, `assertNotWarn` and
+`assertWarnsOnceRegex` stand in for common_utils'. Where a test reaches a private API (torch._C,
+grad_fn._saved_*/_raw_saved_*) only as a means to an end, that part is left out and the test says
+so. Not ported: test_custom_autograd_ac_early_stop (it fails under PyTorch 2.13 itself here), tests
+of private APIs, sparse/nested/CUDA/vmap-batched, and the slowTest checkpoint benchmarks.
 """
 
 import contextlib
