@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Sequence
 import numpy as np
 
 from . import _dtype
+from . import _naming
 from . import _storage
 from . import _validation
 from ._backend import CPU, to_device
@@ -395,6 +396,37 @@ class Tensor(metaclass=_TensorType):
     @data.deleter
     def data(self):
         raise RuntimeError("can't delete data")
+
+    def set_(self, source=None, storage_offset=None, size=None, stride=None):
+        """Make this tensor use the memory, shape and strides of tensor `source` (`set_()`: empty).
+
+        As in PyTorch, a leaf that requires grad gets a new AccumulateGrad node, so graphs built
+        before send their gradients to the old one. Differences: only `set_(tensor)` and `set_()`
+        (ember has no storage objects to offset into), and not on views or tensors with history.
+        """
+        if storage_offset is not None or size is not None or stride is not None:
+            raise NotImplementedError("set_: ember supports set_(tensor) and set_() only (no storage/size/stride)")
+        if source is not None and not isinstance(source, Tensor):
+            raise TypeError(f"set_: expected a Tensor to take the memory of, got {type(source).__name__}")
+        if source is not None and source._data.dtype != self._data.dtype:
+            raise RuntimeError(
+                f"Could not set tensor of type {source.dtype} to a tensor of type {self.dtype}: convert the "
+                f"source first, e.g. source.to({self.dtype})"
+            )
+        if self._grad_fn is not None or self._base is not None:
+            raise NotImplementedError(
+                "set_: ember supports it on tensors that are neither views nor results of recorded ops; "
+                "call it on a clone() or a detach()ed tensor"
+            )
+        if self._requires_grad and _grad_mode.is_grad_enabled():
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation. "
+                f"(set_: call it under `with {_naming.package}.no_grad():`.)"
+            )
+        self._data = np.empty((0,), dtype=self._data.dtype) if source is None else source._data
+        self._grad_accumulator = None
+        self._bump_version()
+        return self
 
     @property
     def _version(self):
@@ -1029,7 +1061,13 @@ class Tensor(metaclass=_TensorType):
         return _op_method(name).__get__(self, type(self))
 
     def __dir__(self):
-        return sorted(set(object.__dir__(self)) | set(_ops.TENSOR_METHODS))
+        names = set(object.__dir__(self)) | set(_ops.TENSOR_METHODS)
+        # the slots set only where they apply are listed only where set, so that hasattr agrees
+        names.difference_update(name for name in _LAZY_SLOTS if not hasattr(self, name))
+        return sorted(names)
+
+
+_LAZY_SLOTS = ("_view_version", "_view_replay", "_fw_grad")
 
 
 def _deprecated_on_0d(name, advice):

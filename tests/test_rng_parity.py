@@ -98,6 +98,11 @@ def test_fills_of_transposed_tensors_follow_memory_order():
     check(lambda lib: lib.empty(6, 40).t().normal_())
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_rand_draws_real_and_imaginary_parts_interleaved(dtype):
+    check(lambda lib: lib.rand(3, 5, dtype=getattr(lib, dtype)))
+
+
 def test_rand_like():
     check(lambda lib: lib.rand_like(lib.zeros(3, 4, dtype=lib.float64)))
 

@@ -164,3 +164,23 @@ def test_dim_order_matches_torch():
         lambda lib: lib.ones(2, 3, 4, 5).permute(0, 2, 3, 1),
     ):
         assert make(t).dim_order() == make(torch).dim_order()
+
+
+def test_set_shares_the_source_memory_and_gives_a_leaf_a_new_gradient_node():
+    torch = pytest.importorskip("torch")
+    for lib in (t, torch):
+        source, target = lib.rand(3), lib.zeros(1)
+        assert target.set_(source) is target and target.shape == (3,)
+        target.add_(1)
+        assert lib.equal(source, target) and target._version == 2
+        assert tuple(lib.zeros(2).set_().shape) == (0,)
+        leaf = lib.rand(2, requires_grad=True)
+        out = leaf.clone()
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+            leaf.set_(lib.rand(2))
+        with lib.no_grad():
+            leaf.set_(lib.rand(2))
+        with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+            lib.autograd.grad(out.sum(), leaf)
+        with pytest.raises(RuntimeError, match="Could not set tensor of type"):
+            lib.zeros(2, dtype=lib.float64).set_(lib.rand(2))

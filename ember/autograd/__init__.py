@@ -14,9 +14,10 @@ from .grad_mode import (
     is_grad_enabled,
     is_inference_mode_enabled,
 )
-from .function import Function, FunctionCtx, once_differentiable, InplaceFunction, NestedIOFunction
+from .function import Function, FunctionCtx, once_differentiable, InplaceFunction, NestedIOFunction, AccumulateGrad
 from .anomaly import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
 from .variable import Variable
+from .edge import GradientEdge
 from . import engine
 
 __all__ = [
@@ -44,9 +45,27 @@ __all__ = [
 def _as_tuple(value):
     if value is None:
         return ()
-    if isinstance(value, Tensor):
+    if isinstance(value, (Tensor, GradientEdge)):  # a GradientEdge is a tuple, but one item
         return (value,)
     return tuple(value)
+
+
+def _edge_output_meta(edge, index, grad):
+    """(shape, NumPy dtype) of the output a GradientEdge names, as a root of backward. Ember's
+    one-output nodes keep none (get_gradient_edge records it): then the given gradient must do."""
+    node = edge.node
+    if type(node) is AccumulateGrad:  # the leaf itself
+        return node.variable._data.shape, node.variable._data.dtype
+    meta = node._output_meta
+    if meta is not None and meta[edge.output_nr] is not None:
+        return meta[edge.output_nr]
+    if isinstance(grad, Tensor):
+        return grad._data.shape, grad._data.dtype
+    raise RuntimeError(
+        f"output {index} is a GradientEdge whose shape ember does not know (edges built by hand to a "
+        "one-output node keep none): make it with ember.autograd.graph.get_gradient_edge(tensor), or "
+        "pass its gradient explicitly"
+    )
 
 
 def _root_gradients(outputs, grad_outputs, api_name):
@@ -59,33 +78,46 @@ def _root_gradients(outputs, grad_outputs, api_name):
             "give one per output (None for scalar outputs)"
         )
     grads = []
+    from .._dtype import from_numpy_dtype as _dtype_of
+    from .._size import Size
+
     for index, (output, grad) in enumerate(zip(outputs, grad_outputs)):
-        if not isinstance(output, Tensor):
+        if isinstance(output, GradientEdge):
+            shape, dtype = _edge_output_meta(output, index, grad)
+        elif not isinstance(output, Tensor):
             raise TypeError(f"{api_name}: output {index} is a {type(output).__name__}, not a Tensor")
-        if not output._requires_grad:
+        elif not output._requires_grad:
             raise RuntimeError(_no_graph_message(index, output))
+        else:
+            shape, dtype = output._data.shape, output._data.dtype
         if grad is None:
-            if output._data.dtype.kind == "c":
+            if dtype.kind == "c":
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs (output {index} is "
-                    f"{output.dtype}); pass gradient= explicitly"
+                    f"{_dtype_of(dtype)}); pass gradient= explicitly"
                 )
-            if output._data.size != 1:
+            if int(np.prod(shape)) != 1:
                 raise RuntimeError(
                     f"grad can be implicitly created only for scalar outputs: output {index} has shape "
-                    f"{list(output.shape)}. Reduce it first (e.g. loss.sum().backward() or .mean()), or pass "
+                    f"{list(shape)}. Reduce it first (e.g. loss.sum().backward() or .mean()), or pass "
                     f"the gradient explicitly: output.backward(gradient={_naming.package}.ones_like(output))."
                 )
-            grad = new_tensor(np.ones(output._data.shape, dtype=output._data.dtype))
+            grad = new_tensor(np.ones(shape, dtype=dtype))
         else:
             if not isinstance(grad, Tensor):
                 from ..ops import tensor as _tensor
 
-                grad = _tensor(grad, dtype=output.dtype)
-            if grad._data.shape != output._data.shape:
+                grad = _tensor(grad, dtype=_dtype_of(dtype))
+            if grad._data.shape != shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{index}] has a shape of {grad.shape} and output[{index}] "
-                    f"has a shape of {output.shape}."
+                    f"has a shape of {Size(shape)}."
+                )
+            if (grad._data.dtype.kind == "c") != (dtype.kind == "c"):
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have the same dtype. "
+                    f"Mismatch in dtype: grad_output[{index}] has a dtype of {grad.dtype} and output[{index}] "
+                    f"has a dtype of {_dtype_of(dtype)}."
                 )
             if not isinstance(grad._data, np.ndarray):  # a NumPy scalar: backward formulas expect arrays
                 grad = new_tensor(np.asarray(grad._data), grad._requires_grad, grad._grad_fn, grad._output_nr)
@@ -148,7 +180,7 @@ def backward(
         if not input_list:
             raise RuntimeError("backward: 'inputs' argument to backward() cannot be empty.")
         for tensor in input_list:
-            if not tensor._requires_grad:
+            if not isinstance(tensor, GradientEdge) and not tensor._requires_grad:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
     engine.run_backward(outputs, grads, retain_graph, create_graph, inputs=input_list, accumulate=True)
 
@@ -185,8 +217,10 @@ def grad(
     if not input_list:
         raise ValueError("grad requires non-empty inputs.")
     for tensor in input_list:
+        if isinstance(tensor, GradientEdge):
+            continue
         if not isinstance(tensor, Tensor):
-            raise TypeError(f"grad: inputs must be tensors, got {type(tensor).__name__}")
+            raise TypeError(f"grad: inputs must be tensors or GradientEdges, got {type(tensor).__name__}")
         if not tensor._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _root_gradients(output_tuple, _as_tuple(grad_outputs), "grad")
@@ -196,14 +230,17 @@ def grad(
     result = []
     for index, (tensor, gradient) in enumerate(zip(input_list, captured)):
         if gradient is None:
+            if materialize_grads and isinstance(tensor, GradientEdge):
+                raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
             if materialize_grads:
                 from ..ops import zeros_like
 
                 gradient = zeros_like(tensor, requires_grad=create_graph)
             elif not allow_unused:
+                shape = "a GradientEdge" if isinstance(tensor, GradientEdge) else f"shape {list(tensor.shape)}"
                 raise RuntimeError(
                     f"The differentiated Tensor at index {index} appears to not have been used in the graph "
-                    f"(inputs[{index}], shape {list(tensor.shape)}: no path leads from it to the outputs). Set "
+                    f"(inputs[{index}], {shape}: no path leads from it to the outputs). Set "
                     "allow_unused=True if this is the desired behavior (its gradient is then None), or "
                     "materialize_grads=True for zeros."
                 )

@@ -13,7 +13,7 @@ omits them, as PyTorch does).
 
 from typing import NamedTuple, Optional, Tuple
 
-__all__ = ["Edge", "NO_EDGE", "make_edge"]
+__all__ = ["Edge", "NO_EDGE", "make_edge", "GradientEdge"]
 
 
 class Edge(NamedTuple):
@@ -21,6 +21,17 @@ class Edge(NamedTuple):
     input_nr: int  # which output of `node` the input was (its gradient's slot there)
     shape: Optional[Tuple[int, ...]]
     dtype: Optional[object]  # a NumPy dtype
+
+
+class GradientEdge(NamedTuple):
+    """Output `output_nr` of graph node `node`: PyTorch's public handle on a place in the graph.
+
+    `autograd.grad` and `autograd.backward` take one wherever they take a tensor, as an output (its
+    gradient is fed in there) or as an input (the gradient that reaches it is returned); get one with
+    `ember.autograd.graph.get_gradient_edge(tensor)`."""
+
+    node: object
+    output_nr: int
 
 
 # Built without NamedTuple's Python-level __new__: edges are made for every recorded op.

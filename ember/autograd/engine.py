@@ -8,7 +8,9 @@ It reads as PyTorch's 2017 pure-Python engine did, in named steps:
    hooks. Backward runs in grad mode `create_graph`, so with create_graph=True it is recorded and
    can be differentiated again. Saved tensors are freed after use unless `retain_graph`.
 3. `GraphTask.hand_on`: check each gradient the node returns at this boundary and add it to the
-   buffer of the next node; a node whose last gradient arrived is ready to run.
+   buffer of the next node; a node whose last gradient arrived is ready to run. The most recently
+   readied node runs next, leaves (AccumulateGrad) first, as in PyTorch, whose engine gives them
+   the highest priority: their hooks run before the rest of the backward continues.
 4. `GraphTask.accumulate`: at a leaf, `AccumulateGrad` adds into `.grad` (`backward`); with
    `inputs` (`grad`, `backward(inputs=...)`), `GraphTask.capture` keeps the gradients reaching them.
 
@@ -25,6 +27,7 @@ Ownership of gradient buffers is decided by what the engine knows, never by refe
   is copied.
 """
 
+import itertools
 import warnings
 
 from numpy import ndarray as _ndarray, asarray as _as_array
@@ -35,8 +38,17 @@ from . import grad_mode
 from . import anomaly
 from ._hook_checks import checked_hook_result, checked_hook_results
 from .function import AccumulateGrad, _edge_to
+from .saved_hooks import state as _saved_hooks_state
 
 _grad_state = grad_mode.state
+
+# The backward pass now running (innermost, for a backward started inside another), -1 outside
+# any: what PyTorch calls the graph task id (checkpoint recomputes once per backward pass).
+current_task = -1
+_task_ids = itertools.count()
+# False while a backward runs that is autograd.grad or has `inputs`: reentrant checkpoint cannot
+# serve those (PyTorch's torch.autograd._is_checkpoint_valid()).
+checkpoint_valid = True
 
 # Callables told about every node the engine runs: observer(node, grad_outputs, grad_inputs).
 # The backward trace (`ember.autograd.trace`) adds itself here while it is active.
@@ -49,11 +61,18 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     With `inputs` the gradients of those tensors are returned (only the part of the graph that
     leads to them runs); with `accumulate` they (or, without `inputs`, all leaves) get `.grad`.
     """
+    global current_task, checkpoint_valid
     task = GraphTask(retain_graph, create_graph, accumulate)
     task.prepare(roots, root_grads, inputs)
+    outer_task, current_task = current_task, next(_task_ids)
+    outer_valid, checkpoint_valid = checkpoint_valid, accumulate and inputs is None
     ready, runnable, buffers, targets = task.ready, task.runnable, task.buffers, task.targets
     previous_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
+    # Saved-tensor hooks entered or exited during backward (by a hook, say) end with it, as in
+    # PyTorch, whose engine restores the caller's thread-local state after the graph task.
+    hooks_stack = _saved_hooks_state.stack
+    hooks_before = hooks_stack[:]
     # inf and nan come back silently, as in PyTorch: NumPy's float warnings are off for the whole pass
     # (once here rather than around each node's kernels; hooks and user backwards run so too).
     float_errors = _float_errors.quiet()
@@ -72,6 +91,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     finally:
         _float_errors.restore(float_errors)
         _grad_state.enabled = previous_mode
+        if hooks_stack != hooks_before:
+            hooks_stack[:] = hooks_before
+        current_task, checkpoint_valid = outer_task, outer_valid
     return task.finish(inputs)
 
 
@@ -152,6 +174,7 @@ class GraphTask:
         if len(grad_inputs) != len(edges):
             grad_inputs = _check_count(node, grad_inputs)
         dependencies, buffers, runnable = self.dependencies, self.buffers, self.runnable
+        leaves = None
         for grad, edge in zip(grad_inputs, edges):
             next_node = edge.node
             if next_node is None:
@@ -174,7 +197,12 @@ class GraphTask:
             remaining = dependencies[next_node] - 1
             dependencies[next_node] = remaining
             if remaining == 0:
-                self.ready.append(next_node)
+                if type(next_node) is AccumulateGrad:
+                    leaves = [next_node] if leaves is None else leaves + [next_node]
+                else:
+                    self.ready.append(next_node)
+        if leaves is not None:  # queued last, so run first: a leaf's .grad is final as soon as possible
+            self.ready.extend(leaves)
 
     def _add_to_buffer(self, node, output_nr, grad):
         """Sum `grad` into the buffer of `node`'s output `output_nr` (PyTorch 2017's `_add_grad`)."""
@@ -189,7 +217,8 @@ class GraphTask:
         elif (node, output_nr) in self.owned:
             existing._data += grad._data
         else:  # neither gradient is the engine's to change: a new sum, which the engine owns
-            buffer[output_nr] = new_tensor(existing._data + grad._data)
+            # asarray: the sum of two 0-d arrays is a NumPy scalar, which a tensor must not hold
+            buffer[output_nr] = new_tensor(_as_array(existing._data + grad._data))
             self.owned.add((node, output_nr))
 
     def _share(self, grads):
@@ -235,7 +264,7 @@ class GraphTask:
         """With `inputs`, give the non-leaf ones their `.grad` (backward) and return all gradients."""
         if inputs is not None and self.fills_grad:
             for tensor, grad in zip(inputs, self.captured):
-                if grad is not None and not tensor.is_leaf:
+                if grad is not None and isinstance(tensor, Tensor) and not tensor.is_leaf:
                     _accumulate_into(tensor, grad, self.create_graph, owned=False)
         return self.captured
 

@@ -235,10 +235,11 @@ def propagate_tangents(cls, node, args, outputs):
 
 
 def _set_output_tangents(cls, node, args, outputs, tangents):
+    input_tangents = None
     if cls._array_forward:
         output_tangents = _primitive_jvp(cls, node, args, outputs, tangents)
     else:
-        output_tangents = _user_jvp(cls, node, args, tangents)
+        output_tangents, input_tangents = _user_jvp(cls, node, args, tangents)
     single = not isinstance(outputs, tuple)
     output_tuple = (outputs,) if single else outputs
     tangent_tuple = (
@@ -249,8 +250,10 @@ def _set_output_tangents(cls, node, args, outputs, tangents):
             f"{cls.__name__}.jvp returned {len(tangent_tuple)} tangents for "
             f"{len(output_tuple)} outputs; return one tangent per output"
         )
-    for output, tangent in zip(output_tuple, tangent_tuple):
+    for index, (output, tangent) in enumerate(zip(output_tuple, tangent_tuple)):
         if isinstance(output, Tensor) and tangent is not None and output._data.dtype.kind in "fcV":
+            if input_tangents is not None and (output._base is not None or any(output is arg for arg in args)):
+                _check_view_tangent(cls, node, index, output, tangent, args, input_tangents)
             _set_tangent(output, _fit_to(tangent, output, cls))
     if node._saved is not None:
         _keep_saved_output_tangents(node, output_tuple)
@@ -319,7 +322,44 @@ def _user_jvp(cls, node, args, tangents):
         None if not isinstance(arg, Tensor) else tangent if tangent is not None else zeros_like(arg)
         for arg, tangent in zip(args, tangents)
     ]
-    return cls.jvp(_JvpContext(node), *materialized)
+    return cls.jvp(_JvpContext(node), *materialized), materialized
+
+
+def _base_of(tensor):
+    return tensor if tensor._base is None else tensor._base
+
+
+def _check_view_tangent(cls, node, index, output, tangent, args, input_tangents):
+    """A user Function's output that is a view of an input (or the input as-is) needs a tangent
+    that is a view of that input's tangent, as PyTorch checks: they must alias as the values do."""
+    base = _base_of(output)
+    returned = next((k for k, arg in enumerate(args) if arg is output), None)  # unrecorded: the input itself
+    position = returned
+    if position is None:
+        position = next((k for k, arg in enumerate(args) if isinstance(arg, Tensor) and _base_of(arg) is base), None)
+    if position is None:
+        return  # a view of a tensor made inside forward
+    input_tangent = input_tangents[position]
+    same_base = tangent._base is not None and _base_of(tangent) is _base_of(input_tangent)
+    name = cls.__name__
+    if returned is not None or index in (node._inputs_returned or ()):
+        if not same_base:
+            raise RuntimeError(
+                f"A custom Function's forward is returning a view (or an input as-is): output {index} of {name} "
+                f"is input {position}, so {name}.jvp must return a view of that input's tangent (e.g. "
+                "x_t.view_as(x_t)), not the tangent itself or a new tensor."
+            )
+    elif tangent._base is None:
+        raise RuntimeError(
+            f"{name}.jvp is not returning a view for output {index}, which forward made as a view of input "
+            f"{position}: return the same view of that input's tangent."
+        )
+    elif not same_base:
+        which = "the same base" if input_tangent._base is not None else "the given"
+        raise RuntimeError(
+            f"{name}.jvp is not returning a view of {which} tangent for output {index} (a view of input "
+            f"{position}): return the same view of that input's tangent."
+        )
 
 
 def _primitive_jvp(cls, node, args, outputs, tangents):

@@ -28,7 +28,7 @@ from ..utils.hooks import RemovableHandle
 from . import grad_mode
 from . import anomaly as anomaly_mode
 from . import forward_ad
-from .edge import Edge, NO_EDGE
+from .edge import Edge, NO_EDGE, GradientEdge
 from .saved_hooks import PackedSaved as _PackedSaved, state as _saved_hooks_state
 
 __all__ = [
@@ -59,6 +59,10 @@ class FunctionCtx:
     _dirty = None
     _non_differentiable = None
     _materialize_grads = True
+    # PyTorch's private switch (set in forward): False leaves None, not zeros, for the gradients of
+    # outputs marked non-differentiable, even while _materialize_grads is True.
+    _materialize_non_diff_grads = True
+    _inputs_returned = None  # indices of the outputs that forward returned as inputs, as they were
     _unpack_as_arrays = False  # set by the engine while a `backward_on_arrays` runs on arrays
     needs_input_grad = ()
 
@@ -88,9 +92,19 @@ class FunctionCtx:
         """The tensors given to `save_for_backward`, unpacked for backward.
 
         Raises PyTorch's error if one of them was modified in place since it was saved (the versions are named),
-        or if the graph was already freed by an earlier backward without `retain_graph=True`.
+        or if the graph was already freed by an earlier backward without `retain_graph=True`. A Function
+        with `clear_saved_tensors_on_access = True` frees them on this first access, as PyTorch's.
         """
-        return _unpack_saved(self)
+        if not getattr(self._forward_cls, "clear_saved_tensors_on_access", False):
+            return _unpack_saved(self)
+        if self._saved is None and self._saved_was_freed:
+            raise RuntimeError(
+                f"{self.name()}: ctx.saved_tensors can only be accessed once when the Function sets "
+                "clear_saved_tensors_on_access = True; keep what the first access returned"
+            )
+        tensors = _unpack_saved(self)
+        self._saved, self._saved_was_freed = None, True
+        return tensors
 
     @property
     def saved_variables(self):
@@ -349,7 +363,10 @@ def _tensor_holding(array, outputs, raw_outputs):
 
 
 def _edge_to(tensor):
-    """Where the gradient of `tensor` goes: its grad_fn, or the AccumulateGrad of a leaf."""
+    """Where the gradient of `tensor` goes: its grad_fn, or the AccumulateGrad of a leaf (a
+    GradientEdge names the place itself)."""
+    if type(tensor) is GradientEdge:
+        return _new_edge((tensor.node, tensor.output_nr, None, None))
     node = tensor._grad_fn
     if node is not None and tensor._base is not None:
         node = refresh_view_grad_fn(tensor)
@@ -541,12 +558,14 @@ def _apply_tensor_forward(cls, node, args, recording):
     dirty = {id(tensor) for tensor in node._dirty} if node._dirty else ()
     non_differentiable = {id(tensor) for tensor in node._non_differentiable} if node._non_differentiable else ()
     input_ids = {id(arg) for arg in args if isinstance(arg, Tensor)}
+    returned_outputs = tuple(outputs)  # what forward returned, before any aliasing below
     for index, output in enumerate(outputs):
         if not isinstance(output, Tensor):
             continue
         returned_id = id(output)  # what mark_non_differentiable saw, before any aliasing below
         if id(output) in input_ids and id(output) not in dirty:
             output = outputs[index] = output._alias()  # returning an input: a new tensor on its memory
+            node._inputs_returned = (node._inputs_returned or ()) + (index,)
         elif id(output) in dirty:
             _check_dirty_input(cls, output)
             output._bump_version()  # as PyTorch: marking dirty counts as a modification
@@ -554,8 +573,12 @@ def _apply_tensor_forward(cls, node, args, recording):
         output._requires_grad = differentiable
         output._grad_fn = node if differentiable else None
         output._output_nr = index
+    keep_none = () if node._materialize_non_diff_grads else non_differentiable
     node._output_meta = tuple(
-        (output._data.shape, output._data.dtype) if isinstance(output, Tensor) else None for output in outputs
+        (output._data.shape, output._data.dtype)
+        if isinstance(output, Tensor) and id(returned) not in keep_none
+        else None  # None: the engine materializes no zeros for it
+        for output, returned in zip(outputs, returned_outputs)
     )
     if node._to_save is not None:
         _resolve_saved(node, args, [output for output in outputs if isinstance(output, Tensor)])

@@ -11,7 +11,8 @@ raises when an output does not depend on an input instead of returning zeros.
 
 `jvp` uses the double-backward trick, as PyTorch does; `hvp` is forward-over-reverse (falling back
 to that trick where forward AD cannot follow); `jacobian(strategy="forward-mode")` uses
-`ember.autograd.forward_ad`. Differences from PyTorch: `vectorize=True` gives the same result
+`ember.autograd.forward_ad`, and `hessian(outer_jacobian_strategy="forward-mode")` runs it over
+the reverse-mode gradient. Differences from PyTorch: `vectorize=True` gives the same result
 by looping (ember has no vmap).
 """
 
@@ -338,29 +339,26 @@ def _jacobian_forward_mode(func, inputs, strict, vectorize):
             "implemented for `vectorize=True`."
         )
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    numels = tuple(inp.nelement() for inp in inputs)
+    basis = _construct_standard_basis_for(inputs, numels)
     columns = None  # columns[i][j]: list of tangents of output i, one per element of input j
     is_outputs_tuple = False
     outputs = ()
-    for input_index, inp in enumerate(inputs):
-        for element in range(inp.nelement()):
-            basis = np.zeros(inp._data.shape, dtype=inp._data.dtype)
-            basis.reshape(-1)[element] = 1
-            with forward_ad.dual_level():
-                duals = tuple(
-                    forward_ad.make_dual(
-                        other, new_tensor(basis) if k == input_index else new_tensor(np.zeros_like(other._data))
-                    )
-                    for k, other in enumerate(inputs)
-                )
-                is_outputs_tuple, dual_outputs = _as_tuple(func(*duals), "outputs", "jacobian")
-                unpacked = [forward_ad.unpack_dual(out) for out in dual_outputs]
-            outputs = tuple(pair.primal for pair in unpacked)
-            if columns is None:
-                columns = [[[] for _ in inputs] for _ in outputs]
-            for output_index, pair in enumerate(unpacked):
-                tangent = pair.tangent
-                data = np.zeros_like(pair.primal._data) if tangent is None else tangent._data
-                columns[output_index][input_index].append(data)
+    owners = [index for index, numel in enumerate(numels) for _ in range(numel)]  # the input of each row
+    for row, input_index in enumerate(owners):
+        with forward_ad.dual_level():
+            duals = tuple(
+                forward_ad.make_dual(other, block[row].reshape(other.shape)) for other, block in zip(inputs, basis)
+            )
+            is_outputs_tuple, dual_outputs = _as_tuple(func(*duals), "outputs", "jacobian")
+            unpacked = [forward_ad.unpack_dual(out) for out in dual_outputs]
+        outputs = tuple(pair.primal for pair in unpacked)
+        if columns is None:
+            columns = [[[] for _ in inputs] for _ in outputs]
+        for output_index, pair in enumerate(unpacked):
+            tangent = pair.tangent
+            data = np.zeros_like(pair.primal._data) if tangent is None else tangent._data
+            columns[output_index][input_index].append(data)
     # Lists, not tuples: PyTorch's forward-mode jacobian returns lists of lists.
     jacobians = [
         [
@@ -376,16 +374,26 @@ def _jacobian_forward_mode(func, inputs, strict, vectorize):
     return _tuple_postprocess(jacobians, (is_outputs_tuple, is_inputs_tuple))
 
 
+def _construct_standard_basis_for(tensors, tensor_numels):
+    """PyTorch's helper (same name): the identity of size sum(tensor_numels), cut by columns into
+    one (total, numel) block per tensor, in that tensor's dtype. Row k of the blocks, each reshaped
+    like its tensor, is the k-th basis direction of all the inputs together."""
+    import numpy as np
+    from .._tensor import new_tensor
+
+    identity = np.eye(sum(tensor_numels))
+    bounds = np.cumsum((0,) + tuple(tensor_numels))
+    return tuple(
+        new_tensor(np.ascontiguousarray(identity[:, start:stop], dtype=tensor._data.dtype))
+        for tensor, start, stop in zip(tensors, bounds[:-1], bounds[1:])
+    )
+
+
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
     """The Hessian of a scalar function: entry [i][j] has shape `input_i.shape + input_j.shape`."""
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
-    if outer_jacobian_strategy == "forward-mode":
-        raise NotImplementedError(
-            'hessian(outer_jacobian_strategy="forward-mode") needs forward-over-reverse AD, '
-            'which ember does not have; use the default "reverse-mode".'
-        )
 
     def ensure_single_output_function(*inp):
         out = func(*inp)
@@ -398,11 +406,21 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         return out.squeeze()
 
     def jac_func(*inp):
+        if outer_jacobian_strategy == "forward-mode":
+            # the dual inputs must require grad, or the inner jacobian detaches them (and their tangents)
+            inp = tuple(t.requires_grad_(True) for t in inp)
         jac = jacobian(ensure_single_output_function, inp, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict=strict)
         return jac
 
-    result = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize)
+    result = jacobian(
+        jac_func,
+        inputs,
+        create_graph=create_graph,
+        strict=strict,
+        vectorize=vectorize,
+        strategy=outer_jacobian_strategy,
+    )
     return _tuple_postprocess(result, (is_inputs_tuple, is_inputs_tuple))
 
 

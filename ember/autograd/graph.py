@@ -6,10 +6,19 @@ y.sum().backward()      # ... and comes back through unpack_hook when backward r
 """
 
 from .._tensor import Tensor
-from .function import Node
+from .edge import GradientEdge
+from .function import Node, AccumulateGrad, _edge_to
 from . import saved_hooks as _saved_hooks
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "Node", "increment_version"]
+__all__ = [
+    "saved_tensors_hooks",
+    "save_on_cpu",
+    "disable_saved_tensors_hooks",
+    "Node",
+    "increment_version",
+    "GradientEdge",
+    "get_gradient_edge",
+]
 
 
 class saved_tensors_hooks:
@@ -81,6 +90,8 @@ class disable_saved_tensors_hooks:
 
     def __enter__(self):
         state = _saved_hooks.state
+        if state.stack:  # as PyTorch: hooks already in use cannot be disabled from inside them
+            raise RuntimeError(self.error_message)
         self._previous = state.disabled_message
         state.disabled_message = self.error_message
         return self
@@ -106,3 +117,16 @@ def increment_version(tensor):
     tensors = (tensor,) if isinstance(tensor, Tensor) else tensor
     for item in tensors:
         item._bump_version()
+
+
+def get_gradient_edge(tensor):
+    """The GradientEdge of `tensor`: where its gradient goes in the graph (its grad_fn and output
+    number, or the AccumulateGrad of a leaf). It stays valid after the tensor is gone or changed in
+    place, so `autograd.grad(out, edge)` still gives the gradient at that point of the graph."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
+    edge = _edge_to(tensor)
+    node = edge.node
+    if type(node) is not AccumulateGrad and node._output_meta is None:
+        node._output_meta = ((edge.shape, edge.dtype),)  # one output: its shape, for the edge as a root
+    return GradientEdge(node, edge.input_nr)

@@ -35,7 +35,14 @@ class PackedSaved:
         self.grad_accumulator = None
         if self.requires_grad and self.grad_fn is None and not is_output:
             self.grad_accumulator = _accumulator_of(tensor)
+        version = tensor._version
         self.packed = pack_hook(tensor)
+        if tensor._version != version:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook "
+                "can not be modified by in-place operations as this can lead to unexpected side-effects: return "
+                "a modified copy instead."
+            )
 
     def unpack(self, node, as_arrays):
         value = self.unpack_hook(self.packed)

@@ -505,6 +505,15 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
     """Uniform samples from [0, 1)."""
     shape = parse_size(size, "rand")
     numpy_dtype = _float_dtype(dtype)
+    if numpy_dtype.kind == "c":  # real and imaginary parts each uniform, drawn interleaved, as PyTorch
+        real_dtype = np.empty(0, numpy_dtype).real.dtype
+        parts = _sample(
+            lambda count: kernels.uniform(_engine(generator), count, real_dtype),
+            tuple(shape) + (2,),
+            real_dtype,
+            device,
+        )
+        return _finish(parts.view(numpy_dtype)[..., 0], requires_grad, device, out)
     samples = _sample(lambda count: kernels.uniform(_engine(generator), count, numpy_dtype), shape, numpy_dtype, device)
     return _finish(samples, requires_grad, device, out)
 

@@ -28,6 +28,9 @@ def _check_leaf(tensor, op_name):
         )
     base = tensor._base
     if base is not None and base._requires_grad and base._grad_fn is None:
+        replay = tensor._view_replay
+        if getattr(replay, "forbids_inplace", False):  # PyTorch checks the kind of view first
+            raise replay.inplace_error(tensor._output_nr)
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation. "
             f"({op_name}: modify it under `with {_naming.package}.no_grad():`, or work on a clone of the leaf.)"

@@ -274,12 +274,34 @@ class Xlog1py(_BinarySpecial, node="SpecialXlog1PyBackward0"):
         return grad_a, grad_b
 
 
+def _no_tangent_for_first_input(op_name):
+    """A jvp for ops whose derivative in their first input is not implemented: a tangent there
+    raises PyTorch's forward-AD NotImplementedError (not the backward's RuntimeError)."""
+
+    def jvp(ctx, tangent_a, tangent_b):
+        if tangent_a is not None:
+            raise NotImplementedError(
+                f"Trying to use forward AD with {op_name} that does not support it because it has not been "
+                f"implemented yet: the derivative of {op_name} in its first input is not implemented."
+            )
+        return diagonal_jvp(ctx, tangent_a, tangent_b)
+
+    return staticmethod(jvp)
+
+
 class Zeta(_BinarySpecial, node="SpecialZetaBackward0"):
     function = staticmethod(_gamma.zeta)
 
     @staticmethod
     def gradients(grad, a, b, needs_a, needs_b):
         raise RuntimeError("the derivative for 'zeta' is not implemented.")
+
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b):
+        raise NotImplementedError(
+            "Trying to use forward AD with special_zeta that does not support it because it has not been "
+            "implemented yet."
+        )
 
 
 def _incomplete_gamma_derivative(a, x):
@@ -296,6 +318,8 @@ class Igamma(_BinarySpecial, node="IgammaBackward0"):
             raise RuntimeError("the derivative for 'igamma: input' is not implemented.")
         return None, grad * _incomplete_gamma_derivative(a, x)
 
+    jvp = _no_tangent_for_first_input("igamma")
+
 
 class Igammac(_BinarySpecial, node="IgammacBackward0"):
     function = staticmethod(_gamma.gammaincc)
@@ -305,6 +329,8 @@ class Igammac(_BinarySpecial, node="IgammacBackward0"):
         if needs_a:
             raise RuntimeError("the derivative for 'igammac: input' is not implemented.")
         return None, -grad * _incomplete_gamma_derivative(a, x)
+
+    jvp = _no_tangent_for_first_input("igammac")
 
 
 def _binary(function, input, other, op_name):

@@ -18,6 +18,9 @@ import contextlib
 import warnings
 
 from .. import autograd
+from ..amp import autocast_mode as _autocast_mode
+from ..amp.autocast_mode import autocast as _autocast
+from ..autograd import engine as _engine
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import saved_tensors_hooks
@@ -50,16 +53,35 @@ def noop_context_fn():
     return contextlib.nullcontext(), contextlib.nullcontext()
 
 
+class _Settings:
+    early_stop = None  # set_checkpoint_early_stop's override of checkpoint(early_stop=)
+    debug = None  # set_checkpoint_debug_enabled's override of checkpoint(debug=)
+
+
 @contextlib.contextmanager
 def set_checkpoint_early_stop(enable):
-    """Accepted for compatibility: ember's recomputation always runs the whole function."""
-    yield
+    """Within the block, non-reentrant recomputations stop (or not) as soon as they have rebuilt
+    every tensor the forward saved, whatever `checkpoint(early_stop=)` says."""
+    previous, _Settings.early_stop = _Settings.early_stop, bool(enable)
+    try:
+        yield
+    finally:
+        _Settings.early_stop = previous
 
 
 @contextlib.contextmanager
 def set_checkpoint_debug_enabled(enabled):
-    """Accepted for compatibility: ember records no debug trace of recomputations."""
-    yield
+    """Within the block, `checkpoint(debug=)` is overridden: True adds an explanation to the errors of a
+    recomputation that differs from the forward (ember records no operator trace), False omits it."""
+    previous, _Settings.debug = _Settings.debug, enabled
+    try:
+        yield
+    finally:
+        _Settings.debug = previous
+
+
+class _StopRecomputation(Exception):
+    """Raised inside a recomputation once it has rebuilt every saved tensor (early stop)."""
 
 
 def detach_variable(inputs):
@@ -93,7 +115,8 @@ def checkpoint(
             (use_reentrant=False only).
         determinism_check: "default" checks that the recomputation saved tensors of the same shapes and
             dtypes as the forward (raising CheckpointError otherwise); "none" skips the check.
-        debug, early_stop: accepted (ember always recomputes the whole function).
+        debug: explain a differing recomputation in its error (no operator trace in ember).
+        early_stop: stop the recomputation once it has rebuilt every saved tensor (default True).
 
     Returns:
         What `function` returns.
@@ -114,7 +137,9 @@ def checkpoint(
         return CheckpointFunction.apply(function, preserve_rng_state, *args)
     if determinism_check not in ("default", "none"):
         raise ValueError(f"determinism_check should be one of ['default', 'none'], but got {determinism_check}")
-    return _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, determinism_check, args, kwargs)
+    return _checkpoint_without_reentrant(
+        function, preserve_rng_state, context_fn, determinism_check, args, kwargs, debug, early_stop
+    )
 
 
 class _RandomState:
@@ -140,6 +165,15 @@ class _RandomState:
             set_rng_state(current)
 
 
+def _autocast_state():
+    """The CPU autocast settings of the first run, to recompute in the same precision."""
+    return {
+        "enabled": _autocast_mode.is_autocast_enabled("cpu"),
+        "dtype": _autocast_mode.get_autocast_dtype("cpu"),
+        "cache_enabled": _autocast_mode.is_autocast_cache_enabled(),
+    }
+
+
 class CheckpointFunction(autograd.Function):
     """The reentrant variant: forward runs without recording, backward reruns it and backpropagates."""
 
@@ -148,6 +182,7 @@ class CheckpointFunction(autograd.Function):
         """Run `run_function(*args)` without recording, saving only its inputs (and the random state)."""
         ctx.run_function = run_function
         ctx.random_state = _RandomState(preserve_rng_state)
+        ctx.autocast_state = _autocast_state()
         ctx.inputs = [None if isinstance(arg, Tensor) else arg for arg in args]
         ctx.tensor_indices = [index for index, arg in enumerate(args) if isinstance(arg, Tensor)]
         ctx.save_for_backward(*[arg for arg in args if isinstance(arg, Tensor)])
@@ -158,11 +193,17 @@ class CheckpointFunction(autograd.Function):
     @staticmethod
     def backward(ctx, *grad_outputs):
         """Rerun the function with grad on (the same random numbers) and backpropagate through that recomputation."""
+        if not _engine.checkpoint_valid:
+            raise RuntimeError(
+                "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing an "
+                "`inputs` parameter to .backward(). To resolve this error, you can either set use_reentrant=False, "
+                "or call .backward() without passing the `inputs` argument."
+            )
         inputs = list(ctx.inputs)
         tensors = detach_variable(tuple(ctx.saved_tensors))
         for index, tensor in zip(ctx.tensor_indices, tensors):
             inputs[index] = tensor
-        with ctx.random_state.replay(), grad_mode.enable_grad():
+        with ctx.random_state.replay(), grad_mode.enable_grad(), _autocast("cpu", **ctx.autocast_state):
             outputs = ctx.run_function(*inputs)
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
         pairs = [
@@ -186,39 +227,75 @@ class _Recomputation:
         self.recompute_context = recompute_context
         self.determinism_check = determinism_check
         self.metadata = []  # (shape, dtype) of each tensor the forward saved
-        self.recomputed = None
+        self.recomputed = None  # the rerun's saved tensors, each dropped once backward has used it
+        self.recomputed_for = None  # the backward pass (engine.current_task) they were made for
+        self.debug, self.early_stop = False, True
+        self.autocast_state = _autocast_state()
 
     def pack(self, tensor):
         self.metadata.append((tuple(tensor.shape), tensor.dtype))
         return len(self.metadata) - 1
 
     def unpack(self, index):
-        if self.recomputed is None:
-            self.recomputed = self._rerun()
-        return self.recomputed[index]
+        """A saved tensor, from a rerun made once per backward pass; each is given out once (then
+        freed), as in PyTorch, whose second unpack in one pass raises."""
+        task = _engine.current_task
+        if self.recomputed is None or self.recomputed_for != task:
+            self.recomputed, self.recomputed_for = self._rerun(), task
+        tensor = self.recomputed[index]
+        if tensor is None:
+            raise CheckpointError(
+                "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already unpacked once. "
+                "If you are calling ctx.saved_tensors in backward, make sure to do so only once. Otherwise please "
+                "open an issue with details on your use case."
+            )
+        self.recomputed[index] = None
+        return tensor
 
     def _rerun(self):
         saved = []
-        args = tuple(
-            arg.detach().requires_grad_(arg.requires_grad) if isinstance(arg, Tensor) else arg for arg in self.args
-        )
-        with (
-            self.random_state.replay(),
-            grad_mode.enable_grad(),
-            self.recompute_context,
-            saved_tensors_hooks(lambda tensor: saved.append(tensor.detach()), lambda packed: packed),
-        ):
-            self.function(*args, **self.kwargs)
+
+        def keep(tensor):
+            if len(saved) == len(self.metadata):
+                if self.early_stop:
+                    raise _StopRecomputation
+                raise CheckpointError(
+                    "torch.utils.checkpoint: trying to save more tensors during recomputation than during the "
+                    "original forward pass." + self._debug_note()
+                )
+            saved.append(tensor.detach() if tensor.requires_grad else tensor)  # PyTorch's: identity kept
+
+        args = self.args  # as PyTorch's: the inputs themselves (what is saved is detached in `keep`)
+        try:
+            with (
+                self.random_state.replay(),
+                grad_mode.enable_grad(),
+                _autocast("cpu", **self.autocast_state),
+                self.recompute_context,
+                saved_tensors_hooks(keep, lambda packed: packed),
+            ):
+                self.function(*args, **self.kwargs)
+        except _StopRecomputation:
+            pass
         if self.determinism_check == "default":
             self._check(saved)
         return saved
+
+    def _debug_note(self):
+        if not self.debug:
+            return ""
+        return (
+            "\nYou are seeing this error because you passed `debug=True` to checkpoint and tensors to be saved "
+            "during the original forward differ from those saved during recomputation. This can happen if "
+            "different operators were run in the original forward and in the recomputation."
+        )
 
     def _check(self, saved):
         if len(saved) != len(self.metadata):
             raise CheckpointError(
                 "torch.utils.checkpoint: A different number of tensors was saved during the original forward and "
                 f"recomputation.\nNumber of tensors saved during forward: {len(self.metadata)}\n"
-                f"Number of tensors saved during recomputation: {len(saved)}"
+                f"Number of tensors saved during recomputation: {len(saved)}" + self._debug_note()
             )
         differing = [
             f"tensor at position {index}:\nsaved metadata: {{'shape': {list(shape)}, 'dtype': {dtype}}}\n"
@@ -229,15 +306,19 @@ class _Recomputation:
         if differing:
             raise CheckpointError(
                 "torch.utils.checkpoint: Recomputed values for the following tensors have "
-                "different metadata than during the forward pass.\n" + "\n".join(differing)
+                "different metadata than during the forward pass.\n" + "\n".join(differing) + self._debug_note()
             )
 
 
-def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, determinism_check, args, kwargs):
+def _checkpoint_without_reentrant(
+    function, preserve_rng_state, context_fn, determinism_check, args, kwargs, debug, early_stop
+):
     forward_context, recompute_context = context_fn()
     recomputation = _Recomputation(
         function, args, kwargs, _RandomState(preserve_rng_state), recompute_context, determinism_check
     )
+    recomputation.debug = debug if _Settings.debug is None else _Settings.debug
+    recomputation.early_stop = early_stop if _Settings.early_stop is None else _Settings.early_stop
     with saved_tensors_hooks(recomputation.pack, recomputation.unpack), forward_context:
         return function(*args, **kwargs)
 

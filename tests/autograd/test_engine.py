@@ -443,3 +443,48 @@ def test_two_leaves_on_one_numpy_array_keep_separate_second_order_paths():
     unused, through_second = t.autograd.grad(grad_first.sum(), (first, second), allow_unused=True)
     assert unused is None
     assert_close(through_second, np.ones(2))
+
+
+def test_summed_zero_dim_gradients_stay_arrays():
+    # Two 0-d gradients that the engine does not own are summed into a new array; NumPy gives a
+    # scalar for that sum, which a later array-level backward (SumToSize's) could not use.
+    seen = []
+
+    class Spy(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            seen.append(grad.numpy())
+            return grad
+
+    x = t.tensor(2.0, requires_grad=True)
+    doubled = Spy.apply(x)
+    (doubled + doubled).backward()
+    assert type(seen[0]) is np.ndarray and seen[0].shape == ()
+    assert_close(x.grad, 2.0)
+
+
+def test_complex_grad_output_for_a_real_output_is_refused_as_in_pytorch():
+    torch = pytest.importorskip("torch")
+    messages = []
+    for lib in (t, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        with pytest.raises(RuntimeError) as error:
+            lib.autograd.grad(x.sin(), x, grad_outputs=lib.ones(2, dtype=lib.complex64))
+        messages.append(str(error.value))
+    assert messages[0] == messages[1]
+
+
+def test_hand_built_gradient_edge_as_output_needs_its_gradient():
+    x = t.tensor([1.0, 2.0], requires_grad=True)
+    middle = x.sin()
+    edge = t.autograd.graph.GradientEdge(middle.grad_fn, 0)
+    with pytest.raises(RuntimeError, match="get_gradient_edge"):
+        t.autograd.grad(edge, x)
+    (grad,) = t.autograd.grad(edge, x, grad_outputs=t.ones(2))
+    assert_close(grad, np.cos([1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="It is not possible to get the gradient edge"):
+        t.autograd.graph.get_gradient_edge(t.ones(1))

@@ -985,7 +985,8 @@ class _BackwardHook:
     def setup_input_hook(self, args):
         self.inputs = _HookedTensors(args)
         if self.inputs.node is not None and self.hooks:
-            self.inputs.node.register_prehook(self._input_gradients_ready)
+            # a post hook of the identity node, as PyTorch's: it runs after the node's pre hooks
+            self.inputs.node.register_hook(self._input_gradients_ready)
         return self.inputs.result
 
     def setup_output_hook(self, result):
@@ -1010,7 +1011,7 @@ class _BackwardHook:
                     )
         return outputs.node_grads(grad_outputs)
 
-    def _input_gradients_ready(self, node_grads):
+    def _input_gradients_ready(self, node_grads, _node_grad_outputs):
         grad_inputs = self.inputs.all_grads(node_grads)
         for hook in self.hooks:
             new_grads = hook(self.module, grad_inputs, self.grad_outputs)
