@@ -184,13 +184,16 @@ def build(recording, plan):
         writer.globals["_aliases_match"] = _aliases_match
     # --- the recorded calls
     ops = recording.ops[: plan.forward_ops]
-    last_use = {}
-    for index, op in enumerate(ops):
-        for slot in _slots_in(op.args, []) + _slots_in(op.kwargs, []):
-            last_use[slot] = index
     pinned = set()
     for value in [plan.result] + [effect[2] for effect in plan.effects]:
         _result_slots(value, pinned)
+    guarded = {slot for _, slot, _, _ in recording.value_guards}
+    dead = _dead_ops(ops, pinned | guarded)
+    last_use = {}
+    for index, op in enumerate(ops):
+        if index not in dead:
+            for slot in _slots_in(op.args, []) + _slots_in(op.kwargs, []):
+                last_use[slot] = index
     guards_at = {}
     for position, slot, convert, expected in recording.value_guards:
         guards_at.setdefault(position, []).append((slot, convert, expected))
@@ -199,11 +202,14 @@ def build(recording, plan):
     if draws_before_guard:  # a miss must leave the random state as it found it
         line("random_state = generator.get_state()")
         writer.globals["generator"] = creation.default_generator
+    reuse = _reused_buffers(recording, ops, last_use, pinned, dead)
+    for index, (how, slot) in reuse.items():
+        if how == "alias":
+            last_use[slot] = max(last_use.get(slot, -1), index)  # a root standing for its view
     dying = {}  # op index -> the slots last used there
     for slot, last in last_use.items():
         dying.setdefault(last, []).append(slot)
     release_at = max(guards_at, default=0)  # past the last guard, a miss can no longer happen
-    reuse = _reused_buffers(recording, ops, last_use, pinned)
     line("token = quiet()")
     line("try:")
     for index, op in enumerate(ops):
@@ -215,10 +221,11 @@ def build(recording, plan):
         if index == release_at:
             for source in _replaced_grads(plan):
                 line(f"{_source_expression(source, writer)}._grad = None", 2)
-        _emit_op(writer, op, 2, reuse.get(index))
-        dead = [slot for slot in dying.get(index, ()) if slot not in pinned]
-        if dead:
-            line("del " + ", ".join(f"v{slot}" for slot in sorted(dead)), 2)
+        if index not in dead:
+            _emit_op(writer, op, 2, reuse.get(index))
+        freed = [slot for slot in dying.get(index, ()) if slot not in pinned]
+        if freed:
+            line("del " + ", ".join(f"v{slot}" for slot in sorted(freed)), 2)
     for slot, convert, expected in guards_at.get(len(ops), ()):
         line(f"if {writer.constant(convert, 'f')}(v{slot}) != {writer.constant(expected)}:", 2)
         line("return MISS", 3)
@@ -252,6 +259,33 @@ def _replaced_grads(plan):
     ]
 
 
+# Recorded calls that only compute their result: nothing written, nothing drawn, nothing raised that
+# the guards let through. Any other call stays, even when nothing reads its result.
+_PURE_CALLS = frozenset(
+    ("numpy.empty", "numpy.zeros", "numpy.ones", "numpy.asarray", "numpy.reshape", "numpy.moveaxis")
+    + ("ndarray.astype", "ndarray.reshape", "ndarray.swapaxes", "ndarray.transpose", "ndarray.view")
+    + ("ndarray.ravel", "ndarray.squeeze", "ndarray.min", "ndarray.max", "numpy.min", "numpy.max")
+)
+
+
+def _dead_ops(ops, needed):
+    """Indices of the ops a replay can skip: pure calls (an element-wise ufunc without `out=`, or one
+    of `_PURE_CALLS`) whose results nothing later reads, nor the result, the effects or a guard
+    (`needed`). Eager code makes such calls on its way (a cast that turns out to be a no-op, a
+    buffer it then does not use); each costs a replay microseconds."""
+    used = set(needed)
+    dead = set()
+    for index in range(len(ops) - 1, -1, -1):
+        op = ops[index]
+        outs = op.outs if type(op.outs) is tuple else (op.outs,)
+        pure = op.name in _PURE_CALLS or (op.name.endswith(".__call__") and "out" not in op.kwargs)
+        if pure and not any(out is not None and out in used for out in outs):
+            dead.add(index)
+            continue
+        used.update(_slots_in(op.args, []) + _slots_in(op.kwargs, []))
+    return dead
+
+
 def _root_id(array):
     base = array.base
     return id(array) if base is None else id(base)
@@ -273,7 +307,7 @@ _EXACT_UFUNCS = frozenset(
 _OUT_MIN_BYTES = 256 * 1024  # NumPy's threshold for eliding temporaries: below it, `out=` costs more than it saves
 
 
-def _reused_buffers(recording, ops, last_use, pinned):
+def _reused_buffers(recording, ops, last_use, pinned, dead):
     """{op index: slot whose memory the op may take}: buffers reused within a replay.
 
     Eager code cannot always know that nobody else holds an array, so it copies (a gradient a user's
@@ -281,7 +315,8 @@ def _reused_buffers(recording, ops, last_use, pinned):
     only for operators, not for the recorded ufunc calls). The replay knows: every array it makes is a
     local variable. An array made by a recorded op (not an input's or a constant's memory, owning its
     memory, not part of the result, no view of it used later) whose last use is
-    * `array.copy()` (C-contiguous): the copy is the array itself;
+    * `array.copy()` (C-contiguous): the copy is the array itself, or, for a view with its owner's
+      very layout (a transposed gradient transposed back), that owner;
     * an operand (of 256 KiB or more) of an exact element-wise ufunc with the result's shape, strides
       and dtype: the result is written into it (`out=`), as NumPy's elision would.
     """
@@ -295,24 +330,32 @@ def _reused_buffers(recording, ops, last_use, pinned):
         if isinstance(value, numpy.ndarray):
             views.setdefault(id(_trace._root(value)), []).append(slot)
 
-    def owned_and_dying(slot, index):
+    owners = {id(recording.values[slot]): slot for slot in made_by_ops if _owns(recording.values[slot])}
+
+    def owned_and_dying(slot, index, view=None):
         value = recording.values[slot]
-        if (
-            slot not in made_by_ops
-            or slot in pinned
-            or last_use.get(slot) != index
-            or type(value) is not numpy.ndarray
-            or value.base is not None
-            or not value.flags.writeable
-        ):
+        if slot not in made_by_ops or slot in pinned or not _owns(value):
+            return False
+        if view is None and last_use.get(slot) != index:
             return False
         return all(
-            other == slot or (other not in pinned and last_use.get(other, -1) < index) for other in views[id(value)]
+            other in (slot, view) or (other not in pinned and last_use.get(other, -1) < index)
+            for other in views[id(value)]
         )
+
+    def owner_in_view(slot, index):
+        """The slot owning the memory of view `slot` if the view has its exact layout and dies at `index`."""
+        view = recording.values[slot]
+        owner = owners.get(id(_trace._root(view)))
+        if owner is None or slot in pinned or last_use.get(slot) != index:
+            return None
+        root = recording.values[owner]
+        same = _trace._layout(view) == _trace._layout(root)
+        return owner if same and owned_and_dying(owner, index, view=slot) else None
 
     reuse = {}
     for index, op in enumerate(ops):
-        if type(op.outs) is not int or op.unpack:
+        if type(op.outs) is not int or op.unpack or index in dead:
             continue
         result = recording.values[op.outs]
         if type(result) is not numpy.ndarray:
@@ -320,8 +363,13 @@ def _reused_buffers(recording, ops, last_use, pinned):
         refs = [item for item in op.args if isinstance(item, _trace.Ref)]
         if op.fn is numpy.ndarray.copy and len(op.args) == 1 and not op.kwargs and refs:
             source = refs[0].slot
-            if recording.values[source].flags.c_contiguous and owned_and_dying(source, index):
-                reuse[index] = ("alias", source)
+            if recording.values[source].flags.c_contiguous:
+                if owned_and_dying(source, index):
+                    reuse[index] = ("alias", source)
+                elif type(recording.values[source]) is numpy.ndarray and source in made_by_ops:
+                    owner = owner_in_view(source, index)
+                    if owner is not None:
+                        reuse[index] = ("alias", owner)
         elif op.name.endswith(".__call__") and op.fn in _EXACT_UFUNCS and not op.kwargs:
             for ref in refs:
                 operand = recording.values[ref.slot]
@@ -336,6 +384,11 @@ def _reused_buffers(recording, ops, last_use, pinned):
                     reuse[index] = ("out", ref.slot)
                     break
     return reuse
+
+
+def _owns(value):
+    """A plain writeable array owning its memory."""
+    return type(value) is numpy.ndarray and value.base is None and value.flags.writeable
 
 
 def _emit_op(writer, op, depth, reuse=None):

@@ -19,12 +19,19 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 # ================================================================ softmax
+def _sum_along(array, dim):
+    """array.sum(dim, keepdims=True); along the last axis as a BLAS product (see _precision.sum_last)."""
+    if dim == array.ndim - 1:
+        return _precision.sum_last(array)
+    return array.sum(axis=dim, keepdims=True)
+
+
 def _softmax_array(x, dim):
     if x.size == 0:
         return x.copy()
     result = x - x.max(axis=dim, keepdims=True)
     np.exp(result, out=result)
-    result /= result.sum(axis=dim, keepdims=True)
+    result /= _sum_along(result, dim)
     return result
 
 
@@ -32,11 +39,11 @@ def _log_softmax_array(x, dim):
     if x.size == 0:
         return x.copy()
     result = x - x.max(axis=dim, keepdims=True)
-    result -= np.log(np.exp(result).sum(axis=dim, keepdims=True))
+    result -= np.log(_sum_along(np.exp(result), dim))
     return result
 
 
-class Softmax(Primitive, node="SoftmaxBackward0"):
+class Softmax(Primitive, node="SoftmaxBackward0", backward_on_arrays=True):
     """exp(x - max) / sum: a primitive because exp(x) / sum(exp(x)) overflows for large x."""
 
     @staticmethod
@@ -50,6 +57,8 @@ class Softmax(Primitive, node="SoftmaxBackward0"):
     def backward(ctx, grad):
         (result,) = ctx.saved_tensors
         product = grad * result
+        if isinstance(grad, np.ndarray):  # a first-order backward on arrays (see autograd.function)
+            return product - result * _sum_along(product, ctx.dim), None
         return product - result * product.sum(ctx.dim, keepdim=True), None
 
 

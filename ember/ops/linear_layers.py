@@ -47,7 +47,7 @@ class Linear(Primitive, node="AddmmBackward0", backward_on_arrays=True, holomorp
         grad_weight_t = (grad.swapaxes(0, 1) @ rows).swapaxes(0, 1) if needs_weight else None
         grad_bias = None
         if needs_bias:
-            grad_bias = _precision.add_reduce(grad, 0) if isinstance(grad, np.ndarray) else grad.sum(0)
+            grad_bias = _precision.sum_first(grad, 1) if isinstance(grad, np.ndarray) else grad.sum(0)
         return grad_bias, grad_rows, grad_weight_t
 
 

@@ -2,6 +2,7 @@
 
 import math
 
+from .. import _precision
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from ..autograd.function import Primitive
@@ -210,13 +211,12 @@ class LayerNorm(Primitive, node="NativeLayerNormBackward0", backward_on_arrays=T
     def forward(ctx, x, weight, bias, count, eps):
         ctx.save_for_backward(x, weight)
         ctx.count, ctx.eps = count, eps
-        dims = tuple(range(-count, 0))
         size = math.prod(x.shape[-count:])
         work = x if x.dtype.itemsize >= 4 else x.astype(np.float32)  # float16 statistics in float32
-        mean = np.add.reduce(work, axis=dims, keepdims=True)
+        mean = _precision.sum_last(work, count)
         mean /= size
         normalized = work - mean
-        rstd = np.add.reduce(normalized * normalized, axis=dims, keepdims=True)
+        rstd = _precision.sum_last(normalized * normalized, count)
         rstd /= size
         rstd += eps
         np.sqrt(rstd, out=rstd)
@@ -244,14 +244,14 @@ class LayerNorm(Primitive, node="NativeLayerNormBackward0", backward_on_arrays=T
             size = normalized.size // rstd.size if rstd.size else 0
             grad_x = grad_weight = grad_bias = None
             if needs_weight:
-                grad_weight = np.add.reduce(grad * normalized, axis=leading).astype(weight.dtype, copy=False)
+                grad_weight = _precision.sum_first(grad * normalized, len(leading)).astype(weight.dtype, copy=False)
             if needs_bias:
-                grad_bias = np.add.reduce(grad, axis=leading).astype(grad.dtype, copy=False)
+                grad_bias = _precision.sum_first(grad, len(leading)).astype(grad.dtype, copy=False)
             if needs_x:
                 scaled = grad * weight if weight is not None else grad.astype(normalized.dtype)
-                mean_scaled = np.add.reduce(scaled, axis=dims, keepdims=True)
+                mean_scaled = _precision.sum_last(scaled, count)
                 mean_scaled /= size
-                mean_projection = np.add.reduce(scaled * normalized, axis=dims, keepdims=True)
+                mean_projection = _precision.sum_last(scaled * normalized, count)
                 mean_projection /= size
                 scaled -= mean_scaled
                 mean_projection = normalized * mean_projection

@@ -1,6 +1,7 @@
 """ember.compile: replays equal eager bit for bit; breaks fall back with a notice; guards re-record."""
 
 import gc
+import re
 import tracemalloc
 import warnings
 
@@ -603,3 +604,47 @@ def test_replay_reuses_buffers_that_die_and_still_copies_the_callers_gradient():
         sum(line.strip().startswith("v") and line.split("=")[1].strip().startswith("v") for line in source.splitlines())
         == 2
     ), source
+
+
+def test_replay_skips_calls_whose_results_nothing_reads():
+    """Eager work whose result is never used (a buffer made and dropped, a no-op cast) is not replayed;
+    what is read still is."""
+
+    def f(x):
+        ember.empty(5, 7)  # made and dropped
+        y = x.float()  # already float32: astype(copy=False) gives x back
+        return (y * 3).sum()
+
+    compiled = ember.compile(f)
+    x = ember.randn(4, 6)
+    for _ in range(3):
+        same(compiled(x), f(x))
+    source = compiled.variants[0].source
+    calls = [line for line in source.splitlines() if "(" in line and " = " in line and line.strip().startswith("v")]
+    assert len(calls) == 2, source  # the product and its sum, nothing else
+
+
+def test_weight_gradient_made_transposed_is_handed_over_without_a_copy():
+    """Linear forms a weight's gradient as (out, in) and hands it back transposed twice; eager's
+    AccumulateGrad copies that view, a replay gives `.grad` the (out, in) array itself. Each
+    `.grad` still owns its memory, C-contiguous, as eager's."""
+    rng = np.random.default_rng(4)
+    model = nn.Linear(300, 200)
+    x = ember.tensor(rng.standard_normal((64, 300)).astype(np.float32))
+
+    def step():
+        model.zero_grad()
+        model(x).square().sum().backward()
+        return model.weight.grad, model.bias.grad
+
+    eager = [grad.numpy().copy() for grad in step()]
+    compiled = ember.compile(step, verify=2)
+    for _ in range(4):
+        grads = compiled()
+        for grad, expected in zip(grads, eager):
+            assert grad._data.flags.c_contiguous and grad._data.base is None
+            assert grad.numpy().tobytes() == expected.tobytes()
+    assert not np.shares_memory(grads[0]._data, grads[1]._data)
+    replay = compiled.variants[0]
+    called = [replay.__globals__[name] for name in re.findall(r"\b(f\d+)\(", replay.source)]
+    assert np.ndarray.copy not in called, replay.source
