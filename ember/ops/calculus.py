@@ -1,5 +1,6 @@
-"""Discrete calculus along a dim: finite differences (`diff`) and the trapezoidal rule (`trapezoid`,
-`trapz`, `cumulative_trapezoid`). Composites of slicing, subtraction and sums."""
+"""Discrete calculus along a dim: finite differences (`diff`), the sampled derivative (`gradient`) and
+the trapezoidal rule (`trapezoid`, `trapz`, `cumulative_trapezoid`). Composites of slicing,
+arithmetic and sums, so their gradients come from those ops."""
 
 from .._tensor import Tensor
 from .. import _dtype
@@ -7,7 +8,7 @@ from ._common import normalize_dim
 from ._declare import op
 from .joining import cat, narrow
 
-__all__ = ["diff", "trapezoid", "trapz", "cumulative_trapezoid"]
+__all__ = ["diff", "gradient", "trapezoid", "trapz", "cumulative_trapezoid"]
 
 
 def _edge(tensor, name, input, dim):
@@ -39,6 +40,98 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         later, earlier = narrow(input, dim, 1, length - 1), narrow(input, dim, 0, length - 1)
         input = later.logical_xor(earlier) if input.dtype is _dtype.bool_ else later - earlier
     return input
+
+
+@op()
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """The derivative of samples `input` along each dim in `dim` (all by default), one tensor per dim:
+    central differences inside, one-sided ones of order `edge_order` (1 or 2) at the two ends.
+    `spacing` is one distance between samples, one per dim, or one 1-D tensor of coordinates per dim."""
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    ndim = input._data.ndim
+    dims = _gradient_dims(dim, ndim)
+    spacings = _gradient_spacings(spacing, dims)
+    y = _floating(input)
+    for axis in dims:
+        if y._data.shape[axis] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    return tuple(_sampled_derivative(y, axis, step, edge_order) for axis, step in zip(dims, spacings))
+
+
+def _gradient_dims(dim, ndim):
+    if dim is None:
+        return list(range(ndim))
+    dims = [normalize_dim(d, ndim, "gradient") for d in ([dim] if isinstance(dim, int) else dim)]
+    for d in dims:
+        if dims.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return dims
+
+
+def _gradient_spacings(spacing, dims):
+    if isinstance(spacing, Tensor):
+        if spacing._data.ndim != 0:
+            raise TypeError(
+                "gradient(): spacing must be a number, a list of numbers or a tuple of 1-D coordinate tensors "
+                f"(one per dim), not a {spacing._data.ndim}-D tensor; wrap it as spacing=(coordinates,)"
+            )
+        spacing = spacing.item()
+    if not isinstance(spacing, (list, tuple)):
+        return [spacing] * len(dims)
+    if len(spacing) != len(dims):
+        raise RuntimeError(
+            "torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim arguments to have "
+            f"the same length, but got a spacing argument of length {len(spacing)} and a dim argument of length "
+            f"{len(dims)}."
+        )
+    for step in spacing:
+        if isinstance(step, Tensor) and step._data.ndim != 1:
+            raise RuntimeError(
+                "torch.gradient expected each element of spacing to have one dimension, but got an element with "
+                f"{step._data.ndim} dimensions!"
+            )
+    return list(spacing)
+
+
+def _sampled_derivative(y, dim, step, edge_order):
+    """numpy.gradient's formulas along one dim: `step` a distance, or the coordinates of the samples."""
+    n = y._data.shape[dim]
+
+    def part(start, length=1):
+        return narrow(y, dim, start, length)
+
+    if isinstance(step, Tensor):
+        if step._data.shape[0] != n:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+        x = _floating(step)
+        shape = [1] * y._data.ndim
+        shape[dim] = n - 2
+        before, after = x[1:-1] - x[:-2], x[2:] - x[1:-1]  # distances to the neighbours of each inner sample
+        inner = (
+            part(0, n - 2) * (-after / (before * (before + after))).reshape(shape)
+            + part(1, n - 2) * ((after - before) / (before * after)).reshape(shape)
+            + part(2, n - 2) * (before / (after * (before + after))).reshape(shape)
+        )
+        first_gap, second_gap, last_gap, gap_before_last = x[1] - x[0], x[2] - x[1], x[-1] - x[-2], x[-2] - x[-3]
+    else:
+        inner = (part(2, n - 2) - part(0, n - 2)) / (2 * step)
+        first_gap = second_gap = last_gap = gap_before_last = step
+    if edge_order == 1:
+        first = (part(1) - part(0)) / first_gap
+        last = (part(n - 1) - part(n - 2)) / last_gap
+    else:
+        a, b = first_gap, second_gap
+        first = (
+            part(0) * (-(2 * a + b) / (a * (a + b))) + part(1) * ((a + b) / (a * b)) + part(2) * (-a / (b * (a + b)))
+        )
+        a, b = gap_before_last, last_gap
+        last = (
+            part(n - 3) * (b / (a * (a + b)))
+            + part(n - 2) * (-(a + b) / (a * b))
+            + part(n - 1) * ((2 * b + a) / (b * (a + b)))
+        )
+    return cat([first, inner, last], dim)
 
 
 def _floating(y):

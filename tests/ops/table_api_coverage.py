@@ -46,6 +46,12 @@ def _np_trapezoid(y, x=None, dx=1.0, axis=-1):
     return np.trapezoid(y, x, dx=dx, axis=axis) if hasattr(np, "trapezoid") else np.trapz(y, x, dx=dx, axis=axis)
 
 
+def _np_gradient(*args, **kwargs):
+    """np.gradient always as a tuple (it returns a bare array for one axis)."""
+    result = np.gradient(*args, **kwargs)
+    return tuple(result) if isinstance(result, (list, tuple)) else (result,)
+
+
 def _np_cumulative_trapezoid(y, dx=1.0, axis=-1):
     pairs = (np.take(y, range(1, y.shape[axis]), axis) + np.take(y, range(y.shape[axis] - 1), axis)) / 2
     return np.cumsum(pairs * dx, axis=axis)
@@ -232,6 +238,25 @@ CASES += [
         lambda lib, a, b, c: lib.diff(a, n=2, dim=0, prepend=b, append=c),
         lambda a, b, c: np.diff(a, n=2, axis=0, prepend=b, append=c),
         [((3, 4), (2, 4), (1, 4))],
+    ),
+    case("gradient", lambda lib, a: lib.gradient(a), lambda a: _np_gradient(a), [((3, 5),), ((4,),)]),
+    case(
+        "gradient_spacing_dims_edge2",
+        lambda lib, a: lib.gradient(a, spacing=[2.0, 0.5], dim=[1, 0], edge_order=2),
+        lambda a: _np_gradient(a, 2.0, 0.5, axis=(1, 0), edge_order=2),
+        [((3, 4),)],
+    ),
+    case(
+        "gradient_coordinates",
+        lambda lib, a, x: lib.gradient(a, spacing=(x.cumsum(0),), dim=1, edge_order=1),
+        lambda a, x: (np.gradient(a, np.cumsum(x), axis=1),),
+        [((2, 5), (5,))],
+    ),
+    case(
+        "gradient_coordinates_edge2",
+        lambda lib, a, x: lib.gradient(a, spacing=(x.cumsum(0),), edge_order=2),
+        lambda a, x: (np.gradient(a, np.cumsum(x), edge_order=2),),
+        [((6,), (6,))],
     ),
     case("trapezoid", lambda lib, a: lib.trapezoid(a), lambda a: _np_trapezoid(a), [((3, 5),)]),
     case(
