@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from . import _dtype
+from ._sparse_coo import SparseCoo
 
 __all__ = ["tensor_repr", "set_printoptions", "get_printoptions", "printoptions"]
 
@@ -230,6 +231,8 @@ def _add_suffixes(text, suffixes, indent):
 def tensor_repr(tensor):
     """The text `repr(tensor)` and `str(tensor)` show, character for character PyTorch's."""
     array = tensor._data
+    if type(array) is SparseCoo:
+        return _sparse_repr(tensor, array)
     kind = type(tensor).__name__
     prefix = "tensor(" if kind in ("Tensor", "Parameter") else kind + "("
     indent = len(prefix)
@@ -263,3 +266,22 @@ def _forward_tangent(tensor):
     from .autograd.forward_ad import tangent_of
 
     return tangent_of(tensor)
+
+
+def _sparse_repr(tensor, coo):
+    """PyTorch's `tensor(indices=..., values=..., size=..., nnz=..., layout=torch.sparse_coo)`."""
+    from ._tensor import new_tensor
+
+    prefix = "tensor("
+    indent = " " * len(prefix)
+    indices = tensor_repr(new_tensor(coo.indices)).replace("\n", "\n" + " " * len(prefix + "indices="))
+    values = tensor_repr(new_tensor(coo.values)).replace("\n", "\n" + " " * len(prefix + "values="))
+    suffixes = [f"size={tuple(coo.shape)}", f"nnz={coo.nnz}"]
+    if tensor.dtype is not _dtype.get_default_dtype():
+        suffixes.append(f"dtype={tensor.dtype!r}")
+    suffixes.append("layout=torch.sparse_coo")
+    if tensor._grad_fn is not None:
+        suffixes.append(f"grad_fn=<{tensor._grad_fn.name()}>")
+    elif tensor._requires_grad:
+        suffixes.append("requires_grad=True")
+    return f"{prefix}indices={indices},\n{indent}values={values},\n{indent}" + ", ".join(suffixes) + ")"
