@@ -56,6 +56,10 @@ class SparseCoo:
         return self.values.itemsize
 
     @property
+    def nbytes(self):
+        return self.indices.nbytes + self.values.nbytes
+
+    @property
     def sparse_dim(self):
         return self.indices.shape[0]
 
@@ -100,7 +104,40 @@ class SparseCoo:
         raise sparse_backend_error("to_numpy")
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "__call__" and set(kwargs) <= {"out"}:
+            result = _linear_arithmetic(ufunc, inputs)
+            if result is not None and not kwargs:
+                return result
+            if isinstance(result, np.ndarray):  # `dense += sparse`: the engine accumulating a gradient
+                (out,) = kwargs["out"]
+                out[...] = result
+                return out
         raise sparse_backend_error(ufunc.__name__)
+
+    # The arithmetic PyTorch defines on sparse tensors (so Add, Mul and their backwards take them).
+    def __add__(self, other):
+        return self.__array_ufunc__(np.add, "__call__", self, other)
+
+    def __radd__(self, other):
+        return self.__array_ufunc__(np.add, "__call__", other, self)
+
+    def __sub__(self, other):
+        return self.__array_ufunc__(np.subtract, "__call__", self, other)
+
+    def __rsub__(self, other):
+        return self.__array_ufunc__(np.subtract, "__call__", other, self)
+
+    def __mul__(self, other):
+        return self.__array_ufunc__(np.multiply, "__call__", self, other)
+
+    def __rmul__(self, other):
+        return self.__array_ufunc__(np.multiply, "__call__", other, self)
+
+    def __truediv__(self, other):
+        return self.__array_ufunc__(np.true_divide, "__call__", self, other)
+
+    def __neg__(self):
+        return self.__array_ufunc__(np.negative, "__call__", self)
 
     def __array_function__(self, function, types, args, kwargs):
         raise sparse_backend_error(function.__name__)
@@ -115,3 +152,38 @@ class SparseCoo:
 
     def __len__(self):
         return self.shape[0]
+
+
+def _is_scalar(value):
+    return isinstance(value, (int, float, bool, np.number)) or (isinstance(value, np.ndarray) and value.ndim == 0)
+
+
+def _linear_arithmetic(ufunc, inputs):
+    """sparse ± sparse (indices joined, coalesced when both were), sparse ± dense (dense), sparse * or /
+    a scalar, -sparse; None for anything else."""
+    if ufunc is np.negative and len(inputs) == 1:
+        return inputs[0].with_values(-inputs[0].values)
+    if len(inputs) != 2:
+        return None
+    a, b = inputs
+    if ufunc in (np.add, np.subtract):
+        sparse_a, sparse_b = type(a) is SparseCoo, type(b) is SparseCoo
+        if sparse_a and sparse_b and a.shape == b.shape and a.sparse_dim == b.sparse_dim:
+            values_b = -b.values if ufunc is np.subtract else b.values
+            dtype = np.result_type(a.values, values_b)
+            joined = SparseCoo(
+                np.concatenate([a.indices, b.indices], axis=1),
+                np.concatenate([a.values.astype(dtype, copy=False), values_b.astype(dtype, copy=False)]),
+                a.shape,
+            )
+            return joined.coalesce() if a.coalesced and b.coalesced else joined
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            return ufunc(a.to_dense() if sparse_a else a, b.to_dense() if sparse_b else b)
+        return None
+    if ufunc is np.multiply and _is_scalar(b):
+        return a.with_values(a.values * b)
+    if ufunc is np.multiply and _is_scalar(a):
+        return b.with_values(a * b.values)
+    if ufunc is np.true_divide and type(a) is SparseCoo and _is_scalar(b):
+        return a.with_values(a.values / b)
+    return None
