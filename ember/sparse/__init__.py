@@ -11,10 +11,12 @@ from .._tensor import Tensor
 from ..ops import sparse_coo as _coo
 from ..ops.reduction import sum as _dense_sum
 from ..ops.sparse_coo import sparse_coo_tensor
+from ..ops._declare import op
 
 __all__ = ["mm", "sum", "FloatTensor", "DoubleTensor", "LongTensor"]
 
 
+@op(_coo.SparseAddmm, name="sparse.mm")
 def mm(mat1, mat2, reduce="sum"):
     """`mat1 @ mat2` for a sparse COO `mat1` and a dense `mat2`.
 
@@ -28,6 +30,7 @@ def mm(mat1, mat2, reduce="sum"):
     return _coo.sparse_dense_product("sparse.mm", mat1, mat2, masked_grad=True)
 
 
+@op(name="sparse.sum")
 def sum(input, dim=None, dtype=None):  # noqa: A001 - PyTorch's name
     """The sum of the entries of a sparse tensor: over all dims a dense 0-d tensor; over some dims a
     sparse tensor while sparse dims remain (entries that sum to zero are dropped, unlike PyTorch)."""
