@@ -213,14 +213,15 @@ def _body(array, indent):
     return _nested(array, indent, summarize, formatter)
 
 
-def _add_suffixes(text, suffixes, indent):
+def _add_suffixes(text, suffixes, indent, force_newline=False):
     # PyTorch counts the last line one character long (its `+ 1`); kept so lines break where its do.
     last_line_length = len(text) - text.rfind("\n") + 1
     pieces = [text]
     for suffix in suffixes:
-        if last_line_length + len(suffix) + 2 > options.linewidth:
+        if force_newline or last_line_length + len(suffix) + 2 > options.linewidth:
             pieces.append(",\n" + " " * indent + suffix)
             last_line_length = indent + len(suffix)
+            force_newline = False
         else:
             pieces.append(", " + suffix)
             last_line_length += len(suffix) + 2
@@ -269,13 +270,12 @@ def _forward_tangent(tensor):
 
 
 def _sparse_repr(tensor, coo):
-    """PyTorch's `tensor(indices=..., values=..., size=..., nnz=..., layout=torch.sparse_coo)`."""
-    from ._tensor import new_tensor
-
+    """PyTorch's `tensor(indices=..., values=..., size=..., nnz=..., layout=torch.sparse_coo)`: the parts
+    print without their own dtype, and with their size when empty."""
     prefix = "tensor("
     indent = " " * len(prefix)
-    indices = tensor_repr(new_tensor(coo.indices)).replace("\n", "\n" + " " * len(prefix + "indices="))
-    values = tensor_repr(new_tensor(coo.values)).replace("\n", "\n" + " " * len(prefix + "values="))
+    indices = _part(coo.indices, len(prefix + "indices="))
+    values = _part(coo.values, len(prefix + "values="))
     suffixes = [f"size={tuple(coo.shape)}", f"nnz={coo.nnz}"]
     if tensor.dtype is not _dtype.get_default_dtype():
         suffixes.append(f"dtype={tensor.dtype!r}")
@@ -284,4 +284,10 @@ def _sparse_repr(tensor, coo):
         suffixes.append(f"grad_fn=<{tensor._grad_fn.name()}>")
     elif tensor._requires_grad:
         suffixes.append("requires_grad=True")
-    return f"{prefix}indices={indices},\n{indent}values={values},\n{indent}" + ", ".join(suffixes) + ")"
+    return _add_suffixes(f"{prefix}indices={indices},\n{indent}values={values}", suffixes, len(prefix), True)
+
+
+def _part(array, indent):
+    if array.size == 0:
+        return f"tensor([], size={tuple(array.shape)})"
+    return "tensor(" + _body(array, indent + len("tensor(")) + ")"

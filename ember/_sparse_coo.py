@@ -96,6 +96,14 @@ class SparseCoo:
         indices = np.array(np.nonzero(mask), dtype=np.int64).reshape(sparse_dim, -1)
         return cls(indices, array[tuple(indices)].copy(), array.shape, True)
 
+    def copy(self, order="K"):
+        """What `clone()` makes: new arrays, the same entries."""
+        return SparseCoo(self.indices.copy(), self.values.copy(), self.shape, self.coalesced)
+
+    def astype(self, dtype, copy=True):
+        """What `to(dtype)` makes: the values converted, the pattern kept."""
+        return self.with_values(self.values.astype(dtype, copy=copy))
+
     def with_values(self, values, coalesced=None):
         return SparseCoo(self.indices, values, self.shape, self.coalesced if coalesced is None else coalesced)
 
@@ -120,6 +128,12 @@ class SparseCoo:
 
     def __radd__(self, other):
         return self.__array_ufunc__(np.add, "__call__", other, self)
+
+    def __iadd__(self, other):
+        """The engine adding a gradient into a sparse `.grad`: a dense gradient makes it dense (as PyTorch)."""
+        if isinstance(other, np.ndarray):
+            return np.add(other, self)
+        return self + other
 
     def __sub__(self, other):
         return self.__array_ufunc__(np.subtract, "__call__", self, other)
@@ -159,7 +173,7 @@ def _is_scalar(value):
 
 
 def _linear_arithmetic(ufunc, inputs):
-    """sparse ± sparse (indices joined, coalesced when both were), sparse ± dense (dense), sparse * or /
+    """sparse ± sparse (indices joined, coalesced when both were), dense ± sparse (dense), sparse * or /
     a scalar, -sparse; None for anything else."""
     if ufunc is np.negative and len(inputs) == 1:
         return inputs[0].with_values(-inputs[0].values)
@@ -177,8 +191,12 @@ def _linear_arithmetic(ufunc, inputs):
                 a.shape,
             )
             return joined.coalesce() if a.coalesced and b.coalesced else joined
-        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-            return ufunc(a.to_dense() if sparse_a else a, b.to_dense() if sparse_b else b)
+        if sparse_a and isinstance(b, np.ndarray):
+            raise RuntimeError(
+                f"{ufunc.__name__}(sparse, dense) is not supported. Use {ufunc.__name__}(dense, sparse) instead."
+            )
+        if isinstance(a, np.ndarray):
+            return ufunc(a, b.to_dense())
         return None
     if ufunc is np.multiply and _is_scalar(b):
         return a.with_values(a.values * b)

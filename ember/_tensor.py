@@ -648,6 +648,8 @@ class Tensor(metaclass=_TensorType):
 
     def is_contiguous(self, memory_format=None):
         """Whether the elements lie in row-major order without gaps (`memory_format` is accepted and ignored)."""
+        if type(self._data) is SparseCoo:
+            return False  # as PyTorch answers for a sparse tensor
         return self._data.flags.c_contiguous
 
     def get_device(self):

@@ -259,6 +259,38 @@ class SparseTranspose(Primitive, node="TransposeBackward0"):
         return transpose_matrix(grad)
 
 
+def transpose_sparse(input, dim0, dim1):
+    """`transpose` of a sparse tensor: two sparse dims swapped (PyTorch's order: the result uncoalesced)."""
+    coo = input._data
+    dim0, dim1 = dim0 % max(coo.ndim, 1), dim1 % max(coo.ndim, 1)
+    if dim0 == dim1:
+        return input
+    if coo.ndim != 2 or coo.sparse_dim != 2:
+        raise NotImplementedError(
+            f"transpose: ember transposes sparse matrices (2 sparse dims) only, got size {coo.shape} "
+            f"with {coo.sparse_dim} sparse dims; call .to_dense() first"
+        )
+    return SparseTranspose.apply(input)
+
+
+def sparse_sum(input, dim=None, dtype=None, keepdim=False):
+    """`torch.sparse.sum`: over all dims a dense 0-d tensor; over some dims a sparse tensor while sparse
+    dims remain (entries that sum to zero are dropped, unlike PyTorch)."""
+    if keepdim:
+        raise NotImplementedError("sum: keepdim=True is not supported for sparse tensors (as in PyTorch)")
+    from .reduction import sum as dense_sum
+
+    dense = to_dense(input)
+    if dtype is not None:
+        dense = dense.to(dtype)
+    if dim is None:
+        return dense_sum(dense)
+    dims = {d % input.dim() for d in ((dim,) if isinstance(dim, int) else dim)}
+    result = dense_sum(dense, tuple(sorted(dims)))
+    remaining_sparse = len([d for d in range(sparse_dim(input)) if d not in dims])
+    return to_sparse(result, remaining_sparse) if remaining_sparse else result
+
+
 def transpose_matrix(tensor):
     """The transpose of a sparse or dense matrix."""
     return SparseTranspose.apply(tensor) if is_sparse(tensor) else tensor.t()
@@ -290,7 +322,7 @@ def _sparse_operand_grad(ctx, sparse, dense, grad):
         return grad.mm(dense.t())  # torch.mm gives the sparse operand a dense gradient
     pattern = sparse._data.coalesce()
     rows, columns = new_tensor(pattern.indices)
-    return _make(new_tensor(pattern.indices), (grad[rows] * dense[columns]).sum(-1), pattern.shape, True)
+    return _make(new_tensor(pattern.indices), (grad[rows] * dense[columns]).sum(-1), pattern.shape, False)
 
 
 class SparseAddmm(SparseMm, node="SparseAddmmBackward0"):

@@ -9,7 +9,6 @@ import warnings
 from .. import _dtype
 from .._tensor import Tensor
 from ..ops import sparse_coo as _coo
-from ..ops.reduction import sum as _dense_sum
 from ..ops.sparse_coo import sparse_coo_tensor
 from ..ops._declare import op
 
@@ -34,15 +33,7 @@ def mm(mat1, mat2, reduce="sum"):
 def sum(input, dim=None, dtype=None):  # noqa: A001 - PyTorch's name
     """The sum of the entries of a sparse tensor: over all dims a dense 0-d tensor; over some dims a
     sparse tensor while sparse dims remain (entries that sum to zero are dropped, unlike PyTorch)."""
-    dense = _coo.to_dense(input)
-    if dtype is not None:
-        dense = dense.to(dtype)
-    if dim is None:
-        return _dense_sum(dense)
-    dims = {d % input.dim() for d in ((dim,) if isinstance(dim, int) else dim)}
-    result = _dense_sum(dense, tuple(sorted(dims)))
-    remaining_sparse = len([d for d in range(_coo.sparse_dim(input)) if d not in dims])
-    return _coo.to_sparse(result, remaining_sparse) if remaining_sparse else result
+    return _coo.sparse_sum(input, dim, dtype)
 
 
 class _LegacySparseType(type):
