@@ -15,6 +15,7 @@ from .._tensor import Tensor, new_tensor
 from .. import _dtype
 from ..autograd.function import Primitive
 from ._declare import op
+from ._tangents import add_tangents, linear_jvp
 
 __all__ = ["sparse_coo_tensor", "spmm"]
 
@@ -42,6 +43,11 @@ class SparseCooTensor(Primitive, node="SparseCooTensorWithDimsAndTensorsBackward
         (indices,) = ctx.saved_tensors
         dense = to_dense(grad) if is_sparse(grad) else grad
         return None, dense[tuple(indices)], None, None
+
+    @staticmethod
+    def jvp(ctx, tangent_indices, tangent_values, tangent_shape, tangent_coalesced):
+        indices, _, shape, coalesced = ctx.inputs
+        return None if tangent_values is None else SparseCooTensor.apply(indices, tangent_values, shape, coalesced)
 
 
 def _make(indices, values, shape, coalesced=False):
@@ -129,6 +135,8 @@ class ToDense(Primitive, node="ToDenseBackward0"):
         indices = new_tensor(pattern.indices)
         return _make(indices, grad[tuple(indices)], pattern.shape, True)
 
+    jvp = linear_jvp
+
 
 @op(ToDense, method=True)
 def to_dense(input, dtype=None, *, masked_grad=None):
@@ -147,6 +155,12 @@ class ToSparse(Primitive, node="ToSparseBackward0"):
     @staticmethod
     def backward(ctx, grad):
         return (to_dense(grad) if is_sparse(grad) else grad), None
+
+    @staticmethod
+    def jvp(ctx, tangent, tangent_sparse_dim):
+        pattern = ctx.outputs._data  # the tangent on the output's own pattern
+        indices = new_tensor(pattern.indices)
+        return _make(indices, to_dense(tangent)[tuple(indices)], pattern.shape, True)
 
 
 @op(ToSparse, method=True)
@@ -167,6 +181,8 @@ class Coalesce(Primitive, node="CoalesceBackward0"):
     @staticmethod
     def backward(ctx, grad):
         return grad  # the same tensor, written differently
+
+    jvp = linear_jvp
 
 
 @op(Coalesce, method=True)
@@ -191,6 +207,8 @@ class Values(Primitive, node="ValuesBackward0"):
     def backward(ctx, grad):
         pattern = ctx.pattern
         return _make(new_tensor(pattern.indices), grad, pattern.shape, pattern.coalesced)
+
+    jvp = linear_jvp
 
 
 @op(Values, method=True)
@@ -258,6 +276,8 @@ class SparseTranspose(Primitive, node="TransposeBackward0"):
     def backward(ctx, grad):
         return transpose_matrix(grad)
 
+    jvp = linear_jvp
+
 
 def transpose_sparse(input, dim0, dim1):
     """`transpose` of a sparse tensor: two sparse dims swapped (PyTorch's order: the result uncoalesced)."""
@@ -315,6 +335,15 @@ class SparseMm(Primitive, node="MmBackward0"):
         grad_dense = SparseMm.apply(transpose_matrix(sparse), grad) if needs_dense else None
         grad_sparse = _sparse_operand_grad(ctx, sparse, dense, grad) if needs_sparse else None
         return grad_sparse, grad_dense
+
+    @staticmethod
+    def jvp(ctx, tangent_sparse, tangent_dense):
+        sparse, dense = ctx.inputs
+        apply = ctx._forward_cls.apply
+        return add_tangents(
+            None if tangent_sparse is None else apply(tangent_sparse, dense),
+            None if tangent_dense is None else apply(sparse, tangent_dense),
+        )
 
 
 def _sparse_operand_grad(ctx, sparse, dense, grad):
