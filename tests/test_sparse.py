@@ -243,3 +243,42 @@ def test_indices_outside_the_size_are_refused():
         ember.sparse_coo_tensor(ember.tensor([[0], [3]]), ember.tensor([1.0]), (2, 2))
     with pytest.raises(RuntimeError, match="indices and values must have the same nnz"):
         ember.sparse_coo_tensor(ember.tensor([[0, 1], [1, 0]]), ember.tensor([1.0]), (2, 2))
+
+
+def test_a_graph_convolutional_network_trains_as_in_torch(torch):
+    """Two graph convolutions (normalized sparse adjacency @ dense features) with dropout and Adam, the
+    shape of a GCN script: the same losses as torch's, step by step, from the same seed."""
+    rng = np.random.default_rng(4)
+    nodes, features, hidden, classes = 12, 6, 5, 3
+    adjacency = np.eye(nodes, dtype=np.float32)
+    adjacency[tuple(rng.integers(0, nodes, size=(2, 30)))] = 1.0
+    adjacency /= adjacency.sum(1, keepdims=True)
+    indices = np.array(np.nonzero(adjacency), dtype=np.int64)
+    values = adjacency[tuple(indices)]
+    inputs = rng.standard_normal((nodes, features)).astype(np.float32)
+    labels = rng.integers(0, classes, nodes)
+
+    def train(library):
+        library.manual_seed(0)
+        functional = library.nn.functional
+        graph = library.sparse_coo_tensor(
+            library.from_numpy(indices), library.from_numpy(values), (nodes, nodes), check_invariants=True
+        )
+        weights = [
+            library.nn.Parameter(library.empty(features, hidden).uniform_(-0.4, 0.4)),
+            library.nn.Parameter(library.empty(hidden, classes).uniform_(-0.4, 0.4)),
+        ]
+        optimizer = library.optim.Adam(weights, lr=0.05, weight_decay=5e-4)
+        losses = []
+        for _ in range(5):
+            optimizer.zero_grad()
+            hidden_state = functional.relu(library.spmm(graph, library.mm(library.from_numpy(inputs), weights[0])))
+            hidden_state = functional.dropout(hidden_state, 0.5, training=True)
+            output = functional.log_softmax(library.spmm(graph, library.mm(hidden_state, weights[1])), dim=1)
+            loss = functional.nll_loss(output, library.from_numpy(labels))
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        return losses
+
+    np.testing.assert_allclose(train(ember), train(torch), rtol=1e-5)
