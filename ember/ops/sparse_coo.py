@@ -8,9 +8,8 @@ sparse one on the operand's own pattern; `values` of a `sparse_coo_tensor` get t
 their indices (each duplicate the full gradient of its position).
 """
 
-import numpy as np
-
-from .._sparse_coo import SparseCoo, sparse_backend_error
+from .._backend import np
+from .._sparse_coo import SparseCoo
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
 from ..autograd.function import Primitive
@@ -387,8 +386,3 @@ def spmm(input, mat2):
     if not is_sparse(input):
         return input.mm(mat2)
     return sparse_dense_product("spmm", input, mat2)
-
-
-def refuse(name):
-    """PyTorch's NotImplementedError for an op without a sparse kernel."""
-    raise sparse_backend_error(name)
