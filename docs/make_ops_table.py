@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 import ember  # noqa: E402
 from ember import ops  # noqa: E402
 import ember.fft  # noqa: E402 - a lazy namespace whose transforms are declared ops (rows fft.*)
+import ember.sparse  # noqa: E402 - likewise (rows sparse.*)
 from ember.autograd.function import Function  # noqa: E402
 from ember.ops._declare import DECLARATIONS  # noqa: E402
 

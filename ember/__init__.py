@@ -80,6 +80,7 @@ _LAZY_SUBMODULES = {
     "nn",
     "optim",
     "serialization",
+    "sparse",
     "special",
     "testing",
     "utils",
@@ -138,6 +139,7 @@ half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 cfloat, cdouble = complex64, complex128
 strided = "torch.strided"
+sparse_coo = "torch.sparse_coo"
 
 
 def result_type(tensor1, tensor2):

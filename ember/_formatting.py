@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from . import _dtype
+from ._sparse_coo import SparseCoo
 
 __all__ = ["tensor_repr", "set_printoptions", "get_printoptions", "printoptions"]
 
@@ -212,14 +213,15 @@ def _body(array, indent):
     return _nested(array, indent, summarize, formatter)
 
 
-def _add_suffixes(text, suffixes, indent):
+def _add_suffixes(text, suffixes, indent, force_newline=False):
     # PyTorch counts the last line one character long (its `+ 1`); kept so lines break where its do.
     last_line_length = len(text) - text.rfind("\n") + 1
     pieces = [text]
     for suffix in suffixes:
-        if last_line_length + len(suffix) + 2 > options.linewidth:
+        if force_newline or last_line_length + len(suffix) + 2 > options.linewidth:
             pieces.append(",\n" + " " * indent + suffix)
             last_line_length = indent + len(suffix)
+            force_newline = False
         else:
             pieces.append(", " + suffix)
             last_line_length += len(suffix) + 2
@@ -230,6 +232,8 @@ def _add_suffixes(text, suffixes, indent):
 def tensor_repr(tensor):
     """The text `repr(tensor)` and `str(tensor)` show, character for character PyTorch's."""
     array = tensor._data
+    if type(array) is SparseCoo:
+        return _sparse_repr(tensor, array)
     kind = type(tensor).__name__
     prefix = "tensor(" if kind in ("Tensor", "Parameter") else kind + "("
     indent = len(prefix)
@@ -263,3 +267,27 @@ def _forward_tangent(tensor):
     from .autograd.forward_ad import tangent_of
 
     return tangent_of(tensor)
+
+
+def _sparse_repr(tensor, coo):
+    """PyTorch's `tensor(indices=..., values=..., size=..., nnz=..., layout=torch.sparse_coo)`: the parts
+    print without their own dtype, and with their size when empty."""
+    prefix = "tensor("
+    indent = " " * len(prefix)
+    indices = _part(coo.indices, len(prefix + "indices="))
+    values = _part(coo.values, len(prefix + "values="))
+    suffixes = [f"size={tuple(coo.shape)}", f"nnz={coo.nnz}"]
+    if tensor.dtype is not _dtype.get_default_dtype():
+        suffixes.append(f"dtype={tensor.dtype!r}")
+    suffixes.append("layout=torch.sparse_coo")
+    if tensor._grad_fn is not None:
+        suffixes.append(f"grad_fn=<{tensor._grad_fn.name()}>")
+    elif tensor._requires_grad:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(f"{prefix}indices={indices},\n{indent}values={values}", suffixes, len(prefix), True)
+
+
+def _part(array, indent):
+    if array.size == 0:
+        return f"tensor([], size={tuple(array.shape)})"
+    return "tensor(" + _body(array, indent + len("tensor(")) + ")"

@@ -16,6 +16,7 @@ from . import _storage
 from . import _validation
 from ._backend import CPU, to_device
 from ._size import Size
+from ._sparse_coo import SparseCoo
 
 if TYPE_CHECKING:
     from .utils.hooks import RemovableHandle
@@ -513,7 +514,7 @@ class Tensor(metaclass=_TensorType):
 
     # Device and layout predicates: ember's tensors are dense, strided and on the CPU.
     is_cpu = True
-    is_sparse = is_sparse_csr = is_quantized = is_meta = is_nested = is_mkldnn = False
+    is_sparse_csr = is_quantized = is_meta = is_nested = is_mkldnn = False
     is_xpu = is_mps = is_ipu = is_maia = is_mtia = is_vulkan = is_xla = False
 
     def is_pinned(self, device=None):
@@ -559,7 +560,15 @@ class Tensor(metaclass=_TensorType):
             )
         return bool(self._data.reshape(()))
 
-    layout = "torch.strided"
+    @property
+    def is_sparse(self):
+        """Whether this is a sparse COO tensor (see `ember.ops.sparse_coo`)."""
+        return type(self._data) is SparseCoo
+
+    @property
+    def layout(self):
+        """`torch.sparse_coo` for a sparse COO tensor, else `torch.strided`."""
+        return "torch.sparse_coo" if type(self._data) is SparseCoo else "torch.strided"
 
     @property
     def is_floating_point_type(self):
@@ -671,6 +680,8 @@ class Tensor(metaclass=_TensorType):
 
     def is_contiguous(self, memory_format=None):
         """Whether the elements lie in row-major order without gaps (`memory_format` is accepted and ignored)."""
+        if type(self._data) is SparseCoo:
+            return False  # as PyTorch answers for a sparse tensor
         return self._data.flags.c_contiguous
 
     def dim_order(self):
@@ -698,6 +709,8 @@ class Tensor(metaclass=_TensorType):
         """The NumPy array on this tensor's memory (no copy)."""
         if self._requires_grad and not force and _grad_mode.state.enabled:  # allowed under no_grad, as in PyTorch
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if type(self._data) is SparseCoo:
+            raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
         _refuse_ml_dtype_to_numpy(self)
         return self._data
 
@@ -1054,6 +1067,19 @@ class Tensor(metaclass=_TensorType):
             return _ops.conj(self)
         _check_matrices(self, "mH")
         return _ops.conj(_ops.transpose(self, -2, -1))
+
+    # A sparse COO tensor's raw parts (private names, so not reached through `__getattr__`).
+    def _values(self):
+        """The stored values of a sparse tensor, coalesced or not (see `ember.ops.sparse_coo`)."""
+        return _ops.sparse_coo._values(self)
+
+    def _indices(self):
+        """The stored indices of a sparse tensor, coalesced or not."""
+        return _ops.sparse_coo._indices(self)
+
+    def _nnz(self):
+        """The number of stored entries of a sparse tensor."""
+        return _ops.sparse_coo._nnz(self)
 
     def __getattr__(self, name):
         if name.startswith("_"):

@@ -10,7 +10,7 @@ or, for a script, `python -m ember run script.py [args]`.
 `install()` puts an import hook first on `sys.meta_path`: every `torch[.x.y]` import resolves to a
 module object named `torch[.x.y]` that forwards to `ember[.x.y]` (the objects themselves are ember's,
 so `torch.Tensor is ember.Tensor`). A PyTorch API that ember lacks raises `NotImplementedInEmber`, a
-NotImplementedError naming it ("torch.sparse.mm is not implemented in ember") that is also an
+NotImplementedError naming it ("torch.sparse.softmax is not implemented in ember") that is also an
 AttributeError, so `hasattr(torch, "compiled_with_cxx11_abi")` and `getattr(torch, name, default)` keep working.
 `uninstall()` removes the hook and restores whatever `torch` modules were imported before.
 `torchvision[.x]` resolves the same way to `ember.vision[.x]`.
@@ -39,8 +39,8 @@ class ModuleNotImplementedInEmber(ModuleNotFoundError, NotImplementedError):
     """An import of a PyTorch name ember does not provide (also an ImportError, for `try: import ...`)."""
 
 
-# PyTorch submodules reachable as attributes: when ember has no counterpart, `torch.sparse` is a stand-in
-# module and the error names the function used (`torch.sparse.mm`), not just the module.
+# PyTorch submodules reachable as attributes: when ember has no counterpart, `torch.signal` is a stand-in
+# module and the error names the function used (`torch.signal.windows`), not just the module.
 _TORCH_SUBMODULES = {
     "torch": {
         "accelerator",

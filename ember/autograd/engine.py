@@ -32,6 +32,7 @@ import warnings
 
 from numpy import ndarray as _ndarray, asarray as _as_array
 
+from .._sparse_coo import SparseCoo
 from .._tensor import Tensor, new_tensor
 from .. import _float_errors
 from . import grad_mode
@@ -255,6 +256,8 @@ class GraphTask:
         if (node, 0) in self.owned:
             return True
         data = grad._data
+        if type(data) is SparseCoo:
+            return True  # never changed in place: accumulating into it makes a new one
         if data.base is not None or not data.flags.writeable or not data.flags.c_contiguous or id(data) in self.shared:
             return False
         self.shared.add(id(data))  # taken: no other leaf gets the same memory
@@ -414,13 +417,18 @@ def _backward_on_arrays(node, grads):
     finally:
         node._unpack_as_arrays = False
     if type(results) is not tuple:  # one input: no loop on the path of every unary op
-        return (new_tensor(results if type(results) is _ndarray else _as_array(results)),)
+        return (new_tensor(results if type(results) is _ndarray else _non_ndarray_result(results)),)
     return tuple(
         [
-            None if result is None else new_tensor(result if type(result) is _ndarray else _as_array(result))
+            None if result is None else new_tensor(result if type(result) is _ndarray else _non_ndarray_result(result))
             for result in results
         ]
     )
+
+
+def _non_ndarray_result(result):
+    """A NumPy scalar or number as an array; a sparse gradient (`SparseCoo`) as it is."""
+    return result if type(result) is SparseCoo else _as_array(result)
 
 
 def _explain_backward_error(node, error):

@@ -22,6 +22,7 @@ import weakref
 
 from numpy import ndarray as _ndarray, asarray as _as_array
 
+from .._sparse_coo import SparseCoo
 from .._tensor import Tensor, VersionCounter, new_tensor
 from .. import _float_errors, _naming
 from ..utils.hooks import RemovableHandle
@@ -442,6 +443,8 @@ def _apply_array_forward(cls, node, args, recording):
         array = result
     elif type(result) is tuple:
         return _wrap_outputs(node, args, result, recording)
+    elif type(result) is SparseCoo:
+        array = result  # a sparse COO tensor's arrays: wrapped like an ndarray (see ember._sparse_coo)
     else:
         array = _as_array(result)  # a NumPy scalar from a reduction, or a Python number
     # Written so that a float result costs no more than one comparison (this runs for every op).

@@ -46,6 +46,7 @@ from .binning import *  # noqa: F401,F403
 from .random_draws import *  # noqa: F401,F403
 from . import python_callables  # noqa: F401 (Tensor methods only)
 from .spectral import *  # noqa: F401,F403
+from .sparse_coo import *  # noqa: F401,F403
 from .inplace import apply_inplace
 from . import (
     elementwise,
@@ -80,7 +81,7 @@ from . import (
     spectral,
 )
 from . import dimensions, scatters, number_parts, predicates, statistics, calculus, index_builders, products
-from . import slice_norms, binning, random_draws
+from . import slice_norms, binning, random_draws, sparse_coo
 from . import inplace_methods, elision, random_fills
 from .inplace_methods import *  # noqa: F401,F403
 from ._declare import DECLARATIONS
@@ -111,6 +112,7 @@ _FAMILIES = (
     slice_norms,
     binning,
     random_draws,
+    sparse_coo,
     inplace_methods,
 )
 _NN_FAMILIES = (

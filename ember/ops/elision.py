@@ -24,6 +24,7 @@ import dis
 import sys
 
 from .._backend import np
+from .._sparse_coo import SparseCoo
 from .._tensor import Tensor, new_tensor
 from ..autograd import grad_mode, forward_ad
 from . import elementwise
@@ -68,6 +69,7 @@ def _is_temporary(tensor, other):
         _forward_ad_state.level is not None
         or type(tensor) is not Tensor
         or tensor._base is not None
+        or type(data) is SparseCoo
         or data.base is not None
         or not data.flags.writeable
     ):

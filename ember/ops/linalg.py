@@ -18,6 +18,7 @@ import warnings
 
 from .._backend import np
 from .._tensor import Tensor, new_tensor
+from .._sparse_coo import SparseCoo
 from .. import _dtype
 from ..return_types import _structseq
 from .. import _precision
@@ -263,6 +264,8 @@ def matmul(input, other, *, out=None):
 
         ember.matmul(ember.ones(2, 3, 4), ember.ones(4, 5)).shape  # torch.Size([2, 3, 5])
     """
+    if isinstance(input, Tensor) and type(input._data) is SparseCoo:
+        return _write_out(sparse_coo.sparse_dense_product("matmul", input, other), out)
     if _autocast.ever_enabled and _autocast.state.lower is not None:
         input, other = _autocast.lower_precision(input, other)
     if not (type(input) is Tensor and type(other) is Tensor and input._data.dtype is other._data.dtype):
@@ -283,6 +286,8 @@ def matmul(input, other, *, out=None):
 @op(Mm, method=True)
 def mm(input, mat2, *, out=None):
     """Product of two matrices (2-D only, no broadcasting: use `matmul` for that)."""
+    if isinstance(input, Tensor) and type(input._data) is SparseCoo:
+        return _write_out(sparse_coo.sparse_dense_product("mm", input, mat2), out)
     if _autocast.ever_enabled and _autocast.state.lower is not None:
         input, mat2 = _autocast.lower_precision(input, mat2)
     _check_products("mm", input, mat2)
@@ -1385,3 +1390,6 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 # PyTorch's other names for the ops above.
 ger = alias(outer, "ger", method=True)
+
+
+from . import sparse_coo  # noqa: E402  (it builds on this module's products)

@@ -18,6 +18,7 @@ import warnings
 from .._backend import np, broadcast_view
 from .._precision import accumulate, widened
 from .._validation import int_argument
+from .._sparse_coo import SparseCoo
 from .._tensor import Tensor, new_tensor
 from .. import _dtype, return_types
 from ..autograd.function import Primitive
@@ -27,6 +28,7 @@ from .pointwise import sgn
 from .shape import movedim
 from ._tangents import linear_jvp
 from ._declare import op
+from . import sparse_coo
 from . import _std_order
 
 __all__ = [
@@ -200,6 +202,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     Integer and bool tensors sum to int64 unless `dtype` is given, as in PyTorch.
     """
     _check_tensor(input, "sum")
+    if type(input._data) is SparseCoo:
+        return sparse_coo.sparse_sum(input, dim, dtype, keepdim)
     dims = _reduction_dims(input, dim, "sum")
     function = SumAll if dim is None else Sum
     return function.apply(input, dims, keepdim, _integer_accumulator(input, dtype))

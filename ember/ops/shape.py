@@ -3,12 +3,14 @@ counter and remember how to replay the view from the base (for in-place ops thro
 
 from .._backend import np, broadcast_view
 from .._validation import allocate, size_argument
+from .._sparse_coo import SparseCoo
 from .._tensor import Tensor, new_tensor as _wrap
 from .. import _dtype
 from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
 from ._tangents import linear_jvp
 from ._declare import op, alias
+from . import sparse_coo
 
 # Tensor.new_* are creation functions; listed here because shape's __all__ makes methods.
 from .creation import new_zeros, new_ones, new_empty, new_full, tensor_new_tensor as new_tensor
@@ -362,8 +364,10 @@ def permute(input, *dims):
 
 @op(Transpose, method=True)
 def transpose(input, dim0, dim1):
-    """Swap two dims (a view)."""
+    """Swap two dims (a view; of a sparse matrix, a new sparse tensor)."""
     ndim = input._data.ndim
+    if type(input._data) is SparseCoo:
+        return sparse_coo.transpose_sparse(input, dim0, dim1)
     dim0, dim1 = normalize_dim(dim0, ndim, "transpose"), normalize_dim(dim1, ndim, "transpose")
     return make_view(Transpose.apply(input, dim0, dim1), input, _Replay(transpose, dim0, dim1))
 
@@ -381,6 +385,8 @@ def adjoint(input):
 def t(input):
     """Transpose a matrix (0-d and 1-d tensors are returned as they are)."""
     ndim = input._data.ndim
+    if type(input._data) is SparseCoo:
+        return sparse_coo.transpose_sparse(input, 0, 1)
     if ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
     if ndim < 2:

@@ -9,8 +9,8 @@ class SparseAdam(Optimizer):
     """`torch.optim.SparseAdam`: Adam that updates only the moments and parameters at the entries a
     sparse gradient holds.
 
-    ember has no sparse tensors, so every gradient is dense, and like PyTorch on a dense gradient
-    `step()` raises a RuntimeError that points to `Adam`. The constructor, the checks of its options,
+    ember's embeddings give dense gradients and its sparse step is not written, so, like PyTorch on a
+    dense gradient, `step()` raises a RuntimeError that points to `Adam`. The constructor, the checks of its options,
     `state_dict()` and `repr` match PyTorch's.
     """
 
@@ -41,7 +41,7 @@ class SparseAdam(Optimizer):
                 if param.grad is not None:
                     raise RuntimeError(
                         "SparseAdam does not support dense gradients, please consider Adam instead "
-                        "(ember has no sparse gradients, so SparseAdam cannot step; "
+                        "(ember's SparseAdam has no sparse step yet; "
                         "torch.optim.SparseAdam raises the same error on dense gradients)"
                     )
         return loss
