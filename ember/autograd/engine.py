@@ -218,8 +218,8 @@ class GraphTask:
         elif (node, output_nr) in self.owned:
             existing._data += grad._data
         else:  # neither gradient is the engine's to change: a new sum, which the engine owns
-            # asarray: the sum of two 0-d arrays is a NumPy scalar, which a tensor must not hold
-            buffer[output_nr] = new_tensor(_as_array(existing._data + grad._data))
+            # the sum of two 0-d arrays is a NumPy scalar, which a tensor must not hold
+            buffer[output_nr] = new_tensor(_non_ndarray_result(existing._data + grad._data))
             self.owned.add((node, output_nr))
 
     def _share(self, grads):
