@@ -466,11 +466,11 @@ def _distinct_arrays(node, args):
     that what the kernel saves maps back to the right tensor (see `_resolve_saved`)."""
     arrays, seen = [], {}
     for arg in args:
-        array = arg._data if isinstance(arg, Tensor) else arg
         if isinstance(arg, Tensor):
-            if seen.setdefault(id(array), arg) is not arg:
-                array = array.view()
-        arrays.append(array)
+            array = arg._data
+            arrays.append(array if seen.setdefault(id(array), arg) is arg else array.view())
+        else:
+            arrays.append(arg)
     node._kernel_inputs = tuple(arrays)
     return arrays
 
