@@ -965,19 +965,8 @@ class Primitive(Function):
         """`cls.apply(*operands)` on tensors; on the arrays of a first-order backward that runs on
         arrays (`backward_on_arrays`), the same forward computation with nothing recorded."""
         if isinstance(operands[0], _ndarray):  # (a subclass too: ember.compile records with one)
-            return cls.forward(_UNRECORDED, *operands)
+            return cls.forward(FunctionCtx(), *operands)
         return cls.apply(*operands)
-
-
-class _UnrecordedCtx(FunctionCtx):
-    """The ctx of a forward that records nothing (`Primitive.call` on arrays): one shared instance,
-    whose save_for_backward keeps nothing, so such a call allocates no ctx."""
-
-    def save_for_backward(self, *tensors):
-        pass
-
-
-_UNRECORDED = _UnrecordedCtx()
 
 
 class InplaceFunction(Function):
