@@ -11,6 +11,7 @@ import os
 import random
 import signal
 import time
+import weakref
 
 import numpy as np
 import pytest
@@ -284,10 +285,12 @@ def test_persistent_workers_survive_epochs_and_restart_streams():
     stream = DataLoader(Shards(10), batch_size=2, num_workers=2, persistent_workers=True)
     for _ in range(3):
         assert sorted(value for batch in stream for value in batch.tolist()) == list(range(10))
-    pids = _worker_pids(stream._iterator)
+    processes = list(stream._iterator._workers.processes)
+    iterator = weakref.ref(stream._iterator)
     del loader, stream
     gc.collect()
-    assert all(_reaped(pid) for pid in pids)
+    assert iterator() is None, f"the persistent iterator outlived its loader: {gc.get_referrers(iterator())}"
+    assert all(process.exitcode is not None for process in processes), "the workers must be joined"
 
 
 def test_persistent_workers_discard_the_rest_of_an_abandoned_epoch():
