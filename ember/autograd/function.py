@@ -442,7 +442,7 @@ def _apply_array_forward(cls, node, args, recording):
     if type(result) is _ndarray:
         array = result
     elif type(result) is tuple:
-        return _wrap_outputs(node, args, result, recording)
+        return _wrap_outputs(cls, node, args, result, recording)
     elif type(result) is SparseCoo:
         array = result  # a sparse COO tensor's arrays: wrapped like an ndarray (see ember._sparse_coo)
     else:
@@ -514,12 +514,12 @@ def _conjugating_node_class(cls):
     return twin._backward_cls
 
 
-def _wrap_outputs(node, args, results, recording):
-    """Several outputs of an array forward: wrap each (floating ones join the graph)."""
+def _wrap_outputs(cls, node, args, results, recording):
+    """Several outputs of an array forward: wrap each (floating and complex ones join the graph)."""
     outputs = []
     for index, result in enumerate(results):
         array = result if type(result) is _ndarray else _as_array(result)
-        differentiable = recording and array.dtype.kind in _FLOATING_KINDS
+        differentiable = recording and (array.dtype.kind in "fV" or _joins_graph_as_complex(cls, node, array))
         outputs.append(new_tensor(array, differentiable, node if differentiable else None, index))
     outputs = tuple(outputs)
     if recording:

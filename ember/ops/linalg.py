@@ -29,6 +29,14 @@ from .reduction import LinalgVectorNorm
 from ._tangents import add_tangents
 from . import _autocast
 from ._declare import op, alias
+from ._lapack_info import (
+    cholesky_with_info,
+    failure_message,
+    not_positive_definite,
+    singular_system,
+    solved_with_info,
+    zero_pivot,
+)
 
 __all__ = [
     "matmul",
@@ -976,28 +984,37 @@ def dist(input, other, p=2):
 
 # ================================================================= inverse, determinants, solve
 class Inverse(Primitive, node="LinalgInvExBackward0", holomorphic=True):
-    @staticmethod
-    def forward(ctx, a):
-        result = _lapack(
-            np.linalg.inv,
-            "linalg.inv",
-            "the input matrix is singular, so it has no inverse (linalg.pinv gives a pseudo-inverse)",
-            a,
-        )
-        ctx.save_for_backward(result)
-        return result
+    """The inverse and LAPACK's info (int32 per matrix, 0 or the index of U's zero pivot); with
+    `check_errors`, a singular matrix raises LinAlgError naming it."""
 
     @staticmethod
-    def backward(ctx, grad):
+    def forward(ctx, a, op_name, check_errors):
+        result, info = solved_with_info(np.linalg.inv, a)
+        if check_errors and info.any():
+            raise LinAlgError(
+                failure_message(op_name, info, zero_pivot)
+                + " linalg.pinv gives a pseudo-inverse; linalg.inv_ex reports singular matrices in its info."
+            )
+        ctx.save_for_backward(result)
+        ctx.mark_non_differentiable(info)
+        return result, info
+
+    @staticmethod
+    def backward(ctx, grad, grad_info):
         inverse_t = ctx.saved_tensors[0].mT
-        return -matmul(matmul(inverse_t, grad), inverse_t)
+        return -matmul(matmul(inverse_t, grad), inverse_t), None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, _op_name, _check_errors):
+        inverse = ctx.outputs[0].detach()
+        return -matmul(matmul(inverse, tangent), inverse), None
 
 
 @op(Inverse, method=True)
 def inverse(input, *, out=None):
     """Inverse of a square matrix (or of each in a batch); LinAlgError (a RuntimeError) if singular."""
     _check_matrix_input(input, "linalg.inv", complex_ok=True)
-    return _write_out(Inverse.apply(input), out)
+    return _write_out(Inverse.apply(input, "linalg.inv", True)[0], out)
 
 
 def _cofactor_gradient(grad, a):
@@ -1061,52 +1078,73 @@ def logdet(input):
 
 
 class Solve(Primitive, node="LinalgSolveExBackward0", holomorphic=True):
-    """X with A X = B; `vector` says B (and X) are (batches of) vectors rather than matrices."""
+    """X with A X = B, and LAPACK's info per matrix; `vector` says B (and X) are (batches of) vectors
+    rather than matrices. With `check_errors`, a singular A raises LinAlgError."""
 
     @staticmethod
-    def forward(ctx, a, b, vector):
-        problem = "the input matrix A is singular, so AX = B has no unique solution"
-        if vector:
-            x = _lapack(np.linalg.solve, "linalg.solve", problem, a, b[..., None])[..., 0]
-        else:
-            x = _lapack(np.linalg.solve, "linalg.solve", problem, a, b)
+    def forward(ctx, a, b, vector, op_name="linalg.solve", check_errors=True):
+        x, info = solved_with_info(np.linalg.solve, a, b[..., None] if vector else b)
+        if check_errors and info.any():
+            raise LinAlgError(
+                failure_message(f"torch.{op_name}", info, singular_system)
+                + " linalg.lstsq gives a least-squares solution; linalg.solve_ex reports singular matrices in its info."
+            )
         ctx.vector = vector
+        x = x[..., 0] if vector else x
         ctx.save_for_backward(a, x)
-        return x
+        ctx.mark_non_differentiable(info)
+        return x, info
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx, grad, grad_info):
         a, x = ctx.saved_tensors
         needs_a, needs_b = ctx.needs_input_grad[:2]
-        grad_b = Solve.apply(a.mT, grad, ctx.vector)
+        grad_b = Solve.apply(a.mT, grad, ctx.vector)[0]
         grad_a = None
         if needs_a:
             grad_a = -(grad_b.unsqueeze(-1) * x.unsqueeze(-2)) if ctx.vector else -matmul(grad_b, x.mT)
-        return grad_a, (grad_b if needs_b else None), None
+        return grad_a, (grad_b if needs_b else None), None, None, None
+
+    @staticmethod
+    def jvp(ctx, tangent_a, tangent_b, _vector, _op_name, _check_errors):
+        # dX = A^-1 (dB - dA X)
+        a, vector = ctx.inputs[0], ctx.inputs[2]
+        x = ctx.outputs[0].detach()
+        change = None
+        if tangent_a is not None:
+            change = -(matmul(tangent_a, x.unsqueeze(-1)).squeeze(-1) if vector else matmul(tangent_a, x))
+        change = add_tangents(change, tangent_b)
+        return Solve.apply(a.detach(), change, vector)[0], None
 
 
 def solve(A, B, *, left=True, out=None):
     """X with A X = B (or X A = B with left=False) for square, invertible A; B may be a (batch of)
     vector(s): B.dim() == 1, or B.shape == A.shape[:-1]."""
-    _check_matrix_input(A, "linalg.solve", complex_ok=True)
-    _check_tensor(B, "linalg.solve", "B")
-    _check_same_dtype("linalg.solve", A, B)
+    return _write_out(_solve(A, B, left, "linalg.solve", True)[0], out)
+
+
+def _solve(A, B, left, op_name, check_errors):
+    """(X, info) of `solve` / `solve_ex`."""
+    _check_matrix_input(A, op_name, complex_ok=True)
+    _check_tensor(B, op_name, "B")
+    _check_same_dtype(op_name, A, B)
     if not left:
-        return _write_out(solve(A.mT, B.mT).mT, out)
+        x, info = _solve(A.mT, B.mT, True, op_name, check_errors)
+        return x.mT, info
     vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and B.shape == A.shape[:-1])
     rows = B._data.shape[-1 if vector else -2] if B.dim() else None
     if rows != A._data.shape[-1]:
         raise RuntimeError(
-            f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+            f"{op_name}: Incompatible shapes of A and B for the equation AX = B "
             f"({_sizes(A._data.shape[-2:])} and {_sizes(B._data.shape[-2:])})"
         )
     try:
         np.broadcast_shapes(A._data.shape[:-2], B._data.shape[: -1 if vector else -2])
     except ValueError:
         raise RuntimeError(
-            f"linalg.solve: batch dimensions of A {list(A.shape)} and B {list(B.shape)} do not broadcast"
+            f"{op_name}: batch dimensions of A {list(A.shape)} and B {list(B.shape)} do not broadcast"
         ) from None
-    return _write_out(Solve.apply(A, B, vector), out)
+    return Solve.apply(A, B, vector, op_name, check_errors)
 
 
 # ================================================================= decompositions
@@ -1117,26 +1155,39 @@ def _lower_masks(n, like):
 
 
 class Cholesky(Primitive, node="LinalgCholeskyExBackward0"):
-    @staticmethod
-    def forward(ctx, a):
-        lower = _lapack(
-            np.linalg.cholesky,
-            "linalg.cholesky",
-            "The factorization could not be completed because the input is not positive-definite",
-            a,
-        )
-        ctx.save_for_backward(lower)
-        return lower
+    """The lower factor and LAPACK's info per matrix (0, or the order of the first leading minor that
+    is not positive-definite); with `check_errors`, such a matrix raises LinAlgError."""
 
     @staticmethod
-    def backward(ctx, grad):
+    def forward(ctx, a, op_name, check_errors):
+        lower, info = cholesky_with_info(a)
+        if check_errors and info.any():
+            raise LinAlgError(
+                failure_message(op_name, info, not_positive_definite)
+                + " The input must be symmetric positive-definite; linalg.cholesky_ex reports such matrices in its info."
+            )
+        ctx.save_for_backward(lower)
+        ctx.mark_non_differentiable(info)
+        return lower, info
+
+    @staticmethod
+    def backward(ctx, grad, grad_info):
         # gA = sym(L^{-T} Phi(L^T gL) L^{-1}), Phi = lower triangle with the diagonal halved.
         (lower,) = ctx.saved_tensors
         with_diagonal, strict = _lower_masks(lower.shape[-1], lower)
         phi = matmul(lower.mT, grad) * (with_diagonal + strict) * 0.5
         inverse_lower = inverse(lower)
         gradient = matmul(matmul(inverse_lower.mT, phi), inverse_lower)
-        return (gradient + gradient.mT) * 0.5
+        return (gradient + gradient.mT) * 0.5, None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, _op_name, _check_errors):
+        # dL = L Phi(L^-1 dA L^-T), Phi = lower triangle with the diagonal halved.
+        lower = ctx.outputs[0].detach()
+        with_diagonal, strict = _lower_masks(lower.shape[-1], lower)
+        inverse_lower = inverse(lower)
+        inner = matmul(matmul(inverse_lower, tangent), inverse_lower.mT)
+        return matmul(lower, inner * (with_diagonal + strict) * 0.5), None
 
 
 @op(Cholesky, method=True)
@@ -1144,7 +1195,7 @@ def cholesky(input, upper=False, *, out=None):
     """L with input = L L^T (lower triangular; with upper=True, U = L^T and input = U^T U).
     Only the lower triangle of `input` is read; it must be symmetric positive-definite."""
     _check_matrix_input(input, "linalg.cholesky")
-    lower = Cholesky.apply(input)
+    lower = Cholesky.apply(input, "linalg.cholesky", True)[0]
     return _write_out(lower.mT if upper else lower, out)
 
 

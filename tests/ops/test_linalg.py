@@ -1,6 +1,7 @@
 """Linear algebra beyond the op table: node names, errors, dtypes, result types, argument forms and
 edge cases, each checked against PyTorch where it is installed."""
 
+import re
 import warnings
 
 import numpy as np
@@ -503,3 +504,112 @@ def test_cross_without_dim_warns_once_per_process_as_pytorch(monkeypatch):
         warnings.simplefilter("error")
         ember.cross(a, b)  # said once only
         ember.cross(a, b, dim=0)
+
+
+# ---------------------------------------------------------------- the _ex variants, eig, cond, tensor solves
+NOT_PD = np.array([[4.0, 2, 1], [2, 1, 0], [1, 0, 3]])  # fails at the leading minor of order 2
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_ex_reports_the_failed_minor_and_lapacks_partial_factor(torch, upper):
+    batch = np.stack([np.eye(3), NOT_PD])
+    ours = ember.linalg.cholesky_ex(ember.tensor(batch), upper=upper)
+    theirs = torch.linalg.cholesky_ex(torch.tensor(batch), upper=upper)
+    assert ours.info.dtype == ember.int32 and ours.info.tolist() == theirs.info.tolist() == [0, 2]
+    assert_close(ours.L.numpy(), theirs.L.numpy())
+    assert repr(ours).startswith("torch.return_types.linalg_cholesky_ex(\nL=")
+
+
+def test_failures_raise_linalg_error_naming_the_batch_element(torch):
+    cases = [
+        (lambda lib, a: lib.linalg.cholesky(a), np.stack([np.eye(3), NOT_PD])),
+        (lambda lib, a: lib.linalg.cholesky_ex(a, check_errors=True), NOT_PD),
+        (lambda lib, a: lib.linalg.inv(a), np.stack([np.eye(2), np.zeros((2, 2))])),
+        (lambda lib, a: lib.linalg.inv_ex(a, check_errors=True), np.zeros((2, 2))),
+        (lambda lib, a: lib.linalg.solve(a, lib.ones(2, dtype=lib.float64)), np.zeros((2, 2))),
+        (lambda lib, a: lib.linalg.solve_ex(a, lib.ones(2, dtype=lib.float64), check_errors=True), np.zeros((2, 2))),
+    ]
+    for call, matrix in cases:
+        with pytest.raises(torch.linalg.LinAlgError) as theirs:
+            call(torch, torch.tensor(matrix))
+        with pytest.raises(ember.linalg.LinAlgError) as ours:
+            call(ember, ember.tensor(matrix))
+        assert isinstance(ours.value, RuntimeError)
+        assert str(ours.value).startswith(str(theirs.value)), (str(ours.value), str(theirs.value))
+
+
+def test_inv_ex_and_solve_ex_report_singular_matrices_without_raising(torch):
+    batch = np.stack([np.array([[1.0, 2], [2, 4]]), np.eye(2)])
+    ours, theirs = ember.linalg.inv_ex(ember.tensor(batch)), torch.linalg.inv_ex(torch.tensor(batch))
+    assert ours.info.tolist() == theirs.info.tolist() == [2, 0]
+    assert_close(ours.inverse[1].numpy(), theirs.inverse[1].numpy())
+    solved = ember.linalg.solve_ex(ember.tensor(batch), ember.ones(2, 2, dtype=ember.float64))
+    assert solved.info.tolist() == torch.linalg.solve_ex(torch.tensor(batch), torch.ones(2, 2).double()).info.tolist()
+    assert_close(solved.result[1].numpy(), np.ones(2))
+    assert ember.linalg.solve_ex(ember.eye(2), ember.ones(2, 3)).info.dtype == ember.int32
+
+
+def test_ex_results_keep_the_gradient_of_the_plain_functions():
+    a = ember.tensor(_spd(3), requires_grad=True)
+    assert ember.linalg.cholesky_ex(a).L.grad_fn.name() == "LinalgCholeskyExBackward0"
+    assert gradcheck(lambda x: ember.linalg.inv_ex(x).inverse, (a,))
+    assert gradgradcheck(lambda x: ember.linalg.solve_ex(x, x[:, :1]).result, (a,))
+
+
+def test_eig_is_complex_of_the_input_precision_and_reconstructs_the_matrix(torch):
+    a = np.array([[0.0, -1, 0.2], [1, 0, 0.1], [0.3, 0, 2]], dtype=np.float32)
+    values, vectors = ember.linalg.eig(ember.tensor(a))
+    assert values.dtype == vectors.dtype == ember.complex64
+    assert ember.linalg.eigvals(ember.tensor(a, dtype=ember.float64)).dtype == ember.complex128
+    theirs = torch.linalg.eig(torch.tensor(a))
+    assert_close(values.numpy(), theirs.eigenvalues.numpy(), rtol=1e-5, atol=1e-6)
+    assert_close(np.abs(vectors.numpy()), np.abs(theirs.eigenvectors.numpy()), rtol=1e-5, atol=1e-6)
+    rebuilt = (vectors * values.unsqueeze(-2)) @ ember.linalg.inv(vectors)
+    assert_close(rebuilt.numpy(), a.astype(np.complex64), rtol=1e-5, atol=1e-5)
+    assert ember.linalg.eig(ember.tensor(a, requires_grad=True)).eigenvalues.grad_fn.name() == "LinalgEigBackward0"
+
+
+def test_eig_backward_refuses_a_loss_that_depends_on_the_eigenvectors_phase(torch):
+    a = np.array([[2.0, 1], [0.5, 3]])
+    for lib in (torch, ember):
+        x = lib.tensor(a, requires_grad=True)
+        vectors = lib.linalg.eig(x).eigenvectors
+        with pytest.raises(RuntimeError, match="specified up to multiplication by e\\^\\{i phi\\}"):
+            vectors[0, 0].imag.backward()
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, 1, -1, float("inf"), float("-inf"), "fro", "nuc"])
+def test_cond_matches_torch_for_every_order(torch, p):
+    a = np.array([[[1.0, 2], [3, 4]], [[2.0, 0.5], [0.1, 1]]])
+    assert_close(ember.linalg.cond(ember.tensor(a), p).numpy(), torch.linalg.cond(torch.tensor(a), p).numpy())
+    singular = np.array([[1.0, 2], [2, 4]])
+    if p not in (None, 2, -2, "nuc"):  # torch computes "nuc" of this one through rounding: 4.8e16
+        assert ember.linalg.cond(ember.tensor(singular), p).item() == torch.linalg.cond(torch.tensor(singular), p)
+
+
+def test_tensor_solves_and_vander_match_torch_and_their_errors(torch):
+    a = np.random.default_rng(1).standard_normal((2, 3, 2, 3)) + np.eye(6).reshape(2, 3, 2, 3) * 3
+    b = np.ones((2, 3))
+    for call in (
+        lambda lib: lib.linalg.tensorinv(lib.tensor(a), ind=2),
+        lambda lib: lib.linalg.tensorsolve(lib.tensor(a), lib.tensor(b)),
+        lambda lib: lib.linalg.tensorsolve(lib.tensor(a), lib.tensor(b), dims=(0,)),
+        lambda lib: lib.linalg.vander(lib.tensor([[1.0, 2], [3, 4]]), N=3),
+        lambda lib: lib.linalg.vander(lib.tensor(2.0), N=3),
+        lambda lib: lib.linalg.vander(lib.tensor([1, 2, 3], dtype=lib.int32)),
+    ):
+        ours, theirs = call(ember), call(torch)
+        assert str(ours.dtype) == str(theirs.dtype)
+        assert_close(ours.numpy(), theirs.numpy())
+    for call in (
+        lambda lib: lib.linalg.tensorinv(lib.ones(2, 3, 4)),
+        lambda lib: lib.linalg.tensorinv(lib.ones(4, 2, 2), ind=0),
+        lambda lib: lib.linalg.tensorsolve(lib.ones(2, 3, 4), lib.ones(3)),
+        lambda lib: lib.linalg.vander(lib.tensor(1.0)),
+        lambda lib: lib.linalg.cond(lib.ones(2, 2), 3),
+        lambda lib: lib.linalg.cond(lib.ones(2, 3), "fro"),
+    ):
+        with pytest.raises(RuntimeError) as theirs:
+            call(torch)
+        with pytest.raises(RuntimeError, match=re.escape(str(theirs.value))):
+            call(ember)
