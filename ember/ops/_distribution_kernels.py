@@ -8,10 +8,10 @@ integers), and so is the rounding: where PyTorch's compiled code fuses a multipl
 FMA, the fused result is reproduced here (`fma_float32`, `fma_float64`).
 """
 
-import functools
 import math
 
 from .._backend import np
+from ._libm import double_function as _double
 
 _TWO_POW_53 = 2.0**-53
 _MASK_53 = np.uint64(2**53 - 1)
@@ -115,9 +115,9 @@ _CHUNK = 16 * 4096
 
 
 def _box_muller_float64(unit, mean, std):
-    radius = np.sqrt(-2.0 * np.log(1.0 - unit[:, :8]))
+    radius = np.sqrt(-2.0 * _double("log")(1.0 - unit[:, :8]))
     theta = 2.0 * math.pi * unit[:, 8:]
-    pair = np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
+    pair = np.concatenate([radius * _double("cos")(theta), radius * _double("sin")(theta)], axis=1)
     return pair if (mean, std) == (0.0, 1.0) else fma_float64(pair, std, mean)
 
 
@@ -195,9 +195,9 @@ def scalar_normal(engine, count, mean=0.0, std=1.0):
         start = 1
     pairs = (count - start + 1) // 2
     unit = unit_double(engine, 2 * pairs).reshape(pairs, 2)
-    radius = np.sqrt(-2.0 * np.log1p(-unit[:, 1]))
+    radius = np.sqrt(-2.0 * _double("log1p")(-unit[:, 1]))
     theta = 2.0 * math.pi * unit[:, 0]
-    drawn = np.stack([radius * np.cos(theta), radius * np.sin(theta)], axis=1).ravel()
+    drawn = np.stack([radius * _double("cos")(theta), radius * _double("sin")(theta)], axis=1).ravel()
     values[start:] = drawn[: count - start]
     if drawn.size > count - start:
         engine.next_double_normal = float(drawn[-1])
@@ -206,63 +206,26 @@ def scalar_normal(engine, count, mean=0.0, std=1.0):
 
 # ---------------------------------------------------------------- other real distributions (double, then cast)
 def exponential(engine, count, rate):
-    return (-1.0 / rate) * np.log1p(-unit_double(engine, count))
+    return (-1.0 / rate) * _double("log1p")(-unit_double(engine, count))
 
 
 def geometric(engine, count, p):
-    return np.ceil(np.log(unit_double(engine, count)) / np.log1p(-p))
+    return np.ceil(_double("log")(unit_double(engine, count)) / math.log1p(-p))
 
 
 def cauchy(engine, count, median, sigma):
-    return fma_float64(np.tan(math.pi * (unit_double(engine, count) - 0.5)), float(sigma), float(median))
+    return fma_float64(_double("tan")(math.pi * (unit_double(engine, count) - 0.5)), float(sigma), float(median))
 
 
 def log_normal(engine, count, mean, std):
-    return np.exp(scalar_normal(engine, count, mean, std))
+    return _double("exp")(scalar_normal(engine, count, mean, std))
 
 
 # ---------------------------------------------------------------- Bernoulli
 def bernoulli_scalar(engine, count, p):
-    """`bernoulli_(p)` with a number p: a double uniform below p, PyTorch's kernel on CPUs other than
-    Intel's. On Intel CPUs PyTorch seeds MKL's MCG31 stream with one `random()` and draws from that;
-    ember follows it there (`_mkl_bernoulli`), from MKL's documented generator (not checked against a
-    PyTorch run on an Intel machine)."""
-    if _intel_cpu():
-        return _mkl_bernoulli(int(engine.random32(1)[0]), count, p)
+    """`bernoulli_(p)` with a number p: a double uniform below p. PyTorch 2.13's CPU kernel on every
+    vendor's CPU (checked on AMD and Intel machines: the MKL stream some builds use is not taken)."""
     return unit_double(engine, count) < p
-
-
-_MCG31_MODULUS = 2**31 - 1
-_MCG31_MULTIPLIER = 1132489760
-_MCG31_BLOCK = 1024
-
-
-def _mkl_bernoulli(seed, count, p):
-    """MKL's `viRngBernoulli` (inverse CDF) on an MCG31m1 stream: x_k = a * x_(k-1) mod (2**31 - 1)
-    from x_0 = seed (1 if that is 0 mod the modulus), u_k = x_k / (2**31 - 1), one if u_k < p. The
-    first block runs as a loop; each further block is the previous one times a**block, vectorized."""
-    state = seed % _MCG31_MODULUS or 1
-    first = []
-    for _ in range(min(count, _MCG31_BLOCK)):
-        state = state * _MCG31_MULTIPLIER % _MCG31_MODULUS
-        first.append(state)
-    states = np.empty(count, dtype=np.int64)
-    states[: len(first)] = first
-    jump = np.int64(pow(_MCG31_MULTIPLIER, _MCG31_BLOCK, _MCG31_MODULUS))
-    for start in range(_MCG31_BLOCK, count, _MCG31_BLOCK):
-        stop = min(start + _MCG31_BLOCK, count)
-        states[start:stop] = states[start - _MCG31_BLOCK : stop - _MCG31_BLOCK] * jump % _MCG31_MODULUS
-    return states / _MCG31_MODULUS < p
-
-
-@functools.cache
-def _intel_cpu():
-    """Read once: which of PyTorch's two Bernoulli kernels to follow."""
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            return "GenuineIntel" in cpuinfo.read(4096)
-    except OSError:
-        return False
 
 
 def bernoulli_tensor(engine, probabilities):

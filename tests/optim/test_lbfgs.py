@@ -27,9 +27,12 @@ LINE_SEARCHES = [None, "strong_wolfe"]
 # - float64 without a search (PyTorch's float64 multiply-adds are fused, ember's are not) and float32
 #   with it (PyTorch's float32 square root is not correctly rounded): from the origin.
 EVERY_START = [[-1.5, 2.0], [-1.2, 1.0], [0.0, 0.0]]
+# float64 with the line search: 1e-6, as the BLAS kernels NumPy and PyTorch pick differ by CPU (on
+# AVX-512 machines OpenBLAS's round the two-element dot products differently from MKL's) and the line
+# search's bracketing amplifies the last bits to ~2e-7 within 25 steps.
 RUNS = (
     [(np.float32, None, start, 1e-6) for start in EVERY_START]
-    + [(np.float64, "strong_wolfe", start, 1e-7) for start in EVERY_START]
+    + [(np.float64, "strong_wolfe", start, 1e-6) for start in EVERY_START]
     + [(np.float64, None, [0.0, 0.0], 1e-5), (np.float32, "strong_wolfe", [0.0, 0.0], 1e-5)]
 )
 
