@@ -113,10 +113,12 @@ class disable_saved_tensors_hooks:
 
 def increment_version(tensor):
     """Bump the version counter of `tensor` (or of each tensor in an iterable), as an in-place change
-    would: backward then refuses the values saved before it."""
+    would: backward then refuses the values saved before it. Inference tensors track no version:
+    they are skipped, as in PyTorch."""
     tensors = (tensor,) if isinstance(tensor, Tensor) else tensor
     for item in tensors:
-        item._bump_version()
+        if not item.is_inference():
+            item._bump_version()
 
 
 def get_gradient_edge(tensor):

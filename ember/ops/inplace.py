@@ -21,6 +21,8 @@ _grad_state = grad_mode.state
 
 def _check_leaf(tensor, op_name):
     if tensor._requires_grad and tensor._grad_fn is None:
+        if tensor._base is not None and getattr(tensor._view_replay, "forbids_inplace", False):
+            raise tensor._view_replay.inplace_error(tensor._output_nr)  # a view made in inference mode
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation. "  # PyTorch's words first
             f"({op_name}: modify its values under `with {_naming.package}.no_grad():` as optimizers do, "
