@@ -333,6 +333,8 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
                 else:
                     item = _tensor_holding(item, outputs, raw_outputs)
         if hooks is not None:
+            if item._version_counter is INFERENCE_COUNTER:
+                raise _inference_saved_error(node)
             forward_ad.note_lost_tangent()  # what unpack returns carries no tangent
             saved[index] = _PackedSaved(item, item._grad_fn is node, hooks)
             versions[index] = 0

@@ -307,7 +307,6 @@ def make_tensor(shape, *, dtype, device):
     return (torch.rand(shape, dtype=dtype, device=device) * 18 - 9).to(dtype)
 
 
-@pytest.mark.xfail(strict=True, reason="torch.autograd.graph.allow_mutation_on_saved_tensors is missing")
 class TestAllowMutationOnSaved(TestCase):
     def assertClonedLenEqual(self, ctx, n):
         self.assertEqual(len(list(ctx.cloned.items())), n)
