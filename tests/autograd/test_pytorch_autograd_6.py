@@ -61,10 +61,6 @@ class TestAutograd(TestCase):
     def test_sparse_gather_ind_scalar(self):
         self._test_sparse_gather((10,), (), 0)
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="gather(sparse_grad=True) of a 0-d input with a 1-d index: the sparse gradient's reshape fails (ValueError)",
-    )
     def test_sparse_gather_x_scalar(self):
         self._test_sparse_gather((), (2,), 0)
 
