@@ -67,9 +67,6 @@ class TestAutograd(TestCase):
     def test_sparse_gather_both_scalar(self):
         self._test_sparse_gather((), (), 0)
 
-    @pytest.mark.xfail(
-        strict=True, reason="Tensor.mm with a sparse COO operand is refused (only torch.sparse.mm takes sparse tensors)"
-    )
     def test_sparse_mm_backward(self):
         size = (3, 3)
 
