@@ -382,6 +382,22 @@ def sparse_dense_product(name, sparse, dense, masked_grad=False):
     return (SparseAddmm if masked_grad else SparseMm).apply(sparse, dense)
 
 
+@op(method=True)
+def sparse_mask(input, mask):
+    """The entries of dense `input` at the positions `mask` stores, as a coalesced sparse tensor
+    (mask's values are ignored); the gradient reaches `input` at those positions only."""
+    if is_sparse(input):
+        raise NotImplementedError("sparse_mask: ember masks dense tensors only; call .to_dense() on self first")
+    pattern = _coo(mask, "sparse_mask(): mask").coalesce()
+    if tuple(input._data.shape) != tuple(pattern.shape):
+        raise RuntimeError(
+            f"sparse_mask(): operands have incompatible sizes; self has size {list(input.shape)} but mask has "
+            f"size {list(pattern.shape)}"
+        )
+    indices = new_tensor(pattern.indices)
+    return _make(indices, input[tuple(indices)], pattern.shape, True)
+
+
 def dense_sparse_product(name, dense, sparse):
     """`dense @ sparse` for a dense matrix and a 2-D sparse COO matrix: (sparse.T @ dense.T).T, dense."""
     if dense._data.ndim != 2:

@@ -229,7 +229,6 @@ class TestAutogradDeviceType(TestCase):
     def test_sparse_backward_float64(self):
         self._test_sparse_backward("cpu", torch.double)
 
-    @pytest.mark.xfail(strict=True, reason="Tensor.sparse_mask is missing")
     def test_sparse_mask_autograd(self, device="cpu"):
         tensor = torch.randn(3, requires_grad=True, device=device)
         mask = torch.ones(3, device=device)
