@@ -24,6 +24,8 @@ __all__ = [
     "FunctionCheckReport",
     "numerical_jacobian",
     "analytical_jacobian",
+    "get_numerical_jacobian",
+    "get_analytical_jacobian",
 ]
 
 
@@ -117,6 +119,61 @@ def _analytical_jacobians(output, inputs, input_indices):
                 if grad is not None:
                     jacobian[:, part * data.size + element] = _real_coordinates(grad._data)
     return jacobians
+
+
+def _private_api_warning(name):
+    warnings.warn(
+        f"`{name}` was part of PyTorch's private API and not meant to be exposed. We are deprecating it "
+        "and it will be removed in a future version of PyTorch. If you have a specific use for this or "
+        "feature request for this to be a stable API, please file us an issue at "
+        "https://github.com/pytorch/pytorch/issues/new",
+        FutureWarning,
+        stacklevel=3,
+    )
+
+
+def _check_grad_out(grad_out, name):
+    if grad_out != 1.0:
+        raise ValueError(f"Expected grad_out to be 1.0. {name} no longer supports values of grad_out != 1.0.")
+
+
+def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
+    """Deprecated (as in PyTorch): d fn(inputs)[0] / d each tensor of `target` (default: `inputs`) that
+    requires grad, by central differences: a tuple of (input.numel(), output.numel()) tensors.
+    `fn` takes the inputs as one tuple. Use `numerical_jacobian` or `torch.func.jacrev` instead."""
+    _private_api_warning("get_numerical_jacobian")
+    _check_grad_out(grad_out, "get_numerical_jacobian")
+    inputs = _as_tuple(inputs)
+    targets = inputs if target is None else _as_tuple(target)
+
+    def first_output(*args):
+        outputs = fn(args)
+        return outputs[0] if isinstance(outputs, (tuple, list)) else outputs
+
+    jacobians = []
+    for tensor in targets:
+        if not (isinstance(tensor, Tensor) and tensor.requires_grad):
+            continue
+        index = next((i for i, given in enumerate(inputs) if given is tensor), None)
+        if index is None:
+            raise ValueError("get_numerical_jacobian: each target must be one of the inputs")
+        jacobians.append(new_tensor(_numerical_jacobians(first_output, inputs, index, eps)[0]))
+    return tuple(jacobians)
+
+
+def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
+    """Deprecated (as in PyTorch): d output / d each input that requires grad, from backward, as
+    (jacobians, reentrant, correct_grad_sizes, correct_grad_types); `reentrant` says whether a second
+    run of backward gives the same Jacobians within `nondet_tol`."""
+    _private_api_warning("get_analytical_jacobian")
+    _check_grad_out(grad_out, "get_analytical_jacobian")
+    inputs = _as_tuple(inputs)
+    indices = [i for i, tensor in enumerate(inputs) if isinstance(tensor, Tensor) and tensor.requires_grad]
+    first = _analytical_jacobians(output, inputs, indices)
+    second = _analytical_jacobians(output, inputs, indices)
+    reentrant = all(np.max(np.abs(a - b), initial=0.0) <= nondet_tol for a, b in zip(first, second))
+    # ember's engine refuses gradients of the wrong shape or dtype before they get here
+    return tuple(new_tensor(jacobian) for jacobian in first), reentrant, True, True
 
 
 def _forward_jacobians(function, inputs, input_index):
