@@ -410,6 +410,11 @@ class Tensor(metaclass=_TensorType):
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        if (type(self._data) is SparseCoo) != (type(value._data) is SparseCoo):
+            raise RuntimeError(
+                "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible "
+                "tensor type. (One is sparse and the other dense: convert with to_dense() or to_sparse() first.)"
+            )
         if self._requires_grad and value._data.dtype.kind not in "fcV":
             raise RuntimeError(
                 f"data set to a tensor that requires gradients must be floating point or complex "

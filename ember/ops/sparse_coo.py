@@ -84,7 +84,7 @@ def sparse_coo_tensor(
             f"sparse_coo_tensor: indices must be sparse_dim x nnz, but got: {list(indices.shape)}; "
             "give them as a 2-D tensor with one row per sparse dimension"
         )
-    if indices._data.dtype.kind not in "iu":
+    if indices._data.dtype.kind not in "iuf":  # floating indices are truncated to int64, as PyTorch does
         raise RuntimeError(f"sparse_coo_tensor: indices must be an int64 tensor, got {indices.dtype}")
     if indices._data.dtype != np.int64:
         indices = indices.long()
@@ -167,10 +167,16 @@ class ToSparse(Primitive, node="ToSparseBackward0"):
 
 
 @op(ToSparse, method=True)
-def to_sparse(input, sparse_dim=None, *, layout=None):
+def to_sparse(input, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
     """The nonzero entries of a dense tensor as a coalesced sparse COO tensor (`sparse_dim` leading dims sparse)."""
     if layout not in (None, sparse_coo):
         raise NotImplementedError(f"to_sparse: ember has only the torch.sparse_coo layout, not {layout}")
+    if blocksize is not None:
+        raise RuntimeError("to_sparse: blocksize is for the block layouts (sparse_bsr/bsc), which ember lacks")
+    if dense_dim is not None:
+        if sparse_dim is not None:
+            raise RuntimeError("to_sparse: give sparse_dim or dense_dim, not both")
+        sparse_dim = input._data.ndim - dense_dim
     if is_sparse(input):
         return input
     return ToSparse.apply(input, input._data.ndim if sparse_dim is None else sparse_dim)
