@@ -30,7 +30,7 @@ from ember.autograd import Function
 # PyTorch runs these tests with warnings shown, not raised.
 pytestmark = pytest.mark.filterwarnings("ignore")
 
-from .test_pytorch_autograd import TestCase  # noqa: E402
+from .test_pytorch_autograd import TestCase, gradcheck  # noqa: E402
 
 
 class TestAutograd(TestCase):
@@ -104,6 +104,184 @@ class TestAutograd(TestCase):
             # (a sparse gradient is compared through to_dense(): this TestCase compares arrays)
             self.assertEqual(a_grad if a_grad is None or not a_grad.is_sparse else a_grad.to_dense(), a.grad)
             self.assertEqual(b_grad if b_grad is None or not b_grad.is_sparse else b_grad.to_dense(), b.grad)
+
+    @pytest.mark.xfail(strict=True, reason="F.embedding_bag(sparse=True) gives a dense gradient (PyTorch's is sparse)")
+    def test_no_grad_copy_sparse(self):
+        # create autograd function that saves grad pointer as class static
+        class MyFunc(Function):
+            static_grad_ptr = None
+
+            @staticmethod
+            def forward(ctx, inp1, inp2):
+                return inp1 + inp2
+
+            @staticmethod
+            def backward(ctx, grad):
+                MyFunc.static_grad_ptr = grad._values().data_ptr()
+                return grad, grad
+
+        class NonContGradFunc(Function):
+            static_grad_ptr = None
+
+            @staticmethod
+            def forward(ctx, inp1, inp2):
+                return inp1 + inp2
+
+            @staticmethod
+            def backward(ctx, grad):
+                # Create a sparse tensor with non-contiguous indices and values
+                # and return as grad.
+                v = torch.rand(1, 3)
+                i = torch.ones(1, 1, dtype=torch.long)
+                nv = v.expand(8, 3)
+                ni = i.expand(1, 8)
+                ngrad = torch.sparse_coo_tensor(ni, nv, (10, 3), dtype=torch.float32)
+                NonContGradFunc.static_grad_ptr = ngrad._values().data_ptr()
+                return ngrad, ngrad
+
+        a = torch.randn(10, 3, requires_grad=True)
+        b = torch.randn(10, 3, requires_grad=True)
+        input = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9])
+        offsets = torch.tensor([0, 4])
+        import ember.nn.functional as F
+
+        # test case that should trigger no copy for one of a,b
+        emb_matrix = MyFunc.apply(a, b)
+        loss = F.embedding_bag(emb_matrix, input, offsets, sparse=True).sum()
+        loss.backward(retain_graph=True)
+        p_g = MyFunc.static_grad_ptr
+        p_a = a.grad._values().data_ptr()
+        p_b = b.grad._values().data_ptr()
+        # check a,b uses different grad buffer
+        self.assertFalse(p_a == p_b)
+        # check one of them is using the computed buffer
+        self.assertTrue(p_a == p_g or p_b == p_g)
+
+        # Run backwards multiple times to ensure accumulation works.
+        for _ in range(10):
+            loss.backward(retain_graph=True)
+
+        # non-contiguous indices and value, we should trigger a copy.
+        a.grad = b.grad = None
+        emb_matrix = NonContGradFunc.apply(a, b)
+        loss = F.embedding_bag(emb_matrix, input, offsets, sparse=True).sum()
+        loss.backward(retain_graph=True)
+        p_g = NonContGradFunc.static_grad_ptr
+        p_a = a.grad._values().data_ptr()
+        p_b = b.grad._values().data_ptr()
+        # check a,b uses different grad buffer
+        self.assertFalse(p_a == p_b)
+        # Verify we cloned both grads.
+        self.assertFalse(p_a == p_g)
+        self.assertFalse(p_b == p_g)
+
+        # Run backwards multiple times to ensure accumulation works.
+        for _ in range(10):
+            loss.backward(retain_graph=True)
+
+    @pytest.mark.xfail(strict=True, reason="gradcheck does not perturb sparse inputs (masked= is accepted but unused)")
+    def test_gradcheck_input_layout_sparse_coo(self):
+        # the torch.sparse_coo instance of the parametrized test_gradcheck_input (ember has no other
+        # sparse layouts)
+        layout = torch.sparse_coo
+        blocksize = None
+        size = (2, 2)
+
+        def check(fast_mode, masked):
+            def fn(sparse):
+                return torch.sum(sparse)
+
+            gradcheck(
+                fn,
+                torch.rand(size, dtype=torch.double).to_sparse(layout=layout, blocksize=blocksize).requires_grad_(),
+                masked=masked,
+                check_batched_grad=False,
+                fast_mode=fast_mode,
+            )
+
+        for fast_mode, masked in product(*[(True, False)] * 2):
+            check(fast_mode=fast_mode, masked=masked)
+
+    @pytest.mark.xfail(strict=True, reason="gradcheck does not perturb sparse inputs (masked= is accepted but unused)")
+    def test_gradcheck_dense_and_sparse_inputs(self):
+        def check(fast_mode):
+            def fn(x, y):
+                return x * y.coalesce().to_dense()
+
+            a = torch.rand(2, 2, dtype=torch.double, requires_grad=True)
+            b = torch.rand(2, 2, dtype=torch.double).to_sparse().requires_grad_(True)
+            self.assertTrue(gradcheck(fn, (a, b), masked=True, check_batched_grad=False, fast_mode=fast_mode))
+
+        check(fast_mode=True)
+        check(fast_mode=False)
+
+    def test_gradcheck_get_numerical_jacobian(self):
+        # get_numerical_jacobian is deprecated and no longer used internally by gradcheck
+        from ember.autograd.gradcheck import get_numerical_jacobian
+
+        def fn(inputs):
+            # get_numerical_jacobian requires fn to take inputs as a tuple
+            # and returns the jacobian wrt the first output
+            x = inputs[0]
+            y = inputs[1]
+            return 2 * x + y, x + 2 * y
+
+        a = torch.rand(2, 2, requires_grad=True, dtype=torch.float64)
+        b = torch.rand(2, 2, requires_grad=True, dtype=torch.float64)
+
+        with self.assertWarnsRegex(FutureWarning, "`get_numerical_jacobian` was part of PyTorch's private API"):
+            jacobian = get_numerical_jacobian(fn, (a, b), target=a, eps=1e-6)
+        self.assertEqual(jacobian[0], 2 * torch.eye(4, dtype=torch.double))
+
+        with self.assertWarnsRegex(FutureWarning, "`get_numerical_jacobian` was part of PyTorch's private API"):
+            jacobian = get_numerical_jacobian(fn, (a, b), eps=1e-6)
+        self.assertEqual(jacobian[0], 2 * torch.eye(4, dtype=torch.double))
+        self.assertEqual(jacobian[1], 1 * torch.eye(4, dtype=torch.double))
+
+        with self.assertRaisesRegex(ValueError, "Expected grad_out to be 1.0"):
+            jacobian = get_numerical_jacobian(fn, (a, b), eps=1e-6, grad_out=2.0)
+
+    def test_gradcheck_get_analytical_jacobian(self):
+        from ember.autograd.gradcheck import get_analytical_jacobian
+
+        def fn(x, y):
+            return 2 * x + y, x + 2 * y
+
+        a = torch.rand(2, 2, requires_grad=True, dtype=torch.float64)
+        b = torch.rand(2, 2, requires_grad=True, dtype=torch.float64)
+
+        outputs = fn(a, b)
+        with self.assertWarnsRegex(FutureWarning, "`get_analytical_jacobian` was part of PyTorch's private API"):
+            (jacobians, reentrant, correct_grad_sizes, correct_grad_types) = get_analytical_jacobian((a, b), outputs[0])
+        self.assertEqual(jacobians[0], 2 * torch.eye(4, dtype=torch.double))
+        self.assertEqual(jacobians[1], 1 * torch.eye(4, dtype=torch.double))
+        self.assertTrue(reentrant)
+
+        class NonDetFunc(Function):
+            @staticmethod
+            def forward(ctx, x, jitter=0.0):
+                ctx._jitter = jitter
+                return x
+
+            @staticmethod
+            def backward(ctx, grad_out):
+                return (NonDetFunc.apply(grad_out, ctx._jitter) * (1 + torch.rand_like(grad_out) * ctx._jitter), None)
+
+        outputs = NonDetFunc.apply(a, 1e-6)
+        with self.assertWarnsRegex(FutureWarning, "`get_analytical_jacobian` was part of PyTorch's private API"):
+            (jacobians, reentrant, correct_grad_sizes, correct_grad_types) = get_analytical_jacobian((a,), outputs)
+        self.assertFalse(reentrant)
+
+        with self.assertRaisesRegex(ValueError, "Expected grad_out to be 1.0"):
+            jacobians, _, _, _ = get_analytical_jacobian((a,), outputs, grad_out=2.0)
+
+    def test_set_data_tensorimpl_type(self):
+        # Dense tensor has impl of type `TensorImpl`, while sparse tensor has impl
+        # of type `SparseTensorImpl`.
+        x = torch.randn(1, 2)
+        x_s = torch.sparse_coo_tensor(torch.zeros([1, 1]), torch.ones([1]))
+        with self.assertRaisesRegex(RuntimeError, "incompatible tensor type"):
+            x.data = x_s
 
 
 class TestAutogradForwardMode(TestCase):
