@@ -2,20 +2,30 @@
 
 Ported from pytorch/pytorch test/test_autograd.py at commit 5c322af1, like parts 1-5: the whole of
 TestAutogradInferenceMode (inference tensors: their creation, in-place and view rules, saving them
-for backward), TestAllowMutationOnSaved (torch.autograd.graph.allow_mutation_on_saved_tensors), and
-the CPU tests of TestAutogradForwardMode and TestAutogradDeviceType that the earlier parts left out
-(sparse gradients, strided layouts, unsafe multi-output views). Bodies are kept as close to the
-original as possible; the local TestCase (tensor-aware assertEqual) comes from
-test_pytorch_autograd.py. Device-type tests take `device="cpu"` as their CPU instantiation does.
-Where a test reaches a private API only as a means to an end (torch._C._WeakTensorRef to see that a
-tensor was freed) the public equivalent (weakref.ref) is used and the test says so.
+for backward), TestAllowMutationOnSaved (torch.autograd.graph.allow_mutation_on_saved_tensors), the
+TestAutograd tests that earlier parts skipped for want of sparse tensors (sparse gather, sparse mm,
+sparse gradcheck inputs, set_data across layouts) or as deprecated API (get_numerical_jacobian,
+get_analytical_jacobian), and the CPU tests of TestAutogradForwardMode and TestAutogradDeviceType
+that were left out (sparse gradients and masks, strided leaf layouts, unsafe multi-output views).
+Bodies are kept as close to the original as possible; the local TestCase (tensor-aware assertEqual)
+and gradcheck wrapper come from test_pytorch_autograd.py. Device-type tests take `device="cpu"` as
+their CPU instantiation does. Where a test reaches a private API only as a means to an end
+(torch._C._WeakTensorRef to see that a tensor was freed) the public equivalent (weakref.ref) is used,
+and the test says so.
 
 Not ported, and why: TestAutogradStreamSynchronization and the onlyCUDA / deviceCountAtLeast(2)
-tests (they need accelerators), TestAutogradForwardModeBatchedGrad (vmap), test_inplace_foreach
-(torch._foreach_* ops), test_warning_in_backward and test_create_new_zeros_with_same_meta (private
-aten ops), test_make_dual_torch_dispatch (__torch_dispatch__), test_codegen_ignores_undefined_outputs
-(torch.ops.aten.convolution_backward) and the conj/neg-bit metadata checks (ember has no lazy
-conjugate or negative bits).
+tests (accelerators); TestAutogradForwardModeBatchedGrad, test_gradcheck_check_batched_grad,
+test_gradcheck_forward_ad_batched_grad, test_gradcheck_forward_ad_respects_requires_grad and
+test_custom_function_vmap_defaults (vmap); test_inplace_foreach (torch._foreach_* ops);
+test_will_engine_execute_node, test_copy_slices_graph_task_updates, test_grad_fn_input_metadata,
+test_node_post_hook_registered_during_unpack_hook, test_warning_in_backward and
+test_create_new_zeros_with_same_meta (private torch._C / aten entry points);
+test_make_dual_torch_dispatch (__torch_dispatch__); test_codegen_ignores_undefined_outputs
+(torch.ops.aten.convolution_backward); the conj/neg-bit metadata checks (ember has no lazy conjugate
+or negative bits); test_to_sparse_backward and the CSR/CSC/BSR/BSC instances of test_gradcheck_input
+(ember has only the COO layout); test_sparse_ctor_getter_backward (it needs common_utils'
+genSparseTensor); the complex128 instance of test_sparse_backward (with this file's make_tensor
+stand-in it fails under torch 2.13 itself).
 """
 
 import weakref
