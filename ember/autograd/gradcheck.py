@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from .._sparse_coo import SparseCoo
 from .._tensor import Tensor, new_tensor
 from . import grad_mode
 
@@ -361,9 +362,12 @@ def gradcheck(
         ember.autograd.gradcheck(MySigmoid.apply, (x,))
 
     Differences from PyTorch: `fast_mode`, `nondet_tol`, `check_undefined_grad` and the batched
-    checks are accepted and ignored (the slow, exact mode always runs).
+    checks are accepted and ignored (the slow, exact mode always runs). Sparse COO inputs are
+    checked through their stored values (the entries PyTorch perturbs too), with or without `masked`.
     """
     inputs = _as_tuple(inputs)
+    if any(type(value) is Tensor and type(value._data) is SparseCoo and value._requires_grad for value in inputs):
+        func, inputs = _on_stored_values(func, inputs)
     differentiable = [i for i, value in enumerate(inputs) if isinstance(value, Tensor) and value._requires_grad]
     if not differentiable:
         raise ValueError(
@@ -438,6 +442,29 @@ def gradcheck(
                     )
                     return _fail(message, raise_exception)
     return True
+
+
+def _on_stored_values(func, inputs):
+    """`func` of sparse COO inputs as a function of their stored values: each sparse input that requires
+    grad is replaced by its coalesced values (a float tensor gradcheck can perturb) and rebuilt, with
+    the same indices and size, before `func` sees it; its gradient is then checked at those entries."""
+    from ..ops import sparse_coo_tensor
+
+    rebuilt = {}
+    replaced = list(inputs)
+    for index, value in enumerate(inputs):
+        if type(value) is Tensor and type(value._data) is SparseCoo and value._requires_grad:
+            coo = value._data.coalesce()
+            rebuilt[index] = (new_tensor(coo.indices), coo.shape)
+            replaced[index] = new_tensor(coo.values.copy(), requires_grad=True)
+
+    def on_values(*args):
+        args = list(args)
+        for index, (indices, shape) in rebuilt.items():
+            args[index] = sparse_coo_tensor(indices, args[index], shape, is_coalesced=True)
+        return func(*args)
+
+    return on_values, tuple(replaced)
 
 
 def _mismatch_message(

@@ -189,7 +189,6 @@ class TestAutograd(TestCase):
         for _ in range(10):
             loss.backward(retain_graph=True)
 
-    @pytest.mark.xfail(strict=True, reason="gradcheck does not perturb sparse inputs (masked= is accepted but unused)")
     def test_gradcheck_input_layout_sparse_coo(self):
         # the torch.sparse_coo instance of the parametrized test_gradcheck_input (ember has no other
         # sparse layouts)
@@ -212,7 +211,6 @@ class TestAutograd(TestCase):
         for fast_mode, masked in product(*[(True, False)] * 2):
             check(fast_mode=fast_mode, masked=masked)
 
-    @pytest.mark.xfail(strict=True, reason="gradcheck does not perturb sparse inputs (masked= is accepted but unused)")
     def test_gradcheck_dense_and_sparse_inputs(self):
         def check(fast_mode):
             def fn(x, y):
