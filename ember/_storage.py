@@ -225,7 +225,10 @@ def resize_(tensor, sizes):
     if any(size < 0 for size in shape):
         raise RuntimeError(f"Trying to create tensor with negative dimension: {list(shape)}")
     if tensor.requires_grad:
-        raise RuntimeError("cannot resize variables that require grad")
+        from ._tensor import creation
+
+        if creation.version_counter is None:  # inference mode does no autograd bookkeeping: allowed there
+            raise RuntimeError("cannot resize variables that require grad")
     numel = int(np.prod(shape, dtype=np.int64))
     data = tensor._data
     if shape == data.shape:

@@ -5,6 +5,7 @@ which sits above this module and is bound once at the bottom of this file (`_ops
 ops (`x.exp()`, `a | b`) come from their declarations in `ember.ops`, bound on first use (`_op_method`).
 """
 
+import threading
 import warnings
 from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
@@ -33,6 +34,24 @@ class VersionCounter:
         self.value = value
 
 
+# Inference tensors (made under `inference_mode`) all hold this one counter instead of their own: they
+# track no versions, so the counter doubles as their mark and costs nothing on the op path. Outside
+# inference mode they cannot be changed in place or saved for backward (PyTorch's rules).
+INFERENCE_COUNTER = VersionCounter()
+
+
+class _CreationState(threading.local):
+    # The counter new tensors start with: None (made on first need), or INFERENCE_COUNTER while the
+    # thread is inside inference_mode (grad_mode switches it; it lives here, below autograd).
+    version_counter = None
+
+
+creation = _CreationState()
+# How many inference_mode blocks are open, in all threads. Reading a thread-local costs ~10% of
+# new_tensor, so new tensors look up their thread's mode only while some thread is inside one.
+inference_blocks_open = 0
+
+
 def new_tensor(data, requires_grad=False, grad_fn=None, output_nr=0):
     """Wrap an ndarray without checks or copies: the constructor on every op's path."""
     tensor = _new_object(Tensor)
@@ -41,7 +60,7 @@ def new_tensor(data, requires_grad=False, grad_fn=None, output_nr=0):
     tensor._grad_fn = grad_fn
     tensor._output_nr = output_nr
     tensor._grad = None
-    tensor._version_counter = None
+    tensor._version_counter = creation.version_counter if inference_blocks_open else None
     tensor._base = None
     tensor._grad_accumulator = None
     return tensor
@@ -201,7 +220,7 @@ class Tensor(metaclass=_TensorType):
         self._grad_fn = None
         self._output_nr = 0
         self._grad = None
-        self._version_counter = None
+        self._version_counter = creation.version_counter if inference_blocks_open else None
         self._base = None
         self._grad_accumulator = None
 
@@ -246,11 +265,15 @@ class Tensor(metaclass=_TensorType):
         """The graph node that made this tensor (`MulBackward0`, ...); None for leaves and tensors made outside the
         graph.
         """
-        if self._base is not None and self._grad_fn is not None:
+        if self._base is not None and (self._grad_fn is not None or self._requires_grad):
             from .autograd.function import refresh_view_grad_fn
 
             return refresh_view_grad_fn(self)
         return self._grad_fn
+
+    def _is_view(self):
+        """Whether this tensor is a view of another (its `_base`); PyTorch's private spelling."""
+        return self._base is not None
 
     @property
     def is_leaf(self):
@@ -387,6 +410,11 @@ class Tensor(metaclass=_TensorType):
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        if (type(self._data) is SparseCoo) != (type(value._data) is SparseCoo):
+            raise RuntimeError(
+                "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible "
+                "tensor type. (One is sparse and the other dense: convert with to_dense() or to_sparse() first.)"
+            )
         if self._requires_grad and value._data.dtype.kind not in "fcV":
             raise RuntimeError(
                 f"data set to a tensor that requires gradients must be floating point or complex "
@@ -432,6 +460,11 @@ class Tensor(metaclass=_TensorType):
     @property
     def _version(self):
         counter = self._version_counter
+        if counter is INFERENCE_COUNTER:
+            raise RuntimeError(
+                "Inference tensors do not track version counter. (This tensor was made under "
+                f"{_naming.package}.inference_mode(); clone() it outside inference mode for a tracked copy.)"
+            )
         return 0 if counter is None else counter.value
 
     def _shared_version_counter(self):
@@ -443,6 +476,12 @@ class Tensor(metaclass=_TensorType):
         counter = self._version_counter
         if counter is None:
             self._version_counter = VersionCounter(1)
+        elif counter is INFERENCE_COUNTER and creation.version_counter is None:
+            raise RuntimeError(
+                "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+                "clone to get a normal tensor before doing inplace update.See "
+                "https://github.com/pytorch/rfcs/pull/17 for more details."
+            )
         else:
             counter.value += 1
 
@@ -530,8 +569,8 @@ class Tensor(metaclass=_TensorType):
         return False
 
     def is_inference(self):
-        """Always False: tensors made under `inference_mode` are ordinary tensors in ember."""
-        return False
+        """Whether this tensor was made under `inference_mode` (or is a view of such a tensor)."""
+        return self._version_counter is INFERENCE_COUNTER
 
     def is_distributed(self):
         """Always False (kept for PyTorch compatibility)."""

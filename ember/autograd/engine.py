@@ -213,14 +213,18 @@ class GraphTask:
         existing = buffer[output_nr]
         if existing is None:
             buffer[output_nr] = grad
-        elif self.create_graph or existing._requires_grad or grad._requires_grad:
-            buffer[output_nr] = existing + grad  # recorded, so the sum can be differentiated
-        elif (node, output_nr) in self.owned:
-            existing._data += grad._data
-        else:  # neither gradient is the engine's to change: a new sum, which the engine owns
-            # the sum of two 0-d arrays is a NumPy scalar, which a tensor must not hold
-            buffer[output_nr] = new_tensor(_non_ndarray_result(existing._data + grad._data))
-            self.owned.add((node, output_nr))
+        else:
+            if type(existing._data) is SparseCoo and type(grad._data) is not SparseCoo:
+                existing, grad = grad, existing  # dense + sparse is dense; sparse + dense is refused
+                self.owned.discard((node, output_nr))
+            if self.create_graph or existing._requires_grad or grad._requires_grad:
+                buffer[output_nr] = existing + grad  # recorded, so the sum can be differentiated
+            elif (node, output_nr) in self.owned:
+                existing._data += grad._data
+            else:  # neither gradient is the engine's to change: a new sum, which the engine owns
+                # the sum of two 0-d arrays is a NumPy scalar, which a tensor must not hold
+                buffer[output_nr] = new_tensor(_non_ndarray_result(existing._data + grad._data))
+                self.owned.add((node, output_nr))
 
     def _share(self, grads):
         shared = self.shared

@@ -23,7 +23,7 @@ import weakref
 from numpy import ndarray as _ndarray, asarray as _as_array
 
 from .._sparse_coo import SparseCoo
-from .._tensor import Tensor, VersionCounter, new_tensor
+from .._tensor import INFERENCE_COUNTER, Tensor, VersionCounter, new_tensor
 from .. import _float_errors, _naming
 from ..utils.hooks import RemovableHandle
 from . import grad_mode
@@ -333,6 +333,8 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
                 else:
                     item = _tensor_holding(item, outputs, raw_outputs)
         if hooks is not None:
+            if item._version_counter is INFERENCE_COUNTER:
+                raise _inference_saved_error(node)
             forward_ad.note_lost_tangent()  # what unpack returns carries no tangent
             saved[index] = _PackedSaved(item, item._grad_fn is node, hooks)
             versions[index] = 0
@@ -342,9 +344,19 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
         else:
             saved[index] = item
             counter = item._version_counter
+            if counter is INFERENCE_COUNTER:
+                raise _inference_saved_error(node)
             versions[index] = 0 if counter is None else counter.value
     node._saved = saved
     node._saved_versions = versions
+
+
+def _inference_saved_error(node):
+    return RuntimeError(
+        "Inference tensors cannot be saved for backward. To work around you can make a clone to get a "
+        f"normal tensor and use it in autograd. ({node.name()} needs an input made under inference_mode(); "
+        "clone() it outside inference mode first.)"
+    )
 
 
 def _input_given(node, array, inputs):

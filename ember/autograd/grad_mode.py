@@ -10,7 +10,7 @@ import sys
 import threading
 import warnings
 
-from .. import _naming
+from .. import _naming, _tensor
 
 __all__ = [
     "no_grad",
@@ -29,6 +29,7 @@ class _GradModeState(threading.local):
 
 
 state = _GradModeState()
+_blocks_lock = threading.Lock()
 
 
 def is_grad_enabled():
@@ -37,7 +38,7 @@ def is_grad_enabled():
 
 
 def is_inference_mode_enabled():
-    """Whether the current thread is inside `inference_mode` (which in ember behaves as `no_grad`)."""
+    """Whether the current thread is inside `inference_mode`."""
     return state.inference
 
 
@@ -167,7 +168,10 @@ class set_grad_enabled(_GradModeSwitch):
 
 
 class inference_mode(_GradModeSwitch):
-    """Like `no_grad`; ember has no separate inference tensors, so the two behave alike."""
+    """Like `no_grad`, and the tensors made inside are inference tensors (`is_inference()`), as in PyTorch:
+    outside the block they cannot be changed in place or saved for backward, and views of them are
+    ordinary tensors that do not require grad. Views of normal tensors made inside keep `requires_grad`
+    but may not be changed in place once grad mode is back on."""
 
     def __init__(self, mode=True):
         self.mode = bool(mode)
@@ -182,11 +186,18 @@ class inference_mode(_GradModeSwitch):
 
     def __enter__(self):
         self._previous_inference = state.inference
+        self._previous_counter = _tensor.creation.version_counter
         state.inference = self.mode
+        _tensor.creation.version_counter = _tensor.INFERENCE_COUNTER if self.mode else None
+        with _blocks_lock:
+            _tensor.inference_blocks_open += 1
         super().__enter__()
 
     def __exit__(self, *exc_info):
         state.inference = self._previous_inference
+        _tensor.creation.version_counter = self._previous_counter
+        with _blocks_lock:
+            _tensor.inference_blocks_open -= 1
         return super().__exit__(*exc_info)
 
     def clone(self):

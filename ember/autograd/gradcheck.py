@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from .._sparse_coo import SparseCoo
 from .._tensor import Tensor, new_tensor
 from . import grad_mode
 
@@ -24,6 +25,8 @@ __all__ = [
     "FunctionCheckReport",
     "numerical_jacobian",
     "analytical_jacobian",
+    "get_numerical_jacobian",
+    "get_analytical_jacobian",
 ]
 
 
@@ -117,6 +120,61 @@ def _analytical_jacobians(output, inputs, input_indices):
                 if grad is not None:
                     jacobian[:, part * data.size + element] = _real_coordinates(grad._data)
     return jacobians
+
+
+def _private_api_warning(name):
+    warnings.warn(
+        f"`{name}` was part of PyTorch's private API and not meant to be exposed. We are deprecating it "
+        "and it will be removed in a future version of PyTorch. If you have a specific use for this or "
+        "feature request for this to be a stable API, please file us an issue at "
+        "https://github.com/pytorch/pytorch/issues/new",
+        FutureWarning,
+        stacklevel=3,
+    )
+
+
+def _check_grad_out(grad_out, name):
+    if grad_out != 1.0:
+        raise ValueError(f"Expected grad_out to be 1.0. {name} no longer supports values of grad_out != 1.0.")
+
+
+def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
+    """Deprecated (as in PyTorch): d fn(inputs)[0] / d each tensor of `target` (default: `inputs`) that
+    requires grad, by central differences: a tuple of (input.numel(), output.numel()) tensors.
+    `fn` takes the inputs as one tuple. Use `numerical_jacobian` or `torch.func.jacrev` instead."""
+    _private_api_warning("get_numerical_jacobian")
+    _check_grad_out(grad_out, "get_numerical_jacobian")
+    inputs = _as_tuple(inputs)
+    targets = inputs if target is None else _as_tuple(target)
+
+    def first_output(*args):
+        outputs = fn(args)
+        return outputs[0] if isinstance(outputs, (tuple, list)) else outputs
+
+    jacobians = []
+    for tensor in targets:
+        if not (isinstance(tensor, Tensor) and tensor.requires_grad):
+            continue
+        index = next((i for i, given in enumerate(inputs) if given is tensor), None)
+        if index is None:
+            raise ValueError("get_numerical_jacobian: each target must be one of the inputs")
+        jacobians.append(new_tensor(_numerical_jacobians(first_output, inputs, index, eps)[0]))
+    return tuple(jacobians)
+
+
+def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
+    """Deprecated (as in PyTorch): d output / d each input that requires grad, from backward, as
+    (jacobians, reentrant, correct_grad_sizes, correct_grad_types); `reentrant` says whether a second
+    run of backward gives the same Jacobians within `nondet_tol`."""
+    _private_api_warning("get_analytical_jacobian")
+    _check_grad_out(grad_out, "get_analytical_jacobian")
+    inputs = _as_tuple(inputs)
+    indices = [i for i, tensor in enumerate(inputs) if isinstance(tensor, Tensor) and tensor.requires_grad]
+    first = _analytical_jacobians(output, inputs, indices)
+    second = _analytical_jacobians(output, inputs, indices)
+    reentrant = all(np.max(np.abs(a - b), initial=0.0) <= nondet_tol for a, b in zip(first, second))
+    # ember's engine refuses gradients of the wrong shape or dtype before they get here
+    return tuple(new_tensor(jacobian) for jacobian in first), reentrant, True, True
 
 
 def _forward_jacobians(function, inputs, input_index):
@@ -304,9 +362,12 @@ def gradcheck(
         ember.autograd.gradcheck(MySigmoid.apply, (x,))
 
     Differences from PyTorch: `fast_mode`, `nondet_tol`, `check_undefined_grad` and the batched
-    checks are accepted and ignored (the slow, exact mode always runs).
+    checks are accepted and ignored (the slow, exact mode always runs). Sparse COO inputs are
+    checked through their stored values (the entries PyTorch perturbs too), with or without `masked`.
     """
     inputs = _as_tuple(inputs)
+    if any(type(value) is Tensor and type(value._data) is SparseCoo and value._requires_grad for value in inputs):
+        func, inputs = _on_stored_values(func, inputs)
     differentiable = [i for i, value in enumerate(inputs) if isinstance(value, Tensor) and value._requires_grad]
     if not differentiable:
         raise ValueError(
@@ -381,6 +442,29 @@ def gradcheck(
                     )
                     return _fail(message, raise_exception)
     return True
+
+
+def _on_stored_values(func, inputs):
+    """`func` of sparse COO inputs as a function of their stored values: each sparse input that requires
+    grad is replaced by its coalesced values (a float tensor gradcheck can perturb) and rebuilt, with
+    the same indices and size, before `func` sees it; its gradient is then checked at those entries."""
+    from ..ops import sparse_coo_tensor
+
+    rebuilt = {}
+    replaced = list(inputs)
+    for index, value in enumerate(inputs):
+        if type(value) is Tensor and type(value._data) is SparseCoo and value._requires_grad:
+            coo = value._data.coalesce()
+            rebuilt[index] = (new_tensor(coo.indices), coo.shape)
+            replaced[index] = new_tensor(coo.values.copy(), requires_grad=True)
+
+    def on_values(*args):
+        args = list(args)
+        for index, (indices, shape) in rebuilt.items():
+            args[index] = sparse_coo_tensor(indices, args[index], shape, is_coalesced=True)
+        return func(*args)
+
+    return on_values, tuple(replaced)
 
 
 def _mismatch_message(

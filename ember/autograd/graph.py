@@ -5,7 +5,12 @@ with ember.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
 y.sum().backward()      # ... and comes back through unpack_hook when backward reads it
 """
 
+import collections
+import contextlib
+import weakref
+
 from .._tensor import Tensor
+from . import grad_mode as _grad_mode
 from .edge import GradientEdge
 from .function import Node, AccumulateGrad, _edge_to
 from . import saved_hooks as _saved_hooks
@@ -14,6 +19,7 @@ __all__ = [
     "saved_tensors_hooks",
     "save_on_cpu",
     "disable_saved_tensors_hooks",
+    "allow_mutation_on_saved_tensors",
     "Node",
     "increment_version",
     "GradientEdge",
@@ -111,12 +117,113 @@ class disable_saved_tensors_hooks:
         return wrapper
 
 
+class _Handle:
+    """What the graph keeps for one saved tensor inside allow_mutation_on_saved_tensors."""
+
+    __slots__ = ("__weakref__",)
+
+
+class _AllowMutationOnSavedContext:
+    """The state of one allow_mutation_on_saved_tensors block (PyTorch's field names, which tests read).
+
+    `tid_to_weakhandle` maps a saved tensor (id, address, version) to its handle, alive while a graph
+    keeps it; `original` and `cloned` map a handle to the tensor as saved, or to the copy made before
+    an in-place change; `sid_to_tid` lists the saved tensors of each storage."""
+
+    def __init__(self):
+        self.cloned = weakref.WeakKeyDictionary()
+        self.original = weakref.WeakKeyDictionary()
+        self.tid_to_weakhandle = weakref.WeakValueDictionary()
+        self.sid_to_tid = collections.defaultdict(set)
+
+    def clear(self):
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self.sid_to_tid.clear()
+
+
+def _tensor_id(tensor):
+    return id(tensor), tensor.data_ptr(), tensor._version
+
+
+def _storage_id(tensor):
+    return tensor.untyped_storage().data_ptr()
+
+
+_mutation_context = None  # the open allow_mutation_on_saved_tensors block, if any
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Context manager: tensors saved for backward inside may be changed in place afterwards.
+
+    A saved tensor about to be overwritten (by an in-place op on it or on a view of its memory, or as
+    an `out=` argument) is cloned first, and backward reads the clone, so it computes the gradient
+    of what was saved instead of raising the "modified by an inplace operation" error. Backward must
+    run inside the same block. Yields the block's state (see `_AllowMutationOnSavedContext`).
+
+    Example::
+
+        with ember.autograd.graph.allow_mutation_on_saved_tensors():
+            b = a.clone()
+            out = (b ** 2).sum()
+            b.sin_()             # b's saved value is kept aside
+            out.backward()       # a.grad == 2 * a
+    """
+    global _mutation_context
+    if _mutation_context is not None:
+        raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+    ctx = _AllowMutationOnSavedContext()
+
+    def pack_hook(tensor):
+        tid = _tensor_id(tensor)
+        ctx.sid_to_tid[_storage_id(tensor)].add(tid)
+        handle = ctx.tid_to_weakhandle.get(tid)
+        if handle is None:  # the same tensor at the same version may be saved many times: one handle
+            handle = ctx.tid_to_weakhandle[tid] = _Handle()
+            ctx.original[handle] = tensor
+        return handle
+
+    def unpack_hook(handle):
+        message = (
+            "Trying to backward outside of the 'allow_mutation_on_saved_tensors' context in which the "
+            "graph was originally recorded."
+        )
+        assert _mutation_context is ctx, message
+        if handle in ctx.cloned:
+            return ctx.cloned[handle]
+        assert handle in ctx.original, message
+        return ctx.original[handle]
+
+    def clone_saved(tensor):
+        for tid in ctx.sid_to_tid.get(_storage_id(tensor), ()):
+            handle = ctx.tid_to_weakhandle.get(tid)
+            if handle is None or handle in ctx.cloned:  # no longer saved, or already kept aside
+                continue
+            with _grad_mode.no_grad():
+                ctx.cloned[handle] = ctx.original[handle].clone()
+            del ctx.original[handle]
+
+    _mutation_context = ctx
+    _saved_hooks.before_mutation.append(clone_saved)
+    try:
+        with saved_tensors_hooks(pack_hook, unpack_hook):
+            yield ctx
+    finally:
+        _saved_hooks.before_mutation.remove(clone_saved)
+        _mutation_context = None
+        ctx.clear()
+
+
 def increment_version(tensor):
     """Bump the version counter of `tensor` (or of each tensor in an iterable), as an in-place change
-    would: backward then refuses the values saved before it."""
+    would: backward then refuses the values saved before it. Inference tensors track no version:
+    they are skipped, as in PyTorch."""
     tensors = (tensor,) if isinstance(tensor, Tensor) else tensor
     for item in tensors:
-        item._bump_version()
+        if not item.is_inference():
+            item._bump_version()
 
 
 def get_gradient_edge(tensor):

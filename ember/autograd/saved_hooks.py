@@ -20,6 +20,10 @@ class _HooksState(threading.local):
 
 state = _HooksState()
 
+# Called with a tensor just before an in-place op or an out= argument overwrites its memory;
+# graph.allow_mutation_on_saved_tensors uses it to clone saved tensors before they change.
+before_mutation = []
+
 
 class PackedSaved:
     """One saved tensor as a pack hook left it, with what is needed to rebuild its graph links."""

@@ -3,8 +3,11 @@
 A composite of ember ops (embedding lookup, index_add, max), so gradients come from them.
 """
 
+import warnings
+
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor, new_tensor
 from ..ops import creation
 from . import functional as _F
@@ -103,6 +106,12 @@ def embedding_bag(
         >>> F.embedding_bag(ember.tensor([1, 2, 4, 5, 4, 3]), weight, ember.tensor([0, 4])).shape
         torch.Size([2, 3])
     """
+    if isinstance(weight, Tensor) and weight.dtype == _dtype.int64 and input.is_floating_point():
+        warnings.warn(
+            "Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, input, "
+            "...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`."
+        )
+        weight, input = input, weight
     _check_indices(input, offsets, per_sample_weights, mode)
     if input.dim() == 2:
         bags_of_fixed_size = input.shape[1]

@@ -42,6 +42,7 @@ __all__ = [
     "dsplit",
     "unsafe_split",
     "unsafe_chunk",
+    "unsafe_split_with_sizes",
     "narrow_copy",
 ]  # (and the Tensor methods transpose_, swapaxes_, swapdims_, t_, squeeze_, unsqueeze_)
 
@@ -184,6 +185,12 @@ def unsafe_split(tensor, split_size, dim=0):
     dim = normalize_dim(dim, tensor._data.ndim, "unsafe_split")
     sizes, _ = _split_sizes(tensor, split_size, dim)
     return UnsafeSplit.apply(tensor, dim, tuple(sizes))
+
+
+@op(method=True)
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """`split_with_sizes` without view tracking: pieces of the given sizes that may be changed in place."""
+    return unsafe_split(input, list(split_sizes), dim)
 
 
 @op(method=True)

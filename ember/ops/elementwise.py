@@ -609,33 +609,38 @@ def neg(input):
 
 
 @op(Exp, method=True, inplace=True)
-def exp(input):
+def exp(input, *, out=None):
     """e to the power of each element; integer tensors give the default float dtype."""
-    return _unary(Exp, input, "exp")
+    result = _unary(Exp, input, "exp")
+    return result if out is None else _write_out(result, out)
 
 
 @op(Log, method=True, inplace=True)
-def log(input):
+def log(input, *, out=None):
     """The natural logarithm, element-wise (-inf at 0, NaN below); integers give the default float dtype."""
-    return _unary(Log, input, "log")
+    result = _unary(Log, input, "log")
+    return result if out is None else _write_out(result, out)
 
 
 @op(Sin, method=True, inplace=True)
-def sin(input):
+def sin(input, *, out=None):
     """The sine (radians), element-wise; integers give the default float dtype."""
-    return _unary(Sin, input, "sin")
+    result = _unary(Sin, input, "sin")
+    return result if out is None else _write_out(result, out)
 
 
 @op(Cos, method=True, inplace=True)
-def cos(input):
+def cos(input, *, out=None):
     """The cosine (radians), element-wise; integers give the default float dtype."""
-    return _unary(Cos, input, "cos")
+    result = _unary(Cos, input, "cos")
+    return result if out is None else _write_out(result, out)
 
 
 @op(Tanh, method=True, inplace=True)
-def tanh(input):
+def tanh(input, *, out=None):
     """The hyperbolic tangent, element-wise; integers give the default float dtype."""
-    return _unary(Tanh, input, "tanh")
+    result = _unary(Tanh, input, "tanh")
+    return result if out is None else _write_out(result, out)
 
 
 @op(Sigmoid, method=True, inplace=True)
@@ -651,9 +656,10 @@ def relu(input):
 
 
 @op(Sqrt, method=True, inplace=True)
-def sqrt(input):
+def sqrt(input, *, out=None):
     """The square root, element-wise (NaN below 0); integers give the default float dtype."""
-    return _unary(Sqrt, input, "sqrt")
+    result = _unary(Sqrt, input, "sqrt")
+    return result if out is None else _write_out(result, out)
 
 
 @op(Abs, method=True, inplace=True)

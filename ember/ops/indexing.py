@@ -832,7 +832,7 @@ class Gather(Primitive, node="GatherBackward0"):
     @staticmethod
     def forward(ctx, a, dim, index):
         ctx.input_shape, ctx.dim, ctx.index = a.shape, dim, index
-        return _as_nd(a)[index].reshape(index[dim].shape if a.ndim else ())
+        return _as_nd(a)[index].reshape(index[dim].shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -845,7 +845,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     """`out[i][j] = input[index[i][j]][j]` for dim 0 (and likewise for other dims)."""
     dim, full_index = _gather_index(input, dim, index, "gather")
     result = Gather.apply(input, dim, full_index)
-    if index._data.ndim == 0 and input._data.ndim:
+    if index._data.ndim == 0:
         result = result.reshape(())
     if out is not None:
         from .inplace import copy_into_out

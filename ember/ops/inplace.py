@@ -11,7 +11,7 @@ from .._backend import np
 from .._tensor import Tensor, new_tensor
 from ..autograd import grad_mode, forward_ad as _forward_ad
 from ..autograd.function import Primitive, refresh_view_grad_fn, _stop_retaining
-from ..autograd.saved_hooks import state as _saved_hooks_state
+from ..autograd.saved_hooks import before_mutation as _before_mutation, state as _saved_hooks_state
 from ._tangents import linear_jvp
 
 __all__ = ["apply_inplace", "copy_into_out"]
@@ -21,6 +21,8 @@ _grad_state = grad_mode.state
 
 def _check_leaf(tensor, op_name):
     if tensor._requires_grad and tensor._grad_fn is None:
+        if tensor._base is not None and getattr(tensor._view_replay, "forbids_inplace", False):
+            raise tensor._view_replay.inplace_error(tensor._output_nr)  # a view made in inference mode
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation. "  # PyTorch's words first
             f"({op_name}: modify its values under `with {_naming.package}.no_grad():` as optimizers do, "
@@ -72,6 +74,9 @@ def apply_inplace(tensor, op_name, out_of_place, *args, **kwargs):
     """Run `out_of_place(tensor, *args)` and store its result in `tensor` itself."""
     if not isinstance(tensor, Tensor):
         raise TypeError(f"{op_name}: expected a Tensor, got {type(tensor).__name__}")
+    if _before_mutation:
+        for hook in _before_mutation:
+            hook(tensor)
     recording = _grad_state.enabled and (
         tensor._requires_grad or any(isinstance(arg, Tensor) and arg._requires_grad for arg in args)
     )
@@ -213,6 +218,9 @@ def copy_into_out(out, result):
 
 
 def _write_out(out, result):
+    if _before_mutation:
+        for hook in _before_mutation:
+            hook(out)
     if out._data.shape != result._data.shape:
         out._data = np.empty(result._data.shape, dtype=out._data.dtype)
     _write(out, result.detach(), "out=")

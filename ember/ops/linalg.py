@@ -296,6 +296,8 @@ def mm(input, mat2, *, out=None):
     """Product of two matrices (2-D only, no broadcasting: use `matmul` for that)."""
     if isinstance(input, Tensor) and type(input._data) is SparseCoo:
         return _write_out(sparse_coo.sparse_dense_product("mm", input, mat2), out)
+    if isinstance(mat2, Tensor) and type(mat2._data) is SparseCoo and isinstance(input, Tensor):
+        return _write_out(sparse_coo.dense_sparse_product("mm", input, mat2), out)
     if _autocast.ever_enabled and _autocast.state.lower is not None:
         input, mat2 = _autocast.lower_precision(input, mat2)
     _check_products("mm", input, mat2)

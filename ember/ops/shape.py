@@ -4,7 +4,7 @@ counter and remember how to replay the view from the base (for in-place ops thro
 from .._backend import np, broadcast_view
 from .._validation import allocate, size_argument
 from .._sparse_coo import SparseCoo
-from .._tensor import Tensor, new_tensor as _wrap
+from .._tensor import INFERENCE_COUNTER, Tensor, creation as _creation, new_tensor as _wrap
 from .. import _dtype
 from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
@@ -52,6 +52,9 @@ def parse_shape(shape, op_name="view", argument="size"):
 def make_view(output, source, replay):
     """Record that `output` is a view of `source`: same memory, same version counter, and a way to
     rebuild it from the base (`replay`, a function of one tensor) for in-place ops on the view."""
+    counter = source._version_counter
+    if counter is INFERENCE_COUNTER or _creation.version_counter is not None:
+        return _inference_view(output, source, replay)
     base = source._base
     parent_replay = source._view_replay if base is not None else None
     output._base = source if base is None else base
@@ -59,6 +62,51 @@ def make_view(output, source, replay):
     output._view_version = counter.value  # when its grad_fn was made (see refresh_view_grad_fn)
     output._view_replay = replay if parent_replay is None else _ChainedReplay(parent_replay, replay)
     return output
+
+
+def _inference_view(output, source, replay):
+    """PyTorch's rules for views that involve inference mode (see `inference_mode`)."""
+    if source._version_counter is INFERENCE_COUNTER:
+        output._version_counter = INFERENCE_COUNTER
+        if _creation.version_counter is None:  # of an inference tensor, outside: a plain tensor
+            output._requires_grad, output._grad_fn = False, None
+            return output
+    base = source._base
+    parent_replay = source._view_replay if base is not None else None
+    output._base = source if base is None else base
+    output._version_counter = counter = source._shared_version_counter()
+    output._view_version = counter.value
+    replay = replay if parent_replay is None else _ChainedReplay(parent_replay, replay)
+    if counter is not INFERENCE_COUNTER:  # a normal tensor's view made inside keeps requires_grad
+        output._requires_grad = source._requires_grad
+        replay = _MadeInInferenceMode(replay)
+    output._view_replay = replay
+    return output
+
+
+class _MadeInInferenceMode:
+    """The replay of a view of a normal tensor made in inference mode: it has no history to rebuild,
+    so an in-place change through it, or (once its base changed) asking for its grad_fn, is refused."""
+
+    __slots__ = ("replay",)
+
+    def __init__(self, replay):
+        self.replay = replay
+
+    def __call__(self, tensor):
+        raise RuntimeError(
+            "A view was created in inference mode and its base or another view of its base has been "
+            "modified inplace in normal mode. (Make the view outside inference mode if it is needed for "
+            "autograd, or clone() it.)"
+        )
+
+    forbids_inplace = True
+
+    def inplace_error(self, output_nr):
+        return RuntimeError(
+            "A view was created in inference mode and is being modified inplace in normal mode. (Make the "
+            "view outside inference mode if the change must be recorded, or modify a clone.)"
+        )
 
 
 class _ChainedReplay:

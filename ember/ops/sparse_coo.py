@@ -84,7 +84,7 @@ def sparse_coo_tensor(
             f"sparse_coo_tensor: indices must be sparse_dim x nnz, but got: {list(indices.shape)}; "
             "give them as a 2-D tensor with one row per sparse dimension"
         )
-    if indices._data.dtype.kind not in "iu":
+    if indices._data.dtype.kind not in "iuf":  # floating indices are truncated to int64, as PyTorch does
         raise RuntimeError(f"sparse_coo_tensor: indices must be an int64 tensor, got {indices.dtype}")
     if indices._data.dtype != np.int64:
         indices = indices.long()
@@ -124,25 +124,29 @@ def sparse_coo_tensor(
 
 class ToDense(Primitive, node="ToDenseBackward0"):
     @staticmethod
-    def forward(ctx, coo):
-        ctx.pattern = coo.coalesce()
+    def forward(ctx, coo, masked_grad):
+        ctx.pattern = coo.coalesce() if masked_grad else None
         return coo.to_dense()
 
     @staticmethod
     def backward(ctx, grad):
         pattern = ctx.pattern
+        if pattern is None:  # masked_grad=False: the gradient stays dense
+            return grad, None
         indices = new_tensor(pattern.indices)
-        return _make(indices, grad[tuple(indices)], pattern.shape, True)
+        return _make(indices, grad[tuple(indices)], pattern.shape, True), None
 
     jvp = linear_jvp
 
 
 @op(ToDense, method=True)
 def to_dense(input, dtype=None, *, masked_grad=None):
-    """The dense (strided) tensor a sparse one stands for (a dense input is returned as it is)."""
+    """The dense (strided) tensor a sparse one stands for (a dense input is returned as it is).
+
+    The sparse input's gradient is sparse on its own pattern, or dense with `masked_grad=False`."""
     if not is_sparse(input):
         return input
-    result = ToDense.apply(input)
+    result = ToDense.apply(input, masked_grad is None or bool(masked_grad))
     return result if dtype is None else result.to(dtype)
 
 
@@ -163,10 +167,16 @@ class ToSparse(Primitive, node="ToSparseBackward0"):
 
 
 @op(ToSparse, method=True)
-def to_sparse(input, sparse_dim=None, *, layout=None):
+def to_sparse(input, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
     """The nonzero entries of a dense tensor as a coalesced sparse COO tensor (`sparse_dim` leading dims sparse)."""
     if layout not in (None, sparse_coo):
         raise NotImplementedError(f"to_sparse: ember has only the torch.sparse_coo layout, not {layout}")
+    if blocksize is not None:
+        raise RuntimeError("to_sparse: blocksize is for the block layouts (sparse_bsr/bsc), which ember lacks")
+    if dense_dim is not None:
+        if sparse_dim is not None:
+            raise RuntimeError("to_sparse: give sparse_dim or dense_dim, not both")
+        sparse_dim = input._data.ndim - dense_dim
     if is_sparse(input):
         return input
     return ToSparse.apply(input, input._data.ndim if sparse_dim is None else sparse_dim)
@@ -360,10 +370,8 @@ class SparseAddmm(SparseMm, node="SparseAddmmBackward0"):
 def sparse_dense_product(name, sparse, dense, masked_grad=False):
     """`sparse @ dense` for a 2-D sparse COO matrix and a dense matrix (or vector)."""
     coo = sparse._data
-    if is_sparse(dense):
-        raise NotImplementedError(
-            f"{name}: ember multiplies a sparse matrix by a dense one only; call .to_dense() on mat2"
-        )
+    if is_sparse(dense):  # sparse @ sparse is sparse, as in PyTorch; both operands get dense gradients
+        return to_sparse(sparse_dense_product(name, sparse, to_dense(dense, masked_grad=False), masked_grad))
     if coo.ndim != 2 or coo.sparse_dim != 2:
         raise RuntimeError(f"{name}: the sparse operand must be a 2-D matrix with 2 sparse dims, got size {coo.shape}")
     if dense._data.ndim not in (1, 2) or dense._data.shape[0] != coo.shape[1]:
@@ -378,6 +386,29 @@ def sparse_dense_product(name, sparse, dense, masked_grad=False):
     if dense._data.ndim == 1:
         return sparse_dense_product(name, sparse, dense.unsqueeze(1), masked_grad).squeeze(1)
     return (SparseAddmm if masked_grad else SparseMm).apply(sparse, dense)
+
+
+@op(method=True)
+def sparse_mask(input, mask):
+    """The entries of dense `input` at the positions `mask` stores, as a coalesced sparse tensor
+    (mask's values are ignored); the gradient reaches `input` at those positions only."""
+    if is_sparse(input):
+        raise NotImplementedError("sparse_mask: ember masks dense tensors only; call .to_dense() on self first")
+    pattern = _coo(mask, "sparse_mask(): mask").coalesce()
+    if tuple(input._data.shape) != tuple(pattern.shape):
+        raise RuntimeError(
+            f"sparse_mask(): operands have incompatible sizes; self has size {list(input.shape)} but mask has "
+            f"size {list(pattern.shape)}"
+        )
+    indices = new_tensor(pattern.indices)
+    return _make(indices, input[tuple(indices)], pattern.shape, True)
+
+
+def dense_sparse_product(name, dense, sparse):
+    """`dense @ sparse` for a dense matrix and a 2-D sparse COO matrix: (sparse.T @ dense.T).T, dense."""
+    if dense._data.ndim != 2:
+        raise RuntimeError(f"{name}: self must be a matrix ({name} got shape {list(dense.shape)})")
+    return sparse_dense_product(name, transpose_matrix(sparse), dense.t()).t()
 
 
 @op(SparseMm)

@@ -315,3 +315,23 @@ def test_gradcheck_agrees_with_torch_on_pass_and_fail(torch):
     assert gradcheck(EmberSwapped.apply, ember_inputs, raise_exception=False) is False
     assert torch.autograd.gradcheck(lambda w, x: w * x, torch_inputs)
     assert gradcheck(lambda w, x: w * x, ember_inputs)
+
+
+class _DoubledSparseGradient(Function):
+    """to_dense whose backward sends back twice the gradient, as a sparse tensor."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.to_dense()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad * 2).to_sparse()
+
+
+@pytest.mark.parametrize("masked", [True, False])
+def test_gradcheck_checks_sparse_inputs_through_their_stored_values(masked):
+    x = ember.tensor([[0.0, 1.5], [-2.0, 0.0]], dtype=ember.float64).to_sparse().requires_grad_()
+    assert gradcheck(lambda s: s.to_dense() * 3, (x,), masked=masked)
+    with pytest.raises(GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"):
+        gradcheck(_DoubledSparseGradient.apply, (x,), masked=masked)

@@ -94,6 +94,12 @@ CASES = [
         "unsafe_split", lambda lib, a: lib.unsafe_split(a, 2, 1), lambda a: (a[:, :2], a[:, 2:4], a[:, 4:]), [((3, 5),)]
     ),
     case("unsafe_chunk", lambda lib, a: a.unsafe_chunk(2, 0), lambda a: (a[:2], a[2:]), [((4, 3),)]),
+    case(
+        "unsafe_split_with_sizes",
+        lambda lib, a: a.unsafe_split_with_sizes((1, 3), 1),
+        lambda a: (a[:, :1], a[:, 1:]),
+        [((2, 4),)],
+    ),
     case("transpose_", lambda lib, a: (a * 1).transpose_(0, 2), lambda a: a.swapaxes(0, 2), [((2, 3, 4),)]),
     case("swapaxes_", lambda lib, a: (a * 1).swapaxes_(0, 1), lambda a: a.swapaxes(0, 1), [((2, 3),)]),
     case("swapdims_", lambda lib, a: (a * 1).swapdims_(1, 0), lambda a: a.swapaxes(0, 1), [((2, 3),)]),

@@ -32,6 +32,13 @@ def _torch_sparse(torch, values):
 
 CASES = [
     OpCase(
+        "sparse_mask",
+        lambda d: d.sparse_mask(_ember_sparse(ember.ones(5))).to_dense(),
+        lambda d: np.where(_dense(np.ones(5)) != 0, d, 0.0),
+        [(SHAPE,)],
+        torch_fn=lambda t, d: d.sparse_mask(_torch_sparse(t, t.ones(5, dtype=d.dtype)).coalesce()).to_dense(),
+    ),
+    OpCase(
         "sparse_coo_tensor_to_dense",
         lambda v: _ember_sparse(v).to_dense(),
         _dense,
