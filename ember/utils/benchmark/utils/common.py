@@ -36,10 +36,11 @@ _ENGLISH = {"ns": "nanosecond", "us": "microsecond", "ms": "millisecond", "s": "
 
 
 def _log10(x):
-    """log10 rounded through float32, as PyTorch takes it (on a default-dtype tensor): the unit and
-    digit counts chosen from it then agree with PyTorch's at exact powers of ten."""
+    """log10 of `x` in float32, as PyTorch takes it (on a default-dtype tensor), so that the unit and
+    digit counts chosen from it agree with PyTorch's at exact powers of ten. Taken in float64 and
+    rounded: NumPy's own float32 log10 is off by an ulp at powers of ten (log10(1e-6) = -6.0000005)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        return float(np.log10(np.float32(x)))
+        return float(np.float32(np.log10(np.float64(np.float32(x)))))
 
 
 @dataclasses.dataclass(frozen=True, repr=False)  # repr=False: Measurement's repr shows the fields
@@ -106,7 +107,7 @@ class Measurement:
         <...Measurement object at 0x...>
         x + y
           Median: 1.15 us
-          IQR:    0.15 us (1.07 to 1.22)
+          IQR:    0.15 us (1.08 to 1.22)
           4 measurements, 100 runs per measurement, 1 thread
           WARNING: Interquartile range is 13.0% of the median measurement.
                    This could indicate system fluctuation.
@@ -166,9 +167,9 @@ class Measurement:
     @property
     def has_warnings(self):
         """Whether the spread is large enough for the repr to warn (IQR at least 10% of the median)."""
-        return bool(self._warnings())
+        return bool(self._warning_lines())
 
-    def _warnings(self):
+    def _warning_lines(self):
         if self.meets_confidence(_IQR_WARN_THRESHOLD):
             return []
         if self.meets_confidence(_IQR_GROSS_WARN_THRESHOLD):
@@ -223,7 +224,7 @@ class Measurement:
             f"  {count} measurement{'s' if many else ''}, {self.number_per_run} runs "
             f"{'per measurement,' if many else ','} {threads} thread{'s' if threads > 1 else ''}"
         )
-        lines.extend(self._warnings())
+        lines.extend(self._warning_lines())
         return "\n".join(lines).strip()
 
     @staticmethod

@@ -173,9 +173,9 @@ class Compare:
         >>> def measured(stmt, n, seconds):
         ...     return Measurement(1, [seconds], TaskSpec(stmt, "pass", label="add", description=f"n={n}"))
         >>> Compare([measured("a + b", 10, 2.0e-6), measured("a + b", 1000, 3.5e-6)]).print()
-        [------------ add -----------]
-                    |  n=10  |  n=1000
-        1 threads: -------------------
+        [------------ add ------------]
+                     |  n=10  |  n=1000
+        1 threads: --------------------
               a + b  |  2.0   |   3.5
         <BLANKLINE>
         Times are in microseconds (us).
