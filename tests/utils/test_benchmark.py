@@ -187,6 +187,15 @@ def test_what_ember_cannot_do_says_so():
         Timer("pass").collect_callgrind()
 
 
+def test_missing_pieces_name_themselves():
+    with pytest.raises(AttributeError, match="fuzzers are not implemented in ember"):
+        benchmark.Fuzzer  # noqa: B018
+    with pytest.raises(AttributeError, match="Valgrind"):
+        benchmark.CallgrindStats  # noqa: B018
+    with pytest.raises(ValueError, match="no raw_times"):
+        Measurement(1, [], TaskSpec("s", "pass")).median  # noqa: B018
+
+
 def test_a_statement_error_surfaces():
     with pytest.raises(SyntaxError):
         Timer("x +")

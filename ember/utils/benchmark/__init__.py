@@ -41,3 +41,21 @@ __all__ = [
     "ordered_unique",
     "set_torch_threads",
 ]
+
+# PyTorch names that ember does not provide: a clear error rather than a bare AttributeError.
+_NOT_PROVIDED = {
+    **dict.fromkeys(
+        ("Fuzzer", "FuzzedParameter", "FuzzedTensor", "FuzzedSparseTensor", "ParameterAlias"),
+        "the input fuzzers are not implemented in ember; build the inputs with ember.rand / ember.randn",
+    ),
+    **dict.fromkeys(
+        ("CallgrindStats", "FunctionCounts", "FunctionCount"),
+        "instruction counts (Timer.collect_callgrind) need PyTorch's native build under Valgrind",
+    ),
+}
+
+
+def __getattr__(name):
+    if name in _NOT_PROVIDED:
+        raise AttributeError(f"ember.utils.benchmark.{name}: {_NOT_PROVIDED[name]}")
+    raise AttributeError(f"module 'ember.utils.benchmark' has no attribute '{name}'")

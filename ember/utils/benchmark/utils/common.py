@@ -133,6 +133,11 @@ class Measurement:
         # Cached in the instance dict; raw_times is not expected to change after the first read.
         stats = self.__dict__.get("_stats")
         if stats is None:
+            if not self.raw_times:
+                raise ValueError(
+                    "Measurement has no raw_times to take statistics of; build it with at least one "
+                    "block time (Timer's methods always record one)"
+                )
             times = np.sort(np.asarray(self.times, dtype=np.float64))
             p25, median, p75 = np.quantile(times, [0.25, 0.5, 0.75])
             stats = self.__dict__["_stats"] = {
