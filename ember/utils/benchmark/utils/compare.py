@@ -98,15 +98,17 @@ class _Table:
     def _row_key(m):
         return m.num_threads, m.env, m.as_row_name
 
+    def _starts_group(self, i):
+        return i == 0 or self.groups[i] != self.groups[i - 1]
+
     def _row_strings(self):
         envs = {_env_name(m.env) for m in self.results}
         env_width = max(map(len, envs)) if len(envs) > 1 else 0
         strings, previous_env = [], None
         for i, row in enumerate(self.cells):
             threads, env, name = self.row_keys[i]
-            new_group = i == 0 or self.groups[i] != self.groups[i - 1]
             # The env is written on the first row of each run of rows that share it.
-            shown = len(envs) > 1 and (new_group or env != previous_env)
+            shown = len(envs) > 1 and (self._starts_group(i) or env != previous_env)
             env_text = f"({_env_name(env)})" if shown else ""
             cells = [
                 fmt.blank()
@@ -137,7 +139,7 @@ class _Table:
         lines = ["  |  ".join(text.center(width) for text, width in zip(header, widths))]
         total_width = len(lines[0])
         for i, row in enumerate(rows):
-            if i == 0 or self.groups[i] != self.groups[i - 1]:
+            if self._starts_group(i):
                 lines.append(f"{self.row_keys[i][0]} threads: ".ljust(total_width, "-"))
             texts = [row[0].ljust(widths[0])]
             for text, width, m, best in zip(row[1:], widths[1:], self.cells[i], self._best(i)):
