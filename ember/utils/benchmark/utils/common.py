@@ -39,7 +39,7 @@ def _log10(x):
     """log10 of `x` in float32, as PyTorch takes it (on a default-dtype tensor), so that the unit and
     digit counts chosen from it agree with PyTorch's at exact powers of ten. Taken in float64 and
     rounded: NumPy's own float32 log10 is off by an ulp at powers of ten (log10(1e-6) = -6.0000005)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):  # 0, negative or huge: -inf / nan / inf, as in PyTorch
         return float(np.float32(np.log10(np.float64(np.float32(x)))))
 
 
