@@ -35,6 +35,7 @@ NAMESPACES = (
     "ember.optim.swa_utils",
     "ember.utils.data",
     "ember.utils.checkpoint",
+    "ember.utils.benchmark",
     "ember.utils.hooks",
     "ember.autograd",
     "ember.autograd.functional",
