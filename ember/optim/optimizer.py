@@ -118,6 +118,7 @@ def add_product_(target, scale, vector):
     if (
         size <= 2 * _BLOCK
         or vector.shape != target.shape
+        or vector.dtype != target.dtype
         or not (target.flags.c_contiguous and vector.flags.c_contiguous)
         or target.dtype.kind != "f"
     ):
