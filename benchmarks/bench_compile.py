@@ -96,6 +96,10 @@ def _custom_function(lib):
     return bench_custom_function.library_step(lib, *bench_custom_function.make_data())
 
 
+def _custom_function_seed_made_once(lib):
+    return bench_custom_function.library_step(lib, *bench_custom_function.make_data(), seed_made_once=True)
+
+
 def _mlp(lib):
     return bench_mlp.library_step(lib, *bench_mlp.make_data())
 
@@ -137,6 +141,14 @@ WORKLOADS = {
         20,
         1,
         "<= 1.0x NumPy",
+    ),
+    "custom-seed-made-once": (
+        "custom Function z = w*x+b, 1000x1000, seed gradient made once outside the step",
+        _custom_function_seed_made_once,
+        lambda: bench_custom_function.numpy_step(*bench_custom_function.make_data()),
+        20,
+        1,
+        "<= 1.0x NumPy (the NumPy step makes its seed inside)",
     ),
     "mlp": (
         "MLP 784-512-512-10 step",

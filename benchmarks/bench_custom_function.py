@@ -21,16 +21,19 @@ def numpy_step(w, x, b):
     return step
 
 
-def library_step(lib, w, x, b):
+def library_step(lib, w, x, b, seed_made_once=False):
+    """The step in `lib`. Like the NumPy step it makes the seed gradient `ones_like(z)` inside the step;
+    with `seed_made_once` it passes one `ones` tensor made outside instead: b's gradient is then the
+    caller's tensor, which `.grad` must not become, so it is copied (one more 4 MB pass than NumPy)."""
     from ember._examples import define_multiply_add
 
     MultiplyAdd = define_multiply_add(lib.autograd.Function)
     tw, tx, tb = (lib.from_numpy(a.copy()).requires_grad_() for a in (w, x, b))
-    ones = lib.ones(SIZE, SIZE)
+    ones = lib.ones(SIZE, SIZE) if seed_made_once else None
 
     def step():
         z = MultiplyAdd.apply(tw, tx, tb)
-        z.backward(ones)
+        z.backward(lib.ones_like(z) if ones is None else ones)
         grads = tw.grad, tx.grad, tb.grad
         tw.grad = tx.grad = tb.grad = None
         return z, grads

@@ -26,10 +26,25 @@ def _sum_along(array, dim):
     return array.sum(axis=dim, keepdims=True)
 
 
+def _max_along(array, dim):
+    """array.max(dim, keepdims=True). Along a last axis shorter than 64 NumPy's reduction pays per row
+    (~100 ns): a (32, 4, 32, 32) attention softmax's row max takes 500 us on one thread. The rows
+    transposed into a (length, rows) copy reduce as `length` element-wise maxima of contiguous rows
+    instead: 180 us with the copy ((1024, 10): 86 -> 11 us; from length 64 on, NumPy's loop is the
+    faster). A maximum is exact in any order; only which of -0.0 and +0.0 wins a tie may change."""
+    shape = array.shape
+    length = shape[-1]
+    rows = array.size // length if length else 0
+    if dim != array.ndim - 1 or length >= 64 or rows < 32 or not array.flags.c_contiguous or array.dtype.kind != "f":
+        return array.max(axis=dim, keepdims=True)
+    columns = np.ascontiguousarray(array.reshape(rows, length).swapaxes(0, 1))
+    return np.maximum.reduce(columns, axis=0).reshape(shape[:-1] + (1,))
+
+
 def _softmax_array(x, dim):
     if x.size == 0:
         return x.copy()
-    result = x - x.max(axis=dim, keepdims=True)
+    result = x - _max_along(x, dim)
     np.exp(result, out=result)
     result /= _sum_along(result, dim)
     return result
@@ -38,7 +53,7 @@ def _softmax_array(x, dim):
 def _log_softmax_array(x, dim):
     if x.size == 0:
         return x.copy()
-    result = x - x.max(axis=dim, keepdims=True)
+    result = x - _max_along(x, dim)
     result -= np.log(_sum_along(np.exp(result), dim))
     return result
 

@@ -689,7 +689,14 @@ class MaskedFill(Primitive, node="MaskedFillBackward0"):
     @staticmethod
     def forward(ctx, a, mask, value):
         ctx.mask = mask
-        return np.where(mask, np.asarray(value, dtype=a.dtype), a)
+        value = np.asarray(value, dtype=a.dtype)
+        if np.broadcast_shapes(a.shape, mask.shape) != a.shape:
+            return np.where(mask, value, a)
+        # A copy written through the mask: the same elements as np.where, which is ~1.5x slower here
+        # (an attention mask (32, 32) over (32, 4, 32, 32) scores: 183 -> 120 us, one thread).
+        result = a.copy()  # (C order, as np.where gives)
+        np.copyto(result, value, where=mask)
+        return result
 
     @staticmethod
     def backward(ctx, grad):

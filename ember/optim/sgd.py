@@ -1,6 +1,6 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum and weight decay."""
 
-from .optimizer import Optimizer, check_lr, check_nonnegative, hyperparameter, nonzero, scalar
+from .optimizer import Optimizer, add_product_, check_lr, check_nonnegative, hyperparameter, nonzero, scalar
 from .._tensor import Tensor, new_tensor
 
 __all__ = ["SGD"]
@@ -75,7 +75,7 @@ class SGD(Optimizer):
                         buffer._data *= momentum
                         buffer._data += (1 - dampening) * grad
                     grad = grad + momentum * buffer._data if nesterov else buffer._data
-                data += -lr * grad
+                add_product_(data, -lr, grad)
                 self._updated(param)
         return loss
 

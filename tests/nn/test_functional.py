@@ -303,6 +303,38 @@ def test_softmax_dtype_argument_and_method_forms(torch):
         F.softmax(z, 2)
 
 
+@pytest.mark.parametrize("shape", [(64, 10), (8, 4, 32, 32), (40, 63)])
+def test_softmax_over_many_short_rows_matches_torch_with_masks_and_nan(torch, shape):
+    # Many rows shorter than 64 take the transposed row maximum (activations._max_along).
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal(shape) * 5).astype(np.float32)
+    x.reshape(-1, shape[-1])[1, 2:] = -np.inf  # a masked row
+    x.reshape(-1, shape[-1])[3, 0] = np.nan
+    for name in ("softmax", "log_softmax"):
+        ours = getattr(F, name)(ember.tensor(x), -1).numpy()
+        theirs = getattr(torch.nn.functional, name)(torch.tensor(x), -1).numpy()
+        assert np.isnan(ours.reshape(-1, shape[-1])[3]).all()
+        assert_close(ours, theirs, rtol=1e-6, atol=1e-6)
+
+
+def test_masked_fill_with_a_broadcast_mask_matches_torch(torch):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 2, 8, 8)).astype(np.float32)
+    mask = np.triu(np.ones((8, 8), bool), 1)
+    x_ember, x_torch = _pair(torch, x)
+    y_ember = x_ember.masked_fill(ember.tensor(mask), float("-inf"))
+    y_torch = x_torch.masked_fill(torch.tensor(mask), float("-inf"))
+    np.testing.assert_array_equal(y_ember.detach().numpy(), y_torch.detach().numpy())
+    assert y_ember.is_contiguous()
+    weights = rng.standard_normal(x.shape).astype(np.float32)
+    (y_ember.clamp(min=-1) * ember.tensor(weights)).sum().backward()
+    (y_torch.clamp(min=-1) * torch.tensor(weights)).sum().backward()
+    np.testing.assert_array_equal(x_ember.grad.numpy(), x_torch.grad.numpy())
+    transposed = ember.tensor(x).transpose(2, 3).masked_fill(ember.tensor(mask), 0.0)
+    expected = np.where(mask, np.float32(0), x.transpose(0, 1, 3, 2))
+    np.testing.assert_array_equal(transposed.numpy(), expected)
+
+
 def test_softmax_implicit_dim_warns():
     with pytest.warns(UserWarning, match="Implicit dimension choice for softmax"):
         y = F.softmax(ember.randn(2, 3))

@@ -622,3 +622,34 @@ def test_swap_in_steps_other_parameters_and_state_like_torch(torch, name):
                 pass
     for mine, other in zip(*results):
         assert_close(mine, other)
+
+
+@pytest.mark.parametrize(
+    "dtype, scale, size",
+    [
+        (np.float32, -0.01, 3 * 65536 + 17),  # blocks, a short last one
+        (np.float32, np.float64(-0.3), 200_000),  # a NumPy float64 scale computes in float64
+        (np.float64, 0.7, 131_073),
+        (np.float32, -0.01, 1000),  # small: one expression
+    ],
+)
+def test_add_product_in_blocks_gives_the_bits_of_the_whole_expression(dtype, scale, size):
+    rng = np.random.default_rng(0)
+    target = (
+        rng.standard_normal(size).astype(dtype).reshape(-1, 1) if size % 2 else rng.standard_normal(size).astype(dtype)
+    )
+    vector = rng.standard_normal(target.shape).astype(dtype) * np.float32(1e-3)
+    expected = target.copy()
+    expected += scale * vector
+    optim.optimizer.add_product_(target, scale, vector)
+    assert target.dtype == expected.dtype
+    np.testing.assert_array_equal(target, expected)
+
+
+def test_add_product_of_a_transposed_vector_takes_the_plain_path():
+    rng = np.random.default_rng(1)
+    target = rng.standard_normal((600, 300)).astype(np.float32)
+    vector = rng.standard_normal((300, 600)).astype(np.float32).T
+    expected = target + np.float32(-0.5) * vector
+    optim.optimizer.add_product_(target, -0.5, vector)
+    np.testing.assert_array_equal(target, expected)
