@@ -3,6 +3,8 @@
 `import ember as torch` runs book code and ordinary PyTorch scripts. This module only re-exports.
 """
 
+import math as _math
+
 from ._allocator import keep_freed_memory as _keep_freed_memory
 from ._dtype import (
     dtype,
@@ -34,6 +36,7 @@ from ._dtype import result_type as _result_type
 from ._dtype import can_cast, finfo, iinfo
 from ._backend import device, set_default_device, get_default_device
 from ._size import Size
+from ._layout import layout, strided, sparse_coo
 from ._memory_format import memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d
 from ._tensor import Tensor
 from ._storage import TypedStorage, UntypedStorage
@@ -138,8 +141,10 @@ def set_num_threads(count):
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 cfloat, cdouble = complex64, complex128
-strided = "torch.strided"
-sparse_coo = "torch.sparse_coo"
+
+# Python's constants, as torch re-exports them (`torch.pi`, `torch.inf`, ...), and NumPy's newaxis.
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
+newaxis = None
 
 
 def result_type(tensor1, tensor2):
@@ -157,6 +162,21 @@ def is_tensor(obj):
 def is_floating_point(input):
     """Whether `input` has a floating-point dtype (float16/32/64, bfloat16, float8; complex is not)."""
     return input.is_floating_point()
+
+
+def is_storage(obj):
+    """Whether `obj` is a storage (`tensor.untyped_storage()`, `tensor.storage()`)."""
+    return isinstance(obj, (TypedStorage, UntypedStorage))
+
+
+def detach(input):
+    """`input.detach()`: the same values, cut from the graph."""
+    return input.detach()
+
+
+def get_device(input):
+    """-1: the device index of a CPU tensor, as PyTorch reports it."""
+    return input.get_device()
 
 
 def numel(input):

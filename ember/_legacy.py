@@ -1,9 +1,12 @@
-"""Book-era tensor types: `FloatTensor(2, 3)`, `LongTensor([1, 2])`, `isinstance(x, FloatTensor)`."""
+"""Book-era tensor types: `FloatTensor(2, 3)`, `LongTensor([1, 2])`, `isinstance(x, FloatTensor)`, and
+the deprecated `torch.range` (this module defines `range`, so it never calls the builtin)."""
 
+import math
 import warnings
 
 from . import _dtype
-from ._tensor import Tensor
+from ._backend import np, to_device
+from ._tensor import Tensor, new_tensor
 
 __all__ = [
     "FloatTensor",
@@ -18,6 +21,7 @@ __all__ = [
     "BoolTensor",
     "set_default_tensor_type",
     "typename",
+    "range",
 ]
 
 
@@ -62,3 +66,26 @@ def typename(obj):
     if isinstance(obj, Tensor):
         return obj.type()
     return type(obj).__module__ + "." + type(obj).__qualname__
+
+
+def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):  # noqa: A001
+    """Deprecated (use `arange`): values from `start` to `end` inclusive, float32 unless `dtype` is given."""
+    warnings.warn(
+        "torch.range is deprecated and will be removed in a future release because its behavior is inconsistent "
+        "with Python's range builtin. Instead, use torch.arange, which produces values in [start, end).",
+        UserWarning,
+        stacklevel=2,
+    )
+    to_device(device)
+    if end is None:
+        start, end = 0, start
+    dtype = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if values[2] == 0:
+        raise RuntimeError("range: step must be nonzero")
+    count = max(math.floor((values[1] - values[0]) / values[2]) + 1, 0)
+    array = (values[0] + values[2] * np.arange(count, dtype=np.float64)).astype(dtype.numpy_dtype)
+    from .ops.inplace import copy_into_out
+
+    result = new_tensor(array).requires_grad_(requires_grad)
+    return result if out is None else copy_into_out(out, result)

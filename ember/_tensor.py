@@ -17,6 +17,7 @@ from . import _storage
 from . import _validation
 from ._backend import CPU, to_device
 from ._size import Size
+from ._layout import sparse_coo, strided
 from ._sparse_coo import SparseCoo
 
 if TYPE_CHECKING:
@@ -607,7 +608,7 @@ class Tensor(metaclass=_TensorType):
     @property
     def layout(self):
         """`torch.sparse_coo` for a sparse COO tensor, else `torch.strided`."""
-        return "torch.sparse_coo" if type(self._data) is SparseCoo else "torch.strided"
+        return sparse_coo if type(self._data) is SparseCoo else strided
 
     @property
     def is_floating_point_type(self):
@@ -897,6 +898,14 @@ class Tensor(metaclass=_TensorType):
     def long(self):
         """This tensor as int64 (itself if it is already)."""
         return _ops.to(self, _dtype.int64)
+
+    def cfloat(self):
+        """This tensor as complex64 (itself if it is already)."""
+        return _ops.to(self, _dtype.complex64)
+
+    def cdouble(self):
+        """This tensor as complex128 (itself if it is already)."""
+        return _ops.to(self, _dtype.complex128)
 
     def bernoulli(self, p=None, *, generator=None):
         """0/1 draws, 1 with probability given by this tensor's values (or by `p`), as `ember.bernoulli`."""

@@ -4,7 +4,6 @@ and it reads arrays straight into their final memory."""
 import copy
 import io
 import json
-import time
 import tracemalloc
 import zipfile
 
@@ -59,16 +58,13 @@ def test_a_member_that_inflates_far_beyond_its_shape_fails_fast_and_small():
     )
     assert len(bomb.getvalue()) < 100_000
     tracemalloc.start()
-    start = time.perf_counter()
     try:
         with pytest.raises(RuntimeError, match="array 0") as error:
             ember.load(bomb)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    elapsed = time.perf_counter() - start
     assert peak < 4 << 20, f"peak memory {peak} bytes while rejecting a 64 MB bomb"
-    assert elapsed < 1.0, f"took {elapsed:.2f} s"
     assert "corrupt" in str(error.value)
 
 

@@ -173,3 +173,40 @@ def test_overrides_report_no_torch_function():
     assert not ember.overrides.has_torch_function((tensor,))
     assert not ember.overrides.has_torch_function_unary(tensor)
     assert not ember.overrides.has_torch_function_variadic(tensor, tensor)
+
+
+def test_constants_layouts_and_small_top_level_functions_match_torch(torch):
+    import pickle
+
+    for name in ("pi", "e", "inf", "nan", "newaxis"):
+        assert repr(getattr(ember, name)) == repr(getattr(torch, name))
+    assert repr(ember.strided) == repr(torch.strided) and repr(ember.sparse_coo) == repr(torch.sparse_coo)
+    assert isinstance(ember.strided, ember.layout) and ember.ones(2).layout is ember.strided
+    assert pickle.loads(pickle.dumps(ember.sparse_coo)) is ember.sparse_coo
+    assert ember.ones(3)[ember.newaxis].shape == (1, 3)
+    assert ember.get_device(ember.ones(1)) == torch.get_device(torch.ones(1)) == -1
+    assert not ember.detach(ember.ones(2, requires_grad=True)).requires_grad
+    assert ember.is_storage(ember.ones(1).untyped_storage()) and not ember.is_storage(ember.ones(1))
+    assert ember.ones(2).cfloat().dtype == ember.complex64 and ember.ones(2).cdouble().dtype == ember.complex128
+
+
+def test_deprecated_range_is_inclusive_with_torchs_warning(torch):
+    for args, kwargs in [((1, 4), {}), ((0, 1, 0.25), {}), ((1, 4), {"dtype": "int64"}), ((5, 1, -1.5), {})]:
+        with pytest.warns(UserWarning, match="torch.range is deprecated") as ours:
+            mine = ember.range(*args, **{k: getattr(ember, v) for k, v in kwargs.items()})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = torch.range(*args, **{k: getattr(torch, v) for k, v in kwargs.items()})
+        assert str(mine.dtype) == str(theirs.dtype) and mine.tolist() == theirs.tolist()
+        assert ours[0].filename == __file__
+
+
+def test_frombuffer_shares_a_writable_buffer_and_copies_bytes(torch):
+    buffer = bytearray(np.arange(6, dtype=np.int32).tobytes())
+    tensor = ember.frombuffer(buffer, dtype=ember.int32, count=3, offset=4)
+    assert tensor.tolist() == torch.frombuffer(buffer, dtype=torch.int32, count=3, offset=4).tolist() == [1, 2, 3]
+    tensor[0] = 10
+    assert np.frombuffer(buffer, dtype=np.int32)[1] == 10
+    assert ember.frombuffer(b"\x01\x00", dtype=ember.int16).tolist() == [1]
+    with pytest.raises(ValueError, match="buffer length"):
+        ember.frombuffer(bytearray(), dtype=ember.float32)

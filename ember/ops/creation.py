@@ -23,6 +23,7 @@ __all__ = [
     "empty",
     "eye",
     "arange",
+    "frombuffer",
     "linspace",
     "logspace",
     "zeros_like",
@@ -456,6 +457,22 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         dtype.numpy_dtype,
     )
     return _finish(array.astype(dtype.numpy_dtype, copy=False), requires_grad, device, out)
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor on the memory of a Python buffer (bytes, bytearray, memoryview, array.array): no
+    copy, so writes to a writable buffer show in the tensor (a read-only one, such as bytes, is copied)."""
+    dtype = _dtype.to_dtype(dtype)
+    view = memoryview(buffer)
+    if view.nbytes == 0 or offset >= view.nbytes:
+        raise ValueError(
+            f"both buffer length ({view.nbytes}) and offset ({offset}) must be greater than 0; the offset must be "
+            "smaller than the buffer length"
+        )
+    array = np.frombuffer(buffer, dtype=dtype.numpy_dtype, count=count, offset=offset)
+    if view.readonly:
+        array = array.copy()  # NumPy will not write to read-only memory; PyTorch would (and warns)
+    return new_tensor(array).requires_grad_(requires_grad)
 
 
 def _range_length(start, end, step):

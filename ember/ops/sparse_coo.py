@@ -9,6 +9,7 @@ their indices (each duplicate the full gradient of its position).
 """
 
 from .._backend import np
+from .._layout import sparse_coo
 from .._sparse_coo import SparseCoo
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
@@ -17,8 +18,6 @@ from ._declare import op
 from ._tangents import add_tangents, linear_jvp
 
 __all__ = ["sparse_coo_tensor", "spmm"]
-
-sparse_coo = "torch.sparse_coo"
 
 
 def is_sparse(tensor):
