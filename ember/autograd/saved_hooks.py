@@ -8,6 +8,7 @@ As in PyTorch, a tensor saved this way is not checked for later in-place changes
 """
 
 import threading
+from typing import Any, Callable
 
 from .._tensor import Tensor, new_tensor
 
@@ -22,7 +23,7 @@ state = _HooksState()
 
 # Called with a tensor just before an in-place op or an out= argument overwrites its memory;
 # graph.allow_mutation_on_saved_tensors uses it to clone saved tensors before they change.
-before_mutation = []
+before_mutation: list[Callable[[Any], None]] = []
 
 
 class PackedSaved:
