@@ -8,7 +8,6 @@ integers), and so is the rounding: where PyTorch's compiled code fuses a multipl
 FMA, the fused result is reproduced here (`fma_float32`, `fma_float64`).
 """
 
-import functools
 import math
 
 from .._backend import np
@@ -223,46 +222,9 @@ def log_normal(engine, count, mean, std):
 
 # ---------------------------------------------------------------- Bernoulli
 def bernoulli_scalar(engine, count, p):
-    """`bernoulli_(p)` with a number p: a double uniform below p, PyTorch's kernel on CPUs other than
-    Intel's. On Intel CPUs PyTorch seeds MKL's MCG31 stream with one `random()` and draws from that;
-    ember follows it there (`_mkl_bernoulli`), from MKL's documented generator (not checked against a
-    PyTorch run on an Intel machine)."""
-    if _intel_cpu():
-        return _mkl_bernoulli(int(engine.random32(1)[0]), count, p)
+    """`bernoulli_(p)` with a number p: a double uniform below p. PyTorch 2.13 draws so on Intel CPUs
+    too (checked on a Xeon with MKL enabled): its MKL MCG31 branch is not taken for these fills."""
     return unit_double(engine, count) < p
-
-
-_MCG31_MODULUS = 2**31 - 1
-_MCG31_MULTIPLIER = 1132489760
-_MCG31_BLOCK = 1024
-
-
-def _mkl_bernoulli(seed, count, p):
-    """MKL's `viRngBernoulli` (inverse CDF) on an MCG31m1 stream: x_k = a * x_(k-1) mod (2**31 - 1)
-    from x_0 = seed (1 if that is 0 mod the modulus), u_k = x_k / (2**31 - 1), one if u_k < p. The
-    first block runs as a loop; each further block is the previous one times a**block, vectorized."""
-    state = seed % _MCG31_MODULUS or 1
-    first = []
-    for _ in range(min(count, _MCG31_BLOCK)):
-        state = state * _MCG31_MULTIPLIER % _MCG31_MODULUS
-        first.append(state)
-    states = np.empty(count, dtype=np.int64)
-    states[: len(first)] = first
-    jump = np.int64(pow(_MCG31_MULTIPLIER, _MCG31_BLOCK, _MCG31_MODULUS))
-    for start in range(_MCG31_BLOCK, count, _MCG31_BLOCK):
-        stop = min(start + _MCG31_BLOCK, count)
-        states[start:stop] = states[start - _MCG31_BLOCK : stop - _MCG31_BLOCK] * jump % _MCG31_MODULUS
-    return states / _MCG31_MODULUS < p
-
-
-@functools.cache
-def _intel_cpu():
-    """Read once: which of PyTorch's two Bernoulli kernels to follow."""
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            return "GenuineIntel" in cpuinfo.read(4096)
-    except OSError:
-        return False
 
 
 def bernoulli_tensor(engine, probabilities):

@@ -78,13 +78,3 @@ def test_normal_is_finite_and_spread(count, dtype):
 def test_uniform_stays_in_range():
     values = kernels.uniform(MersenneTwister(2), 10000, np.float32, -3.0, 5.0)
     assert values.min() >= -3 and values.max() < 5
-
-
-def test_mkl_bernoulli_stream_follows_the_mcg31_recurrence():
-    seed, count = 123456789, 2500
-    state, expected = seed, []
-    for _ in range(count):
-        state = state * 1132489760 % (2**31 - 1)
-        expected.append(state / (2**31 - 1) < 0.3)
-    assert kernels._mkl_bernoulli(seed, count, 0.3).tolist() == expected
-    assert kernels._mkl_bernoulli(0, 5, 1.0).all()  # seed 0 is replaced by 1, never stuck at 0
