@@ -48,6 +48,7 @@ class _Plan:
         self.result = ("none",)
         self.input_flags = []
         self.forward_ops = None  # all recorded ops, unless a backward was recorded after them
+        self.joint = None  # (result slots, saved slots, backward, leaf sources) when results need autograd
 
 
 def _describe_arguments(args, kwargs):
@@ -148,8 +149,10 @@ def _result_template(value, seen, recording):
     kind = type(value)
     if isinstance(value, Tensor):
         joint = getattr(seen, "joint", None)
-        if joint is not None and joint[0] is value:
-            return ("attached",) + joint[1:]
+        if joint is not None:
+            for position, output in enumerate(joint[0]):
+                if output is value:
+                    return ("attached", position)
         if id(value) not in seen.created:
             return ("held", _capture._source_of(seen, value))
         array = _capture._DATA.__get__(value)
@@ -189,29 +192,31 @@ def _flat_tensors(value):
 
 
 def _record_backward(name, seen, recording, result):
-    """A forward whose result needs autograd (`ember.compile(model)` while training): record the
-    first-order backward too, by running it once on a placeholder gradient, so that a replay can
-    give its result a grad_fn that replays that backward. None if nothing in the result needs it."""
-    differentiable = [
-        tensor
-        for tensor in _flat_tensors(result)
-        if id(tensor) in seen.created and tensor._requires_grad and tensor._grad_fn is not None
-    ]
+    """A forward whose results need autograd (`ember.compile(model)` while training): record the
+    first-order backward too, by running it once on placeholder gradients (one per such result, as
+    GPT-style models return logits and loss), so that a replay can give those results a shared grad_fn
+    that replays that backward. None if nothing in the result needs it."""
+    differentiable = []
+    for tensor in _flat_tensors(result):
+        if id(tensor) in seen.created and tensor._requires_grad and tensor._grad_fn is not None:
+            if all(tensor is not other for other in differentiable):
+                differentiable.append(tensor)
     if not differentiable:
         return None
-    if len(differentiable) > 1:
-        raise _program.Unsupported("more than one result needs autograd (compile the whole step instead)")
-    output = differentiable[0]
-    array = _capture._DATA.__get__(output)
-    if type(array) is not _trace.Traced or array._slot is None:
+    arrays = [_capture._DATA.__get__(output) for output in differentiable]
+    if any(type(array) is not _trace.Traced or array._slot is None for array in arrays):
         raise _program.Unsupported("a result tensor whose array the recording did not make")
     leaves = [(slot, tensor) for slot, tensor in seen.input_tensors.items() if tensor._requires_grad]
     first_op, first_slot = len(recording.ops), len(recording.values)
-    placeholder = recording.new_slot(_capture.ORIGINAL_ONES(array.shape, array.dtype), True)
+    placeholders = [recording.new_slot(_capture.ORIGINAL_ONES(array.shape, array.dtype), True) for array in arrays]
     from ..autograd import grad as autograd_grad
 
     grads = autograd_grad(
-        [output], [tensor for _, tensor in leaves], [new_tensor(placeholder)], retain_graph=True, allow_unused=True
+        differentiable,
+        [tensor for _, tensor in leaves],
+        [new_tensor(placeholder) for placeholder in placeholders],
+        retain_graph=True,
+        allow_unused=True,
     )
     seen.backward_ran = False
     if any(position >= first_op for position, *_ in recording.value_guards):
@@ -232,9 +237,10 @@ def _record_backward(name, seen, recording, result):
         used.update(_program._slots_in(op.args, []) + _program._slots_in(op.kwargs, []))
     used.update(slot for slot in result_slots if slot is not None)
     saved = sorted(slot for slot in used if slot < first_slot)
-    backward = _program.build_backward(recording, first_op, saved, placeholder._slot, result_slots, name)
+    grad_slots = [placeholder._slot for placeholder in placeholders]
+    backward = _program.build_backward(recording, first_op, saved, grad_slots, result_slots, name)
     sources = [source for slot, source in recording.inputs if slot in dict(leaves)]
-    return first_op, (output, array._slot, saved, backward, sources)
+    return first_op, differentiable, ([array._slot for array in arrays], saved, backward, sources)
 
 
 def _plain_result(value):
@@ -254,8 +260,8 @@ def _make_plan(name, fn, args, kwargs, argument_checks, seen, recording, result,
     if not seen.backward_ran:
         joint = _record_backward(name, seen, recording, result)
         if joint is not None:
-            plan.forward_ops = joint[0]
-            seen.joint = joint[1]
+            plan.forward_ops, outputs, plan.joint = joint
+            seen.joint = (outputs,)
     plan.argument_checks = argument_checks
     for module in list(seen.modules.values()) + list(extra_modules):
         _module_guards(module, plan.guards)

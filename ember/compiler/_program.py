@@ -187,6 +187,9 @@ def build(recording, plan):
     pinned = set()
     for value in [plan.result] + [effect[2] for effect in plan.effects]:
         _result_slots(value, pinned)
+    if plan.joint is not None:
+        pinned.update(plan.joint[0])
+        pinned.update(plan.joint[1])
     guarded = {slot for _, slot, _, _ in recording.value_guards}
     dead = _dead_ops(ops, pinned | guarded)
     last_use = {}
@@ -233,6 +236,12 @@ def build(recording, plan):
     line("finally:")
     line("restore(token)", 2)
     # --- effects and result
+    if plan.joint is not None:
+        slots, saved, backward, leaves = plan.joint
+        slot_tuple = "(" + "".join(f"v{slot}, " for slot in slots) + ")"
+        saved_tuple = "(" + "".join(f"v{slot}, " for slot in saved) + ")"
+        leaf_tuple = "(" + "".join(_source_expression(leaf, writer) + ", " for leaf in leaves) + ")"
+        line(f"attached = attach({slot_tuple}, {writer.constant(backward, 'b')}, {saved_tuple}, {leaf_tuple})")
     for source, attribute, value in plan.effects:
         line(f"{_source_expression(source, writer)}.{attribute} = {_result_expression(value, writer)}")
     line(f"return {_result_expression(plan.result, writer)}")
@@ -412,14 +421,15 @@ def _emit_op(writer, op, depth, reuse=None):
         writer.line(f"v{op.outs} = {call}", depth)
 
 
-def build_backward(recording, first_op, saved_slots, grad_slot, result_slots, name):
+def build_backward(recording, first_op, saved_slots, grad_slots, result_slots, name):
     """The backward of a compiled forward: the recorded first-order backward calls, from the saved
-    slots of the forward and the incoming gradient to the gradient of each input that requires it."""
+    slots of the forward and the incoming gradients (one per result that needs autograd) to the
+    gradient of each input that requires it."""
     writer = _Writer()
     writer.globals.update(quiet=_float_errors.quiet, restore=_float_errors.restore)
     if saved_slots:
         writer.line(", ".join(f"v{slot}" for slot in saved_slots) + ", = S")
-    writer.line(f"v{grad_slot} = G")
+    writer.line("".join(f"v{slot}, " for slot in grad_slots) + "= G")
     writer.line("token = quiet()")
     writer.line("try:")
     for op in recording.ops[first_op:]:
@@ -437,22 +447,28 @@ def build_backward(recording, first_op, saved_slots, grad_slot, result_slots, na
 
 
 class _Replayed(Function):
-    """The grad_fn of a compiled forward's result: its backward replays the recorded backward."""
+    """The grad_fn of a compiled forward's results that need autograd: its backward replays the
+    recorded backward. A result the caller does not differentiate gets a zero gradient (materialized
+    by the engine), which the recorded backward adds like any other."""
 
     @staticmethod
-    def forward(ctx, array, backward, saved, *leaves):
+    def forward(ctx, arrays, backward, saved, *leaves):
         ctx.replay_backward, ctx.replay_saved = backward, saved
-        return new_tensor(array)
+        if len(arrays) == 1:
+            return new_tensor(arrays[0])
+        return tuple(new_tensor(array) for array in arrays)
 
     @staticmethod
     @once_differentiable
-    def backward(ctx, grad):
-        grads = ctx.replay_backward(ctx.replay_saved, grad._data)
+    def backward(ctx, *grads):
+        grads = ctx.replay_backward(ctx.replay_saved, tuple(grad._data for grad in grads))
         return (None, None, None, *[None if g is None else new_tensor(_as_tensor_array(g)) for g in grads])
 
 
-def _attach(array, backward, saved, leaves):
-    return _Replayed.apply(_as_tensor_array(array), backward, saved, *leaves)
+def _attach(arrays, backward, saved, leaves):
+    """The results that need autograd, as one tuple of tensors sharing a `_Replayed` grad_fn."""
+    results = _Replayed.apply(tuple(_as_tensor_array(array) for array in arrays), backward, saved, *leaves)
+    return results if type(results) is tuple else (results,)
 
 
 def _aliases_match(arrays, groups):
@@ -463,9 +479,6 @@ def _aliases_match(arrays, groups):
 def _result_slots(value, into):
     if value[0] in ("tensor", "scalar", "array"):
         into.add(value[1])
-    elif value[0] == "attached":
-        into.add(value[1])
-        into.update(value[2])
     elif value[0] in ("tuple", "list"):
         for item in value[1]:
             _result_slots(item, into)
@@ -488,10 +501,7 @@ def _result_expression(value, writer):
     ("none",) / (container kind, items)."""
     kind = value[0]
     if kind == "attached":
-        _, slot, saved, backward, leaves = value
-        saved_tuple = "(" + "".join(f"v{item}, " for item in saved) + ")"
-        leaf_tuple = "(" + "".join(_source_expression(leaf, writer) + ", " for leaf in leaves) + ")"
-        return f"attach(v{slot}, {writer.constant(backward, 'b')}, {saved_tuple}, {leaf_tuple})"
+        return f"attached[{value[1]}]"
     if kind == "tensor":
         _, slot, how = value
         if how == "spent":

@@ -186,6 +186,57 @@ def test_compiled_module_trains_like_eager(model):
     assert call.eager_reason is None and call._recordings == 1
 
 
+class _LogitsAndLoss(nn.Module):
+    """Returns `(logits, loss)`, as nanoGPT's and minGPT's models do: two results that need autograd."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(24, 16), nn.GELU(), nn.Dropout(0.2), nn.Linear(16, 5))
+
+    def forward(self, x, y):
+        logits = self.body(x)
+        return logits, F.cross_entropy(logits, y)
+
+
+@pytest.mark.parametrize("through_logits", [False, True])
+def test_compiled_module_with_two_differentiable_results_trains_like_eager(through_logits):
+    def train(compile_it):
+        ember.manual_seed(0)
+        net = _LogitsAndLoss()
+        optimizer = ember.optim.AdamW(net.parameters(), lr=0.01)
+        run = ember.compile(net) if compile_it else net
+        rng = np.random.default_rng(0)
+        losses = []
+        for _ in range(5):
+            x = ember.tensor(rng.standard_normal((8, 24)).astype(np.float32))
+            y = ember.tensor(rng.integers(0, 5, 8))
+            logits, loss = run(x, y)
+            if through_logits:  # both results carry gradient into the shared backward
+                loss = loss + logits.square().mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        return losses, [p.detach().numpy().tobytes() for p in net.parameters()], run
+
+    eager_losses, eager_params, _ = train(False)
+    losses, params, compiled = train(True)
+    assert losses == eager_losses and params == eager_params
+    call = compiled.__dict__["_compiled_call"]
+    assert call.eager_reason is None and call._recordings == 1
+
+
+def test_two_differentiable_results_share_one_replayed_grad_fn():
+    layer = nn.Linear(3, 2)
+    compiled = ember.compile(lambda x: (layer(x), layer(x).sum()), verify=0)  # verify would return eager results
+    x = ember.ones(4, 3)
+    compiled(x)
+    first, second = compiled(x)
+    assert first.grad_fn is second.grad_fn and first.grad_fn.name() == "_ReplayedBackward"
+    (grad,) = ember.autograd.grad(second, [layer.weight])
+    assert np.array_equal(grad.numpy(), np.full((2, 3), 4.0, dtype=np.float32))
+
+
 def test_compiled_module_grad_fn_refuses_double_backward():
     layer = nn.Linear(3, 1)
     compiled = ember.compile(layer)
