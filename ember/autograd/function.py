@@ -23,7 +23,7 @@ import weakref
 from numpy import ndarray as _ndarray, asarray as _as_array
 
 from .._sparse_coo import SparseCoo
-from .._tensor import Tensor, VersionCounter, new_tensor
+from .._tensor import Tensor, TensorBase, VersionCounter, new_tensor
 from .. import _float_errors, _naming
 from ..utils.hooks import RemovableHandle
 from . import grad_mode
@@ -315,7 +315,7 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
     for index, item in enumerate(saved):
         if item is None or array_forward and type(item) in _NUMBERS:
             continue  # a gap, or a Python number a built-in op keeps for backward
-        if not isinstance(item, Tensor):
+        if not isinstance(item, TensorBase):
             if not array_forward:
                 raise TypeError(
                     f"{node._forward_cls.__name__}.forward: save_for_backward can only save tensors or None, "
@@ -327,7 +327,7 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
                 item = _tensor_holding(item, outputs, raw_outputs) if given is None else given
             else:
                 for tensor in inputs:
-                    if isinstance(tensor, Tensor) and tensor._data is item:
+                    if isinstance(tensor, TensorBase) and tensor._data is item:
                         item = tensor
                         break
                 else:
@@ -350,7 +350,7 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
 def _input_given(node, array, inputs):
     """The input tensor whose array (or view of it, see `_distinct_arrays`) the kernel saved."""
     for tensor, given in zip(inputs, node._kernel_inputs):
-        if given is array and isinstance(tensor, Tensor):
+        if given is array and isinstance(tensor, TensorBase):
             return tensor
     return None
 
@@ -424,16 +424,16 @@ def _apply_array_forward(cls, node, args, recording):
         count = len(args)
         if count == 1:
             only = args[0]
-            result = cls.forward(node, only._data if isinstance(only, Tensor) else only)
+            result = cls.forward(node, only._data if isinstance(only, TensorBase) else only)
         elif count == 2:  # unrolled, as binary ops are the most common
             first, second = args
-            a = first._data if isinstance(first, Tensor) else first
-            b = second._data if isinstance(second, Tensor) else second
+            a = first._data if isinstance(first, TensorBase) else first
+            b = second._data if isinstance(second, TensorBase) else second
             if a is b and first is not second:
                 a, b = _distinct_arrays(node, args)
             result = cls.forward(node, a, b)
         else:
-            arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
+            arrays = [arg._data if isinstance(arg, TensorBase) else arg for arg in args]
             if len({id(array) for array in arrays}) < len({id(arg) for arg in args}):
                 arrays = _distinct_arrays(node, args)
             result = cls.forward(node, *arrays)
@@ -466,7 +466,7 @@ def _distinct_arrays(node, args):
     that what the kernel saves maps back to the right tensor (see `_resolve_saved`)."""
     arrays, seen = [], {}
     for arg in args:
-        if isinstance(arg, Tensor):
+        if isinstance(arg, TensorBase):
             array = arg._data
             arrays.append(array if seen.setdefault(id(array), arg) is arg else array.view())
         else:
@@ -560,10 +560,10 @@ def _apply_tensor_forward(cls, node, args, recording):
     outputs = list(result) if is_tuple else [result]
     dirty = {id(tensor) for tensor in node._dirty} if node._dirty else ()
     non_differentiable = {id(tensor) for tensor in node._non_differentiable} if node._non_differentiable else ()
-    input_ids = {id(arg) for arg in args if isinstance(arg, Tensor)}
+    input_ids = {id(arg) for arg in args if isinstance(arg, TensorBase)}
     returned_outputs = tuple(outputs)  # what forward returned, before any aliasing below
     for index, output in enumerate(outputs):
-        if not isinstance(output, Tensor):
+        if not isinstance(output, TensorBase):
             continue
         returned_id = id(output)  # what mark_non_differentiable saw, before any aliasing below
         if id(output) in input_ids and id(output) not in dirty:
@@ -579,12 +579,12 @@ def _apply_tensor_forward(cls, node, args, recording):
     keep_none = () if node._materialize_non_diff_grads else non_differentiable
     node._output_meta = tuple(
         (output._data.shape, output._data.dtype)
-        if isinstance(output, Tensor) and id(returned) not in keep_none
+        if isinstance(output, TensorBase) and id(returned) not in keep_none
         else None  # None: the engine materializes no zeros for it
         for output, returned in zip(outputs, returned_outputs)
     )
     if node._to_save is not None:
-        _resolve_saved(node, args, [output for output in outputs if isinstance(output, Tensor)])
+        _resolve_saved(node, args, [output for output in outputs if isinstance(output, TensorBase)])
     if anomaly_mode.state.enabled:
         anomaly_mode.record_forward(node, outputs)
     _warn_about_tensor_attributes(cls, node)
@@ -607,7 +607,7 @@ def _warn_about_tensor_attributes(cls, node):
     names = [
         name
         for name, value in attributes.items()
-        if isinstance(value, Tensor) and value._requires_grad and not name.startswith("_")
+        if isinstance(value, TensorBase) and value._requires_grad and not name.startswith("_")
     ]
     if names:
         node._tensor_attributes = tuple(names)
@@ -787,7 +787,7 @@ def _connect(node, args):
     gradient (then nothing is recorded and the node is only forward's ctx)."""
     if len(args) == 1:  # unary ops are the most common: no loop, no lists
         (arg,) = args
-        if isinstance(arg, Tensor) and arg._requires_grad:
+        if isinstance(arg, TensorBase) and arg._requires_grad:
             node_of_arg = arg._grad_fn
             if node_of_arg is None or arg._base is not None:
                 node._edges = (_edge_to(arg),)
@@ -798,7 +798,7 @@ def _connect(node, args):
             return True
     edges, needs, any_needed, non_tensors = [], [], False, ()
     for arg in args:
-        if isinstance(arg, Tensor):
+        if isinstance(arg, TensorBase):
             if arg._requires_grad:
                 node_of_arg = arg._grad_fn
                 if node_of_arg is None or arg._base is not None:
