@@ -24,7 +24,8 @@ from numpy import ndarray as _ndarray, asarray as _as_array
 
 from .._sparse_coo import SparseCoo
 from .._tensor import Tensor, TensorBase, VersionCounter, new_tensor
-from .. import _float_errors, _naming
+from .. import _naming
+from .._float_errors import quiet as _quiet_float_errors, restore as _restore_float_errors
 from ..utils.hooks import RemovableHandle
 from . import grad_mode
 from . import anomaly as anomaly_mode
@@ -311,7 +312,6 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
     saved = list(to_save)
     versions = [None] * len(saved)
     hooks_stack = _saved_hooks_state.stack  # saved_tensors_hooks: the innermost pair packs
-    hooks = hooks_stack[-1] if hooks_stack else None
     for index, item in enumerate(saved):
         if item is None or array_forward and type(item) in _NUMBERS:
             continue  # a gap, or a Python number a built-in op keeps for backward
@@ -322,19 +322,18 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
                     f"but argument {index} is of type {type(item).__name__}. Keep other values as ctx "
                     "attributes (ctx.name = value)."
                 )
-            if node._kernel_inputs is not None:  # two inputs shared one array: match what the kernel got
-                given = _input_given(node, item, inputs)
-                item = _tensor_holding(item, outputs, raw_outputs) if given is None else given
+            # The first input holding the array is the one whose array the kernel got as it is (see
+            # `_distinct_arrays`); a view the kernel got for a later holder is found by `_input_given`.
+            for tensor in inputs:
+                if isinstance(tensor, TensorBase) and tensor._data is item:
+                    item = tensor
+                    break
             else:
-                for tensor in inputs:
-                    if isinstance(tensor, TensorBase) and tensor._data is item:
-                        item = tensor
-                        break
-                else:
-                    item = _tensor_holding(item, outputs, raw_outputs)
-        if hooks is not None:
+                given = None if node._kernel_inputs is None else _input_given(node, item, inputs)
+                item = _tensor_holding(item, outputs, raw_outputs) if given is None else given
+        if hooks_stack:
             forward_ad.note_lost_tangent()  # what unpack returns carries no tangent
-            saved[index] = _PackedSaved(item, item._grad_fn is node, hooks)
+            saved[index] = _PackedSaved(item, item._grad_fn is node, hooks_stack[-1])
             versions[index] = 0
         elif item._grad_fn is node:
             item = saved[index] = _SavedOutput(item)
@@ -419,7 +418,7 @@ _FLOATING_KINDS = frozenset("fcV")  # "V": ml_dtypes' bfloat16 and float8 (see e
 
 
 def _apply_array_forward(cls, node, args, recording):
-    token = _float_errors.quiet()  # inf and nan come back silently, as in PyTorch
+    token = _quiet_float_errors()  # inf and nan come back silently, as in PyTorch
     try:
         count = len(args)
         if count == 1:
@@ -438,7 +437,7 @@ def _apply_array_forward(cls, node, args, recording):
                 arrays = _distinct_arrays(node, args)
             result = cls.forward(node, *arrays)
     finally:
-        _float_errors.restore(token)
+        _restore_float_errors(token)
     if type(result) is _ndarray:
         array = result
     elif type(result) is tuple:
