@@ -99,8 +99,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
             edges = node._edges
             if len(grad_inputs) != len(edges):
                 grad_inputs = _check_count(node, grad_inputs)
-            for grad, edge in zip(grad_inputs, edges):
-                next_node = edge.node
+            for grad, (next_node, input_nr, shape, dtype) in zip(grad_inputs, edges):
                 if next_node is None:
                     if grad is not None and node._non_tensor_inputs:
                         _check_gradients(node, grad_inputs)  # raises if it is a non-tensor's position
@@ -111,10 +110,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
                     if type(grad) is not Tensor:
                         grad = _check_type(node, grad_inputs, grad)
                     data = grad._data
-                    if data.shape != edge.shape or data.dtype != edge.dtype:
-                        grad = _conform(node, grad_inputs, grad, edge)
+                    if data.shape != shape or data.dtype != dtype:
+                        grad = _conform(node, grad_inputs, grad, shape, dtype)
                     if next_node in buffers or next_node._output_meta is not None:
-                        task.add_to_buffer(next_node, edge.input_nr, grad)
+                        task.add_to_buffer(next_node, input_nr, grad)
                     else:
                         buffers[next_node] = [grad]  # the common case: the first gradient of a one-output node
                 remaining = dependencies[next_node] - 1
@@ -489,9 +488,8 @@ def _check_type(node, grad_inputs, grad):
     )
 
 
-def _conform(node, grad_inputs, grad, edge):
+def _conform(node, grad_inputs, grad, shape, dtype):
     """A gradient of another shape (summed back if it is a broadcast of the input's) or dtype (cast)."""
-    shape, dtype = edge.shape, edge.dtype
     if grad._data.shape != shape:
         index = next(i for i, item in enumerate(grad_inputs) if item is grad)
         try:
@@ -526,7 +524,7 @@ def _check_gradients(node, grad_inputs):
             continue
         grad = _check_type(node, grad_inputs, grad)
         if grad._data.shape != edge.shape or grad._data.dtype != edge.dtype:
-            grad = _conform(node, grad_inputs, grad, edge)
+            grad = _conform(node, grad_inputs, grad, edge.shape, edge.dtype)
         checked[index] = grad
     return tuple(checked)
 

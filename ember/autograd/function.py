@@ -45,8 +45,6 @@ __all__ = [
 
 _grad_state = grad_mode.state
 _forward_ad_state = forward_ad.state
-# Edge(...) without NamedTuple's Python-level __new__: _new_edge((node, input_nr, shape, dtype)).
-_new_edge = functools.partial(tuple.__new__, Edge)
 
 
 class FunctionCtx:
@@ -366,7 +364,7 @@ def _edge_to(tensor):
     """Where the gradient of `tensor` goes: its grad_fn, or the AccumulateGrad of a leaf (a
     GradientEdge names the place itself)."""
     if type(tensor) is GradientEdge:
-        return _new_edge((tensor.node, tensor.output_nr, None, None))
+        return Edge((tensor.node, tensor.output_nr, None, None))
     node = tensor._grad_fn
     if node is not None and tensor._base is not None:
         node = refresh_view_grad_fn(tensor)
@@ -375,7 +373,7 @@ def _edge_to(tensor):
         if node is None:
             node = tensor._grad_accumulator = AccumulateGrad(tensor)
     data = tensor._data
-    return _new_edge((node, tensor._output_nr, data.shape, data.dtype))
+    return Edge((node, tensor._output_nr, data.shape, data.dtype))
 
 
 def refresh_view_grad_fn(view):
@@ -792,7 +790,7 @@ def _connect(node, args):
                 node._edges = (_edge_to(arg),)
             else:
                 data = arg._data
-                node._edges = (_new_edge((node_of_arg, arg._output_nr, data.shape, data.dtype)),)
+                node._edges = (Edge((node_of_arg, arg._output_nr, data.shape, data.dtype)),)
             node.needs_input_grad = _ONE_TRUE
             return True
     edges, needs, any_needed, non_tensors = [], [], False, ()
@@ -804,7 +802,7 @@ def _connect(node, args):
                     edges.append(_edge_to(arg))  # leaves and views take the longer way
                 else:
                     data = arg._data
-                    edges.append(_new_edge((node_of_arg, arg._output_nr, data.shape, data.dtype)))
+                    edges.append(Edge((node_of_arg, arg._output_nr, data.shape, data.dtype)))
                 needs.append(True)
                 any_needed = True
                 continue
