@@ -95,7 +95,7 @@ class FunctionCtx:
         or if the graph was already freed by an earlier backward without `retain_graph=True`. A Function
         with `clear_saved_tensors_on_access = True` frees them on this first access, as PyTorch's.
         """
-        if not self._forward_cls.clear_saved_tensors_on_access:
+        if not getattr(self._forward_cls, "clear_saved_tensors_on_access", False):  # (no class: a bare node)
             return _unpack_saved(self)
         if self._saved is None and self._saved_was_freed:
             raise RuntimeError(
@@ -694,7 +694,7 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
     _wraps_numbers = False
     _complex_node_cls = None  # a holomorphic primitive's node class for complex values
     # PyTorch's switch: True frees the saved tensors on the first `ctx.saved_tensors`. A class
-    # attribute here, as in PyTorch, so reading it is a plain lookup on the path of every backward.
+    # attribute here, as in PyTorch, so reading it never fails on the path of every backward.
     clear_saved_tensors_on_access = False
 
     def __init__(self, *args, **kwargs):
