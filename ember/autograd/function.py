@@ -95,7 +95,8 @@ class FunctionCtx:
         or if the graph was already freed by an earlier backward without `retain_graph=True`. A Function
         with `clear_saved_tensors_on_access = True` frees them on this first access, as PyTorch's.
         """
-        if not getattr(self._forward_cls, "clear_saved_tensors_on_access", False):  # (no class: a bare node)
+        forward_cls = self._forward_cls  # None for a node no Function made (AccumulateGrad)
+        if forward_cls is None or not forward_cls.clear_saved_tensors_on_access:
             return _unpack_saved(self)
         if self._saved is None and self._saved_was_freed:
             raise RuntimeError(
