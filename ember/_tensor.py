@@ -157,7 +157,21 @@ class _TensorType(type):
         return sorted(set(super().__dir__()) | set(_ops.TENSOR_METHODS) | set(_OPERATORS))
 
 
-class Tensor(metaclass=_TensorType):
+class TensorBase:
+    """Tensor's base class, holding nothing: what the hot paths test with `isinstance`.
+
+    `isinstance(x, Tensor)` is slow whenever `x` is not exactly a Tensor (a Python number, an
+    array, a Parameter): Tensor has a metaclass (`_TensorType`), so CPython looks up and binds its
+    `__instancecheck__` on every such test (about 2,000 machine instructions). Against this class,
+    whose type is plain `type`, the test is CPython's own subclass check. Only Tensor derives from
+    it, so the two tests agree; `Function.apply`'s path and the engine use this one. (PyTorch's
+    Tensor also sits on a base class, `torch._C.TensorBase`.)
+    """
+
+    __slots__ = ()
+
+
+class Tensor(TensorBase, metaclass=_TensorType):
     """A multi-dimensional array that can record the operations done on it.
 
     `Tensor(*sizes)` and `Tensor(data)` are the legacy constructors (always the default float

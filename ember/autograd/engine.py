@@ -7,10 +7,10 @@ It reads as PyTorch's 2017 pure-Python engine did, in named steps:
 2. `run_node`: once all of a node's incoming gradients have arrived, run its backward with its
    hooks. Backward runs in grad mode `create_graph`, so with create_graph=True it is recorded and
    can be differentiated again. Saved tensors are freed after use unless `retain_graph`.
-3. `GraphTask.hand_on`: check each gradient the node returns at this boundary and add it to the
-   buffer of the next node; a node whose last gradient arrived is ready to run. The most recently
-   readied node runs next, leaves (AccumulateGrad) first, as in PyTorch, whose engine gives them
-   the highest priority: their hooks run before the rest of the backward continues.
+3. hand on (in `run_backward`'s loop): check each gradient the node returns at this boundary and
+   add it to the buffer of the next node; a node whose last gradient arrived is ready to run. The
+   most recently readied node runs next, leaves (AccumulateGrad) first, as in PyTorch, whose engine
+   gives them the highest priority: their hooks run before the rest of the backward continues.
 4. `GraphTask.accumulate`: at a leaf, `AccumulateGrad` adds into `.grad` (`backward`); with
    `inputs` (`grad`, `backward(inputs=...)`), `GraphTask.capture` keeps the gradients reaching them.
 
@@ -68,6 +68,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     outer_task, current_task = current_task, next(_task_ids)
     outer_valid, checkpoint_valid = checkpoint_valid, accumulate and inputs is None
     ready, runnable, buffers, targets = task.ready, task.runnable, task.buffers, task.targets
+    dependencies, ready_leaves = task.dependencies, []
     previous_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
     # Saved-tensor hooks entered or exited during backward (by a hook, say) end with it, as in
@@ -87,8 +88,44 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
                 task.capture(node, grads)
             if type(node) is AccumulateGrad:
                 task.accumulate(node, grads)
-            elif runnable is None or node in runnable:
-                task.hand_on(node, run_node(task, node, grads))
+                continue
+            if runnable is not None and node not in runnable:
+                continue
+            grad_inputs = run_node(task, node, grads)
+
+            # Hand on: send each gradient along its edge, checked, into the next node's buffer, and
+            # queue that node once nothing more is coming to it. This runs for every node of every
+            # backward, so it is written out here, as in PyTorch's 2017 engine, not called.
+            edges = node._edges
+            if len(grad_inputs) != len(edges):
+                grad_inputs = _check_count(node, grad_inputs)
+            for grad, (next_node, input_nr, shape, dtype) in zip(grad_inputs, edges):
+                if next_node is None:
+                    if grad is not None and node._non_tensor_inputs:
+                        _check_gradients(node, grad_inputs)  # raises if it is a non-tensor's position
+                    continue
+                if runnable is not None and next_node not in runnable and next_node not in targets:
+                    continue
+                if grad is not None:
+                    if type(grad) is not Tensor:
+                        grad = _check_type(node, grad_inputs, grad)
+                    data = grad._data
+                    if data.shape != shape or data.dtype != dtype:
+                        grad = _conform(node, grad_inputs, grad, shape, dtype)
+                    if next_node in buffers or next_node._output_meta is not None:
+                        task.add_to_buffer(next_node, input_nr, grad)
+                    else:
+                        buffers[next_node] = [grad]  # the common case: the first gradient of a one-output node
+                remaining = dependencies[next_node] - 1
+                dependencies[next_node] = remaining
+                if remaining == 0:
+                    if type(next_node) is AccumulateGrad:
+                        ready_leaves.append(next_node)
+                    else:
+                        ready.append(next_node)
+            if ready_leaves:  # queued last, so they run first: a leaf's .grad is final as soon as possible
+                ready += ready_leaves
+                ready_leaves.clear()
     finally:
         _float_errors.restore(float_errors)
         _grad_state.enabled = previous_mode
@@ -137,7 +174,7 @@ class GraphTask:
             self._prepare_targets(inputs, root_nodes)
         self._share(root_grads)
         for edge, grad in zip(root_edges, root_grads):
-            self._add_to_buffer(edge.node, edge.input_nr, grad)
+            self.add_to_buffer(edge.node, edge.input_nr, grad)
         self.ready = list(dict.fromkeys(node for node in root_nodes if dependencies.get(node, 0) == 0))
 
     def _prepare_targets(self, inputs, root_nodes):
@@ -168,44 +205,7 @@ class GraphTask:
         for output_nr, index in self.targets[node]:
             self.captured[index] = grads[output_nr]
 
-    def hand_on(self, node, grad_inputs):
-        """Send each gradient `node`'s backward returned along its edge: check it, add it to the
-        next node's buffer, and queue that node once nothing more is coming to it."""
-        edges = node._edges
-        if len(grad_inputs) != len(edges):
-            grad_inputs = _check_count(node, grad_inputs)
-        dependencies, buffers, runnable = self.dependencies, self.buffers, self.runnable
-        leaves = None
-        for grad, edge in zip(grad_inputs, edges):
-            next_node = edge.node
-            if next_node is None:
-                if grad is not None and node._non_tensor_inputs:
-                    _check_gradients(node, grad_inputs)  # raises if it is a non-tensor's position
-                continue
-            if runnable is not None and next_node not in runnable and next_node not in self.targets:
-                continue
-            if grad is not None:
-                if type(grad) is not Tensor:
-                    grad = _check_type(node, grad_inputs, grad)
-                data = grad._data
-                if data.shape != edge.shape or data.dtype != edge.dtype:
-                    grad = _conform(node, grad_inputs, grad, edge)
-                buffer = buffers.get(next_node)
-                if buffer is None and next_node._output_meta is None:
-                    buffers[next_node] = [grad]  # the common case: the first gradient of a one-output node
-                else:
-                    self._add_to_buffer(next_node, edge.input_nr, grad)
-            remaining = dependencies[next_node] - 1
-            dependencies[next_node] = remaining
-            if remaining == 0:
-                if type(next_node) is AccumulateGrad:
-                    leaves = [next_node] if leaves is None else leaves + [next_node]
-                else:
-                    self.ready.append(next_node)
-        if leaves is not None:  # queued last, so run first: a leaf's .grad is final as soon as possible
-            self.ready.extend(leaves)
-
-    def _add_to_buffer(self, node, output_nr, grad):
+    def add_to_buffer(self, node, output_nr, grad):
         """Sum `grad` into the buffer of `node`'s output `output_nr` (PyTorch 2017's `_add_grad`)."""
         buffer = self.buffers.get(node)
         if buffer is None:
@@ -492,9 +492,8 @@ def _check_type(node, grad_inputs, grad):
     )
 
 
-def _conform(node, grad_inputs, grad, edge):
+def _conform(node, grad_inputs, grad, shape, dtype):
     """A gradient of another shape (summed back if it is a broadcast of the input's) or dtype (cast)."""
-    shape, dtype = edge.shape, edge.dtype
     if grad._data.shape != shape:
         index = next(i for i, item in enumerate(grad_inputs) if item is grad)
         try:
@@ -529,7 +528,7 @@ def _check_gradients(node, grad_inputs):
             continue
         grad = _check_type(node, grad_inputs, grad)
         if grad._data.shape != edge.shape or grad._data.dtype != edge.dtype:
-            grad = _conform(node, grad_inputs, grad, edge)
+            grad = _conform(node, grad_inputs, grad, edge.shape, edge.dtype)
         checked[index] = grad
     return tuple(checked)
 

@@ -23,8 +23,9 @@ import weakref
 from numpy import ndarray as _ndarray, asarray as _as_array
 
 from .._sparse_coo import SparseCoo
-from .._tensor import INFERENCE_COUNTER, Tensor, VersionCounter, new_tensor
-from .. import _float_errors, _naming
+from .._tensor import INFERENCE_COUNTER, Tensor, TensorBase, VersionCounter, new_tensor
+from .. import _naming
+from .._float_errors import quiet as _quiet_float_errors, restore as _restore_float_errors
 from ..utils.hooks import RemovableHandle
 from . import grad_mode
 from . import anomaly as anomaly_mode
@@ -44,8 +45,6 @@ __all__ = [
 
 _grad_state = grad_mode.state
 _forward_ad_state = forward_ad.state
-# Edge(...) without NamedTuple's Python-level __new__: _new_edge((node, input_nr, shape, dtype)).
-_new_edge = functools.partial(tuple.__new__, Edge)
 
 
 class FunctionCtx:
@@ -96,7 +95,8 @@ class FunctionCtx:
         or if the graph was already freed by an earlier backward without `retain_graph=True`. A Function
         with `clear_saved_tensors_on_access = True` frees them on this first access, as PyTorch's.
         """
-        if not getattr(self._forward_cls, "clear_saved_tensors_on_access", False):
+        forward_cls = self._forward_cls  # None for a node no Function made (AccumulateGrad)
+        if forward_cls is None or not forward_cls.clear_saved_tensors_on_access:
             return _unpack_saved(self)
         if self._saved is None and self._saved_was_freed:
             raise RuntimeError(
@@ -311,32 +311,30 @@ def _resolve_saved(node, inputs, outputs, raw_outputs=()):
     saved = list(to_save)
     versions = [None] * len(saved)
     hooks_stack = _saved_hooks_state.stack  # saved_tensors_hooks: the innermost pair packs
-    hooks = hooks_stack[-1] if hooks_stack else None
     for index, item in enumerate(saved):
         if item is None or array_forward and type(item) in _NUMBERS:
             continue  # a gap, or a Python number a built-in op keeps for backward
-        if not isinstance(item, Tensor):
+        if not isinstance(item, TensorBase):
             if not array_forward:
                 raise TypeError(
                     f"{node._forward_cls.__name__}.forward: save_for_backward can only save tensors or None, "
                     f"but argument {index} is of type {type(item).__name__}. Keep other values as ctx "
                     "attributes (ctx.name = value)."
                 )
-            if node._kernel_inputs is not None:  # two inputs shared one array: match what the kernel got
-                given = _input_given(node, item, inputs)
-                item = _tensor_holding(item, outputs, raw_outputs) if given is None else given
+            # The first input holding the array is the one whose array the kernel got as it is (see
+            # `_distinct_arrays`); a view the kernel got for a later holder is found by `_input_given`.
+            for tensor in inputs:
+                if isinstance(tensor, TensorBase) and tensor._data is item:
+                    item = tensor
+                    break
             else:
-                for tensor in inputs:
-                    if isinstance(tensor, Tensor) and tensor._data is item:
-                        item = tensor
-                        break
-                else:
-                    item = _tensor_holding(item, outputs, raw_outputs)
-        if hooks is not None:
+                given = None if node._kernel_inputs is None else _input_given(node, item, inputs)
+                item = _tensor_holding(item, outputs, raw_outputs) if given is None else given
+        if hooks_stack:
             if item._version_counter is INFERENCE_COUNTER:
                 raise _inference_saved_error(node)
             forward_ad.note_lost_tangent()  # what unpack returns carries no tangent
-            saved[index] = _PackedSaved(item, item._grad_fn is node, hooks)
+            saved[index] = _PackedSaved(item, item._grad_fn is node, hooks_stack[-1])
             versions[index] = 0
         elif item._grad_fn is node:
             item = saved[index] = _SavedOutput(item)
@@ -362,7 +360,7 @@ def _inference_saved_error(node):
 def _input_given(node, array, inputs):
     """The input tensor whose array (or view of it, see `_distinct_arrays`) the kernel saved."""
     for tensor, given in zip(inputs, node._kernel_inputs):
-        if given is array and isinstance(tensor, Tensor):
+        if given is array and isinstance(tensor, TensorBase):
             return tensor
     return None
 
@@ -379,7 +377,7 @@ def _edge_to(tensor):
     """Where the gradient of `tensor` goes: its grad_fn, or the AccumulateGrad of a leaf (a
     GradientEdge names the place itself)."""
     if type(tensor) is GradientEdge:
-        return _new_edge((tensor.node, tensor.output_nr, None, None))
+        return Edge((tensor.node, tensor.output_nr, None, None))
     node = tensor._grad_fn
     if node is not None and tensor._base is not None:
         node = refresh_view_grad_fn(tensor)
@@ -388,7 +386,7 @@ def _edge_to(tensor):
         if node is None:
             node = tensor._grad_accumulator = AccumulateGrad(tensor)
     data = tensor._data
-    return _new_edge((node, tensor._output_nr, data.shape, data.dtype))
+    return Edge((node, tensor._output_nr, data.shape, data.dtype))
 
 
 def refresh_view_grad_fn(view):
@@ -431,26 +429,26 @@ _FLOATING_KINDS = frozenset("fcV")  # "V": ml_dtypes' bfloat16 and float8 (see e
 
 
 def _apply_array_forward(cls, node, args, recording):
-    token = _float_errors.quiet()  # inf and nan come back silently, as in PyTorch
+    token = _quiet_float_errors()  # inf and nan come back silently, as in PyTorch
     try:
         count = len(args)
         if count == 1:
             only = args[0]
-            result = cls.forward(node, only._data if isinstance(only, Tensor) else only)
+            result = cls.forward(node, only._data if isinstance(only, TensorBase) else only)
         elif count == 2:  # unrolled, as binary ops are the most common
             first, second = args
-            a = first._data if isinstance(first, Tensor) else first
-            b = second._data if isinstance(second, Tensor) else second
+            a = first._data if isinstance(first, TensorBase) else first
+            b = second._data if isinstance(second, TensorBase) else second
             if a is b and first is not second:
                 a, b = _distinct_arrays(node, args)
             result = cls.forward(node, a, b)
         else:
-            arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
+            arrays = [arg._data if isinstance(arg, TensorBase) else arg for arg in args]
             if len({id(array) for array in arrays}) < len({id(arg) for arg in args}):
                 arrays = _distinct_arrays(node, args)
             result = cls.forward(node, *arrays)
     finally:
-        _float_errors.restore(token)
+        _restore_float_errors(token)
     if type(result) is _ndarray:
         array = result
     elif type(result) is tuple:
@@ -478,7 +476,7 @@ def _distinct_arrays(node, args):
     that what the kernel saves maps back to the right tensor (see `_resolve_saved`)."""
     arrays, seen = [], {}
     for arg in args:
-        if isinstance(arg, Tensor):
+        if isinstance(arg, TensorBase):
             array = arg._data
             arrays.append(array if seen.setdefault(id(array), arg) is arg else array.view())
         else:
@@ -572,10 +570,10 @@ def _apply_tensor_forward(cls, node, args, recording):
     outputs = list(result) if is_tuple else [result]
     dirty = {id(tensor) for tensor in node._dirty} if node._dirty else ()
     non_differentiable = {id(tensor) for tensor in node._non_differentiable} if node._non_differentiable else ()
-    input_ids = {id(arg) for arg in args if isinstance(arg, Tensor)}
+    input_ids = {id(arg) for arg in args if isinstance(arg, TensorBase)}
     returned_outputs = tuple(outputs)  # what forward returned, before any aliasing below
     for index, output in enumerate(outputs):
-        if not isinstance(output, Tensor):
+        if not isinstance(output, TensorBase):
             continue
         returned_id = id(output)  # what mark_non_differentiable saw, before any aliasing below
         if id(output) in input_ids and id(output) not in dirty:
@@ -591,12 +589,12 @@ def _apply_tensor_forward(cls, node, args, recording):
     keep_none = () if node._materialize_non_diff_grads else non_differentiable
     node._output_meta = tuple(
         (output._data.shape, output._data.dtype)
-        if isinstance(output, Tensor) and id(returned) not in keep_none
+        if isinstance(output, TensorBase) and id(returned) not in keep_none
         else None  # None: the engine materializes no zeros for it
         for output, returned in zip(outputs, returned_outputs)
     )
     if node._to_save is not None:
-        _resolve_saved(node, args, [output for output in outputs if isinstance(output, Tensor)])
+        _resolve_saved(node, args, [output for output in outputs if isinstance(output, TensorBase)])
     if anomaly_mode.state.enabled:
         anomaly_mode.record_forward(node, outputs)
     _warn_about_tensor_attributes(cls, node)
@@ -619,7 +617,7 @@ def _warn_about_tensor_attributes(cls, node):
     names = [
         name
         for name, value in attributes.items()
-        if isinstance(value, Tensor) and value._requires_grad and not name.startswith("_")
+        if isinstance(value, TensorBase) and value._requires_grad and not name.startswith("_")
     ]
     if names:
         node._tensor_attributes = tuple(names)
@@ -708,6 +706,9 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
     _array_backward = False
     _wraps_numbers = False
     _complex_node_cls = None  # a holomorphic primitive's node class for complex values
+    # PyTorch's switch: True frees the saved tensors on the first `ctx.saved_tensors`. A class
+    # attribute here, as in PyTorch, so reading it never fails on the path of every backward.
+    clear_saved_tensors_on_access = False
 
     def __init__(self, *args, **kwargs):
         warnings.warn(
@@ -796,25 +797,25 @@ def _connect(node, args):
     gradient (then nothing is recorded and the node is only forward's ctx)."""
     if len(args) == 1:  # unary ops are the most common: no loop, no lists
         (arg,) = args
-        if isinstance(arg, Tensor) and arg._requires_grad:
+        if isinstance(arg, TensorBase) and arg._requires_grad:
             node_of_arg = arg._grad_fn
             if node_of_arg is None or arg._base is not None:
                 node._edges = (_edge_to(arg),)
             else:
                 data = arg._data
-                node._edges = (_new_edge((node_of_arg, arg._output_nr, data.shape, data.dtype)),)
+                node._edges = (Edge((node_of_arg, arg._output_nr, data.shape, data.dtype)),)
             node.needs_input_grad = _ONE_TRUE
             return True
     edges, needs, any_needed, non_tensors = [], [], False, ()
     for arg in args:
-        if isinstance(arg, Tensor):
+        if isinstance(arg, TensorBase):
             if arg._requires_grad:
                 node_of_arg = arg._grad_fn
                 if node_of_arg is None or arg._base is not None:
                     edges.append(_edge_to(arg))  # leaves and views take the longer way
                 else:
                     data = arg._data
-                    edges.append(_new_edge((node_of_arg, arg._output_nr, data.shape, data.dtype)))
+                    edges.append(Edge((node_of_arg, arg._output_nr, data.shape, data.dtype)))
                 needs.append(True)
                 any_needed = True
                 continue
