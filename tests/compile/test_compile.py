@@ -157,23 +157,22 @@ def test_training_loop_matches_eager(model, optimizer):
     assert run._recordings <= 5  # first step, then one per learning-rate change of the scheduler
 
 
-@pytest.mark.parametrize("model", sorted(MODELS))
-def test_compiled_module_trains_like_eager(model):
-    """`ember.compile(model)` inside an eager training loop: the forward is replayed and its result's
-    grad_fn replays the recorded backward."""
+def _assert_compiled_module_trains_like_eager(make_net, loss_of, steps):
+    """Train `make_net()` eagerly and through `ember.compile` (Adam, the same seeded batches): the
+    losses and weights must be the same bits, from one recording."""
 
     def train(compile_it):
         ember.manual_seed(0)
-        net = MODELS[model]()
+        net = make_net()
         optimizer = ember.optim.Adam(net.parameters(), lr=0.01)
         run = ember.compile(net) if compile_it else net
         rng = np.random.default_rng(0)
         losses = []
-        for _ in range(6):
+        for _ in range(steps):
             x = ember.tensor(rng.standard_normal((8, 24)).astype(np.float32))
             y = ember.tensor(rng.integers(0, 5, 8))
             optimizer.zero_grad()
-            loss = F.cross_entropy(run(x), y)
+            loss = loss_of(run, x, y)
             loss.backward()
             optimizer.step()
             losses.append(loss.item())
@@ -184,6 +183,13 @@ def test_compiled_module_trains_like_eager(model):
     assert losses == eager_losses and params == eager_params
     call = compiled.__dict__["_compiled_call"]
     assert call.eager_reason is None and call._recordings == 1
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+def test_compiled_module_trains_like_eager(model):
+    """`ember.compile(model)` inside an eager training loop: the forward is replayed and its result's
+    grad_fn replays the recorded backward."""
+    _assert_compiled_module_trains_like_eager(MODELS[model], lambda run, x, y: F.cross_entropy(run(x), y), steps=6)
 
 
 class _LogitsAndLoss(nn.Module):
@@ -200,30 +206,13 @@ class _LogitsAndLoss(nn.Module):
 
 @pytest.mark.parametrize("through_logits", [False, True])
 def test_compiled_module_with_two_differentiable_results_trains_like_eager(through_logits):
-    def train(compile_it):
-        ember.manual_seed(0)
-        net = _LogitsAndLoss()
-        optimizer = ember.optim.AdamW(net.parameters(), lr=0.01)
-        run = ember.compile(net) if compile_it else net
-        rng = np.random.default_rng(0)
-        losses = []
-        for _ in range(5):
-            x = ember.tensor(rng.standard_normal((8, 24)).astype(np.float32))
-            y = ember.tensor(rng.integers(0, 5, 8))
-            logits, loss = run(x, y)
-            if through_logits:  # both results carry gradient into the shared backward
-                loss = loss + logits.square().mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.item())
-        return losses, [p.detach().numpy().tobytes() for p in net.parameters()], run
+    def loss_of(run, x, y):
+        logits, loss = run(x, y)
+        if through_logits:  # both results carry gradient into the shared backward
+            loss = loss + logits.square().mean()
+        return loss
 
-    eager_losses, eager_params, _ = train(False)
-    losses, params, compiled = train(True)
-    assert losses == eager_losses and params == eager_params
-    call = compiled.__dict__["_compiled_call"]
-    assert call.eager_reason is None and call._recordings == 1
+    _assert_compiled_module_trains_like_eager(_LogitsAndLoss, loss_of, steps=5)
 
 
 def test_two_differentiable_results_share_one_replayed_grad_fn():
