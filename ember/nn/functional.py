@@ -2,8 +2,7 @@
 
 Signatures, defaults and results follow PyTorch. The primitives (convolution, pooling, softmax,
 NLL, ...) live in `ember.ops` (conv, pooling, losses, ... one module per family); the rest are composites of ember ops, so they are
-differentiable twice. Differences from PyTorch: `embedding(sparse=True)` gives a dense gradient;
-`interpolate` has no `antialias`.
+differentiable twice. Difference from PyTorch: `interpolate` has no `antialias`.
 """
 
 import math
@@ -609,8 +608,9 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 # ================================================================ embedding, one_hot, pad
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """Rows of `weight` (num_embeddings, dim) at integer `input`. `padding_idx`'s row gets no gradient;
-    `max_norm` renormalizes the rows used, in place. `sparse=True` still gives a dense gradient."""
-    return _embeddings._embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
+    `max_norm` renormalizes the rows used, in place. With `sparse=True` the weight's gradient is a sparse
+    COO tensor (for `optim.SGD` and `optim.SparseAdam`), as in PyTorch."""
+    return _embeddings._embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
 
 
 def pad(input, pad, mode="constant", value=None):

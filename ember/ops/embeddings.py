@@ -11,18 +11,37 @@ __all__ = ["embedding"]
 
 # ================================================================ embedding
 class Embedding(Primitive, node="EmbeddingBackward0"):
-    """Rows of `weight` picked by integer `indices`; backward sums gradients into the picked rows."""
+    """Rows of `weight` picked by integer `indices`; backward sums gradients into the picked rows
+    (or, with `sparse`, gives them as a sparse COO gradient, one entry per lookup, as PyTorch's)."""
 
     @staticmethod
-    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
+    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq, sparse=False):
         ctx.save_for_backward(indices)
         ctx.options = weight.shape[0], padding_idx, scale_grad_by_freq
+        ctx.sparse = sparse
         return weight[indices]
 
     @staticmethod
     def backward(ctx, grad):
         (indices,) = ctx.saved_tensors
-        return _EmbeddingScatter.apply(grad, indices, *ctx.options), None, None, None
+        if ctx.sparse:
+            return _sparse_gradient(grad, indices, *ctx.options), None, None, None, None
+        return _EmbeddingScatter.apply(grad, indices, *ctx.options), None, None, None, None
+
+
+def _sparse_gradient(grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """The weight's gradient as PyTorch's sparse embedding gives it: uncoalesced, an entry per looked-up
+    index (the padding index's left out), the gradient's rows as values."""
+    from .sparse_coo import sparse_coo_tensor
+
+    if scale_grad_by_freq:
+        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+    flat = indices._data.reshape(-1).astype(np.int64)
+    rows = grad.reshape(-1, grad.shape[-1])
+    if padding_idx is not None:
+        kept = np.flatnonzero(flat != padding_idx)
+        flat, rows = flat[kept], rows[new_tensor(kept)]
+    return sparse_coo_tensor(new_tensor(flat[None]), rows, (num_weights, grad.shape[-1]))
 
 
 class _EmbeddingScatter(Primitive, node="EmbeddingBackwardBackward0"):
@@ -56,7 +75,7 @@ class _EmbeddingScatter(Primitive, node="EmbeddingBackwardBackward0"):
             if padding_idx is not None:
                 factor[flat == padding_idx] = 0
             weight = new_tensor(factor.reshape(indices._data.shape + (1,)))
-        picked = Embedding.apply(grad, indices, None, False)
+        picked = Embedding.apply(grad, indices, None, False, False)
         return (picked if weight is None else picked * weight), None, None, None, None
 
 
@@ -88,7 +107,7 @@ def _embedding_renorm(weight, indices, max_norm, norm_type):
         weight._bump_version()
 
 
-def _embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False):
+def _embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     _check_tensor(input, "input", "embedding")
     _check_tensor(weight, "weight", "embedding")
     if input._data.dtype.kind not in "iu":
@@ -113,14 +132,18 @@ def _embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sc
         padding_idx %= num_weights
     if max_norm is not None:
         _embedding_renorm(weight, indices, max_norm, norm_type)
-    return Embedding.apply(weight, indices, padding_idx, scale_grad_by_freq)
+    return Embedding.apply(weight, indices, padding_idx, scale_grad_by_freq, bool(sparse))
 
 
 @op()
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     """`torch.embedding` (weight first): rows of `weight` at `indices`. See `nn.functional.embedding`."""
     return _embedding(
-        indices, weight, None if padding_idx == -1 else padding_idx, scale_grad_by_freq=scale_grad_by_freq
+        indices,
+        weight,
+        None if padding_idx == -1 else padding_idx,
+        scale_grad_by_freq=scale_grad_by_freq,
+        sparse=sparse,
     )
 
 

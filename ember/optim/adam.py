@@ -44,6 +44,8 @@ class Adam(Optimizer):
     records the update in the graph (lr, betas and weight_decay may be tensors that require grad).
     """
 
+    _sparse_gradient_error = "Adam does not support sparse gradients, please consider SparseAdam instead"
+
     def __init__(
         self,
         params,

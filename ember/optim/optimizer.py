@@ -17,6 +17,7 @@ from itertools import chain
 
 from .._backend import np
 from .._dtype import get_default_dtype
+from .._sparse_coo import SparseCoo
 from .._tensor import Tensor, new_tensor
 from ..autograd.grad_mode import enable_grad, set_grad_enabled
 from ..utils.hooks import RemovableHandle
@@ -377,15 +378,25 @@ class Optimizer:
         """Record an in-place change of `param._data` (PyTorch bumps the version in `param.add_`)."""
         param._bump_version()
 
-    @staticmethod
-    def _params_with_grad(group):
+    def _params_with_grad(self, group):
         """(param, gradient array) for each parameter of `group` that has a gradient, negated for
-        `maximize=True`; parameters without a gradient are skipped (and get no state), as in PyTorch."""
+        `maximize=True`; parameters without a gradient are skipped (and get no state), as in PyTorch.
+        A sparse gradient (`nn.Embedding(sparse=True)`) goes through `_sparse_gradient`."""
         maximize = group.get("maximize", False)
         for param in group["params"]:
             grad = param._grad
             if grad is not None:
-                yield param, (-grad._data if maximize else grad._data)
+                data = grad._data
+                if type(data) is SparseCoo:
+                    data = self._sparse_gradient(data, group)
+                yield param, (-data if maximize else data)
+
+    _sparse_gradient_error = None  # PyTorch's own wording where it is not the generic one
+
+    def _sparse_gradient(self, gradient, group):
+        """What the step uses of a sparse gradient: PyTorch's error here; optimizers that take sparse
+        gradients (SGD, SparseAdam) override it."""
+        raise RuntimeError(self._sparse_gradient_error or f"{type(self).__name__} does not support sparse gradients")
 
     @staticmethod
     def _params_with_grad_tensors(group):

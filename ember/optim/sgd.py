@@ -1,5 +1,7 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum and weight decay."""
 
+from .._backend import np
+from .._sparse_coo import SparseCoo
 from .optimizer import Optimizer, add_product_, check_lr, check_nonnegative, hyperparameter, nonzero, scalar
 from .._tensor import Tensor, new_tensor
 
@@ -54,6 +56,16 @@ class SGD(Optimizer):
         )
         super().__init__(params, defaults)
 
+    def _sparse_gradient(self, gradient, group):
+        """A sparse gradient (`nn.Embedding(sparse=True)`). Without momentum each of its entries is
+        added to the parameter on its own, in order, as PyTorch's `p.add_(sparse, alpha=-lr)` does (the
+        same bits). With momentum it is used dense, so the buffer stays the parameter's size: PyTorch
+        keeps a sparse buffer whose sums merge entries in its own order, so the values agree up to the
+        rounding of that order. Weight decay would add the dense parameter to it, which PyTorch refuses."""
+        if group["weight_decay"] != 0:
+            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+        return gradient if group["momentum"] == 0 else gradient.to_dense()
+
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
@@ -64,6 +76,10 @@ class SGD(Optimizer):
             weight_decay, nesterov = group["weight_decay"], group["nesterov"]
             for param, grad in self._params_with_grad(group):
                 data = param._data
+                if type(grad) is SparseCoo:  # rows of an embedding, momentum 0 (see `_sparse_gradient`)
+                    np.add.at(data, tuple(grad.indices), -lr * grad.values)
+                    self._updated(param)
+                    continue
                 if weight_decay != 0:
                     grad = grad + weight_decay * data
                 if momentum != 0:
