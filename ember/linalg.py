@@ -34,7 +34,7 @@ from .ops.eigen import eig, eigvals
 from .ops.factorizations import lu_factor, lu_factor_ex, solve_triangular, matrix_exp
 from .ops.factorizations import linalg_lu as lu, linalg_lu_solve as lu_solve
 from .ops.linalg import linalg_norm as norm, linalg_qr as qr, linalg_svd as svd, inverse as _inverse, _cross, _write_out
-from .ops.linalg import Cholesky as _Cholesky, Inverse as _Inverse, _check_matrix_input, _solve
+from .ops.linalg import Cholesky as _Cholesky, Inverse as _Inverse, _check_matrix_input, _solve, _write_results_out
 from .return_types import _structseq
 
 CholeskyExResult = _structseq("linalg_cholesky_ex", ("L", "info"))
@@ -88,16 +88,10 @@ def inv(A, *, out=None):
     return _inverse(A, out=out)
 
 
-def _write_pair(result, out, result_type):
-    if out is None:
-        return result
-    return result_type(*(_write_out(value, target) for value, target in zip(result, out)))
-
-
 def inv_ex(A, *, check_errors=False, out=None):
     """(inverse, info): `inv` that reports a singular matrix in info (U's zero pivot) instead of raising."""
     _check_matrix_input(A, "linalg.inv_ex", complex_ok=True)
-    return _write_pair(InvExResult(*_Inverse.apply(A, "linalg.inv_ex", check_errors)), out, InvExResult)
+    return _write_results_out(InvExResult(*_Inverse.apply(A, "linalg.inv_ex", check_errors)), out)
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
@@ -105,12 +99,12 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     its first such leading minor) instead of raising; L then holds LAPACK's partial factor."""
     _check_matrix_input(A, "linalg.cholesky_ex")
     lower, info = _Cholesky.apply(A, "linalg.cholesky_ex", check_errors)
-    return _write_pair(CholeskyExResult(lower.mH if upper else lower, info), out, CholeskyExResult)
+    return _write_results_out(CholeskyExResult(lower.mH if upper else lower, info), out)
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """(result, info): `solve` that reports a singular A in info instead of raising."""
-    return _write_pair(SolveExResult(*_solve(A, B, left, "linalg.solve_ex", check_errors)), out, SolveExResult)
+    return _write_results_out(SolveExResult(*_solve(A, B, left, "linalg.solve_ex", check_errors)), out)
 
 
 _COND_ORDERS = (None, 2, -2, 1, -1, math.inf, -math.inf, "fro", "nuc")

@@ -13,7 +13,7 @@ checks and raises its error otherwise.
 from .._backend import np
 from ..autograd.function import Primitive
 from ..return_types import _structseq
-from .linalg import _check_matrix_input, _diag_embed, _lapack, _write_out, matmul, solve
+from .linalg import _check_matrix_input, _diag_embed, _lapack, _write_out, _write_results_out, matmul, solve
 
 EigResult = _structseq("linalg_eig", ("eigenvalues", "eigenvectors"))
 
@@ -72,22 +72,13 @@ class Eig(Primitive, node="LinalgEigBackward0"):
         return rotated.diagonal(0, -2, -1), change
 
 
-def _check_eig_input(A, op_name):
-    _check_matrix_input(A, op_name, complex_ok=True)
-
-
 def eig(A, *, out=None):
     """(eigenvalues, eigenvectors) of a square matrix: A V = V diag(L), complex, vectors of unit norm."""
-    _check_eig_input(A, "linalg.eig")
-    result = EigResult(*Eig.apply(A))
-    if out is not None:
-        for target, value in zip(out, result):
-            _write_out(value, target)
-        return EigResult(*out)
-    return result
+    _check_matrix_input(A, "linalg.eig", complex_ok=True)
+    return _write_results_out(EigResult(*Eig.apply(A)), out)
 
 
 def eigvals(A, *, out=None):
     """The eigenvalues of a square matrix, complex, in LAPACK's order (that of `linalg.eig`)."""
-    _check_eig_input(A, "linalg.eigvals")
+    _check_matrix_input(A, "linalg.eigvals", complex_ok=True)
     return _write_out(Eig.apply(A)[0], out)

@@ -153,6 +153,13 @@ def _write_out(result, out):
     return result if out is None else copy_into_out(out, result)
 
 
+def _write_results_out(results, out):
+    """`results` (a named tuple of tensors), or with `out=` each written into its place there."""
+    if out is None:
+        return results
+    return type(results)(*(_write_out(value, target) for value, target in zip(results, out)))
+
+
 # ================================================================= matrix products
 def _save_operands(ctx, a, b, first=0):
     """Save of `a @ b` only what the wanted gradients read (b for a's, a for b's), as PyTorch does,
