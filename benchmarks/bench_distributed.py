@@ -11,6 +11,8 @@ other work running, 2 processes on 2 cores compete for the CPU and the figures m
 
 The 10 MB figures, all on 2 processes and the same 10 MB of float32:
 - floor: mpi4py's blocking `Allreduce` in place on a NumPy buffer;
+- averaging by hand: what a hand-written data-parallel step over mpi4py adds to forward + backward
+  (one NumPy pass dividing the fresh gradient by the world size, then `Allreduce` in place on it);
 - `ember.distributed.all_reduce` on a tensor of that size (a non-blocking Iallreduce and its wait);
 - DDP's overhead: (forward + backward of a bias-free Linear whose weight is the 10 MB, wrapped in
   DDP) minus (the same forward + backward without DDP, then a barrier: no reduction can end before
@@ -19,8 +21,12 @@ The 10 MB figures, all on 2 processes and the same 10 MB of float32:
   (averaging, hooks, waiting and the collective itself), and 1.0x the floor means DDP costs no
   more than the bare collective. The averaging, one pass dividing the 10 MB by the world size, is
   timed too: it is the part of DDP's cost that no implementation avoids.
-The four are timed in turns, each after a barrier, and their medians compared, so a change of load
-on the machine hits them alike; the ratios are of figures from the same run.
+They are timed in turns, each after a barrier, in an order drawn anew each round (the same on every
+rank), and their medians compared, so a change of load or of cache state hits them alike; the ratios
+are of figures from the same run.
+
+When PyTorch is installed, its DDP is measured the same way on its own floor (the gloo backend's
+`all_reduce`) under `torch.distributed.run`, for comparison.
 """
 
 import json
@@ -45,11 +51,16 @@ def median_time(function, repeats):
 
 
 def median_times_in_turns(functions, repeats, barrier):
-    """The median time of each of `functions` (a dict), run one after the other `repeats` times,
-    each after `barrier()` so that every rank starts it together."""
+    """The median time of each of `functions` (a dict), run one after the other `repeats` times in
+    a seeded random order (the same on every rank, as collectives need), each after `barrier()` so
+    that every rank starts it together."""
+    import random
+
+    order = random.Random(0)
     times = {name: [] for name in functions}
     for _ in range(repeats):
-        for name, function in functions.items():
+        for name in order.sample(list(functions), len(functions)):
+            function = functions[name]
             barrier()
             started = time.perf_counter()
             function()
@@ -96,12 +107,22 @@ def worker():
             MPI.COMM_WORLD.Barrier()
 
     buffer = np.ones(GRADIENT_FLOATS, np.float32)
-    tensor = ember.ones(GRADIENT_FLOATS)
+    tensor = ember.from_numpy(buffer)  # the same memory: a buffer of its own would be colder in cache
     backward(True)
     backward(False)
+
+    def averaging_by_hand():
+        """What a hand-written data-parallel step does after backward: divide, then all-reduce."""
+        big.zero_grad()
+        big(source).sum().backward()
+        gradient = big.weight.grad.numpy()
+        np.multiply(gradient, 1.0 / size, out=gradient)
+        MPI.COMM_WORLD.Allreduce(MPI.IN_PLACE, gradient)
+
     medians = median_times_in_turns(
         {
             "raw": lambda: MPI.COMM_WORLD.Allreduce(MPI.IN_PLACE, buffer),
+            "raw_average": averaging_by_hand,
             "ours": lambda: dist.all_reduce(tensor),
             "ddp": lambda: backward(True),
             "local": lambda: backward(False),
@@ -118,6 +139,7 @@ def worker():
                     "size": size,
                     "step": step_time,
                     "raw_allreduce": medians["raw"],
+                    "by_hand_added": max(medians["raw_average"] - medians["local"], 0.0),
                     "all_reduce": medians["ours"],
                     "ddp_added": max(medians["ddp"] - medians["local"], 0.0),
                     "local_backward": medians["local"],
@@ -127,6 +149,52 @@ def worker():
             flush=True,
         )
     dist.destroy_process_group()
+
+
+def torch_worker():
+    """PyTorch's DDP on the same 10 MB model, against gloo's all_reduce: the same measure as above."""
+    import torch
+    import torch.distributed as torch_dist
+
+    torch.set_num_threads(1)
+    torch_dist.init_process_group("gloo")
+    big = torch.nn.Linear(GRADIENT_FLOATS // 1024, 1024, bias=False)
+    ddp_big = torch.nn.parallel.DistributedDataParallel(big)
+    source = torch.randn(1, GRADIENT_FLOATS // 1024)
+    buffer = torch.ones(GRADIENT_FLOATS)
+
+    def backward(with_ddp):
+        big.zero_grad()
+        (ddp_big if with_ddp else big)(source).sum().backward()
+        if not with_ddp:
+            torch_dist.barrier()
+
+    backward(True)
+    backward(False)
+    medians = median_times_in_turns(
+        {"raw": lambda: torch_dist.all_reduce(buffer), "ddp": lambda: backward(True), "local": lambda: backward(False)},
+        REPEATS,
+        torch_dist.barrier,
+    )
+    if torch_dist.get_rank() == 0:
+        added = max(medians["ddp"] - medians["local"], 0.0)
+        print("RESULT " + json.dumps({"raw_allreduce": medians["raw"], "ddp_added": added}), flush=True)
+    torch_dist.destroy_process_group()
+
+
+def run_torch(processes):
+    """`torch_worker` under torch.distributed.run, or None where PyTorch (or its gloo) is missing."""
+    try:
+        import torch.distributed  # noqa: F401
+    except ImportError:
+        return None
+    environment = dict(os.environ, OMP_NUM_THREADS="1")
+    command = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(processes), __file__]
+    result = subprocess.run(
+        command + ["--torch-worker"], capture_output=True, text=True, env=environment, stdin=subprocess.DEVNULL
+    )
+    lines = [line for line in result.stdout.splitlines() if line.startswith("RESULT ")]
+    return json.loads(lines[0][len("RESULT ") :]) if lines else None
 
 
 def launch(processes):
@@ -173,7 +241,23 @@ def main():
         f"  of which the averaging DDP must do (one pass dividing 10 MB): {two['averaging'] * 1e3:7.2f} ms "
         f"({two['averaging'] / two['raw_allreduce']:.2f}x the floor)"
     )
+    print(
+        f"  averaging by hand (divide the gradient, then mpi4py Allreduce), time added: "
+        f"{two['by_hand_added'] * 1e3:7.2f} ms; DDP adds {two['ddp_added'] / two['by_hand_added']:.2f}x that"
+    )
+    torch_figures = run_torch(2)
+    if torch_figures is not None:
+        print(
+            f"PyTorch's DDP (gloo), same measure: all_reduce {torch_figures['raw_allreduce'] * 1e3:.2f} ms, "
+            f"DDP adds {torch_figures['ddp_added'] * 1e3:.2f} ms "
+            f"({torch_figures['ddp_added'] / torch_figures['raw_allreduce']:.2f}x its floor)"
+        )
 
 
 if __name__ == "__main__":
-    worker() if "--worker" in sys.argv else main()
+    if "--worker" in sys.argv:
+        worker()
+    elif "--torch-worker" in sys.argv:
+        torch_worker()
+    else:
+        main()
