@@ -23,8 +23,9 @@ Ownership of gradient buffers is decided by what the engine knows, never by refe
   place, and copied before it becomes a leaf's `.grad` (`.grad` is changed in place by the next
   backward and by optimizers);
 * what ember's own backwards return is new memory or the gradient they received, so a leaf's
-  `.grad` may take it without a copy, once: an array already taken, a view or a read-only array
-  is copied.
+  `.grad` may take it without a copy, once: an array already taken or read-only is copied, and so is
+  a view, unless it is the whole of an array no one else was handed (Linear's weight gradient: a
+  GEMM's result transposed twice).
 """
 
 import itertools
@@ -230,7 +231,10 @@ class GraphTask:
         shared = self.shared
         for grad in grads:
             if isinstance(grad, Tensor):
-                shared.add(id(grad._data))
+                data = grad._data
+                shared.add(id(data))
+                if type(data) is _ndarray and data.base is not None:
+                    shared.add(id(data.base))
 
     def share_results_of_user_backward(self, grads, grad_inputs):
         """A user's backward may return memory it keeps (a global, a saved input): none of it may
@@ -262,8 +266,18 @@ class GraphTask:
         data = grad._data
         if type(data) is SparseCoo:
             return True  # never changed in place: accumulating into it makes a new one
-        if data.base is not None or not data.flags.writeable or not data.flags.c_contiguous or id(data) in self.shared:
+        if not data.flags.writeable or not data.flags.c_contiguous or id(data) in self.shared:
             return False
+        base = data.base
+        if base is not None:
+            if (
+                type(base) is not _ndarray
+                or not base.flags.owndata
+                or base.nbytes != data.nbytes
+                or id(base) in self.shared
+            ):
+                return False  # part of other memory, or of memory someone was handed
+            self.shared.add(id(base))
         self.shared.add(id(data))  # taken: no other leaf gets the same memory
         return True
 

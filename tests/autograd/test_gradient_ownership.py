@@ -182,3 +182,38 @@ def test_the_engine_takes_a_fresh_gradient_without_a_copy():
     (a * b).sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), b.detach().numpy())
     assert a.grad._data.flags.owndata or a.grad._data.base is None
+
+
+def test_a_linear_weight_takes_its_gradient_without_a_copy():
+    # Linear forms the weight's gradient as a GEMM result transposed twice: a view that is the whole
+    # of memory nobody else was handed, which .grad may take (copying it cost a pass per step).
+    layer = ember.nn.Linear(4, 3)
+    layer(ember.randn(5, 4)).sum().backward()
+    grad = layer.weight.grad._data
+    assert grad.base is not None and grad.base.nbytes == grad.nbytes and grad.flags.c_contiguous
+
+
+def test_a_whole_view_of_the_callers_grad_output_is_copied():
+    leaf = ember.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    grad_output = ember.tensor(np.ones((2, 3)))
+    for _ in range(2):
+        leaf.t().backward(grad_output.t())  # TBackward hands the leaf a whole view of grad_output
+    np.testing.assert_array_equal(grad_output.numpy(), np.ones((2, 3)))
+    np.testing.assert_array_equal(leaf.grad.numpy(), np.full((2, 3), 2.0))
+    assert not np.shares_memory(leaf.grad._data, grad_output._data)
+
+
+def test_two_leaves_never_share_an_array_and_a_whole_view_of_it():
+    # MulBackward makes one new array; Add hands it to `a` as it is and to `b` through two
+    # transposes, as a whole view of the same memory: only one of them may take it.
+    a = ember.tensor(np.ones((2, 3)), requires_grad=True)
+    b = ember.tensor(np.ones((2, 3)), requires_grad=True)
+    scale = ember.tensor(np.full((2, 3), 2.0))
+    for order in ("a first", "b first"):
+        a.grad = b.grad = None
+        total = a + b.t().t() if order == "a first" else b.t().t() + a
+        (total * scale).sum().backward()
+        _assert_separate(a.grad, b.grad)
+        (a + b.t().t()).mul(scale).sum().backward()  # accumulates into both in place
+        np.testing.assert_array_equal(a.grad.numpy(), np.full((2, 3), 4.0))
+        np.testing.assert_array_equal(b.grad.numpy(), np.full((2, 3), 4.0))
