@@ -369,7 +369,21 @@ def run_node(task, node, grads):
     forward_cls = node._forward_cls
     try:
         if forward_cls._array_backward and not create_graph:
-            grad_inputs = _backward_on_arrays(node, grads)
+            # A built-in op's first-order backward, run on the arrays inside the tensors: nothing is
+            # recorded, so its formula needs no tensor (see autograd.function). Written out here
+            # rather than called, as it runs for nearly every node.
+            node._unpack_as_arrays = True
+            try:
+                if len(grads) == 1:
+                    results = forward_cls.backward(node, grads[0]._data)
+                else:
+                    results = forward_cls.backward(node, *[grad._data for grad in grads])
+            finally:
+                node._unpack_as_arrays = False
+            if type(results) is not tuple:  # one input: no loop on the path of every unary op
+                grad_inputs = (new_tensor(results if type(results) is _ndarray else _non_ndarray_result(results)),)
+            else:
+                grad_inputs = _wrap_array_results(results)
         else:
             grad_inputs = forward_cls.backward(node, *grads)
             if type(grad_inputs) is not tuple:
@@ -409,19 +423,8 @@ def _free_saved(task, node):
         node._saved_was_freed = True
 
 
-def _backward_on_arrays(node, grads):
-    """A built-in op's backward run on the arrays inside the tensors (nothing is recorded in a
-    first-order backward, so its formula needs no tensor; see autograd.function)."""
-    node._unpack_as_arrays = True
-    try:
-        if len(grads) == 1:
-            results = node._forward_cls.backward(node, grads[0]._data)
-        else:
-            results = node._forward_cls.backward(node, *[grad._data for grad in grads])
-    finally:
-        node._unpack_as_arrays = False
-    if type(results) is not tuple:  # one input: no loop on the path of every unary op
-        return (new_tensor(results if type(results) is _ndarray else _non_ndarray_result(results)),)
+def _wrap_array_results(results):
+    """The gradients an array backward returned for several inputs, as tensors (None stays None)."""
     return tuple(
         [
             None if result is None else new_tensor(result if type(result) is _ndarray else _non_ndarray_result(result))
