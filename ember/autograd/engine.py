@@ -42,6 +42,7 @@ from .function import AccumulateGrad, _edge_to
 from .saved_hooks import state as _saved_hooks_state
 
 _grad_state = grad_mode.state
+_anomaly_state = anomaly.state
 
 # The backward pass now running (innermost, for a backward started inside another), -1 outside
 # any: what PyTorch calls the graph task id (checkpoint recomputes once per backward pass).
@@ -347,7 +348,8 @@ def _run_tensor_hooks(node, grads):
 def run_node(task, node, grads):
     """Run one node's backward with its hooks and free what it saved (unless `retain_graph`);
     returns one gradient per forward argument, as a tuple."""
-    if len(grads) == 1:
+    count = len(grads)
+    if count == 1:
         if grads[0] is None:
             return _nothing_to_run(task, node)
     elif all(grad is None for grad in grads):
@@ -374,7 +376,7 @@ def run_node(task, node, grads):
             # rather than called, as it runs for nearly every node.
             node._unpack_as_arrays = True
             try:
-                if len(grads) == 1:
+                if count == 1:
                     results = forward_cls.backward(node, grads[0]._data)
                 else:
                     results = forward_cls.backward(node, *[grad._data for grad in grads])
@@ -401,10 +403,11 @@ def run_node(task, node, grads):
             if result is not None:
                 grad_inputs = _check_gradients(node, checked_hook_results(hook, result, grad_inputs))
                 task._share(grad_inputs)
-    if anomaly.state.enabled:
+    if _anomaly_state.enabled:
         anomaly.check_backward_outputs(node, grad_inputs)
-    for observer in observers:
-        observer(node, tuple(grads), _check_gradients(node, grad_inputs))
+    if observers:
+        for observer in observers:
+            observer(node, tuple(grads), _check_gradients(node, grad_inputs))
     if node._saved is not None and not task.retain_graph:
         node._saved = None
         node._saved_was_freed = True
@@ -447,7 +450,7 @@ def _explain_backward_error(node, error):
             "saved nothing; call ctx.save_for_backward(...) in forward with the "
             "tensors backward needs",
         )
-    if anomaly.state.enabled and node._trace:
+    if _anomaly_state.enabled and node._trace:
         _append_to_message(error, anomaly.where_created(node))
 
 

@@ -45,6 +45,7 @@ __all__ = [
 
 _grad_state = grad_mode.state
 _forward_ad_state = forward_ad.state
+_anomaly_state = anomaly_mode.state
 
 
 def _unpack_saved(node, on_access=True):
@@ -87,10 +88,9 @@ def _unpack_saved(node, on_access=True):
                 raise _modified_error(node, item, counter.value, version)
             if as_arrays:
                 result[index] = item._data
-    if on_access:
-        forward_cls = node._forward_cls  # (written out: this runs for every saved_tensors)
-        if forward_cls is not None and forward_cls.clear_saved_tensors_on_access:
-            node._saved, node._saved_was_freed = None, True
+    # Only a Function's node saves anything (`_resolve_saved`), so `_forward_cls` is set here.
+    if on_access and node._forward_cls.clear_saved_tensors_on_access:
+        node._saved, node._saved_was_freed = None, True
     return tuple(result)
 
 
@@ -475,7 +475,7 @@ def _apply_array_forward(cls, node, args, recording):
             _apply_non_differentiable(node, (output,))
         if node._to_save is not None:
             _resolve_saved(node, args, (output,), (result,))
-        if anomaly_mode.state.enabled:
+        if _anomaly_state.enabled:
             anomaly_mode.record_forward(node, output)
         return output
     return new_tensor(array)
@@ -549,7 +549,7 @@ def _wrap_outputs(cls, node, args, results, recording):
             _apply_non_differentiable(node, outputs)
         if node._to_save is not None:
             _resolve_saved(node, args, outputs, results)
-        if anomaly_mode.state.enabled:
+        if _anomaly_state.enabled:
             anomaly_mode.record_forward(node, outputs)
     return outputs
 
@@ -606,7 +606,7 @@ def _apply_tensor_forward(cls, node, args, recording):
     )
     if node._to_save is not None:
         _resolve_saved(node, args, [output for output in outputs if isinstance(output, TensorBase)])
-    if anomaly_mode.state.enabled:
+    if _anomaly_state.enabled:
         anomaly_mode.record_forward(node, outputs)
     _warn_about_tensor_attributes(cls, node)
     return tuple(outputs) if is_tuple else outputs[0]
