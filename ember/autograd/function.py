@@ -800,6 +800,7 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
 _ALL_FALSE = [(False,) * count for count in range(8)]
 _ONE_TRUE = (True,)
+_TRUE_FALSE = (True, False)
 _NUMBERS = (int, float, bool, complex)
 
 
@@ -841,11 +842,19 @@ def _connect(node, args):
             second_edge = NO_EDGE
         else:
             second_edge = None
-        if first_edge is not None and second_edge is not None:
-            if first_edge is NO_EDGE and second_edge is NO_EDGE:
+        if first_edge is not None:
+            if second_edge is not None:
+                if first_edge is NO_EDGE and second_edge is NO_EDGE:
+                    return False
+                node._edges = (first_edge, second_edge)
+                node.needs_input_grad = (first_edge is not NO_EDGE, second_edge is not NO_EDGE)
+                return True
+            # the second argument is not a tensor (a dim, a shape): no edge, listed as the loop lists it
+            if first_edge is NO_EDGE:
                 return False
-            node._edges = (first_edge, second_edge)
-            node.needs_input_grad = (first_edge is not NO_EDGE, second_edge is not NO_EDGE)
+            node._edges = (first_edge, NO_EDGE)
+            node.needs_input_grad = _TRUE_FALSE
+            node._non_tensor_inputs = (1,)
             return True
     edges, needs, any_needed, non_tensors = [], [], False, ()
     for arg in args:
