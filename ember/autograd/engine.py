@@ -43,6 +43,7 @@ from .function import AccumulateGrad, _edge_to
 from .saved_hooks import state as _saved_hooks_state
 
 _grad_state = grad_mode.state
+_anomaly_state = anomaly.state
 
 # The backward pass now running (innermost, for a backward started inside another), -1 outside
 # any: what PyTorch calls the graph task id (checkpoint recomputes once per backward pass).
@@ -361,7 +362,8 @@ def _run_tensor_hooks(node, grads):
 def run_node(task, node, grads):
     """Run one node's backward with its hooks and free what it saved (unless `retain_graph`);
     returns one gradient per forward argument, as a tuple."""
-    if len(grads) == 1:
+    count = len(grads)
+    if count == 1:
         if grads[0] is None:
             return _nothing_to_run(task, node)
     elif all(grad is None for grad in grads):
@@ -383,7 +385,21 @@ def run_node(task, node, grads):
     forward_cls = node._forward_cls
     try:
         if forward_cls._array_backward and not create_graph:
-            grad_inputs = _backward_on_arrays(node, grads)
+            # A built-in op's first-order backward, run on the arrays inside the tensors: nothing is
+            # recorded, so its formula needs no tensor (see autograd.function). Written out here
+            # rather than called, as it runs for nearly every node.
+            node._unpack_as_arrays = True
+            try:
+                if count == 1:
+                    results = forward_cls.backward(node, grads[0]._data)
+                else:
+                    results = forward_cls.backward(node, *[grad._data for grad in grads])
+            finally:
+                node._unpack_as_arrays = False
+            if type(results) is not tuple:  # one input: no loop on the path of every unary op
+                grad_inputs = (new_tensor(results if type(results) is _ndarray else _non_ndarray_result(results)),)
+            else:
+                grad_inputs = _wrap_array_results(results)
         else:
             grad_inputs = forward_cls.backward(node, *grads)
             if type(grad_inputs) is not tuple:
@@ -401,10 +417,11 @@ def run_node(task, node, grads):
             if result is not None:
                 grad_inputs = _check_gradients(node, checked_hook_results(hook, result, grad_inputs))
                 task._share(grad_inputs)
-    if anomaly.state.enabled:
+    if _anomaly_state.enabled:
         anomaly.check_backward_outputs(node, grad_inputs)
-    for observer in observers:
-        observer(node, tuple(grads), _check_gradients(node, grad_inputs))
+    if observers:
+        for observer in observers:
+            observer(node, tuple(grads), _check_gradients(node, grad_inputs))
     if node._saved is not None and not task.retain_graph:
         node._saved = None
         node._saved_was_freed = True
@@ -423,19 +440,8 @@ def _free_saved(task, node):
         node._saved_was_freed = True
 
 
-def _backward_on_arrays(node, grads):
-    """A built-in op's backward run on the arrays inside the tensors (nothing is recorded in a
-    first-order backward, so its formula needs no tensor; see autograd.function)."""
-    node._unpack_as_arrays = True
-    try:
-        if len(grads) == 1:
-            results = node._forward_cls.backward(node, grads[0]._data)
-        else:
-            results = node._forward_cls.backward(node, *[grad._data for grad in grads])
-    finally:
-        node._unpack_as_arrays = False
-    if type(results) is not tuple:  # one input: no loop on the path of every unary op
-        return (new_tensor(results if type(results) is _ndarray else _non_ndarray_result(results)),)
+def _wrap_array_results(results):
+    """The gradients an array backward returned for several inputs, as tensors (None stays None)."""
     return tuple(
         [
             None if result is None else new_tensor(result if type(result) is _ndarray else _non_ndarray_result(result))
@@ -458,7 +464,7 @@ def _explain_backward_error(node, error):
             "saved nothing; call ctx.save_for_backward(...) in forward with the "
             "tensors backward needs",
         )
-    if anomaly.state.enabled and node._trace:
+    if _anomaly_state.enabled and node._trace:
         _append_to_message(error, anomaly.where_created(node))
 
 

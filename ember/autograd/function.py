@@ -45,6 +45,60 @@ __all__ = [
 
 _grad_state = grad_mode.state
 _forward_ad_state = forward_ad.state
+_anomaly_state = anomaly_mode.state
+
+
+def _unpack_saved(node, on_access=True):
+    """`ctx.saved_tensors` (`on_access`: honouring `clear_saved_tensors_on_access`): the saved
+    entries as tensors, or as arrays while the engine runs a `backward_on_arrays` on arrays. The
+    property's getter itself, so that reading it costs one call, on the path of every backward."""
+    saved = node._saved
+    if saved is None:
+        if node._saved_was_freed:
+            if on_access and _clears_on_access(node):
+                raise RuntimeError(
+                    f"{node.name()}: ctx.saved_tensors can only be accessed once when the Function sets "
+                    "clear_saved_tensors_on_access = True; keep what the first access returned"
+                )
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved tensors "
+                "after they have already been freed). Saved intermediate values of the graph are freed "
+                "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+                "backward through the graph a second time or if you need to access saved tensors after "
+                "calling backward."
+            )
+        if on_access and _clears_on_access(node):
+            node._saved_was_freed = True
+        return ()
+    as_arrays = node._unpack_as_arrays
+    result = list(saved)
+    for index, version in enumerate(node._saved_versions):
+        if version is None:
+            continue  # not a tensor
+        item = result[index]
+        if type(item) is _SavedOutput:
+            if item.version_counter.value != version:
+                raise _modified_error(node, item.unpack(node), item.version_counter.value, version)
+            result[index] = item.data if as_arrays else item.unpack(node)
+        elif type(item) is _PackedSaved:  # saved under saved_tensors_hooks: no version check (PyTorch's)
+            result[index] = item.unpack(node, as_arrays)
+        else:
+            counter = item._version_counter
+            if counter is not None and counter.value != version:
+                raise _modified_error(node, item, counter.value, version)
+            if as_arrays:
+                result[index] = item._data
+    # Only a Function's node saves anything (`_resolve_saved`), so `_forward_cls` is set here.
+    if on_access and node._forward_cls.clear_saved_tensors_on_access:
+        node._saved, node._saved_was_freed = None, True
+    return tuple(result)
+
+
+def _clears_on_access(node):
+    """Whether the node's Function sets `clear_saved_tensors_on_access` (a node no Function made,
+    AccumulateGrad, has none)."""
+    forward_cls = node._forward_cls
+    return forward_cls is not None and forward_cls.clear_saved_tensors_on_access
 
 
 class FunctionCtx:
@@ -87,31 +141,21 @@ class FunctionCtx:
         """With False, backward receives None instead of zeros for outputs that got no gradient."""
         self._materialize_grads = bool(value)
 
-    @property
-    def saved_tensors(self):
-        """The tensors given to `save_for_backward`, unpacked for backward.
+    saved_tensors = property(
+        _unpack_saved,
+        doc="""The tensors given to `save_for_backward`, unpacked for backward.
 
         Raises PyTorch's error if one of them was modified in place since it was saved (the versions are named),
         or if the graph was already freed by an earlier backward without `retain_graph=True`. A Function
         with `clear_saved_tensors_on_access = True` frees them on this first access, as PyTorch's.
-        """
-        forward_cls = self._forward_cls  # None for a node no Function made (AccumulateGrad)
-        if forward_cls is None or not forward_cls.clear_saved_tensors_on_access:
-            return _unpack_saved(self)
-        if self._saved is None and self._saved_was_freed:
-            raise RuntimeError(
-                f"{self.name()}: ctx.saved_tensors can only be accessed once when the Function sets "
-                "clear_saved_tensors_on_access = True; keep what the first access returned"
-            )
-        tensors = _unpack_saved(self)
-        self._saved, self._saved_was_freed = None, True
-        return tensors
+        """,
+    )
 
     @property
     def saved_variables(self):
         """Book-era name of `saved_tensors`; warns with a DeprecationWarning."""
         warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
-        return _unpack_saved(self)
+        return _unpack_saved(self, on_access=False)
 
 
 class Node(FunctionCtx):
@@ -253,39 +297,6 @@ class _SavedOutput:
         if self.tangent is not None:
             tensor._fw_grad = self.tangent
         return tensor
-
-
-def _unpack_saved(node):
-    saved = node._saved
-    if saved is None:
-        if node._saved_was_freed:
-            raise RuntimeError(
-                "Trying to backward through the graph a second time (or directly access saved tensors "
-                "after they have already been freed). Saved intermediate values of the graph are freed "
-                "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-                "backward through the graph a second time or if you need to access saved tensors after "
-                "calling backward."
-            )
-        return ()
-    as_arrays = node._unpack_as_arrays
-    result = list(saved)
-    for index, version in enumerate(node._saved_versions):
-        if version is None:
-            continue  # not a tensor
-        item = result[index]
-        if type(item) is _SavedOutput:
-            if item.version_counter.value != version:
-                raise _modified_error(node, item.unpack(node), item.version_counter.value, version)
-            result[index] = item.data if as_arrays else item.unpack(node)
-        elif type(item) is _PackedSaved:  # saved under saved_tensors_hooks: no version check (PyTorch's)
-            result[index] = item.unpack(node, as_arrays)
-        else:
-            counter = item._version_counter
-            if counter is not None and counter.value != version:
-                raise _modified_error(node, item, counter.value, version)
-            if as_arrays:
-                result[index] = item._data
-    return tuple(result)
 
 
 def _modified_error(node, tensor, version, expected):
@@ -464,7 +475,7 @@ def _apply_array_forward(cls, node, args, recording):
             _apply_non_differentiable(node, (output,))
         if node._to_save is not None:
             _resolve_saved(node, args, (output,), (result,))
-        if anomaly_mode.state.enabled:
+        if _anomaly_state.enabled:
             anomaly_mode.record_forward(node, output)
         return output
     return new_tensor(array)
@@ -538,7 +549,7 @@ def _wrap_outputs(cls, node, args, results, recording):
             _apply_non_differentiable(node, outputs)
         if node._to_save is not None:
             _resolve_saved(node, args, outputs, results)
-        if anomaly_mode.state.enabled:
+        if _anomaly_state.enabled:
             anomaly_mode.record_forward(node, outputs)
     return outputs
 
@@ -595,7 +606,7 @@ def _apply_tensor_forward(cls, node, args, recording):
     )
     if node._to_save is not None:
         _resolve_saved(node, args, [output for output in outputs if isinstance(output, TensorBase)])
-    if anomaly_mode.state.enabled:
+    if _anomaly_state.enabled:
         anomaly_mode.record_forward(node, outputs)
     _warn_about_tensor_attributes(cls, node)
     return tuple(outputs) if is_tuple else outputs[0]
@@ -789,6 +800,7 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
 _ALL_FALSE = [(False,) * count for count in range(8)]
 _ONE_TRUE = (True,)
+_TRUE_FALSE = (True, False)
 _NUMBERS = (int, float, bool, complex)
 
 
@@ -805,6 +817,44 @@ def _connect(node, args):
                 data = arg._data
                 node._edges = (Edge((node_of_arg, arg._output_nr, data.shape, data.dtype)),)
             node.needs_input_grad = _ONE_TRUE
+            return True
+    elif len(args) == 2:  # binary ops next: the loop below unrolled, tuples instead of lists
+        first, second = args
+        if isinstance(first, TensorBase) and first._requires_grad:
+            node_of_arg = first._grad_fn
+            if node_of_arg is None or first._base is not None:
+                first_edge = _edge_to(first)
+            else:
+                data = first._data
+                first_edge = Edge((node_of_arg, first._output_nr, data.shape, data.dtype))
+        elif type(first) in _NUMBERS and node._forward_cls._wraps_numbers or isinstance(first, TensorBase):
+            first_edge = NO_EDGE
+        else:
+            first_edge = None  # a non-tensor argument: the loop below lists it
+        if isinstance(second, TensorBase) and second._requires_grad:
+            node_of_arg = second._grad_fn
+            if node_of_arg is None or second._base is not None:
+                second_edge = _edge_to(second)
+            else:
+                data = second._data
+                second_edge = Edge((node_of_arg, second._output_nr, data.shape, data.dtype))
+        elif type(second) in _NUMBERS and node._forward_cls._wraps_numbers or isinstance(second, TensorBase):
+            second_edge = NO_EDGE
+        else:
+            second_edge = None
+        if first_edge is not None:
+            if second_edge is not None:
+                if first_edge is NO_EDGE and second_edge is NO_EDGE:
+                    return False
+                node._edges = (first_edge, second_edge)
+                node.needs_input_grad = (first_edge is not NO_EDGE, second_edge is not NO_EDGE)
+                return True
+            # the second argument is not a tensor (a dim, a shape): no edge, listed as the loop lists it
+            if first_edge is NO_EDGE:
+                return False
+            node._edges = (first_edge, NO_EDGE)
+            node.needs_input_grad = _TRUE_FALSE
+            node._non_tensor_inputs = (1,)
             return True
     edges, needs, any_needed, non_tensors = [], [], False, ()
     for arg in args:
