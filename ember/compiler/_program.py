@@ -183,7 +183,7 @@ def build(recording, plan):
         line("return MISS", 2)
         writer.globals["_aliases_match"] = _aliases_match
     # --- the recorded calls
-    ops = recording.ops[: plan.forward_ops]
+    ops = _products_with_ones(recording, recording.ops[: plan.forward_ops])
     pinned = set()
     for value in [plan.result] + [effect[2] for effect in plan.effects]:
         _result_slots(value, pinned)
@@ -293,6 +293,45 @@ def _dead_ops(ops, needed):
             continue
         used.update(_slots_in(op.args, []) + _slots_in(op.kwargs, []))
     return dead
+
+
+_ONES_MAKERS = frozenset(("numpy.ones", "numpy.ones_like"))
+
+
+def _products_with_ones(recording, ops):
+    """`ops`, with each `np.multiply(ones, x)` whose `ones` the replay itself filled (np.ones or
+    np.ones_like, not written since) made `np.multiply(x, 1)`: per element the same IEEE product in
+    the same dtype, reading one array instead of two. A backward makes such products when it scales
+    operands by the seed gradient `ones_like(z)` that `z.backward()` or a user passed in."""
+    values = recording.values
+    ones = {}  # slot -> id of its memory's owner, for the arrays still all ones
+    rewritten = list(ops)
+    for index, op in enumerate(ops):
+        simple = type(op.outs) is int and not op.unpack
+        if simple and op.name in _ONES_MAKERS and _owns(values[op.outs]):
+            ones[op.outs] = id(values[op.outs])
+            continue
+        if simple and ones and op.fn is numpy.multiply and not op.kwargs and len(op.args) == 2:
+            result = values[op.outs]
+            for factor, other in (op.args, op.args[::-1]):
+                if not (isinstance(factor, _trace.Ref) and factor.slot in ones and isinstance(other, _trace.Ref)):
+                    continue
+                operand = values[other.slot]
+                if (
+                    type(operand) is numpy.ndarray
+                    and type(result) is numpy.ndarray
+                    and result.dtype.kind in "biufc"
+                    and operand.shape == result.shape
+                    and operand.dtype == result.dtype == values[factor.slot].dtype
+                ):
+                    one = result.dtype.type(1)
+                    rewritten[index] = _trace.Op(op.fn, (other, one), {}, op.outs, op.name, op.unpack, op.writes)
+                    break
+        written = set(op.writes) | set(_slots_in(op.kwargs.get("out"), []))
+        if written and ones:
+            roots = {id(_trace._root(values[slot])) for slot in written if isinstance(values[slot], numpy.ndarray)}
+            ones = {slot: root for slot, root in ones.items() if root not in roots}
+    return rewritten
 
 
 def _root_id(array):

@@ -688,3 +688,54 @@ def test_weight_gradient_made_transposed_is_handed_over_without_a_copy():
     replay = compiled.variants[0]
     called = [replay.__globals__[name] for name in re.findall(r"\b(f\d+)\(", replay.source)]
     assert np.ndarray.copy not in called, replay.source
+
+
+def _multiplies(replay):
+    """The argument lists of the replay's np.multiply calls, as source text."""
+    names = {name for name, value in replay.__globals__.items() if value is np.multiply}
+    return [args for name, args in re.findall(r"\b(f\d+)\(([^)]*)\)", replay.source) if name in names]
+
+
+def test_product_with_ones_the_replay_made_reads_one_array():
+    """`ones_like(z) * x` (a seed gradient scaling an operand) becomes `x * 1`: the same product per
+    element, bit for bit, NaN, infinities, signed zeros and subnormals included."""
+    from ember._examples import MultiplyAdd
+
+    special = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -3.5, 2.0], np.float32)
+    w, x, b = (ember.tensor(np.resize(np.roll(special, k), (4, 8)), requires_grad=True) for k in range(3))
+
+    def step():
+        z = MultiplyAdd.apply(w, x, b)
+        z.backward(ember.ones_like(z))
+        grads = w.grad, x.grad, b.grad
+        w.grad = x.grad = b.grad = None
+        return z, grads
+
+    compiled = ember.compile(step, verify=3)
+    for _ in range(4):
+        z, grads = compiled()
+        for grad, expected in zip(grads, (x, w, ember.ones(4, 8))):
+            assert grad.numpy().tobytes() == expected.detach().numpy().tobytes()
+    products = _multiplies(compiled.variants[0])
+    assert len(products) == 3, products  # w * x, and the two gradients
+    ones = [args for args in products if re.fullmatch(r"v\d+, c\d+", args)]
+    assert len(ones) == 2, compiled.variants[0].source
+    for args in ones:
+        assert compiled.variants[0].__globals__[args.split(", ")[1]] == 1
+
+
+def test_product_with_ones_changed_in_place_is_not_rewritten():
+    """Ones that were written since they were made (here doubled in place) are multiplied as recorded."""
+
+    def f(x):
+        seed = ember.ones_like(x)
+        seed.mul_(2)
+        return seed * x, ember.ones(3, 4) * x
+
+    compiled = ember.compile(f, verify=2)
+    x = ember.randn(3, 4)
+    for _ in range(3):
+        for got, expected in zip(compiled(x), f(x)):
+            same(got, expected)
+    products = _multiplies(compiled.variants[0])
+    assert sum(bool(re.fullmatch(r"v\d+, c\d+", args)) for args in products) == 1, compiled.variants[0].source
