@@ -724,13 +724,16 @@ def test_product_with_ones_the_replay_made_reads_one_array():
         assert compiled.variants[0].__globals__[args.split(", ")[1]] == 1
 
 
-def test_product_with_ones_changed_in_place_is_not_rewritten():
-    """Ones that were written since they were made (here doubled in place) are multiplied as recorded."""
+def test_product_with_ones_changed_in_place_or_widening_x_is_not_rewritten():
+    """Ones written since they were made (here doubled in place) or broadcasting `x` to a larger shape
+    are multiplied as recorded; ones broadcast to `x`'s shape, or float64 ones times `x` cast to
+    float64 (ember casts first), are products with 1."""
 
     def f(x):
         seed = ember.ones_like(x)
         seed.mul_(2)
-        return seed * x, ember.ones(3, 4) * x
+        wider = ember.ones(3, 4, dtype=ember.float64) * x
+        return seed * x, ember.ones(3, 4) * x, wider, ember.ones(2, 3, 4) * x, ember.ones(4) * x
 
     compiled = ember.compile(f, verify=2)
     x = ember.randn(3, 4)
@@ -738,4 +741,4 @@ def test_product_with_ones_changed_in_place_is_not_rewritten():
         for got, expected in zip(compiled(x), f(x)):
             same(got, expected)
     products = _multiplies(compiled.variants[0])
-    assert sum(bool(re.fullmatch(r"v\d+, c\d+", args)) for args in products) == 1, compiled.variants[0].source
+    assert sum(bool(re.fullmatch(r"v\d+, c\d+", args)) for args in products) == 3, compiled.variants[0].source
