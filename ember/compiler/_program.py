@@ -205,7 +205,8 @@ def build(recording, plan):
     if draws_before_guard:  # a miss must leave the random state as it found it
         line("random_state = generator.get_state()")
         writer.globals["generator"] = creation.default_generator
-    reuse = _reused_buffers(recording, ops, last_use, pinned, dead)
+    made_once = _arrays_made_once(recording, ops, pinned)
+    reuse = _reused_buffers(recording, ops, last_use, pinned, dead | set(made_once))
     for index, (how, slot) in reuse.items():
         if how == "alias":
             last_use[slot] = max(last_use.get(slot, -1), index)  # a root standing for its view
@@ -225,7 +226,10 @@ def build(recording, plan):
             for source in _replaced_grads(plan):
                 line(f"{_source_expression(source, writer)}._grad = None", 2)
         if index not in dead:
-            _emit_op(writer, op, 2, reuse.get(index))
+            if index in made_once:
+                line(f"v{op.outs} = {writer.constant(made_once[index])}", 2)
+            else:
+                _emit_op(writer, op, 2, reuse.get(index))
         freed = [slot for slot in dying.get(index, ()) if slot not in pinned]
         if freed:
             line("del " + ", ".join(f"v{slot}" for slot in sorted(freed)), 2)
@@ -334,6 +338,45 @@ def _products_with_ones(recording, ops):
     return rewritten
 
 
+# NumPy's makers of arrays from their arguments alone (no data read, nothing drawn).
+_CONSTANT_MAKERS = frozenset(("numpy.ones", "numpy.zeros", "numpy.full", "numpy.arange", "numpy.eye"))
+# Made-once arrays stay with the variant; above this size the call costs little beside the fill.
+_CONSTANT_MAX_BYTES = 64 * 1024
+
+
+def _arrays_made_once(recording, ops, pinned):
+    """{op index: array} for the arrays a replay would make from constants alone (`np.ones(10)` for a
+    sum as a product, `np.arange(128)` for row indices) that no op writes, that are not part of the
+    result or the effects, and of which no view is: such an array is made once, read-only, when the
+    replay is built, and every replay uses it (a call fewer each). Small ones only: they stay with
+    the variant. A write the analysis missed would raise (read-only), never change a later replay."""
+    values = recording.values
+    kept = set()  # ids of the arrays whose memory something writes or the caller sees
+    for op in ops:
+        for slot in set(op.writes) | set(_slots_in(op.kwargs.get("out"), [])):
+            if isinstance(values[slot], numpy.ndarray):
+                kept.add(id(_trace._root(values[slot])))
+    for slot in pinned:
+        if isinstance(values[slot], numpy.ndarray):
+            kept.add(id(_trace._root(values[slot])))
+    made_once = {}
+    for index, op in enumerate(ops):
+        if op.name not in _CONSTANT_MAKERS or type(op.outs) is not int or op.unpack:
+            continue
+        value = values[op.outs]
+        if (
+            type(value) is numpy.ndarray
+            and value.nbytes <= _CONSTANT_MAX_BYTES
+            and id(value) not in kept
+            and not _slots_in(op.args, [])
+            and not _slots_in(op.kwargs, [])
+        ):
+            constant = value.copy()
+            constant.flags.writeable = False
+            made_once[index] = constant
+    return made_once
+
+
 def _root_id(array):
     base = array.base
     return id(array) if base is None else id(base)
@@ -369,7 +412,9 @@ def _reused_buffers(recording, ops, last_use, pinned, dead):
       and dtype: the result is written into it (`out=`), as NumPy's elision would.
     """
     made_by_ops = set()
-    for op in ops:
+    for index, op in enumerate(ops):
+        if index in dead:
+            continue
         outs = op.outs if type(op.outs) is tuple else (op.outs,)
         made_by_ops.update(out for out in outs if out is not None)
     views = {}  # id(root array) -> the slots sharing its memory

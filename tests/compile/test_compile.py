@@ -742,3 +742,36 @@ def test_product_with_ones_changed_in_place_or_widening_x_is_not_rewritten():
             same(got, expected)
     products = _multiplies(compiled.variants[0])
     assert sum(bool(re.fullmatch(r"v\d+, c\d+", args)) for args in products) == 3, compiled.variants[0].source
+
+
+def _made_once(replay):
+    """The arrays a replay takes from its constants instead of making them (`vK = cN` lines)."""
+    names = re.findall(r"^ +v\d+ = (c\d+)$", replay.source, re.M)
+    return [replay.__globals__[name] for name in names if isinstance(replay.__globals__[name], np.ndarray)]
+
+
+def test_small_arrays_made_from_constants_are_made_once():
+    """`arange(4)` and `ones(4)` read but never written are made once, read-only, and shared by every
+    replay; one written in place, one returned, and a large one are made by each replay."""
+
+    def f(x):
+        scaled = x * ember.arange(4.0)  # made once
+        shifted = scaled + ember.ones(4)  # made once
+        accumulated = ember.zeros(4)
+        accumulated.add_(x[0])  # written: made each time
+        returned = ember.full((4,), 2.0)  # part of the result: made each time
+        large = ember.ones(200, 100) @ ember.ones(100, 1)  # the first is above the size kept
+        return shifted.sum() + accumulated.sum() + large.sum(), returned
+
+    compiled = ember.compile(f, verify=2)
+    x = ember.randn(3, 4)
+    for _ in range(4):
+        for got, expected in zip(compiled(x), f(x)):
+            same(got, expected)
+    made_once = _made_once(compiled.variants[0])
+    assert sorted(array.shape for array in made_once) == [(4,), (4,), (100, 1)]  # (200, 100) is 80 KB
+    assert [array.tolist() for array in made_once if array.dtype == np.float64] == [[0.0, 1.0, 2.0, 3.0]]
+    assert not any(array.flags.writeable for array in made_once)
+    result = compiled(x)[1]
+    result.add_(1)  # the caller owns what it is handed
+    same(compiled(x)[1], ember.full((4,), 2.0))
