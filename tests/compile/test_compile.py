@@ -775,3 +775,23 @@ def test_small_arrays_made_from_constants_are_made_once():
     result = compiled(x)[1]
     result.add_(1)  # the caller owns what it is handed
     same(compiled(x)[1], ember.full((4,), 2.0))
+
+
+def test_ones_filled_by_a_random_draw_are_not_taken_for_ones():
+    """A draw into an array (`Generator.random(out=...)`) is a write the passes see: the product
+    stays a product of two arrays, and it draws afresh on each replay."""
+    from ember.ops import creation
+
+    def f(x):
+        noise = ember.ones(4, dtype=ember.float64)
+        creation.default_generator.rng.random(out=noise._data)
+        return noise * x
+
+    creation.default_generator.rng.random()  # the engine made before recording, not inside it
+    compiled = ember.compile(f, verify=0)
+    x = ember.ones(4, dtype=ember.float64)
+    results = [compiled(x) for _ in range(4)]
+    assert len(compiled.variants) == 1
+    for result in results[1:]:
+        assert not np.array_equal(result.numpy(), np.ones(4))
+    assert not np.array_equal(results[-1].numpy(), results[-2].numpy())
