@@ -221,7 +221,8 @@ class _RecordingRng:
         draw = _Draw(generator, name)
 
         def recorded(*args, **kwargs):
-            return _trace.active().call(draw, args, kwargs, f"random.{name}", depends=True)
+            written = ["out"] if "out" in kwargs else ()  # Generator.random(out=...) fills an array
+            return _trace.active().call(draw, args, kwargs, f"random.{name}", written, depends=True)
 
         return recorded
 

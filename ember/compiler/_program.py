@@ -183,7 +183,7 @@ def build(recording, plan):
         line("return MISS", 2)
         writer.globals["_aliases_match"] = _aliases_match
     # --- the recorded calls
-    ops = recording.ops[: plan.forward_ops]
+    ops = _products_with_ones(recording, recording.ops[: plan.forward_ops])
     pinned = set()
     for value in [plan.result] + [effect[2] for effect in plan.effects]:
         _result_slots(value, pinned)
@@ -205,7 +205,8 @@ def build(recording, plan):
     if draws_before_guard:  # a miss must leave the random state as it found it
         line("random_state = generator.get_state()")
         writer.globals["generator"] = creation.default_generator
-    reuse = _reused_buffers(recording, ops, last_use, pinned, dead)
+    made_once = _arrays_made_once(recording, ops, pinned)
+    reuse = _reused_buffers(recording, ops, last_use, pinned, dead | set(made_once))
     for index, (how, slot) in reuse.items():
         if how == "alias":
             last_use[slot] = max(last_use.get(slot, -1), index)  # a root standing for its view
@@ -225,7 +226,10 @@ def build(recording, plan):
             for source in _replaced_grads(plan):
                 line(f"{_source_expression(source, writer)}._grad = None", 2)
         if index not in dead:
-            _emit_op(writer, op, 2, reuse.get(index))
+            if index in made_once:
+                line(f"v{op.outs} = {writer.constant(made_once[index])}", 2)
+            else:
+                _emit_op(writer, op, 2, reuse.get(index))
         freed = [slot for slot in dying.get(index, ()) if slot not in pinned]
         if freed:
             line("del " + ", ".join(f"v{slot}" for slot in sorted(freed)), 2)
@@ -295,6 +299,84 @@ def _dead_ops(ops, needed):
     return dead
 
 
+_ONES_MAKERS = frozenset(("numpy.ones", "numpy.ones_like"))
+
+
+def _products_with_ones(recording, ops):
+    """`ops`, with each `np.multiply(ones, x)` whose `ones` the replay itself filled (np.ones or
+    np.ones_like, not written since) made `np.multiply(x, 1)`: per element the same IEEE product in
+    the same dtype, reading one array instead of two. A backward makes such products when it scales
+    operands by the seed gradient `ones_like(z)` that `z.backward()` or a user passed in."""
+    values = recording.values
+    ones = {}  # slot -> id of its memory's owner, for the arrays still all ones
+    rewritten = list(ops)
+    for index, op in enumerate(ops):
+        simple = type(op.outs) is int and not op.unpack
+        if simple and op.name in _ONES_MAKERS and _owns(values[op.outs]):
+            ones[op.outs] = id(values[op.outs])
+            continue
+        if simple and ones and op.fn is numpy.multiply and not op.kwargs and len(op.args) == 2:
+            result = values[op.outs]
+            for factor, other in (op.args, op.args[::-1]):
+                if not (isinstance(factor, _trace.Ref) and factor.slot in ones and isinstance(other, _trace.Ref)):
+                    continue
+                operand = values[other.slot]
+                if (
+                    type(operand) is numpy.ndarray
+                    and type(result) is numpy.ndarray
+                    and result.dtype.kind in "biufc"
+                    and operand.shape == result.shape
+                    and operand.dtype == result.dtype == values[factor.slot].dtype
+                ):
+                    one = result.dtype.type(1)
+                    rewritten[index] = _trace.Op(op.fn, (other, one), {}, op.outs, op.name, op.unpack, op.writes)
+                    break
+        written = set(op.writes) | set(_slots_in(op.kwargs.get("out"), []))
+        if written and ones:
+            roots = {id(_trace._root(values[slot])) for slot in written if isinstance(values[slot], numpy.ndarray)}
+            ones = {slot: root for slot, root in ones.items() if root not in roots}
+    return rewritten
+
+
+# NumPy's makers of arrays from their arguments alone (no data read, nothing drawn).
+_CONSTANT_MAKERS = frozenset(("numpy.ones", "numpy.zeros", "numpy.full", "numpy.arange", "numpy.eye"))
+# Made-once arrays stay with the variant; above this size the call costs little beside the fill.
+_CONSTANT_MAX_BYTES = 64 * 1024
+
+
+def _arrays_made_once(recording, ops, pinned):
+    """{op index: array} for the arrays a replay would make from constants alone (`np.ones(10)` for a
+    sum as a product, `np.arange(128)` for row indices) that no op writes, that are not part of the
+    result or the effects, and of which no view is: such an array is made once, read-only, when the
+    replay is built, and every replay uses it (a call fewer each). Small ones only: they stay with
+    the variant. A write the analysis missed would raise (read-only), never change a later replay."""
+    values = recording.values
+    kept = set()  # ids of the arrays whose memory something writes or the caller sees
+    for op in ops:
+        for slot in set(op.writes) | set(_slots_in(op.kwargs.get("out"), [])):
+            if isinstance(values[slot], numpy.ndarray):
+                kept.add(id(_trace._root(values[slot])))
+    for slot in pinned:
+        if isinstance(values[slot], numpy.ndarray):
+            kept.add(id(_trace._root(values[slot])))
+    made_once = {}
+    for index, op in enumerate(ops):
+        if op.name not in _CONSTANT_MAKERS or type(op.outs) is not int or op.unpack:
+            continue
+        value = values[op.outs]
+        if (
+            type(value) is numpy.ndarray
+            and value.nbytes <= _CONSTANT_MAX_BYTES
+            and id(value) not in kept
+            and not _slots_in(op.args, [])
+            and not _slots_in(op.kwargs, [])
+        ):
+            constant = value.copy()
+            constant.flags.writeable = False
+            made_once[index] = constant
+    return made_once
+
+
 def _root_id(array):
     base = array.base
     return id(array) if base is None else id(base)
@@ -330,7 +412,9 @@ def _reused_buffers(recording, ops, last_use, pinned, dead):
       and dtype: the result is written into it (`out=`), as NumPy's elision would.
     """
     made_by_ops = set()
-    for op in ops:
+    for index, op in enumerate(ops):
+        if index in dead:
+            continue
         outs = op.outs if type(op.outs) is tuple else (op.outs,)
         made_by_ops.update(out for out in outs if out is not None)
     views = {}  # id(root array) -> the slots sharing its memory

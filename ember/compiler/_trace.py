@@ -70,12 +70,14 @@ def _user_location():
 
 
 class Op:
-    """One recorded call: `outs = fn(*args, **kwargs)` with Refs for slots in the templates."""
+    """One recorded call: `outs = fn(*args, **kwargs)` with Refs for slots in the templates; `writes`
+    names the slots it changes in place (`out=`, `a[...] = `, `a.fill()` ...)."""
 
-    __slots__ = ("fn", "args", "kwargs", "outs", "name", "unpack")
+    __slots__ = ("fn", "args", "kwargs", "outs", "name", "unpack", "writes")
 
-    def __init__(self, fn, args, kwargs, outs, name, unpack):
+    def __init__(self, fn, args, kwargs, outs, name, unpack, writes=()):
         self.fn, self.args, self.kwargs, self.outs, self.name, self.unpack = fn, args, kwargs, outs, name, unpack
+        self.writes = writes
 
 
 class Recording:
@@ -217,9 +219,15 @@ class Recording:
         found = [False, depends, False]
         plain_args, template_args = self.unwrap(tuple(args), found)
         plain_kwargs, template_kwargs = self.unwrap(dict(kwargs), found) if kwargs else ({}, {})
+        writes = []
         for target in mutated:
             template = template_args[target] if isinstance(target, int) else template_kwargs.get(target)
             self._check_mutation(template, found)
+            writes += [
+                item.slot
+                for item in (template if isinstance(template, tuple) else (template,))
+                if isinstance(item, Ref)
+            ]
         _state.recording = None  # NumPy's own Python code (np.random's np.empty ...) is not recorded
         try:
             result = fn(*plain_args, **plain_kwargs)
@@ -228,7 +236,7 @@ class Recording:
         if not self.open:
             return result
         outs, unpack, wrapped = self._wrap_result(result, found)
-        self.ops.append(Op(fn, template_args, template_kwargs, outs, name, unpack))
+        self.ops.append(Op(fn, template_args, template_kwargs, outs, name, unpack, tuple(writes)))
         return wrapped
 
     def _check_mutation(self, template, found):
@@ -418,7 +426,7 @@ class Traced(numpy.ndarray):
         method = getattr(numpy.ndarray, name)
         if recording is None:
             return method(self.view(numpy.ndarray), *_plain(args), **_plain(kwargs))
-        return recording.call(method, (self, *args), kwargs, f"ndarray.{name}")
+        return recording.call(method, (self, *args), kwargs, f"ndarray.{name}", ["out"] if "out" in kwargs else ())
 
     def reshape(self, *args, **kwargs):
         return self._method("reshape", *args, **kwargs)

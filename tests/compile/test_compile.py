@@ -689,3 +689,110 @@ def test_weight_gradient_made_transposed_is_handed_over_without_a_copy():
     replay = compiled.variants[0]
     called = [replay.__globals__[name] for name in re.findall(r"\b(f\d+)\(", replay.source)]
     assert np.ndarray.copy not in called, replay.source
+
+
+def _multiplies(replay):
+    """The argument lists of the replay's np.multiply calls, as source text."""
+    names = {name for name, value in replay.__globals__.items() if value is np.multiply}
+    return [args for name, args in re.findall(r"\b(f\d+)\(([^)]*)\)", replay.source) if name in names]
+
+
+def test_product_with_ones_the_replay_made_reads_one_array():
+    """`ones_like(z) * x` (a seed gradient scaling an operand) becomes `x * 1`: the same product per
+    element, bit for bit, NaN, infinities, signed zeros and subnormals included."""
+    from ember._examples import MultiplyAdd
+
+    special = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -3.5, 2.0], np.float32)
+    w, x, b = (ember.tensor(np.resize(np.roll(special, k), (4, 8)), requires_grad=True) for k in range(3))
+
+    def step():
+        z = MultiplyAdd.apply(w, x, b)
+        z.backward(ember.ones_like(z))
+        grads = w.grad, x.grad, b.grad
+        w.grad = x.grad = b.grad = None
+        return z, grads
+
+    compiled = ember.compile(step, verify=3)
+    for _ in range(4):
+        z, grads = compiled()
+        for grad, expected in zip(grads, (x, w, ember.ones(4, 8))):
+            assert grad.numpy().tobytes() == expected.detach().numpy().tobytes()
+    products = _multiplies(compiled.variants[0])
+    assert len(products) == 3, products  # w * x, and the two gradients
+    ones = [args for args in products if re.fullmatch(r"v\d+, c\d+", args)]
+    assert len(ones) == 2, compiled.variants[0].source
+    for args in ones:
+        assert compiled.variants[0].__globals__[args.split(", ")[1]] == 1
+
+
+def test_product_with_ones_changed_in_place_or_widening_x_is_not_rewritten():
+    """Ones written since they were made (here doubled in place) or broadcasting `x` to a larger shape
+    are multiplied as recorded; ones broadcast to `x`'s shape, or float64 ones times `x` cast to
+    float64 (ember casts first), are products with 1."""
+
+    def f(x):
+        seed = ember.ones_like(x)
+        seed.mul_(2)
+        wider = ember.ones(3, 4, dtype=ember.float64) * x
+        return seed * x, ember.ones(3, 4) * x, wider, ember.ones(2, 3, 4) * x, ember.ones(4) * x
+
+    compiled = ember.compile(f, verify=2)
+    x = ember.randn(3, 4)
+    for _ in range(3):
+        for got, expected in zip(compiled(x), f(x)):
+            same(got, expected)
+    products = _multiplies(compiled.variants[0])
+    assert sum(bool(re.fullmatch(r"v\d+, c\d+", args)) for args in products) == 3, compiled.variants[0].source
+
+
+def _made_once(replay):
+    """The arrays a replay takes from its constants instead of making them (`vK = cN` lines)."""
+    names = re.findall(r"^ +v\d+ = (c\d+)$", replay.source, re.M)
+    return [replay.__globals__[name] for name in names if isinstance(replay.__globals__[name], np.ndarray)]
+
+
+def test_small_arrays_made_from_constants_are_made_once():
+    """`arange(4)` and `ones(4)` read but never written are made once, read-only, and shared by every
+    replay; one written in place, one returned, and a large one are made by each replay."""
+
+    def f(x):
+        scaled = x * ember.arange(4.0)  # made once
+        shifted = scaled + ember.ones(4)  # made once
+        accumulated = ember.zeros(4)
+        accumulated.add_(x[0])  # written: made each time
+        returned = ember.full((4,), 2.0)  # part of the result: made each time
+        large = ember.ones(200, 100) @ ember.ones(100, 1)  # the first is above the size kept
+        return shifted.sum() + accumulated.sum() + large.sum(), returned
+
+    compiled = ember.compile(f, verify=2)
+    x = ember.randn(3, 4)
+    for _ in range(4):
+        for got, expected in zip(compiled(x), f(x)):
+            same(got, expected)
+    made_once = _made_once(compiled.variants[0])
+    assert sorted(array.shape for array in made_once) == [(4,), (4,), (100, 1)]  # (200, 100) is 80 KB
+    assert [array.tolist() for array in made_once if array.dtype == np.float64] == [[0.0, 1.0, 2.0, 3.0]]
+    assert not any(array.flags.writeable for array in made_once)
+    result = compiled(x)[1]
+    result.add_(1)  # the caller owns what it is handed
+    same(compiled(x)[1], ember.full((4,), 2.0))
+
+
+def test_ones_filled_by_a_random_draw_are_not_taken_for_ones():
+    """A draw into an array (`Generator.random(out=...)`) is a write the passes see: the product
+    stays a product of two arrays, and it draws afresh on each replay."""
+    from ember.ops import creation
+
+    def f(x):
+        noise = ember.ones(4, dtype=ember.float64)
+        creation.default_generator.rng.random(out=noise._data)
+        return noise * x
+
+    creation.default_generator.rng.random()  # the engine made before recording, not inside it
+    compiled = ember.compile(f, verify=0)
+    x = ember.ones(4, dtype=ember.float64)
+    results = [compiled(x) for _ in range(4)]
+    assert len(compiled.variants) == 1
+    for result in results[1:]:
+        assert not np.array_equal(result.numpy(), np.ones(4))
+    assert not np.array_equal(results[-1].numpy(), results[-2].numpy())
