@@ -299,6 +299,11 @@ def _dead_ops(ops, needed):
     return dead
 
 
+def _written_slots(op):
+    """The slots `op` changes in place: those it recorded as written, and its `out=`."""
+    return set(op.writes) | set(_slots_in(op.kwargs.get("out"), []))
+
+
 _ONES_MAKERS = frozenset(("numpy.ones", "numpy.ones_like"))
 
 
@@ -331,7 +336,7 @@ def _products_with_ones(recording, ops):
                     one = result.dtype.type(1)
                     rewritten[index] = _trace.Op(op.fn, (other, one), {}, op.outs, op.name, op.unpack, op.writes)
                     break
-        written = set(op.writes) | set(_slots_in(op.kwargs.get("out"), []))
+        written = _written_slots(op)
         if written and ones:
             roots = {id(_trace._root(values[slot])) for slot in written if isinstance(values[slot], numpy.ndarray)}
             ones = {slot: root for slot, root in ones.items() if root not in roots}
@@ -353,7 +358,7 @@ def _arrays_made_once(recording, ops, pinned):
     values = recording.values
     kept = set()  # ids of the arrays whose memory something writes or the caller sees
     for op in ops:
-        for slot in set(op.writes) | set(_slots_in(op.kwargs.get("out"), [])):
+        for slot in _written_slots(op):
             if isinstance(values[slot], numpy.ndarray):
                 kept.add(id(_trace._root(values[slot])))
     for slot in pinned:

@@ -738,11 +738,16 @@ def test_product_with_ones_changed_in_place_or_widening_x_is_not_rewritten():
 
     compiled = ember.compile(f, verify=2)
     x = ember.randn(3, 4)
-    for _ in range(3):
-        for got, expected in zip(compiled(x), f(x)):
-            same(got, expected)
+    _assert_replays_equal_eager(compiled, f, x, calls=3)
     products = _multiplies(compiled.variants[0])
     assert sum(bool(re.fullmatch(r"v\d+, c\d+", args)) for args in products) == 3, compiled.variants[0].source
+
+
+def _assert_replays_equal_eager(compiled, f, x, calls):
+    """Each of `calls` calls of `compiled(x)` gives, result by result, the bits of eager `f(x)`."""
+    for _ in range(calls):
+        for got, expected in zip(compiled(x), f(x)):
+            same(got, expected)
 
 
 def _made_once(replay):
@@ -766,9 +771,7 @@ def test_small_arrays_made_from_constants_are_made_once():
 
     compiled = ember.compile(f, verify=2)
     x = ember.randn(3, 4)
-    for _ in range(4):
-        for got, expected in zip(compiled(x), f(x)):
-            same(got, expected)
+    _assert_replays_equal_eager(compiled, f, x, calls=4)
     made_once = _made_once(compiled.variants[0])
     assert sorted(array.shape for array in made_once) == [(4,), (4,), (100, 1)]  # (200, 100) is 80 KB
     assert [array.tolist() for array in made_once if array.dtype == np.float64] == [[0.0, 1.0, 2.0, 3.0]]
