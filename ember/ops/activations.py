@@ -178,6 +178,8 @@ class Gelu(Primitive, node="GeluBackward0", backward_on_arrays=True):
         ctx.approximate = approximate
         if approximate == "tanh":
             cdf = np.tanh(_tanh_argument(x))
+        elif x.dtype == np.float32 and x.ndim:
+            cdf = _special.float32_erf(x, _ERF_ARGUMENT_OF_X_OVER_SQRT_TWO)
         else:
             cdf = _special.erf(x * _SQRT_HALF)
         cdf += 1.0
@@ -224,6 +226,7 @@ _SQRT_HALF = math.sqrt(0.5)
 _SQRT_TWO_OVER_PI = math.sqrt(2 / math.pi)
 _INVERSE_SQRT_TWO_PI = 1 / math.sqrt(2 * math.pi)
 _TANH_CUBIC = 0.044715
+_ERF_ARGUMENT_OF_X_OVER_SQRT_TWO = _special.erf_argument_of_scaled(_SQRT_HALF)
 
 
 def _tanh_argument(x):
