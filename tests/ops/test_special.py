@@ -211,5 +211,6 @@ def test_float32_erf_of_a_scaled_argument_is_within_4_ulp():
     specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e30, -1e30], np.float32)
     with np.errstate(over="ignore"):
         np.testing.assert_array_equal(
-            _special.float32_erf(specials, _special.erf_argument_of_scaled(math.sqrt(0.5))), [0, -0.0, 1, -1, np.nan, 1, -1]
+            _special.float32_erf(specials, _special.erf_argument_of_scaled(math.sqrt(0.5))),
+            [0, -0.0, 1, -1, np.nan, 1, -1],
         )
