@@ -65,8 +65,8 @@ def erf_argument_of_scaled(scale):
 
 def float32_erf(x, argument=_ERF_ARGUMENT):
     """erf of a float32 array in float32 arithmetic (or erf(scale * x), with `argument` from
-    erf_argument_of_scaled): ~6x faster than SciPy's loop (which computes in float64); a GELU is
-    mostly this. PyTorch's vectorized CPU erf is an approximation too (within 1.5e-7 absolute)."""
+    erf_argument_of_scaled): faster than SciPy's loop, which computes in float64; a GELU is mostly
+    this. PyTorch's vectorized CPU erf is an approximation too (within 1.5e-7 absolute)."""
     result = _horner(argument, x * x)
     result *= x
     return np.tanh(result, out=result)
