@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-__all__ = ["accumulate", "widened", "add_reduce", "sum_last", "sum_first", "matmul", "einsum", "in_float32"]
+__all__ = ["accumulate", "widened", "add_reduce", "sum_last", "dot_last", "sum_first", "matmul", "einsum", "in_float32"]
 
 _HALF = np.dtype(np.float16)  # compared with `is`: dtype == np.float16 costs more than the sum of 3 numbers
 # bfloat16 (ml_dtypes, NumPy kind "V") is the other narrow type: its own loops would accumulate in bfloat16.
@@ -50,6 +50,14 @@ def sum_last(array, count=1):
     a softmax's denominator). NumPy's add.reduce along a short contiguous axis pays per row: ~40 ns,
     so a (32, 4, 32, 32) softmax's sum takes 120 us; a C-contiguous float32/float64 array sums as
     one matrix-vector product by ones instead (BLAS, 18 us). Other arrays take `add_reduce`."""
+    return dot_last(array, None, count)
+
+
+def dot_last(array, weights, count=1):
+    """The sum over the last `count` axes of `array * weights` (`weights` shaped as those axes; None
+    for ones), kept as size-1 axes, as `sum_last`: one matrix-vector product by the weights where
+    that applies, so the product is never made (a layer norm's backward: rows of grad * normalized
+    dotted with its weight)."""
     shape = array.shape
     length = math.prod(shape[len(shape) - count :])
     rows = math.prod(shape[: len(shape) - count])
@@ -59,8 +67,12 @@ def sum_last(array, count=1):
         or length > _BLAS_SUM_MAX_LENGTH
         or rows < _BLAS_SUM_MIN_SUMS
     ):
-        return add_reduce(array, tuple(range(-count, 0)), keepdims=True)
-    sums = np.matmul(array.reshape(rows, length), np.ones(length, array.dtype))
+        return add_reduce(array if weights is None else array * weights, tuple(range(-count, 0)), keepdims=True)
+    if weights is None:
+        weights = np.ones(length, array.dtype)
+    else:
+        weights = weights.reshape(length).astype(array.dtype, copy=False)
+    sums = np.matmul(array.reshape(rows, length), weights)
     return sums.reshape(shape[: len(shape) - count] + (1,) * count)
 
 
