@@ -43,6 +43,26 @@ def measure_side_by_side(steps, repeats, warmup=3):
     return {name: min(values) for name, values in medians.items()}
 
 
+def median_pair_ratio(step, reference, pairs, warmup=3):
+    """The median over `pairs` of step's time / reference's time, the two run one after the other
+    (in turns: which goes first alternates). Steal and drift on a shared machine last longer than a
+    step, so each pair sees the same machine, where rounds of many steps do not."""
+    for _ in range(warmup):
+        step()
+        reference()
+    ratios = []
+    for index in range(pairs):
+        order = (step, reference) if index % 2 == 0 else (reference, step)
+        seconds = []
+        for call in order:
+            start = clock()
+            call()
+            seconds.append(clock() - start)
+        mine, theirs = seconds if index % 2 == 0 else seconds[::-1]
+        ratios.append(mine / theirs)
+    return statistics.median(ratios)
+
+
 def measure(step, repeats, warmup=3):
     """Seconds per call of one `step` (see measure_side_by_side)."""
     return measure_side_by_side({"step": step}, repeats, warmup)["step"]
