@@ -9,7 +9,8 @@ first replay, less the eager time of as many steps). `--torch-compile` adds PyTo
 `--one-thread` measures CPU time with one thread everywhere (see common.measure_one_thread_cpu_time):
 the figures to trust on a machine other processes are using. `--pairs N` adds, per reference, the
 median ratio over N steps run in alternating pairs with it (common.median_pair_ratio): the steadiest
-ratio where the host steals CPU time, and the one the table shows.
+ratio where the host steals CPU time, and the one the table shows. Only with `--one-thread`: with
+thread pools, each library's spinning workers slow the other's step.
 
     python bench_compile.py [--torch-compile] [--one-thread] [--pairs N] [workload ...]
 """
@@ -263,5 +264,8 @@ if __name__ == "__main__":
             os.execve(sys.executable, [sys.executable, *sys.argv], environment)
         common.measure_one_thread_cpu_time()
     pairs = int(arguments[arguments.index("--pairs") + 1]) if "--pairs" in arguments else 0
+    if pairs and "--one-thread" not in arguments:
+        # (measured: the Transformer at 0.62x PyTorch by pairs where rounds gave 1.23x)
+        sys.exit("--pairs needs --one-thread: steps in turns with thread pools slow each other (spinning workers)")
     names = [name for name in arguments if name in WORKLOADS] or list(WORKLOADS)
     print_table([run_workload(name, with_torch_compile, pairs) for name in names])
