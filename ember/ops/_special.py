@@ -63,11 +63,12 @@ def erf_argument_of_scaled(scale):
     return tuple(coefficient * scale ** (2 * power + 1) for power, coefficient in enumerate(_ERF_ARGUMENT))
 
 
-def float32_erf(x, argument=_ERF_ARGUMENT):
+def float32_erf(x, argument=_ERF_ARGUMENT, square=None):
     """erf of a float32 array in float32 arithmetic (or erf(scale * x), with `argument` from
     erf_argument_of_scaled): faster than SciPy's loop, which computes in float64; a GELU is mostly
-    this. PyTorch's vectorized CPU erf is an approximation too (within 1.5e-7 absolute)."""
-    result = _horner(argument, x * x)
+    this. PyTorch's vectorized CPU erf is an approximation too (within 1.5e-7 absolute). `square`:
+    x * x, where the caller has it (it is read, not changed)."""
+    result = _horner(argument, x * x if square is None else square)
     result *= x
     return np.tanh(result, out=result)
 
