@@ -439,6 +439,27 @@ def test_inplace_masked_fill_on_view_updates_base(torch):
     assert_same(build, torch, grad_fn=False)
 
 
+@pytest.mark.parametrize(
+    "dtype", [np.float32, np.float64, np.float16, np.int64, np.int8, np.bool_, np.complex64, np.complex128]
+)
+def test_masked_fill_copies_bits_exactly(dtype):
+    """masked_fill selects bit patterns (or, for 16-byte elements, copies through the mask): NaN
+    and infinities under the mask are replaced, unmasked ones kept, signed zeros and NaN fills kept."""
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((3, 4, 5)) * 4).astype(dtype)
+    if np.dtype(dtype).kind in "fc":
+        x.flat[:4] = [np.nan, -np.inf, -0.0, np.inf]
+    mask = rng.random((4, 5)) > 0.5
+    mask[0, :2] = [True, False]
+    fills = [1, 0] + ([-0.0, np.nan, -np.inf] if np.dtype(dtype).kind in "fc" else [])
+    for view in (x, x[:, :, ::-1], np.asfortranarray(x)):
+        for fill in fills:
+            got = ember.tensor(view).masked_fill(ember.tensor(mask), fill).numpy()
+            expected = np.where(mask, np.asarray(fill, dtype), view)
+            assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes(), (dtype, fill)
+            assert got.flags.c_contiguous
+
+
 # ----------------------------------------------------------------------------- double backward
 @pytest.mark.parametrize(
     "build",
