@@ -691,8 +691,8 @@ _BITS_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 def _select_bits(bits, mask, value):
     """`bits` with `value` where `mask`, as (bits & keep) | fill on the elements' bit patterns: two
     vectorized passes, where np.copyto(where=) and np.where go element by element (an attention mask
-    (32, 32) over (32, 4, 32, 32) scores: copy and copyto 150 us, this ~40 us). Exact for every
-    value, NaN and signed zeros included: the bits are copied, not computed."""
+    (32, 32) over (32, 4, 32, 32) scores: copy and copyto 141 us, this 115 us, and 52 us for a zero
+    fill). Exact for every value, NaN and signed zeros included: the bits are copied, not computed."""
     keep = np.where(mask, bits.dtype.type(0), ~bits.dtype.type(0))
     result = np.bitwise_and(bits, keep, order="C")  # (C order, as np.where gives)
     if value != 0:
