@@ -48,6 +48,7 @@ from . import ops as _ops
 from ._legacy import *  # noqa: F401,F403
 from . import amp, cpu, cuda, backends  # noqa: F401
 from .cuda import OutOfMemoryError  # noqa: F401  (torch.OutOfMemoryError)
+from .amp import GradScaler  # noqa: F401  (torch.GradScaler)
 from .amp.autocast_mode import (
     autocast,
     is_autocast_enabled,
@@ -98,12 +99,18 @@ _LAZY_SUBMODULES = {
     "_dynamo",
     "overrides",
 }
+# nn.functional's ops that torch's namespace also has (ember/_aten_functions.py)
+_ATEN_FUNCTIONS = (
+    "celu_ channel_shuffle pdist rms_norm rrelu_ selu_ threshold_ "
+    "dropout_ alpha_dropout_ feature_dropout_ feature_alpha_dropout feature_alpha_dropout_"
+).split()
 _LAZY_NAMES = {
     "save": "serialization",
     "load": "serialization",
     "vmap": "func",
     "compile": "compiler",
     "from_dlpack": "utils.dlpack",
+    **{name: "_aten_functions" for name in _ATEN_FUNCTIONS},
 }
 
 

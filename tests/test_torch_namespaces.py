@@ -210,3 +210,44 @@ def test_frombuffer_shares_a_writable_buffer_and_copies_bytes(torch):
     assert ember.frombuffer(b"\x01\x00", dtype=ember.int16).tolist() == [1]
     with pytest.raises(ValueError, match="buffer length"):
         ember.frombuffer(bytearray(), dtype=ember.float32)
+
+
+def test_functional_ops_under_torchs_top_level_names_match_torch(torch):
+    x = np.random.default_rng(0).standard_normal((2, 4, 3)).astype(np.float32)
+    same_results = [
+        ("pdist", (x[0],), {}),
+        ("pdist", (x[0], 1.0), {}),
+        ("channel_shuffle", (x, 2), {}),
+        ("rms_norm", (x, (3,)), {}),
+        ("celu_", (x.copy(), 0.5), {}),
+        ("selu_", (x.copy(),), {}),
+        ("threshold_", (x.copy(), 0.1, -1.0), {}),
+        ("rrelu_", (x.copy(),), {}),  # not training: the fixed mean slope
+        ("feature_alpha_dropout", (x, 0.5, False), {}),
+    ]
+    for name, args, kwargs in same_results:
+        mine = getattr(ember, name)(*[ember.from_numpy(a) if isinstance(a, np.ndarray) else a for a in args])
+        theirs = getattr(torch, name)(*[torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in args])
+        np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-6, atol=1e-6, err_msg=name)
+    assert ember.celu_ is ember.nn.functional.celu_ and "pdist" in dir(ember)
+
+
+def test_aten_dropouts_in_place_draw_torchs_masks(torch):
+    for name in ("dropout_", "feature_dropout_", "alpha_dropout_", "feature_alpha_dropout_"):
+        ember.manual_seed(3)
+        torch.manual_seed(3)
+        mine, theirs = ember.ones(2, 3, 4), torch.ones(2, 3, 4)
+        assert getattr(ember, name)(mine, 0.5, True) is mine
+        getattr(torch, name)(theirs, 0.5, True)
+        np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-6, err_msg=name)
+        untouched = ember.ones(3)
+        assert getattr(ember, name)(untouched, 0.5, False) is untouched and untouched.tolist() == [1.0] * 3
+        leaf = ember.ones(3, requires_grad=True)
+        with pytest.raises(RuntimeError, match=f"leaf Variable.*{name}"):
+            getattr(ember, name)(leaf, 0.5, True)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        ember.feature_dropout_(ember.ones(2, 2), 1.5, True)
+
+
+def test_grad_scaler_at_the_top_level_is_amps():
+    assert ember.GradScaler is ember.amp.GradScaler

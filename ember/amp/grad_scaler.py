@@ -84,6 +84,7 @@ class GradScaler:
         return self._per_optimizer_states.setdefault(id(optimizer), {"stage": OptState.READY, "found_inf": None})
 
     def is_enabled(self):
+        """False after `enabled=False`, or on a device the scaler cannot run on (CUDA here)."""
         return self._enabled
 
     def scale(self, outputs):
@@ -192,21 +193,27 @@ class GradScaler:
         return self._init_scale if self._scale is None else self._scale
 
     def get_growth_factor(self):
+        """What the scale is multiplied by after `growth_interval` steps without inf/NaN gradients."""
         return self._growth_factor
 
     def set_growth_factor(self, new_factor):
+        """Set the factor the scale grows by."""
         self._growth_factor = new_factor
 
     def get_backoff_factor(self):
+        """What the scale is multiplied by after a step whose gradients had an inf or NaN."""
         return self._backoff_factor
 
     def set_backoff_factor(self, new_factor):
+        """Set the factor the scale shrinks by."""
         self._backoff_factor = new_factor
 
     def get_growth_interval(self):
+        """How many steps in a row without inf/NaN gradients make the scale grow."""
         return self._growth_interval
 
     def set_growth_interval(self, new_interval):
+        """Set how many clean steps make the scale grow."""
         self._growth_interval = new_interval
 
     def _get_growth_tracker(self):
@@ -227,6 +234,7 @@ class GradScaler:
         }
 
     def load_state_dict(self, state_dict):
+        """Restore what `state_dict` gave; an empty dict (a disabled scaler's) is refused."""
         if not self._enabled:
             return
         if len(state_dict) == 0:

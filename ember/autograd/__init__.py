@@ -13,6 +13,8 @@ from .grad_mode import (
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
+    set_multithreading_enabled,
+    is_multithreading_enabled,
 )
 from .function import Function, FunctionCtx, once_differentiable, InplaceFunction, NestedIOFunction, AccumulateGrad
 from .anomaly import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
@@ -31,6 +33,8 @@ __all__ = [
     "enable_grad",
     "set_grad_enabled",
     "inference_mode",
+    "set_multithreading_enabled",
+    "is_multithreading_enabled",
     "detect_anomaly",
     "set_detect_anomaly",
     "gradcheck",

@@ -19,6 +19,8 @@ __all__ = [
     "inference_mode",
     "is_grad_enabled",
     "is_inference_mode_enabled",
+    "set_multithreading_enabled",
+    "is_multithreading_enabled",
 ]
 
 
@@ -203,3 +205,41 @@ class inference_mode(_GradModeSwitch):
     def clone(self):
         """A new switch with the same mode: each call of a decorated function enters its own, so calls can nest."""
         return inference_mode(self.mode)
+
+
+class _MultithreadingState:
+    enabled = True  # process-wide, as PyTorch's
+
+
+_multithreading = _MultithreadingState()
+
+
+def is_multithreading_enabled():
+    """Whether backward may use PyTorch's per-device worker threads. ember's engine runs every
+    backward on the calling thread either way; the switch exists so code that sets it runs."""
+    return _multithreading.enabled
+
+
+class set_multithreading_enabled(_GradModeSwitch):
+    """Set `is_multithreading_enabled()`: as a call, a context manager or a decorator (PyTorch's
+    switch for its autograd worker threads; it changes nothing else in ember)."""
+
+    def __init__(self, mode):
+        self.mode = bool(mode)
+        self._previous = _multithreading.enabled
+        _multithreading.enabled = self.mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc_info):
+        _multithreading.enabled = self._previous
+        return False
+
+    def __call__(self, function):
+        _multithreading.enabled = self._previous  # as a decorator it must not change the caller's mode
+        return super().__call__(function)
+
+    def clone(self):
+        """A new switch with the same mode, for each call of a decorated function."""
+        return set_multithreading_enabled(self.mode)

@@ -488,3 +488,25 @@ def test_hand_built_gradient_edge_as_output_needs_its_gradient():
     assert_close(grad, np.cos([1.0, 2.0]))
     with pytest.raises(RuntimeError, match="It is not possible to get the gradient edge"):
         t.autograd.graph.get_gradient_edge(t.ones(1))
+
+
+def test_multithreading_switch_works_as_call_block_and_decorator():
+    autograd = t.autograd
+    assert autograd.is_multithreading_enabled()
+    with autograd.set_multithreading_enabled(False):
+        assert not autograd.is_multithreading_enabled()
+    assert autograd.is_multithreading_enabled()
+
+    @autograd.set_multithreading_enabled(False)
+    def inside():
+        return autograd.is_multithreading_enabled()
+
+    assert autograd.is_multithreading_enabled() and not inside() and autograd.is_multithreading_enabled()
+    autograd.set_multithreading_enabled(False)
+    try:
+        assert not autograd.is_multithreading_enabled()
+        x = t.ones(2, requires_grad=True)
+        (x * 3).sum().backward()  # the engine runs as before
+        assert x.grad.tolist() == [3.0, 3.0]
+    finally:
+        autograd.set_multithreading_enabled(True)
