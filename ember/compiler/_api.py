@@ -234,7 +234,7 @@ def _record_backward(name, seen, recording, result):
         result_slots.append(data._slot)
     used = set()
     for op in recording.ops[first_op:]:
-        used.update(_program._slots_in(op.args, []) + _program._slots_in(op.kwargs, []))
+        used.update(_trace.slots_in(op.args, []) + _trace.slots_in(op.kwargs, []))
     used.update(slot for slot in result_slots if slot is not None)
     saved = sorted(slot for slot in used if slot < first_slot)
     grad_slots = [placeholder._slot for placeholder in placeholders]
@@ -329,6 +329,7 @@ def _record(fn, args, kwargs, name, fullgraph, extra_modules=()):
                 plan = _make_plan(name, fn, args, kwargs, argument_checks, seen, recording, result, extra_modules)
             except _program.Unsupported as error:
                 recording.broken(str(error))
+        recording.check_fresh()
     result = _plain_result(result)
     if recording.breaks:
         return _Attempt(result, recording.breaks, recording=recording)

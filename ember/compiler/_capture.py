@@ -189,7 +189,9 @@ def _recorded_creator(name, original):
         recording = _trace.active()
         if recording is None or not recording.open:
             return original(*args, **kwargs)
-        return recording.call(original, args, kwargs, f"numpy.{name}")
+        array = recording.call(original, args, kwargs, f"numpy.{name}")
+        recording.note_fresh(array, name)
+        return array
 
     creator.__name__ = name
     creator.__wrapped__ = original

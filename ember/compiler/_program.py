@@ -71,20 +71,6 @@ class _Writer:
         return self.constant(value)
 
 
-def _slots_in(value, into):
-    if isinstance(value, _trace.Ref):
-        into.append(value.slot)
-    elif type(value) in (tuple, list):
-        for item in value:
-            _slots_in(item, into)
-    elif type(value) is dict:
-        for item in value.values():
-            _slots_in(item, into)
-    elif type(value) is _trace._SliceTemplate:
-        _slots_in(value.parts, into)
-    return into
-
-
 class _Spent(Function):
     """The grad_fn of a replayed output whose graph a backward inside the function already used up."""
 
@@ -195,7 +181,7 @@ def build(recording, plan):
     last_use = {}
     for index, op in enumerate(ops):
         if index not in dead:
-            for slot in _slots_in(op.args, []) + _slots_in(op.kwargs, []):
+            for slot in _trace.slots_in(op.args, []) + _trace.slots_in(op.kwargs, []):
                 last_use[slot] = index
     guards_at = {}
     for position, slot, convert, expected in recording.value_guards:
@@ -295,13 +281,13 @@ def _dead_ops(ops, needed):
         if pure and not any(out is not None and out in used for out in outs):
             dead.add(index)
             continue
-        used.update(_slots_in(op.args, []) + _slots_in(op.kwargs, []))
+        used.update(_trace.slots_in(op.args, []) + _trace.slots_in(op.kwargs, []))
     return dead
 
 
 def _written_slots(op):
     """The slots `op` changes in place: those it recorded as written, and its `out=`."""
-    return set(op.writes) | set(_slots_in(op.kwargs.get("out"), []))
+    return set(op.writes) | set(_trace.slots_in(op.kwargs.get("out"), []))
 
 
 _ONES_MAKERS = frozenset(("numpy.ones", "numpy.ones_like"))
@@ -373,8 +359,8 @@ def _arrays_made_once(recording, ops, pinned):
             type(value) is numpy.ndarray
             and value.nbytes <= _CONSTANT_MAX_BYTES
             and id(value) not in kept
-            and not _slots_in(op.args, [])
-            and not _slots_in(op.kwargs, [])
+            and not _trace.slots_in(op.args, [])
+            and not _trace.slots_in(op.kwargs, [])
         ):
             constant = value.copy()
             constant.flags.writeable = False

@@ -17,6 +17,7 @@ import operator
 import os
 import sys
 import threading
+import zlib
 
 import numpy
 
@@ -100,6 +101,7 @@ class Recording:
         self.value_guards = []  # (number of ops before it, slot, convert, expected): Python read the data
         self.input_roots = set()  # ids of the arrays owning the inputs' memory
         self.first_persistent_write = None  # index of the first op writing into an input's memory
+        self.fresh = {}  # slot -> (creator, checksum or None) of a new array no recorded call has used yet
         self.open = True
 
     # ----------------------------------------------------------------- slots
@@ -126,6 +128,27 @@ class Recording:
         self.inputs.append((wrapper._slot, source))
         self.input_roots.add(id(_root(plain)))
         return wrapper
+
+    def note_fresh(self, wrapper, creator):
+        """`wrapper` was just made by NumPy's `creator`. Until a recorded call uses it, code the
+        recorder cannot see may write into it: numpy.random's C code fills an `np.empty` it asked for,
+        a C extension fills a buffer. A replay would not repeat those writes, so the first use checks
+        that none happened (`check_fresh`): the bytes are as the creator left them (for `np.empty`,
+        whatever was in that memory)."""
+        slot = getattr(wrapper, "_slot", None)
+        if type(wrapper) is Traced and wrapper._recording is self and slot == len(self.values) - 1:
+            self.fresh[slot] = (creator, _checksum(self.values[slot]))
+
+    def check_fresh(self, slots=None):
+        """The new arrays among `slots` (at the end of the recording: all not yet used) still hold
+        what their creator made."""
+        for slot in list(self.fresh) if slots is None else slots:
+            entry = self.fresh.pop(slot, None)
+            if entry is not None and entry[1] != _checksum(self.values[slot]):
+                self.broken(
+                    f"an array made by numpy.{entry[0]} was filled by code the recorder does not see (e.g. "
+                    "a numpy.random Generator's draw, a C extension): a replay would not fill it again"
+                )
 
     def broken(self, reason):
         if self.open:
@@ -228,6 +251,8 @@ class Recording:
                 for item in (template if isinstance(template, tuple) else (template,))
                 if isinstance(item, Ref)
             ]
+        if self.fresh:
+            self.check_fresh(slots_in((template_args, template_kwargs), []))
         _state.recording = None  # NumPy's own Python code (np.random's np.empty ...) is not recorded
         try:
             result = fn(*plain_args, **plain_kwargs)
@@ -312,6 +337,27 @@ class Recording:
 _asarray = numpy.asarray  # the real one: while recording, numpy.asarray is the recorded creator
 _float = float.__float__
 _ARRAY_LIKE = (numpy.ndarray, numpy.generic)  # the plain value of a TracedScalar, without the recording's hooks
+
+
+def _checksum(array):
+    if array.flags.c_contiguous and not array.dtype.hasobject:
+        return zlib.crc32(memoryview(array).cast("B"))
+    return zlib.crc32(array.tobytes())
+
+
+def slots_in(value, into):
+    """The slots of the Refs in an argument template, appended to `into`."""
+    if isinstance(value, Ref):
+        into.append(value.slot)
+    elif type(value) in (tuple, list):
+        for item in value:
+            slots_in(item, into)
+    elif type(value) is dict:
+        for item in value.values():
+            slots_in(item, into)
+    elif type(value) is _SliceTemplate:
+        slots_in(value.parts, into)
+    return into
 
 
 def _layout(array):

@@ -326,6 +326,30 @@ def test_numpy_of_a_computed_tensor_is_a_break():
         compiled(ember.ones(3))
 
 
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda rng, shape: rng.random(shape),  # NumPy's C code fills an np.empty it asked for
+        lambda rng, shape: rng.standard_normal(shape, out=np.zeros(shape)),  # and an array given as out=
+    ],
+    ids=["fills_np_empty", "fills_out"],
+)
+def test_numpy_generator_draws_inside_the_call_are_a_break_not_a_frozen_or_garbage_replay(draw):
+    def step(x, rng):
+        return x * ember.tensor(draw(rng, tuple(x.shape)))
+
+    compiled = ember.compile(step)
+    x = ember.ones(4)
+    rng_eager, rng_compiled = np.random.default_rng(5), np.random.default_rng(5)
+    with pytest.warns(CompileWarning, match="filled by code the recorder does not see"):
+        first = compiled(x, rng_compiled)
+    same(first, step(x, rng_eager))
+    for _ in range(3):  # every call draws afresh, as eager does
+        same(compiled(x, rng_compiled), step(x, rng_eager))
+    with pytest.raises(GraphBreak, match="test_compile.py:"):
+        ember.compile(step, fullgraph=True)(x, np.random.default_rng(5))
+
+
 def test_module_attribute_change_is_a_break():
     class Counter(nn.Module):
         def forward(self, x):
