@@ -14,6 +14,7 @@ from .._backend import np
 from .._validation import check_fits
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
+from ..autograd import grad_mode
 from ..autograd.function import Primitive
 from ._common import prepare_binary, normalize_dim
 from .shape import make_view, _Replay
@@ -32,6 +33,8 @@ __all__ = [
     "scatter",
     "scatter_add",
     "scatter_reduce",
+    "index_reduce",
+    "nonzero_static",
     "index_add",
     "index_copy",
     "index_fill",
@@ -46,6 +49,7 @@ __all__ = [
 # `x.masked_fill_(...)`, `x.scatter_(...)`, ...: made by ops.inplace_methods from these.
 
 _FULL = slice(None)
+_grad_state = grad_mode.state
 _INDEX_TYPES_MESSAGE = "tensors used as indices must be long, int, byte or bool tensors"
 
 
@@ -484,6 +488,20 @@ def nonzero(input, *, as_tuple=False):
     if as_tuple:
         return tuple(new_tensor(indices.astype(np.int64)) for indices in np.nonzero(array))
     return new_tensor(np.argwhere(input._data).astype(np.int64))
+
+
+@op(method=True)
+def nonzero_static(input, *, size, fill_value=-1):
+    """`nonzero` with a fixed number of rows: the first `size` indices of nonzero elements, padded
+    with rows of `fill_value` when there are fewer (a shape known before the data, for export)."""
+    if type(size) is not int and not isinstance(size, np.integer):
+        raise TypeError(f"nonzero_static(): argument 'size' must be int, not {type(size).__name__}")
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size}")
+    found = np.argwhere(input._data)[:size].astype(np.int64)
+    padded = np.full((size, input._data.ndim), fill_value, dtype=np.int64)
+    padded[: len(found)] = found
+    return new_tensor(padded)
 
 
 @op(method=True)
@@ -991,6 +1009,15 @@ def scatter_add(input, dim, index, src):
 
 
 class ScatterReduce(Primitive, node="ScatterReduceBackward0"):
+    """`scatter_reduce`, and through its subclass `index_reduce`: `src` combined into a copy of `a` at
+    the full NumPy `index` (one position per element of the part of `src` that `index` covers)."""
+
+    # The message of the node that refuses a second derivative where the formula has none (see backward).
+    double_backward_error = (
+        "scatter_reduce(): Double backward is unsupported for src when >1 zeros in src are scattered to the same "
+        "position in self"
+    )
+
     @staticmethod
     def forward(ctx, a, dim, index, src, reduce, include_self):
         ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
@@ -1001,12 +1028,7 @@ class ScatterReduce(Primitive, node="ScatterReduceBackward0"):
             result[index] = _REDUCE_IDENTITY[reduce](result.dtype)
         _REDUCERS[reduce].at(result, index, source)
         if reduce == "mean":
-            counts = np.maximum(_scatter_counts(result.shape, index, include_self), 1)
-            result = (
-                np.floor_divide(result, counts, dtype=result.dtype)
-                if result.dtype.kind in "iu"
-                else (result / counts).astype(result.dtype)
-            )
+            result = _divide_by_counts(result, _scatter_counts(result.shape, index, include_self))
         result = result.reshape(a.shape)
         if reduce in ("prod", "amax", "amin"):
             ctx.save_for_backward(a, src, result)
@@ -1014,53 +1036,115 @@ class ScatterReduce(Primitive, node="ScatterReduceBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        from . import comparison
-
-        input, src, result = ctx.saved_tensors if ctx.reduce in ("prod", "amax", "amin") else (None,) * 3
+        """PyTorch's formula (its scatter_reduce and index_reduce backwards are one formula), so gradients
+        match where the reduction is not differentiable too: ties of amax/amin share the gradient evenly,
+        the input's own value counting as one of the tied even when include_self=False leaves it out
+        (its share is then dropped, as in PyTorch); a zero in a product gets the product of the others."""
         index, dim, reduce, include_self = ctx.index, ctx.dim, ctx.reduce, ctx.include_self
-        touched = new_tensor(_scatter_counts(grad._data.shape, index, False) > 0)
-        if reduce == "sum":
-            grad_input, grad_gathered = grad, grad
-        elif reduce == "mean":
-            counts = np.maximum(_scatter_counts(grad._data.shape, index, include_self), 1)
-            counts = new_tensor(counts.astype(grad._data.dtype))
-            grad_input = grad_gathered = grad / counts
-        elif reduce == "prod":
-            # d(result)/d(x) = result / x; zeros in the inputs are not handled (documented difference).
-            grad_input = grad * result / input
-            grad_gathered = grad * result
+        needs_input, needs_src = ctx.needs_input_grad[0], ctx.needs_input_grad[3]
+        input_shape = grad._data.shape
+        if not input_shape:  # a 0-d input: the forward's one-element vector
+            grad = grad.reshape(1)
+        if reduce in ("sum", "mean"):
+            if reduce == "mean":
+                counts = np.maximum(_scatter_counts(grad._data.shape, index, include_self), 1)
+                grad = grad / new_tensor(counts.astype(grad._data.dtype))
+            grad_input, grad_src = grad, Gather.apply(grad, dim, index) if needs_src else None
         else:
-            is_result = comparison.eq(input, result).to(grad.dtype)
-            src_is_result = comparison.eq(_source_tensor(src, index), Gather.apply(result, dim, index)).to(grad.dtype)
-            if not include_self:  # untouched positions keep their value; touched ones exclude it
-                is_result = masked_fill(is_result, touched, 0)
-            ties = ScatterAdd.apply(is_result, dim, index, src_is_result)
-            grad_input = is_result * grad / ties
-            grad_gathered = grad / ties
-        if not include_self:
-            grad_input = masked_fill(grad_input, touched, 0)
-        grad_src = None
-        if ctx.needs_input_grad[3]:
-            grad_src = Gather.apply(grad_gathered, dim, index)
+            input, src, result = (_as_nd_tensor(saved) for saved in ctx.saved_tensors)
             if reduce == "prod":
-                grad_src = grad_src / _source_tensor(src, index)
-            elif reduce in ("amax", "amin"):
-                grad_src = grad_src * src_is_result
-            grad_src = _pad_to(grad_src, index, ctx.src_shape)
-        return grad_input if ctx.needs_input_grad[0] else None, None, None, grad_src, None, None
+                grad_input, grad_src = _prod_backward(ctx, grad, input, src, result, needs_input, needs_src)
+            else:
+                grad_input, grad_src = _extremum_backward(ctx, grad, input, _source_tensor(src, index), result)
+        if needs_input:
+            if not include_self:
+                grad_input = Scatter.apply(grad_input, dim, index, 0.0)
+            grad_input = grad_input.reshape(input_shape)
+        else:
+            grad_input = None
+        if needs_src:
+            grad_src = grad_src.reshape(()) if not ctx.src_shape else _pad_to(grad_src, index, ctx.src_shape)
+        return grad_input, None, None, grad_src if needs_src else None, None, None
+
+
+def _prod_backward(ctx, grad, input, src, result, needs_input, needs_src):
+    """A product's derivative by one factor is the product of the others: `result / factor`, except where
+    the factor is zero, where the product is computed again with that zero replaced by one."""
+    # The op itself again (IndexReduce under index_reduce), so a double backward's graph names it as PyTorch's.
+    function, dim, index, include_self = ctx._forward_cls, ctx.dim, ctx.index, ctx.include_self
+    grad_input = grad_src = None
+    if needs_input:
+        masked_input = masked_fill(input, new_tensor(input._data == 0), 1)
+        grad_input = grad * function.apply(masked_input, dim, index, src, "prod", include_self) / masked_input
+    if needs_src:
+        src = _source_tensor(src, index)
+        src_zero = src._data == 0
+        zeros_at_position = np.zeros(grad._data.shape, dtype=np.int64)
+        np.add.at(zeros_at_position, index, src_zero)
+        zeros_with_src = zeros_at_position[index]
+        single_zero = new_tensor(src_zero & (zeros_with_src == 1))
+        product_of_others = function.apply(input, dim, index, masked_fill(src, single_zero, 1), "prod", include_self)
+        grad_src = where(
+            single_zero,
+            Gather.apply(grad * product_of_others, dim, index),
+            Gather.apply(grad * result, dim, index) / masked_fill(src, new_tensor(src_zero), 1),
+        )
+        # With two zeros at one position the gradient is zero, but its own derivative is not what the
+        # formula above would give: refused when differentiated, as in PyTorch.
+        if _grad_state.enabled and (zeros_with_src > 1).any():
+            grad_src = _NoDoubleBackward.apply(grad_src, function.double_backward_error)
+    return grad_input, grad_src
+
+
+def _extremum_backward(ctx, grad, input, src, result):
+    """amax/amin: the gradient of each position shared evenly by the values equal to its result."""
+    dim, index = ctx.dim, ctx.index
+    dtype = grad._data.dtype
+    input_is_result = new_tensor((input._data == result._data).astype(dtype))
+    src_is_result = new_tensor((src._data == result._data[index]).astype(dtype))
+    grad_shared = grad / ScatterAdd.apply(input_is_result, dim, index, src_is_result)
+    return input_is_result * grad_shared, src_is_result * Gather.apply(grad_shared, dim, index)
+
+
+class _NoDoubleBackward(Primitive, node="DelayedError"):
+    """Passes a gradient through; differentiating it raises `message` (PyTorch's DelayedError node)."""
+
+    @staticmethod
+    def forward(ctx, grad, message):
+        ctx.message = message
+        return grad.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(ctx.message)
+
+
+def _as_nd_tensor(tensor):
+    return tensor.reshape(1) if tensor._data.ndim == 0 else tensor
 
 
 def _source_tensor(src, index):
+    """The part of `src` that `index` covers, as a tensor (a 0-d src as a one-element vector)."""
+    src = _as_nd_tensor(src)
     part = _source_part(src._data, index)
     return src if part is src._data else BasicIndex.apply(src, tuple(slice(0, s) for s in part.shape))
 
 
+def _lowest(dtype):
+    return False if dtype.kind == "b" else -np.inf if dtype.kind in "fV" else np.iinfo(dtype).min
+
+
+def _highest(dtype):
+    return True if dtype.kind == "b" else np.inf if dtype.kind in "fV" else np.iinfo(dtype).max
+
+
+# What a position starts from when include_self=False leaves its own value out.
 _REDUCE_IDENTITY = {
     "sum": lambda dtype: 0,
     "mean": lambda dtype: 0,
     "prod": lambda dtype: 1,
-    "amax": lambda dtype: -np.inf if dtype.kind in "fV" else np.iinfo(dtype).min,
-    "amin": lambda dtype: np.inf if dtype.kind in "fV" else np.iinfo(dtype).max,
+    "amax": _lowest,
+    "amin": _highest,
 }
 
 
@@ -1071,13 +1155,24 @@ def _scatter_counts(shape, index, include_self):
     return counts
 
 
+def _divide_by_counts(sums, counts):
+    """Means from sums and counts (a position that combines nothing keeps its sum). The counts take the
+    sums' dtype, as in PyTorch: no float64 temporaries for float32, and integer means round down."""
+    counts = np.maximum(counts, 1).astype(sums.dtype)
+    return np.floor_divide(sums, counts) if sums.dtype.kind in "iu" else sums / counts
+
+
+def _check_reduce_dtype(input, reduce, op_name):
+    """The dtypes PyTorch has no kernel for: a bool mean (floor division) and complex amax/amin."""
+    kind = input._data.dtype.kind
+    if (kind == "b" and reduce == "mean") or (kind == "c" and reduce in ("amax", "amin")):
+        raise NotImplementedError(f"{op_name}(): reduce={reduce!r} is not implemented for {input.dtype} tensors")
+
+
 @op(ScatterReduce, method=True, inplace=True)
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """Combine `src` into a copy of `input` at `index` along `dim` with `reduce` ('sum', 'prod',
-    'mean', 'amax' or 'amin'); `include_self=False` leaves the old values out of the reduction.
-
-    Difference from PyTorch: the 'prod' gradient assumes no zeros among the reduced values.
-    """
+    'mean', 'amax' or 'amin'); `include_self=False` leaves the old values out of the reduction."""
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # spellings PyTorch also accepts
     if reduce not in _REDUCE_IDENTITY:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
@@ -1085,7 +1180,116 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     src = _scatter_source(input, src, None, "scatter_reduce")
     if not isinstance(src, Tensor):
         raise TypeError("scatter_reduce(): argument 'src' must be Tensor")
+    _check_reduce_dtype(input, reduce, "scatter_reduce")
     return ScatterReduce.apply(input, dim, full_index, src, reduce, bool(include_self))
+
+
+class IndexReduce(ScatterReduce, node="IndexReduceBackward0"):
+    """`index_reduce` is `scatter_reduce` with its vector index spread over the whole of `source`
+    (`_spread_index`): the same forward, and PyTorch's backward for it is the same formula."""
+
+    double_backward_error = (
+        "index_reduce(): Double backward is unsupported for source when >1 zeros in source are scattered to the "
+        "same position in self"
+    )
+
+
+_INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+def _spread_index(index, dim, shape):
+    """The full NumPy index that sends slice `i` of a source of `shape` along `dim` to slice `index[i]`."""
+    if not shape:  # a 0-d source: one element, at the one position of a 0-d input
+        return (index.reshape(1),)
+    grids = list(np.ogrid[tuple(slice(0, size) for size in shape)])
+    grids[dim] = np.broadcast_to(index.reshape((1,) * dim + (-1,) + (1,) * (len(shape) - dim - 1)), shape)
+    return tuple(grids)
+
+
+def _index_reduce_index(input, dim, index, source, reduce, include_self):
+    """Checked (dim, index vector) of index_reduce, with PyTorch's exception classes. Unlike index_add,
+    PyTorch refuses negative positions here, and wants `source` of `input`'s rank."""
+    name = "index_reduce"
+    if not isinstance(reduce, str):
+        raise TypeError(f"{name}(): argument 'reduce' must be str, not {type(reduce).__name__}")
+    if reduce not in _INDEX_REDUCTIONS:
+        raise RuntimeError(f"{name}(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    if not isinstance(include_self, (bool, np.bool_)):
+        raise TypeError(f"{name}(): argument 'include_self' must be bool, not {type(include_self).__name__}")
+    if not hasattr(type(dim), "__index__") and not isinstance(dim, Tensor):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    if not isinstance(source, Tensor):
+        raise TypeError(f"{name}(): argument 'source' must be Tensor, not {type(source).__name__}")
+    shape, source_shape = input._data.shape, source._data.shape
+    dim = normalize_dim(dim, len(shape), name)
+    array = _index_of(index, name, (np.int64, np.int32), "int32 or int64")
+    if array.ndim > 1:
+        raise IndexError(
+            f"{name}(): Index is supposed to be a vector, but got {array.ndim}-d index {list(array.shape)}"
+        )
+    array = array.reshape(-1)
+    if not source_shape and array.size != 1:
+        raise IndexError(f"{name}(): a 0-d source holds one slice, but index has {array.size} elements")
+    if source_shape and dim >= len(source_shape):
+        raise RuntimeError(f"{name}(): dim {dim} is out of bounds of the {len(source_shape)}-d source")
+    if source_shape and source_shape[dim] != array.size:
+        raise RuntimeError(
+            f"{name}(): Number of indices ({array.size}) should be equal to source.size(dim): "
+            f"({source_shape[dim]}), for dim: {dim}"
+        )
+    if len(source_shape) != len(shape) or any(s != t for d, (s, t) in enumerate(zip(source_shape, shape)) if d != dim):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. "
+            f"Got self.shape = {list(shape)} source.shape = {list(source_shape)} ({name}, dim {dim})"
+        )
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"{name}(): self ({input.dtype}) and source ({source.dtype}) must have the same scalar type")
+    size = shape[dim] if shape else 1
+    if array.size and (array.min() < 0 or array.max() >= size):
+        bad = array.min() if array.min() < 0 else array.max()
+        raise IndexError(
+            f"{name}(): index out of range in self: index {bad} for dimension {dim} of size {size} "
+            "(negative positions are refused here, as in PyTorch)"
+        )
+    _check_reduce_dtype(input, reduce, name)
+    return dim, array
+
+
+@op(IndexReduce, method=True, inplace=True)
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    """A copy of `input` with the slices of `source` combined into the slices at positions `index`
+    along `dim`: for dim 0, row `index[i]` of the result combines `source[i]` with `reduce`, one of
+    'prod', 'mean', 'amax' or 'amin'. `index` is a vector of int64 or int32 positions in
+    [0, input.size(dim)), repeats allowed (every slice sent to a position is combined); `source` has
+    `input`'s shape but for len(index) along `dim`. `include_self=False` leaves `input`'s own values out
+    of the positions that receive any; the others keep them. Returns a new tensor (`out=` writes it there).
+
+    'mean' divides by the number of values combined (floor division for integer dtypes). The gradient
+    of amax/amin is shared evenly among tied values, and that of a zero in a product is the product of
+    the others, as PyTorch's.
+
+    Example::
+
+        >>> x = ember.ones(3, 2)
+        >>> ember.index_reduce(x, 0, ember.tensor([0, 2, 0]), ember.tensor([[2.0, 3.0], [4.0, 5.0], [6.0, 7.0]]), "prod")
+        tensor([[12., 21.],
+                [ 1.,  1.],
+                [ 4.,  5.]])
+
+    Difference from PyTorch: no "index_reduce() is in beta" warning.
+    """
+    dim, array = _index_reduce_index(input, dim, index, source, reduce, include_self)
+    if out is not None and out._data.dtype != input._data.dtype:
+        raise RuntimeError(
+            f"index_reduce(): Expected out tensor to have dtype {input.dtype}, but got {out.dtype} instead"
+        )
+    full_index = _spread_index(array, dim, source._data.shape)
+    result = IndexReduce.apply(input, dim, full_index, source, reduce, bool(include_self))
+    if out is not None:
+        from .inplace import copy_into_out
+
+        return copy_into_out(out, result)
+    return result
 
 
 # ----------------------------------------------------------------------------- flat indices

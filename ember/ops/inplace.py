@@ -198,7 +198,9 @@ class CopySlices(Primitive, node="CopySlices"):
 def copy_into_out(out, result):
     """Write an op's result into a user's `out=` tensor (resized when its shape differs)."""
     if _grad_state.enabled and (out._requires_grad or result._requires_grad):
-        op_name = result._grad_fn.name().split("Backward")[0].lower() if result._grad_fn else "op"
+        # PyTorch's op name from its node's: IndexReduceBackward0 -> index_reduce
+        node_name = result._grad_fn.name().split("Backward")[0] if result._grad_fn else "Op"
+        op_name = "".join("_" + c.lower() if c.isupper() else c for c in node_name).lstrip("_")
         raise RuntimeError(
             f"{op_name}(): functions with out=... "
             "arguments don't support automatic differentiation, but one of the arguments "

@@ -520,7 +520,7 @@ class TestAutogradDeviceType(TestCase):
 
     def test_scatter_index_reduce_amin_amax_backprops_to_all_values(self, device="cpu"):
         # tests that gradients are evenly distributed when there are multiple max/min values
-        fns = (torch.scatter_reduce,)  # ember has no index_reduce
+        fns = (torch.scatter_reduce, torch.index_reduce)
         reduces = ("amin", "amax")
         for fn, reduction in product(fns, reduces):
             input = torch.randn((2, 3), device=device, dtype=torch.float64, requires_grad=True)
@@ -531,10 +531,6 @@ class TestAutogradDeviceType(TestCase):
 
             gradcheck(fn, (input, 0, idx, src, reduction), check_batched_grad=False)
 
-    @pytest.mark.xfail(
-        reason="scatter_reduce(..., 'prod') backward gives nan when two zeros in src go to one position (PyTorch handles zeros exactly), and no 'Double backward is unsupported' error",
-        strict=True,
-    )
     def test_scatter_index_reduce_prod_gradgrad_error(self, device="cpu"):
         # test that double backward raises an error for the case where 2 zeros in src
         # are scattered to the same position in self
@@ -542,7 +538,7 @@ class TestAutogradDeviceType(TestCase):
         src = torch.tensor([0.0, 0.0], device=device, dtype=torch.float64, requires_grad=True)
         idx = torch.tensor([0, 0], device=device, dtype=torch.long)
 
-        for fn in (torch.scatter_reduce,):  # ember has no index_reduce
+        for fn in (torch.scatter_reduce, torch.index_reduce):
             # check that this case passes on gradcheck
             gradcheck(fn, (input, 0, idx, src, "prod"), check_batched_grad=False)
             with self.assertRaisesRegex(RuntimeError, "Double backward is unsupported for"):

@@ -4,6 +4,8 @@ Each case is written once as `f(lib, *tensors)` and run with lib = ember and lib
 APIs are the same; the NumPy reference is written independently.
 """
 
+import warnings
+
 import numpy as np
 
 import ember
@@ -297,6 +299,77 @@ CASES = [
         lambda a, v: _np_setitem(a, 1, v),
         [((3, 4), ())],
     ),
+    # index_reduce: zeros (prod) and two-way ties (amax/amin) planted by `_index_reduce_inputs`. Ties
+    # pass gradcheck (a central difference at a two-way tie is the even split) but not gradgradcheck
+    # (the split jumps when a tied value moves).
+    case(
+        "index_reduce_prod_zeros",
+        lambda lib, a, s: _index_reduce(lib, a, 0, [0, 2, 0, 0], s, "prod"),
+        lambda a, s: _np_index_reduce(a, 0, [0, 2, 0, 0], s, "prod"),
+        [((3, 4), (4, 4))],
+        make_inputs=lambda shapes, rng: _index_reduce_inputs(shapes, rng, 0, [0, 2, 0, 0], "zeros"),
+    ),
+    case(
+        "index_reduce_prod_exclude_self",
+        lambda lib, a, s: _index_reduce(lib, a, 1, [3, 1, 3], s, "prod", include_self=False),
+        lambda a, s: _np_index_reduce(a, 1, [3, 1, 3], s, "prod", include_self=False),
+        [((3, 4), (3, 3))],
+        make_inputs=lambda shapes, rng: _index_reduce_inputs(shapes, rng, 1, [3, 1, 3], "zeros"),
+    ),
+    case(
+        "index_reduce_prod_0d",
+        lambda lib, a, s: _index_reduce(lib, a, -1, [0], s, "prod"),
+        lambda a, s: a * s,
+        [((), ())],
+    ),
+    case(
+        "index_reduce_mean",
+        lambda lib, a, s: _index_reduce(lib, a, -1, [1, 1, 0], s, "mean"),
+        lambda a, s: _np_index_reduce(a, -1, [1, 1, 0], s, "mean"),
+        [((2, 3), (2, 3)), ((2, 2, 3), (2, 2, 3))],
+    ),
+    case(
+        "index_reduce_mean_exclude_self",
+        lambda lib, a, s: _index_reduce(lib, a, 0, [2, 2, 0], s, "mean", include_self=False),
+        lambda a, s: _np_index_reduce(a, 0, [2, 2, 0], s, "mean", include_self=False),
+        [((4, 2), (3, 2))],
+    ),
+    case(
+        "index_reduce_amax",
+        lambda lib, a, s: _index_reduce(lib, a, 0, [1, 0, 1], s, "amax"),
+        lambda a, s: _np_index_reduce(a, 0, [1, 0, 1], s, "amax"),
+        [((3, 4), (3, 4))],
+    ),
+    case(
+        "index_reduce_amax_ties_with_self",
+        lambda lib, a, s: _index_reduce(lib, a, 0, [1, 0, 1], s, "amax"),
+        lambda a, s: _np_index_reduce(a, 0, [1, 0, 1], s, "amax"),
+        [((3, 4), (3, 4))],
+        make_inputs=lambda shapes, rng: _index_reduce_inputs(shapes, rng, 0, [1, 0, 1], "ties_with_self", 1),
+        gradgrad=False,
+    ),
+    case(
+        "index_reduce_amax_exclude_self_ties",
+        lambda lib, a, s: _index_reduce(lib, a, 1, [2, 0, 2], s, "amax", include_self=False),
+        lambda a, s: _np_index_reduce(a, 1, [2, 0, 2], s, "amax", include_self=False),
+        [((2, 3), (2, 3))],
+        make_inputs=lambda shapes, rng: _index_reduce_inputs(shapes, rng, 1, [2, 0, 2], "ties_among_source", 1),
+        gradgrad=False,
+    ),
+    case(
+        "index_reduce_amin",
+        lambda lib, a, s: _index_reduce(lib, a, 1, [0, 0, 2, 1], s, "amin"),
+        lambda a, s: _np_index_reduce(a, 1, [0, 0, 2, 1], s, "amin"),
+        [((2, 3), (2, 4))],
+    ),
+    case(
+        "index_reduce_amin_exclude_self_ties",
+        lambda lib, a, s: _index_reduce(lib, a, 0, [0, 0], s, "amin", include_self=False),
+        lambda a, s: _np_index_reduce(a, 0, [0, 0], s, "amin", include_self=False),
+        [((2, 3), (2, 3))],
+        make_inputs=lambda shapes, rng: _index_reduce_inputs(shapes, rng, 0, [0, 0], "ties_among_source", -1),
+        gradgrad=False,
+    ),
     case(
         "take",
         lambda lib, a: a.take(_long(lib, [[0, 11], [-1, 5]])),
@@ -373,3 +446,43 @@ def _np_put_add(a, index, source):
     out = a.copy()
     np.add.at(out.reshape(-1), index, source)
     return out
+
+
+def _index_reduce(lib, a, dim, index, s, reduce, **options):
+    """`a.index_reduce(...)`, without torch's once-per-process "index_reduce() is in beta" warning."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", r"index_reduce\(\) is in beta", UserWarning)
+        return a.index_reduce(dim, _long(lib, index), s, reduce, **options)
+
+
+def _np_index_reduce(a, dim, index, source, reduce, include_self=True):
+    """index_reduce as its documentation states it: each position combines its own slice (unless
+    include_self=False) with every source slice sent to it; positions sent nothing keep their slice."""
+    out = np.moveaxis(a.copy(), dim, 0)
+    source = np.moveaxis(source, dim, 0)
+    reducer = {"prod": np.prod, "mean": np.mean, "amax": np.max, "amin": np.min}[reduce]
+    for position in sorted(set(index)):
+        slices = [source[i] for i, target in enumerate(index) if target == position]
+        out[position] = reducer(np.stack(([out[position]] if include_self else []) + slices), axis=0)
+    return np.moveaxis(out, 0, dim)
+
+
+def _index_reduce_inputs(shapes, rng, dim, index, plant, sign=1):
+    """Random inputs with what the backward must get right planted at the first source slice's position:
+    "zeros": a zero of the input there and a lone zero among the source values; "ties_with_self": that
+    source slice equal to the input's, both beyond the other values (the result, a two-way tie);
+    "ties_among_source": two source slices sent there equal, beyond the other values."""
+    a, s = (rng.uniform(-2.0, 2.0, size=shape) for shape in shapes)
+    a_slices, s_slices = np.moveaxis(a, dim, 0), np.moveaxis(s, dim, 0)
+    position = index[0]
+    if plant == "zeros":
+        a_slices[position].flat[0] = 0.0
+        s_slices[0].flat[1] = 0.0
+    elif plant == "ties_with_self":
+        a_slices[position] = sign * rng.uniform(3.0, 4.0, size=a_slices[position].shape)
+        s_slices[0] = a_slices[position]
+    else:
+        partner = index.index(position, 1)
+        s_slices[0] = sign * rng.uniform(3.0, 4.0, size=s_slices[0].shape)
+        s_slices[partner] = s_slices[0]
+    return [a, s]
