@@ -31,7 +31,7 @@ from .ops.linalg import (
     lstsq,
 )
 from .ops.eigen import eig, eigvals
-from .ops.factorizations import lu_factor, lu_factor_ex, solve_triangular, matrix_exp
+from .ops.factorizations import lu_factor, lu_factor_ex, solve_triangular, matrix_exp, householder_product
 from .ops.factorizations import linalg_lu as lu, linalg_lu_solve as lu_solve
 from .ops.linalg import linalg_norm as norm, linalg_qr as qr, linalg_svd as svd, inverse as _inverse, _cross, _write_out
 from .ops.linalg import Cholesky as _Cholesky, Inverse as _Inverse, _check_matrix_input, _solve, _write_results_out
@@ -77,6 +77,7 @@ __all__ = [
     "lu_solve",
     "solve_triangular",
     "matrix_exp",
+    "householder_product",
     "cross",
     "vecdot",
     "diagonal",

@@ -24,6 +24,7 @@ __all__ = [
     "cummin",
     "frexp",
     "histogramdd",
+    "geqrf",
 ]
 
 
@@ -60,3 +61,4 @@ cummin = _structseq("cummin", ("values", "indices"))
 aminmax = _structseq("aminmax", ("min", "max"))
 frexp = _structseq("frexp", ("mantissa", "exponent"))
 histogramdd = _structseq("histogramdd", ("hist", "bin_edges"))
+geqrf = _structseq("geqrf", ("a", "tau"))

@@ -1,5 +1,5 @@
-"""LU factorization and the solvers built on factors, the matrix exponential, and PyTorch's removed
-solvers.
+"""LU factorization and the solvers built on factors, Householder reflectors (geqrf, orgqr, ormqr), the
+matrix exponential, and PyTorch's removed solvers.
 
 Primitives: `LuFactor` (partial pivoting, as LAPACK's getrf: the first largest |entry| of each
 column is the pivot), `CholeskySolve` (its gradient with respect to the factor is PyTorch's, which
@@ -7,6 +7,10 @@ treats the factor as a full matrix) and `MatrixExp` (scaling and squaring with a
 approximant; its backward is the exponential of a block matrix, so it is differentiable again).
 Composites: triangular solves (a solve with the masked triangle, so the gradient stays on the
 triangle as PyTorch's), `lu_unpack`, `lu_solve`, `cholesky_inverse`.
+
+Householder reflectors, LAPACK's representation of Q: `Geqrf` (a primitive without derivative, as
+PyTorch's) packs them; `linalg.householder_product` (alias `orgqr`) and `ormqr` apply them one at a
+time as composites, so they are differentiable to any order.
 
 `torch.solve`, `lstsq`, `matrix_rank`, `eig` and `symeig` were removed in PyTorch 1.9: they raise
 RuntimeError naming their `torch.linalg` replacements, as PyTorch 2.13 does.
@@ -16,11 +20,16 @@ import math
 import warnings
 
 from .._backend import np
+from .._dtype import kernel_name
 from .._tensor import new_tensor
+from ..autograd import grad_mode
 from ..autograd.function import Primitive
+from .. import return_types
 from ..return_types import _structseq
-from ._declare import op
+from ._declare import alias, op
+from .indexing import where
 from .linalg import _check_matrix_input, _check_same_dtype, _check_tensor, _eye, _sizes, matmul
+from .linalg import _write_out, _write_results_out
 
 __all__ = [
     "lu",
@@ -37,6 +46,9 @@ __all__ = [
     "symeig",
     "svd_lowrank",
     "pca_lowrank",
+    "geqrf",
+    "orgqr",
+    "ormqr",
 ]
 
 LuFactorResult = _structseq("linalg_lu_factor", ("LU", "pivots"))
@@ -69,7 +81,7 @@ def _triangle(A, upper, unitriangular):
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     """X with T X = B (T X... X T = B with left=False), T the upper or lower triangle of A.
     (`ember.linalg.solve_triangular`; differentiable, the gradient of A confined to its triangle.)"""
-    from .linalg import _write_out, solve as _solve
+    from .linalg import solve as _solve
 
     _check_matrix_input(A, "linalg.solve_triangular")
     _check_tensor(B, "linalg.solve_triangular", "B")
@@ -437,8 +449,6 @@ def matrix_exp(A):
     """exp(A) = sum A^k / k! of a square matrix (or each in a batch); differentiable to any order."""
     _check_tensor(A, "linalg.matrix_exp", "A")
     if A._data.dtype.kind not in "fcV":
-        from .._dtype import kernel_name
-
         raise RuntimeError(
             f"linalg.matrix_exp: Expected a floating point or complex tensor as input. Got {kernel_name(A.dtype)}"
         )
@@ -559,3 +569,266 @@ def pca_lowrank(A, q=None, center=True, niter=2):
     if center:
         A = A - A.mean(dim=-2, keepdim=True)
     return svd_lowrank(A, q, niter)
+
+
+# ================================================================ Householder reflectors
+# LAPACK keeps Q of a QR decomposition as k reflectors H_i = I - tau_i v_i v_i^H: geqrf packs v_i
+# below the diagonal of column i (its unit entry on the diagonal is implied, R sits on and above
+# the diagonal), orgqr multiplies them out and ormqr applies them to a matrix without forming Q.
+_HOUSEHOLDER_DTYPES = (np.float32, np.float64, np.complex64, np.complex128)
+
+
+def _check_householder_dtype(tensor, kernel):
+    if tensor._data.dtype not in _HOUSEHOLDER_DTYPES:
+        raise NotImplementedError(
+            f"\"{kernel}_cpu\" not implemented for '{kernel_name(tensor.dtype)}': it takes float32, float64, "
+            "complex64 or complex128 tensors; convert with .double() first"
+        )
+
+
+def _check_at_least_matrix(tensor, op_name, name):
+    if tensor.dim() < 2:
+        raise RuntimeError(f"{op_name}: {name} must have at least 2 dimensions, but it has shape {list(tensor.shape)}.")
+
+
+def _tau_length(tau, op_name):
+    """The number of reflectors; a 0-d tau is PyTorch's IndexError (it reads tau.shape[-1])."""
+    if tau.dim() == 0:
+        raise IndexError(
+            f"{op_name}: tau must have one scale per reflector in its last dimension, but it is 0-dimensional "
+            "(Dimension specified as -1 but tensor has no dimensions)"
+        )
+    return tau.shape[-1]
+
+
+def _check_tau(input, tau, op_name):
+    """tau holds one scalar per reflector of each matrix of input: input's batch shape, one dim less."""
+    if tau.dim() != input.dim() - 1:
+        raise RuntimeError(
+            f"{op_name}: Expected tau to have one dimension less than input, but got tau.ndim equal to {tau.dim()} "
+            f"and input.ndim is equal to {input.dim()} (tau has shape {list(tau.shape)}, input {list(input.shape)})"
+        )
+
+
+def _check_batch(input, other, op_name, name):
+    if tuple(other.shape[: input.dim() - 2]) != tuple(input.shape[:-2]):
+        raise RuntimeError(
+            f"{op_name}: Expected batch dimensions of {name} to be equal to input.shape[:-2], but got "
+            f"{list(other.shape[: input.dim() - 2])} (input has shape {list(input.shape)})"
+        )
+
+
+def _check_same_householder_dtype(op_name, input, other, name):
+    if other._data.dtype != input._data.dtype:
+        raise RuntimeError(
+            f"{op_name}: Expected input and {name} to have the same dtype, but input has dtype "
+            f"{kernel_name(input.dtype)} and {name} has dtype {kernel_name(other.dtype)}"
+        )
+
+
+def _refuse_out_with_grad(op_name, out, *tensors):
+    """The error `copy_into_out` gives, named for this op: a composite's result carries the node of its
+    last step, not the op's name."""
+    if out is not None and grad_mode.state.enabled and any(t.requires_grad for t in (out, *tensors)):
+        raise RuntimeError(
+            f"{op_name}(): functions with out=... arguments don't support automatic differentiation, but one of "
+            "the arguments requires grad."
+        )
+
+
+class Geqrf(Primitive, node="GeqrfBackward0"):
+    """LAPACK's geqrf through NumPy's `qr(mode='raw')`, which returns the packed matrix transposed
+    (LAPACK's column-major layout). PyTorch defines no derivative for it: the outputs require grad
+    and a backward through them raises its NotImplementedError."""
+
+    @staticmethod
+    def forward(ctx, a):
+        packed, tau = np.linalg.qr(a, mode="raw")
+        return np.ascontiguousarray(np.swapaxes(packed, -1, -2)), tau
+
+    @staticmethod
+    def backward(ctx, grad_a, grad_tau):
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+@op(Geqrf, method=True)
+def geqrf(input, *, out=None):
+    """LAPACK's geqrf: the QR decomposition of each matrix, Q kept as Householder reflectors.
+
+    Low level, for `linalg.householder_product` (Q itself) and `ormqr` (products with Q without
+    forming it); `linalg.qr` gives Q and R directly. Not differentiable, as in PyTorch.
+
+    Args:
+        input: a (batch of) m x n float or complex matrices.
+        out: an optional (a, tau) pair of tensors to write the results into.
+
+    Returns:
+        `(a, tau)` (`torch.return_types.geqrf`): `a` holds R on and above the diagonal and the
+        reflectors' vectors v_i below it (the unit entry of each v_i on the diagonal is implied);
+        `tau` (shape `(*, min(m, n))`) their scales, so that Q = H_1 ... H_k with
+        H_i = I - tau_i v_i v_i^H. The values are LAPACK's, as PyTorch's.
+
+    Example::
+
+        >>> A = ember.tensor([[3.0, 1.0], [4.0, 2.0]])
+        >>> a, tau = ember.geqrf(A)
+        >>> a.triu()  # R
+        tensor([[-5.0000, -2.2000],
+                [ 0.0000,  0.4000]])
+        >>> bool(ember.allclose(ember.linalg.householder_product(a, tau) @ a.triu(), A))
+        True
+    """
+    _check_tensor(input, "geqrf", "input")
+    _check_at_least_matrix(input, "torch.geqrf", "input")
+    _check_householder_dtype(input, "geqrf")
+    return _write_results_out(return_types.geqrf(*Geqrf.apply(input)), out)
+
+
+def _reflector_vectors(input, count):
+    """The first `count` reflectors' vectors as columns: input's strict lower triangle with ones on the
+    diagonal. What lies on and above the diagonal is not read (not even a NaN there), so its gradient
+    is zero, as PyTorch's."""
+    rows, dtype = input.shape[-2], input._data.dtype
+    # `where` with a constant mask rather than tril: where declares a forward-mode rule.
+    strictly_lower = new_tensor(np.tri(rows, count, -1, dtype=bool))
+    return where(strictly_lower, input[..., :count], new_tensor(np.eye(rows, count, dtype=dtype)))
+
+
+def _apply_reflectors(vectors, tau, other, left, adjoint):
+    """op(Q) C (left) or C op(Q), Q = H_1 ... H_k, op the conjugate transpose if `adjoint`.
+
+    One reflector at a time, H_i C = C - tau_i v_i (v_i^H C), never forming Q: that costs O(m n) per
+    reflector, and being ember ops throughout it is differentiable to any order and in forward mode.
+    """
+    scales = tau.conj() if adjoint else tau  # H_i^H = I - conj(tau_i) v_i v_i^H
+    count = tau.shape[-1]
+    # The reflector next to C goes first: H_k for Q C and C Q^H, H_1 for Q^H C and C Q.
+    for i in range(count) if left == adjoint else reversed(range(count)):
+        v = vectors[..., :, i : i + 1]
+        scale = scales[..., i, None, None]
+        if left:
+            other = other - matmul(v * scale, matmul(v.mH, other))
+        else:
+            other = other - matmul(matmul(other, v) * scale, v.mH)
+    return other
+
+
+@op(name="linalg.householder_product")
+def householder_product(input, tau, *, out=None):
+    """The first n columns of the product of Householder matrices H_1 ... H_k (LAPACK's orgqr).
+
+    H_i = I - tau_i v_i v_i^H, with v_i column i of `input` below the diagonal and 1 on it (what is
+    on and above the diagonal, and columns k and beyond, are not read). With `geqrf`'s output this is
+    the Q of the QR decomposition. Differentiable in `input` and `tau`, to any order.
+
+    Args:
+        input: (*, m, n) matrices with m >= n.
+        tau: (*, k) scales, k <= n, with input's batch shape.
+        out: an optional tensor to write the result into.
+
+    Returns:
+        The (*, m, n) matrix of the product's first n columns (orthonormal for geqrf's output).
+
+    Example::
+
+        >>> A = ember.randn(4, 3, dtype=ember.float64)
+        >>> Q = ember.linalg.householder_product(*ember.geqrf(A))
+        >>> bool(ember.allclose(Q.mT @ Q, ember.eye(3, dtype=ember.float64)))
+        True
+    """
+    op_name = "torch.linalg.householder_product"
+    _check_tensor(input, "linalg_householder_product", "input")
+    _check_tensor(tau, "linalg_householder_product", "tau")
+    if input.dim() < 2:
+        raise RuntimeError(f"{op_name}: input must have at least 2 dimensions, but it has shape {list(input.shape)}.")
+    rows, columns = input.shape[-2:]
+    if rows < columns:
+        raise RuntimeError(
+            f"{op_name}: input.shape[-2] must be greater than or equal to input.shape[-1] (input has shape "
+            f"{list(input.shape)})"
+        )
+    if _tau_length(tau, op_name) > columns:
+        raise RuntimeError(
+            f"{op_name}: input.shape[-1] must be greater than or equal to tau.shape[-1] (input has shape "
+            f"{list(input.shape)}, tau {list(tau.shape)})"
+        )
+    _check_tau(input, tau, op_name)
+    _check_batch(input, tau, op_name, "tau")
+    if tau._data.dtype != input._data.dtype:
+        raise RuntimeError(
+            f"{op_name}: tau dtype {kernel_name(tau.dtype)} does not match input dtype {kernel_name(input.dtype)}"
+        )
+    _check_householder_dtype(input, "orgqr")
+    _refuse_out_with_grad("linalg_householder_product", out, input, tau)
+    first_columns = np.broadcast_to(np.eye(rows, columns, dtype=input._data.dtype), tuple(input.shape))
+    identity = new_tensor(np.ascontiguousarray(first_columns))
+    vectors = _reflector_vectors(input, tau.shape[-1])
+    return _write_out(_apply_reflectors(vectors, tau, identity, left=True, adjoint=False), out)
+
+
+@op(method=True)
+def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+    """op(Q) C (`left`) or C op(Q) for Q = H_1 ... H_k given as Householder reflectors, without forming
+    Q (LAPACK's ormqr); op is the conjugate transpose if `transpose`. Differentiable in all three
+    tensors, to any order.
+
+    Args:
+        input: (*, mn, k') reflectors as `geqrf` packs them (mn = m if `left`, else n); the first
+            min(mn, k') columns below the diagonal are read.
+        tau: (*, min(mn, k')) their scales.
+        other: the (*, m, n) matrix C, with input's batch shape (no broadcasting).
+        left: compute op(Q) C (Q is m x m) rather than C op(Q) (Q is n x n).
+        transpose: use Q^H (the transpose for real tensors) instead of Q.
+        out: an optional tensor (of input's dtype) to write the result into.
+
+    Returns:
+        The (*, m, n) product.
+
+    Difference from PyTorch: its binding names the arguments `input2` and `input3` (its documentation
+    says `tau` and `other`); ember takes the documented names.
+
+    Example::
+
+        >>> A, C = ember.randn(4, 4, dtype=ember.float64), ember.randn(4, 2, dtype=ember.float64)
+        >>> a, tau = ember.geqrf(A)
+        >>> Q = ember.linalg.householder_product(a, tau)
+        >>> bool(ember.allclose(ember.ormqr(a, tau, C, transpose=True), Q.mT @ C))
+        True
+    """
+    op_name = "torch.ormqr"
+    for name, value in (("input", input), ("tau", tau), ("other", other)):
+        _check_tensor(value, "ormqr", name)
+    _check_at_least_matrix(input, op_name, "input")
+    _check_at_least_matrix(other, op_name, "other")
+    side = -2 if left else -1
+    if other.shape[side] != input.shape[-2]:
+        raise RuntimeError(
+            f"{op_name}: other.shape[{side}] must be equal to input.shape[-2] (left={left}; input has shape "
+            f"{list(input.shape)}, other {list(other.shape)})"
+        )
+    count = min(other.shape[side], input.shape[-1])
+    if _tau_length(tau, op_name) != count:
+        raise RuntimeError(
+            f"{op_name}: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1]) = {count}, but "
+            f"tau has shape {list(tau.shape)}"
+        )
+    _check_tau(input, tau, op_name)
+    if other.dim() != input.dim():
+        raise RuntimeError(
+            f"{op_name}: Expected other to have the same number of dimensions as input, but got other.ndim equal "
+            f"to {other.dim()} and input.ndim is equal to {input.dim()}"
+        )
+    _check_batch(input, tau, op_name, "tau")
+    _check_batch(input, other, op_name, "other")
+    _check_same_householder_dtype(op_name, input, tau, "tau")
+    _check_same_householder_dtype(op_name, input, other, "other")
+    if out is not None:
+        _check_same_householder_dtype(op_name, input, out, "result")
+    _check_householder_dtype(input, "ormqr")
+    _refuse_out_with_grad("ormqr", out, input, tau, other)
+    vectors = _reflector_vectors(input, count)
+    return _write_out(_apply_reflectors(vectors, tau, other, left, adjoint=transpose), out)
+
+
+# PyTorch's older name of householder_product; Tensor.orgqr too.
+orgqr = alias(householder_product, "orgqr", method=True)

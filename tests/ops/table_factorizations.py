@@ -49,6 +49,61 @@ def _numpy_gram(raw):
     return lower @ np.swapaxes(lower, -1, -2)
 
 
+def _householder_inputs(complex_values=False):
+    """(reflectors, tau[, other]) as LAPACK's geqrf packs them for a random matrix of the first shape (tau
+    cut to the second shape's length); any further shapes get plain random matrices."""
+
+    def random(shape, rng):
+        values = rng.uniform(-1, 1, size=shape)
+        return values + 1j * rng.uniform(-1, 1, size=shape) if complex_values else values
+
+    def make(shapes, rng):
+        transposed, tau = np.linalg.qr(random(shapes[0], rng), mode="raw")
+        reflectors = np.swapaxes(transposed, -1, -2).copy()
+        return [reflectors, tau[..., : shapes[1][-1]].copy()] + [random(shape, rng) for shape in shapes[2:]]
+
+    return make
+
+
+def _numpy_householder_matrix(reflectors, tau):
+    """Q = H_1 ... H_k as a full matrix, each H_i = I - tau_i v_i v_i^H formed explicitly."""
+    rows = reflectors.shape[-2]
+    q = np.broadcast_to(np.eye(rows, dtype=reflectors.dtype), reflectors.shape[:-2] + (rows, rows))
+    for i in range(tau.shape[-1]):
+        v = np.tril(reflectors, -1)[..., :, i] + np.eye(rows)[:, i]
+        outer = v[..., :, None] * v.conj()[..., None, :]
+        q = q @ (np.eye(rows) - tau[..., i, None, None] * outer)
+    return q
+
+
+def _numpy_householder_product(reflectors, tau):
+    return _numpy_householder_matrix(reflectors, tau)[..., : reflectors.shape[-1]]
+
+
+def _numpy_ormqr(left, transpose):
+    def product(reflectors, tau, other):
+        q = _numpy_householder_matrix(reflectors, tau)
+        q = np.swapaxes(q, -1, -2).conj() if transpose else q
+        return q @ other if left else other @ q
+
+    return product
+
+
+def _ormqr_case(name, shapes, left, transpose, complex_values=False):
+    return OpCase(
+        name,
+        lambda a, tau, other: ember.ormqr(a, tau, other, left=left, transpose=transpose),
+        _numpy_ormqr(left, transpose),
+        shapes,
+        make_inputs=_householder_inputs(complex_values),
+        torch_fn=lambda torch, a, tau, other: torch.ormqr(a, tau, other, left=left, transpose=transpose),
+    )
+
+
+_LEFT_SHAPES = [((5, 3), (3,), (5, 2)), ((2, 4, 4), (2, 4), (2, 4, 3))]
+_RIGHT_SHAPES = [((4, 3), (3,), (2, 4)), ((2, 3, 3), (2, 3), (2, 2, 3))]
+
+
 CASES = [
     OpCase(
         "linalg_matrix_exp",
@@ -157,5 +212,56 @@ CASES = [
         lambda raw: np.linalg.inv(_numpy_gram(raw)),
         [((3, 3),), ((2, 2, 2),)],
         torch_fn=lambda torch, raw: torch.cholesky_inverse(_lower_factor(torch, raw)),
+    ),
+    OpCase(
+        "linalg_geqrf",
+        lambda a: tuple(ember.geqrf(a)),
+        None,
+        [((4, 3),), ((3, 5),), ((2, 3, 3),)],
+        grad=False,
+        gradgrad=False,
+        differentiable_inputs=(),  # PyTorch defines no derivative for geqrf
+        torch_fn=lambda torch, a: tuple(torch.geqrf(a)),
+    ),
+    OpCase(
+        "linalg_householder_product",
+        ember.linalg.householder_product,
+        _numpy_householder_product,
+        # tall, square, batched, and fewer reflectors than columns
+        [((5, 3), (3,)), ((3, 3), (3,)), ((2, 4, 3), (2, 3)), ((4, 3), (2,))],
+        make_inputs=_householder_inputs(),
+        torch_fn=lambda torch, a, tau: torch.linalg.householder_product(a, tau),
+    ),
+    OpCase(
+        "linalg_householder_product_complex",
+        ember.linalg.householder_product,
+        _numpy_householder_product,
+        [((4, 3), (3,))],
+        make_inputs=_householder_inputs(complex_values=True),
+        torch_fn=lambda torch, a, tau: torch.linalg.householder_product(a, tau),
+    ),
+    OpCase(
+        "linalg_orgqr_method",
+        lambda a, tau: a.orgqr(tau),
+        _numpy_householder_product,
+        [((4, 2), (2,))],
+        make_inputs=_householder_inputs(),
+        torch_fn=lambda torch, a, tau: a.orgqr(tau),
+    ),
+    _ormqr_case("linalg_ormqr_left", _LEFT_SHAPES, left=True, transpose=False),
+    _ormqr_case("linalg_ormqr_left_transpose", _LEFT_SHAPES, left=True, transpose=True),
+    _ormqr_case("linalg_ormqr_right", _RIGHT_SHAPES, left=False, transpose=False),
+    _ormqr_case("linalg_ormqr_right_transpose", _RIGHT_SHAPES, left=False, transpose=True),
+    _ormqr_case(
+        "linalg_ormqr_complex_left_transpose", _LEFT_SHAPES[:1], left=True, transpose=True, complex_values=True
+    ),
+    _ormqr_case("linalg_ormqr_complex_right", _RIGHT_SHAPES[:1], left=False, transpose=False, complex_values=True),
+    OpCase(
+        "linalg_ormqr_method",
+        lambda a, tau, other: a.ormqr(tau, other, False, True),
+        _numpy_ormqr(left=False, transpose=True),
+        [((3, 2), (2,), (4, 3))],
+        make_inputs=_householder_inputs(),
+        torch_fn=lambda torch, a, tau, other: a.ormqr(tau, other, False, True),
     ),
 ]

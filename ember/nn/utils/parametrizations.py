@@ -153,20 +153,6 @@ def _matrix_exp(matrix):
     return result
 
 
-def _householder_product(reflectors, tau):
-    """The first k columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, v_i column i of `reflectors`
-    below the diagonal with a unit diagonal entry (LAPACK's orgqr, in ember ops)."""
-    rows, columns = reflectors.shape[-2], reflectors.shape[-1]
-    product = creation.eye(rows, dtype=reflectors.dtype).expand(*reflectors.shape[:-2], rows, rows)
-    index = np.arange(rows)
-    for i in range(columns):
-        below = new_tensor((index > i).astype(np.float64)).to(reflectors.dtype)
-        unit = new_tensor((index == i).astype(np.float64)).to(reflectors.dtype)
-        v = (reflectors[..., :, i] * below + unit).unsqueeze(-1)
-        product = product - (product.matmul(v) * tau[..., i, None, None]).matmul(v.transpose(-2, -1))
-    return product[..., :, :columns]
-
-
 def _make_orthogonal(matrix):
     """Q of the QR decomposition of `matrix`, signed so that R has a non-negative diagonal."""
     q, r = np.linalg.qr(matrix.detach().numpy())
@@ -182,18 +168,13 @@ def _is_orthogonal(matrix):
 
 
 def _householder_reflectors(matrix):
-    """LAPACK geqrf's packed reflectors of each matrix, with the diagonal's signs PyTorch keeps."""
-    arrays = matrix.detach().numpy()
-    flat = arrays.reshape(-1, *arrays.shape[-2:])
-    packed = []
-    for one in flat:
-        h, tau = np.linalg.qr(one, mode="raw")
-        reflectors = h.T.copy()
-        diagonal = np.sign(np.diagonal(reflectors)).copy()
-        diagonal[tau == 0] *= -1
-        np.fill_diagonal(reflectors, diagonal)
-        packed.append(reflectors)
-    return new_tensor(np.stack(packed).reshape(arrays.shape).astype(arrays.dtype))
+    """geqrf's reflectors of each (orthogonal) matrix, its diagonal replaced by signs so that forward
+    maps them back to the matrix: forward multiplies the product of the reflectors by the diagonal,
+    and R's diagonal holds those signs (flipped where geqrf left a column unreflected, tau == 0)."""
+    reflectors, tau = ops.geqrf(matrix.detach())
+    signs = reflectors.diagonal(dim1=-2, dim2=-1).sign()
+    reflectors.diagonal(dim1=-2, dim2=-1).copy_(ops.where(tau == 0, -signs, signs))
+    return reflectors
 
 
 class _Orthogonal(Module):
@@ -225,7 +206,7 @@ class _Orthogonal(Module):
         else:
             A = X.tril(-1)
             tau = 2.0 / (1.0 + (A * A).sum(-2))
-            Q = _householder_product(A, tau)
+            Q = linalg.householder_product(A, tau)
             Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
         if getattr(self, "base", None) is not None:
             Q = self.base.matmul(Q)
