@@ -25,6 +25,12 @@ from ..ops import (
 from ..ops import _autocast
 from ..ops.inplace import apply_inplace as _apply_inplace
 from ..ops.pooling import max_pool1d, max_pool2d, max_pool3d, adaptive_avg_pool1d
+from ..ops.fractional_pooling import (
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
 from ..ops.conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
 from ..ops.interpolation import interpolate
 from ..ops.embeddings import one_hot
@@ -78,6 +84,10 @@ __all__ = [
     "adaptive_max_pool2d",
     "adaptive_max_pool1d_with_indices",
     "adaptive_max_pool2d_with_indices",
+    "fractional_max_pool2d",
+    "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices",
     "threshold",
     "threshold_",
     "relu",

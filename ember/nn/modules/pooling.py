@@ -23,6 +23,8 @@ __all__ = [
     "LPPool1d",
     "LPPool2d",
     "LPPool3d",
+    "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
 ]
 
 
@@ -282,5 +284,81 @@ class LPPool2d(_LPPoolNd):
 
 class LPPool3d(_LPPoolNd):
     """Power-average pooling over (N, C, D, H, W)."""
+
+    _dims = 3
+
+
+class _FractionalMaxPoolNd(Module):
+    """Max pooling with pseudo-random fractional window steps (`F.fractional_max_pool2d`), to a fixed
+    `output_size` or to `output_ratio` of each input. `_random_samples` (a buffer, None by default)
+    fixes the windows; otherwise each call draws new ones, as PyTorch's layer does."""
+
+    _dims = None
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None):
+        super().__init__()
+        name, as_tuple = type(self).__name__, _ntuple(self._dims)
+        # PyTorch checks this in the 3-d layer only; its 2-d layer would pool empty windows to -inf.
+        if any(k <= 0 for k in as_tuple(kernel_size)):
+            raise ValueError(f"{name}: kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = as_tuple(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = as_tuple(output_size) if output_size is not None else None
+        self.output_ratio = as_tuple(output_ratio) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError(f"{name}: only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < ratio < 1 for ratio in self.output_ratio):
+            raise ValueError(f"{name}: output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        pool = F.fractional_max_pool2d if self._dims == 2 else F.fractional_max_pool3d
+        return pool(
+            input,
+            self.kernel_size,
+            self.output_size,
+            self.output_ratio,
+            self.return_indices,
+            _random_samples=self._random_samples,
+        )
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Fractional max pooling over (N, C, H, W) or (C, H, W) (Graham, 2014).
+
+    Args:
+        kernel_size: window size, an int or (kH, kW).
+        output_size: (oH, oW) or one int; give this or `output_ratio`, not both.
+        output_ratio: output size as a fraction in (0, 1) of the input's, a number or a pair.
+        return_indices: also return the positions of the maxima (for `nn.MaxUnpool2d`).
+        _random_samples: fixed (N, C, 2) samples placing the windows; None draws new ones per call.
+
+    Example:
+        >>> pool = nn.FractionalMaxPool2d(3, output_ratio=0.5)
+        >>> pool(ember.randn(2, 4, 16, 12)).shape
+        torch.Size([2, 4, 8, 6])
+    """
+
+    _dims = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Fractional max pooling over (N, C, T, H, W) or (C, T, H, W), as `FractionalMaxPool2d`.
+
+    Args:
+        kernel_size: window size, an int or (kT, kH, kW).
+        output_size: (oT, oH, oW) or one int; give this or `output_ratio`, not both.
+        output_ratio: output size as a fraction in (0, 1) of the input's, a number or a triple.
+        return_indices: also return the positions of the maxima (for `nn.MaxUnpool3d`).
+        _random_samples: fixed (N, C, 3) samples placing the windows; None draws new ones per call.
+
+    Example:
+        >>> pool = nn.FractionalMaxPool3d(2, output_size=(3, 4, 4), return_indices=True)
+        >>> output, indices = pool(ember.randn(1, 2, 6, 8, 8))
+        >>> output.shape, indices.dtype
+        (torch.Size([1, 2, 3, 4, 4]), torch.int64)
+    """
 
     _dims = 3
