@@ -68,6 +68,7 @@ from .attention import *  # noqa: F401,F403,E402
 from .transformer import *  # noqa: F401,F403,E402
 from .embedding_bag import *  # noqa: F401,F403,E402
 from .ctc import *  # noqa: F401,F403,E402
-from . import attention, transformer, embedding_bag, ctc  # noqa: E402
+from .adaptive import *  # noqa: F401,F403,E402
+from . import attention, transformer, embedding_bag, ctc, adaptive  # noqa: E402
 
-__all__ += attention.__all__ + transformer.__all__ + embedding_bag.__all__ + ctc.__all__
+__all__ += attention.__all__ + transformer.__all__ + embedding_bag.__all__ + ctc.__all__ + adaptive.__all__

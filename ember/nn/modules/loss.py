@@ -17,6 +17,7 @@ __all__ = [
     "SmoothL1Loss",
     "HuberLoss",
     "NLLLoss",
+    "NLLLoss2d",
     "CrossEntropyLoss",
     "BCELoss",
     "BCEWithLogitsLoss",
@@ -113,6 +114,30 @@ class NLLLoss(_WeightedLoss):
 
     def forward(self, input, target):
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """NLLLoss under its pre-0.4 name for (N, C, H, W) inputs; constructing one warns (FutureWarning),
+    as in PyTorch, since NLLLoss takes inputs of any number of dimensions.
+
+    Example::
+
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", FutureWarning)
+        ...     loss = nn.NLLLoss2d()
+        >>> loss(ember.full((1, 3, 2, 2), -0.5), ember.zeros(1, 2, 2, dtype=ember.int64))
+        tensor(0.5000)
+    """
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        warnings.warn(
+            "`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and see "
+            "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class CrossEntropyLoss(_WeightedLoss):

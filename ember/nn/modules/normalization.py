@@ -1,11 +1,11 @@
-"""Normalisation layers: BatchNorm, InstanceNorm, LayerNorm, GroupNorm, RMSNorm."""
+"""Normalisation layers: BatchNorm, InstanceNorm, LayerNorm, GroupNorm, RMSNorm, local response norms."""
 
 import numbers
 import warnings
 
 from ..._validation import check_int_arguments
 from ... import _dtype
-from ...ops import creation
+from ...ops import creation, linalg
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -22,6 +22,7 @@ __all__ = [
     "GroupNorm",
     "RMSNorm",
     "LocalResponseNorm",
+    "CrossMapLRN2d",
 ]
 
 
@@ -366,6 +367,52 @@ class LocalResponseNorm(Module):
 
     def forward(self, input):
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(Module):
+    """Local response normalisation across channels of (N, C, H, W) inputs, as Lua Torch's layer.
+
+    `output = input * (k + alpha / size * S) ** -beta`, where S sums the squares of channel c's
+    neighbours: channels `c - p + 1` to `c + p - 1`, with `p = int((size - 1) / 2 + 1)`, clipped to
+    the channels there are, and channel 0 always (PyTorch's running-window sum never takes it out
+    again; ember reproduces that forward). Other input ranks raise ValueError.
+
+    Example::
+
+        >>> lrn = nn.CrossMapLRN2d(3, alpha=1.0, beta=1.0, k=1)
+        >>> lrn(ember.ones(1, 1, 1, 1))  # 1 / (1 + 1/3)
+        tensor([[[[0.7500]]]])
+
+    Difference from PyTorch: the gradient is the exact derivative of this forward (and can be
+    differentiated again). PyTorch's hand-written backward assumes another channel window, so its
+    gradient fails PyTorch's own gradcheck wherever the two windows differ, and raises for `size=1`.
+    """
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+        window = self._channel_window(input.size(1), input.dtype, input.device)
+        summed_squares = linalg.einsum("cj,njhw->nchw", window, input * input)
+        scale = summed_squares * (self.alpha / self.size) + self.k
+        return scale.pow(-self.beta) * input
+
+    def _channel_window(self, channels, dtype, device):
+        """(C, C) matrix with 1 where channel j counts towards channel c's sum of squares."""
+        pre_pad = int((self.size - 1) / 2 + 1)
+        c = creation.arange(channels, device=device).unsqueeze(1)
+        j = creation.arange(channels, device=device).unsqueeze(0)
+        in_window = ((j > c - pre_pad) & (j < c + pre_pad)) | (j == 0)
+        return in_window.to(dtype)
 
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
