@@ -337,7 +337,8 @@ class NllLoss(Primitive, node="NllLossBackward0", backward_on_arrays=True):
             ctx.picked = safe, np.asarray(scale, dtype=rows.dtype)
             if reduction == "none":
                 return (-picked).reshape(target_shape)
-            return np.asarray(-picked.sum() * scale, dtype=rows.dtype)
+            # (0 - sum, not -sum: PyTorch's sums start from +0, so a zero loss prints as 0., not -0.)
+            return np.asarray((0.0 - picked.sum()) * scale, dtype=rows.dtype)
         sample_weight = weight[safe] if weight is not None else np.ones(count, dtype=rows.dtype)
         sample_weight = sample_weight * valid
         losses = -picked * sample_weight
@@ -346,11 +347,11 @@ class NllLoss(Primitive, node="NllLossBackward0", backward_on_arrays=True):
             result = losses.reshape(target_shape)
         elif reduction == "sum":
             scale = sample_weight
-            result = np.asarray(losses.sum(), dtype=rows.dtype)
+            result = np.asarray(losses.sum() + 0.0, dtype=rows.dtype)  # +0 for a zero loss, as above
         else:
             total = sample_weight.sum()
             scale = sample_weight / total  # (0/0 when every target is ignored: nan, as PyTorch)
-            result = np.asarray(losses.sum() / total, dtype=rows.dtype)
+            result = np.asarray((losses.sum() + 0.0) / total, dtype=rows.dtype)
         ctx.picked = safe, scale.astype(rows.dtype, copy=False)
         return result
 

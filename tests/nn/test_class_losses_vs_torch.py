@@ -139,3 +139,16 @@ def test_margin_losses_differentiate_twice():
     assert ember.autograd.gradgradcheck(lambda x: F.multi_margin_loss(x, target, p=2, margin=2.0), (x,))
     labels = ember.tensor([[0, -1, 1], [2, 1, -1], [1, 0, 2], [-1, 0, 0]])
     assert ember.autograd.gradgradcheck(lambda x: F.multilabel_margin_loss(x, labels), (x,))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_a_zero_loss_has_torchs_sign(reduction, weighted):
+    """A perfect prediction's loss prints as PyTorch's `tensor(0.)`, not `tensor(-0.)` (a reduced sum
+    starts from +0); unreduced, each -0. stays as PyTorch keeps it."""
+    results = []
+    for lib in (ember, torch):
+        weight = lib.ones(3) if weighted else None
+        loss = lib.nn.functional.nll_loss(lib.zeros(2, 3), lib.tensor([0, 1]), weight=weight, reduction=reduction)
+        results.append(np.signbit(loss.numpy()).tolist())
+    assert results[0] == results[1]
