@@ -40,11 +40,13 @@ from .predicates import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
 from .calculus import *  # noqa: F401,F403
 from .index_builders import *  # noqa: F401,F403
+from .fills import *  # noqa: F401,F403
 from .products import *  # noqa: F401,F403
 from .slice_norms import *  # noqa: F401,F403
 from .binning import *  # noqa: F401,F403
 from .random_draws import *  # noqa: F401,F403
 from . import python_callables  # noqa: F401 (Tensor methods only)
+from . import fractional_pooling  # noqa: F401 (nn.functional's fractional max pools: no ember.* names)
 from .spectral import *  # noqa: F401,F403
 from .sparse_coo import *  # noqa: F401,F403
 from .inplace import apply_inplace
@@ -81,7 +83,7 @@ from . import (
     spectral,
 )
 from . import dimensions, scatters, number_parts, predicates, statistics, calculus, index_builders, products
-from . import slice_norms, binning, random_draws, sparse_coo
+from . import slice_norms, binning, random_draws, sparse_coo, fills
 from . import inplace_methods, elision, random_fills
 from .inplace_methods import *  # noqa: F401,F403
 from ._declare import DECLARATIONS
@@ -113,6 +115,7 @@ _FAMILIES = (
     binning,
     random_draws,
     sparse_coo,
+    fills,
     inplace_methods,
 )
 _NN_FAMILIES = (

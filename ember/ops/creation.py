@@ -49,6 +49,7 @@ __all__ = [
     "set_rng_state",
     "scalar_tensor",
     "empty_strided",
+    "empty_permuted",
     "asarray",
 ]
 
@@ -365,6 +366,31 @@ def empty(
 ):
     """A tensor of the given size whose values are not set (whatever the memory held)."""
     return _finish(_filled(np.empty, parse_size(size, "empty"), _float_dtype(dtype)), requires_grad, device, out)
+
+
+@op()
+def empty_permuted(
+    size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+):
+    """An uninitialized tensor of `size` whose dims lie in memory in the order `physical_layout`
+    (outermost first): `empty_permuted((N, C, H, W), (0, 2, 3, 1))` is channels-last."""
+    size = parse_size((size,), "empty_permuted")
+    order = [int(dim) for dim in physical_layout]
+    if len(order) != len(size):
+        raise RuntimeError(
+            "Number of dimensions in size does not match the length of the physical_layout; i.e. "
+            f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(order)}"
+        )
+    for position, dim in enumerate(order):
+        if not 0 <= dim < len(size):
+            raise RuntimeError(
+                f"Dimension out of range (expected to be between 0 and {len(size) - 1}, but got {dim} at index "
+                f"{position}).  NB: negative dims not currently supported; file an issue if you want it."
+            )
+    if len(set(order)) != len(order):
+        raise RuntimeError(f"Duplicate dim not allowed (physical_layout={tuple(order)})")
+    memory = np.empty([size[dim] for dim in order], dtype=_float_dtype(dtype))
+    return _finish(memory.transpose(np.argsort(order)), requires_grad, device)
 
 
 @op()

@@ -1,8 +1,5 @@
 """The in-place variants (`add_`, `mul_`, `zero_`, ...), each made from its out-of-place op."""
 
-from .._backend import np
-from .._validation import check_fits
-from .._tensor import new_tensor
 from . import conversion
 from ._declare import DECLARATIONS, OpDeclaration, op, _register
 from .inplace import apply_inplace
@@ -32,15 +29,6 @@ for _declaration in list(DECLARATIONS.values()):
         __all__.append(_name)
 
 
-def _filled(input, value):
-    if hasattr(value, "_data"):  # a 0-d tensor converts like a cast (it may wrap, as in PyTorch)
-        value = value._data.astype(input._data.dtype)
-    else:  # a Python number must fit the dtype; NumPy would wrap it or refuse -1 for uint8
-        check_fits(value, input._data.dtype, "fill_")
-        value = np.asarray(value.item() if hasattr(value, "item") else value).astype(input._data.dtype)
-    return new_tensor(np.full(input._data.shape, value, dtype=input._data.dtype))
-
-
 def _copied(input, source):
     from ._common import as_tensor
 
@@ -53,21 +41,9 @@ def _copied(input, source):
 
 
 @op(method=True)
-def zero_(input):
-    """Fill with zeros, in place."""
-    return apply_inplace(input, "zero_", _filled, 0)
-
-
-@op(method=True)
-def fill_(input, value):
-    """Fill with `value`, in place."""
-    return apply_inplace(input, "fill_", _filled, value)
-
-
-@op(method=True)
 def copy_(input, src, non_blocking=False):
     """Copy `src` (broadcast to this shape, converted to this dtype) into this tensor."""
     return apply_inplace(input, "copy_", _copied, src)
 
 
-__all__ += ["zero_", "fill_", "copy_"]
+__all__ += ["copy_"]

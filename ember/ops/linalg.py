@@ -39,6 +39,8 @@ from ._lapack_info import (
 )
 
 __all__ = [
+    "frobenius_norm",
+    "nuclear_norm",
     "matmul",
     "mm",
     "bmm",
@@ -981,6 +983,39 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if isinstance(p, str):
         raise RuntimeError(f"norm: unsupported p {p!r}: use 'fro', 'nuc' or a number")
     return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
+
+
+def _deprecated_norm(name, replacement):
+    warnings.warn(
+        f"at::{name} is deprecated and it is just left for JIT compatibility. It will be removed in a future "
+        f"PyTorch release. Please use `{replacement}` instead",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
+@op()
+def frobenius_norm(input, dim, keepdim=False, *, out=None):
+    """The 2-norm over one or two dims (`dim` is required): PyTorch's deprecated spelling of
+    `linalg.vector_norm(input, 2, dim, keepdim)`."""
+    _check_tensor(input, "frobenius_norm")
+    _deprecated_norm("frobenius_norm", "linalg.vector_norm(A, 2., dim, keepdim)")
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dims) > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dims)} dimensions instead.")
+    return vector_norm(input, 2, dims, keepdim, out=out)
+
+
+@op()
+def nuclear_norm(input, dim=(-2, -1), keepdim=False, *, out=None):
+    """The sum of singular values over the matrix dims `dim` (the last two by default): PyTorch's
+    deprecated spelling of `linalg.matrix_norm(input, 'nuc', dim, keepdim)`. As in PyTorch, the
+    second positional argument may be `keepdim`."""
+    _check_tensor(input, "nuclear_norm")
+    _deprecated_norm("nuclear_norm", "linalg.matrix_norm(A, 'nuc', dim, keepdim)")
+    if isinstance(dim, bool):  # torch.nuclear_norm(input, keepdim)
+        dim, keepdim = (-2, -1), dim
+    return matrix_norm(input, "nuc", dim, keepdim, out=out)
 
 
 @op(method=True)

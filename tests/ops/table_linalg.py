@@ -6,11 +6,20 @@ choice where the torch oracle could pick another one; symmetric-input ops (chole
 symmetrized input so that finite differences and both libraries see the same function.
 """
 
+import warnings
+
 import numpy as np
 
 import ember
 
 from .op_table import OpCase
+
+
+def _without_deprecation(call, lib):
+    """`call(lib)` with the deprecation warning of torch's old norm spellings silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return call(lib)
 
 
 def _spd(shapes, rng):
@@ -312,6 +321,21 @@ NORMS = (
             [((3, 4),)],
             make_inputs=_distinct_spectrum,
             torch_fn=lambda t, a: t.norm(a, p="nuc"),
+        ),
+        OpCase(
+            "linalg_frobenius_norm_deprecated",
+            lambda a: _without_deprecation(lambda lib: lib.frobenius_norm(a, (1, 2), True), ember),
+            lambda a: np.sqrt((a**2).sum((1, 2), keepdims=True)),
+            [((2, 3, 4),)],
+            torch_fn=lambda t, a: _without_deprecation(lambda lib: lib.frobenius_norm(a, (1, 2), True), t),
+        ),
+        OpCase(
+            "linalg_nuclear_norm_deprecated",
+            lambda a: _without_deprecation(lambda lib: lib.nuclear_norm(a, True), ember),
+            lambda a: _norm_np(a, "nuc")[None, None],
+            [((3, 4),)],
+            make_inputs=_distinct_spectrum,
+            torch_fn=lambda t, a: _without_deprecation(lambda lib: lib.nuclear_norm(a, True), t),
         ),
         OpCase(
             "linalg_norm_default",
