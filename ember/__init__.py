@@ -65,6 +65,8 @@ from .amp.autocast_mode import (
 )
 from ._global_settings import *  # noqa: F401,F403
 from .autograd.anomaly import is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled
+from ._control_flow import cond, while_loop
+from ._sym_numbers import *  # noqa: F401,F403
 
 _keep_freed_memory()
 
@@ -84,6 +86,7 @@ _LAZY_SUBMODULES = {
     "nn",
     "optim",
     "serialization",
+    "signal",
     "sparse",
     "special",
     "testing",
@@ -102,7 +105,7 @@ _LAZY_SUBMODULES = {
 # nn.functional's ops that torch's namespace also has (ember/_aten_functions.py)
 _ATEN_FUNCTIONS = (
     "celu_ channel_shuffle pdist rms_norm rrelu_ selu_ threshold_ "
-    "dropout_ alpha_dropout_ feature_dropout_ feature_alpha_dropout feature_alpha_dropout_"
+    "dropout_ alpha_dropout_ feature_dropout_ feature_alpha_dropout feature_alpha_dropout_ max_pool1d_with_indices"
 ).split()
 _LAZY_NAMES = {
     "save": "serialization",
@@ -179,6 +182,36 @@ def is_storage(obj):
 def detach(input):
     """`input.detach()`: the same values, cut from the graph."""
     return input.detach()
+
+
+def detach_(input):
+    """`input.detach_()`: cut `input` itself from the graph; returns it."""
+    return input.detach_()
+
+
+def resize_as_(input, the_template, *, memory_format=None):  # noqa: F811 - PyTorch's keyword
+    """`input.resize_as_(the_template)`: give `input` the template's shape, in place."""
+    return input.resize_as_(the_template)
+
+
+def is_distributed(input):
+    """False: an ember tensor is never split over processes (torch.distributed works on whole tensors)."""
+    return False
+
+
+def get_device_module(device=None):  # noqa: F811 - PyTorch's argument name
+    """The module for a device type (`ember.cpu`, `ember.cuda`); with no argument, the default device's."""
+    import importlib
+
+    from ._backend import device as device_class
+
+    kind = (get_default_device() if device is None else device_class(device)).type
+    try:
+        return importlib.import_module(f"{__name__}.{kind}")
+    except ImportError:
+        raise RuntimeError(
+            f"Device '{kind}' does not have a corresponding module registered as 'ember.{kind}'."
+        ) from None
 
 
 def get_device(input):

@@ -2,7 +2,7 @@
 `torch.celu_`, `torch.pdist`, `torch.dropout_(input, p, train)` ... Loaded with `ember.nn` on first
 use, as the package's lazy names (see ember/__init__.py)."""
 
-from .nn.functional import celu_, channel_shuffle, pdist, rms_norm, rrelu_, selu_, threshold_
+from .nn.functional import celu_, channel_shuffle, max_pool1d_with_indices, pdist, rms_norm, rrelu_, selu_, threshold_
 from .nn import functional as F
 from .ops import dropouts as _dropouts
 from .ops.inplace import apply_inplace
@@ -10,6 +10,7 @@ from .ops.inplace import apply_inplace
 __all__ = [
     "celu_",
     "channel_shuffle",
+    "max_pool1d_with_indices",
     "pdist",
     "rms_norm",
     "rrelu_",

@@ -251,3 +251,40 @@ def test_aten_dropouts_in_place_draw_torchs_masks(torch):
 
 def test_grad_scaler_at_the_top_level_is_amps():
     assert ember.GradScaler is ember.amp.GradScaler
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        lambda t: t.nonzero_static(t.tensor([[1, 0], [0, 1]]), size=1),
+        lambda t: t.nonzero_static(t.tensor([[1, 0], [0, 1]]), size=3, fill_value=7),
+        lambda t: t.tensor([1.0, 0.0, 2.0]).nonzero_static(size=0),
+        lambda t: t.nonzero_static(t.tensor(3), size=2),
+        lambda t: t.nonzero_static(t.tensor([1, 0]), size=-1),
+        lambda t: t.nonzero_static(t.tensor([1, 0]), size=1.5),
+        lambda t: t.empty_permuted((2, 3, 4), (0, 2, 1)).stride(),
+        lambda t: t.empty_permuted((2, 3, 4), (2, 0, 1), dtype=t.float64).stride(),
+        lambda t: t.empty_permuted((2, 3), (0, 0)),
+        lambda t: t.empty_permuted((2, 3), (0, 2)),
+        lambda t: t.empty_permuted((2, 3), (0,)),
+        lambda t: t.frobenius_norm(t.ones(2, 3, 4), (0, 1, 2)),
+        lambda t: t.max_pool1d_with_indices(t.arange(12.0).reshape(1, 2, 6), 2),
+        lambda t: t.is_distributed(t.ones(2)),
+        lambda t: t.resize_as_(t.zeros(1), t.ones(2, 3)).shape,
+    ],
+)
+def test_smaller_top_level_names_match_torch(snippet):
+    torch = pytest.importorskip("torch")
+    from .ops.differential import assert_same
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # frobenius_norm's deprecation, in both
+        assert_same(snippet, torch)
+
+
+def test_detach_in_place_and_device_modules():
+    x = ember.ones(2, requires_grad=True) * 2
+    assert ember.detach_(x) is x and not x.requires_grad and x.grad_fn is None
+    assert ember.get_device_module() is ember.cpu and ember.get_device_module("cuda") is ember.cuda
+    with pytest.raises(RuntimeError, match="'meta' does not have a corresponding module"):
+        ember.get_device_module("meta")
