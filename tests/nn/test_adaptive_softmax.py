@@ -347,3 +347,11 @@ def test_cross_map_lrn_2d_gradient_matches_torchs_where_torchs_backward_is_exact
     torch_lrn(torch_x).backward(torch.tensor(upstream))
     nn.CrossMapLRN2d(size, alpha=0.8, beta=0.7, k=1.2)(ember_x).backward(ember.tensor(upstream))
     assert_close(ember_x.grad, torch_x.grad, rtol=1e-10, atol=1e-12, what="gradient")
+
+
+def test_cross_map_lrn_2d_refuses_integer_input_as_torch(torch):
+    with pytest.raises(RuntimeError) as theirs:
+        torch.nn.CrossMapLRN2d(3)(torch.ones(1, 2, 2, 2, dtype=torch.int64))
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type") as ours:
+        nn.CrossMapLRN2d(3)(ember.ones(1, 2, 2, 2, dtype=ember.int64))
+    assert "can't be cast to the desired output type" in str(theirs.value) and "float()" in str(ours.value)

@@ -401,6 +401,11 @@ class CrossMapLRN2d(Module):
     def forward(self, input):
         if input.dim() != 4:
             raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+        if not input.is_floating_point():
+            raise RuntimeError(
+                f"CrossMapLRN2d: result type Float can't be cast to the desired output type {input.dtype} "
+                "(the layer needs a floating-point input: call .float() on it)"
+            )
         window = self._channel_window(input.size(1), input.dtype, input.device)
         summed_squares = linalg.einsum("cj,njhw->nchw", window, input * input)
         scale = summed_squares * (self.alpha / self.size) + self.k
