@@ -101,7 +101,7 @@ class Recording:
         self.value_guards = []  # (number of ops before it, slot, convert, expected): Python read the data
         self.input_roots = set()  # ids of the arrays owning the inputs' memory
         self.first_persistent_write = None  # index of the first op writing into an input's memory
-        self.fresh = {}  # slot -> (creator, checksum or None) of a new array no recorded call has used yet
+        self.fresh = {}  # slot -> (creator, checksum) of a new array no recorded call has used yet
         self.open = True
 
     # ----------------------------------------------------------------- slots
@@ -340,8 +340,10 @@ _ARRAY_LIKE = (numpy.ndarray, numpy.generic)  # the plain value of a TracedScala
 
 
 def _checksum(array):
+    """CRC-32 of the array's bytes, read in place where its memory is one contiguous block (as bytes:
+    bfloat16 and float8 have no buffer format of their own)."""
     if array.flags.c_contiguous and not array.dtype.hasobject:
-        return zlib.crc32(memoryview(array).cast("B"))
+        return zlib.crc32(array.reshape(-1).view(numpy.uint8))
     return zlib.crc32(array.tobytes())
 
 

@@ -350,6 +350,25 @@ def test_numpy_generator_draws_inside_the_call_are_a_break_not_a_frozen_or_garba
         ember.compile(step, fullgraph=True)(x, np.random.default_rng(5))
 
 
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float64", "bool", "int64", "complex64"])
+def test_arrays_made_inside_the_call_replay_in_every_dtype(dtype):
+    """The check of new arrays (above) reads their bytes, whatever the dtype (bfloat16 has no buffer
+    format) and the shape (empty ones too): no break, and the replay equals eager."""
+    dtype = getattr(ember, dtype)
+
+    def f(x):
+        return x + ember.ones(3, dtype=dtype), ember.zeros(2, 0, dtype=dtype)
+
+    compiled = ember.compile(f, fullgraph=True)
+    x = ember.zeros(3, dtype=dtype)
+    for _ in range(3):
+        for got, expected in zip(compiled(x), f(x)):
+            if dtype is ember.bfloat16:  # (NumPy has no bfloat16: compared widened, which is exact)
+                got, expected = got.float(), expected.float()
+            same(got, expected)
+    assert compiled.variants and compiled.eager_reason is None
+
+
 def test_module_attribute_change_is_a_break():
     class Counter(nn.Module):
         def forward(self, x):
