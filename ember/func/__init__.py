@@ -6,8 +6,8 @@ and `functional_call` for running a module with other parameters.
 """
 
 from .differentiation import grad, grad_and_value, vjp, jvp, linearize, jacrev, jacfwd, hessian
-from .batching import vmap
-from .module_state import functional_call, stack_module_state
+from .batching import vmap, debug_unwrap
+from .module_state import functional_call, stack_module_state, replace_all_batch_norm_modules_
 
 __all__ = [
     "grad",
@@ -21,6 +21,8 @@ __all__ = [
     "vmap",
     "functional_call",
     "stack_module_state",
+    "replace_all_batch_norm_modules_",
+    "debug_unwrap",
     "functionalize",
 ]
 

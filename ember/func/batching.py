@@ -10,7 +10,7 @@ import functools
 from .._tensor import Tensor
 from ..utils._pytree import broadcast_prefix, tree_flatten, tree_unflatten
 
-__all__ = ["vmap"]
+__all__ = ["vmap", "debug_unwrap"]
 
 _RANDOMNESS = ("error", "different", "same")
 
@@ -168,3 +168,10 @@ def _stack_outputs(name, samples, out_dims):
 
 def _same_state(first, second):
     return first.shape == second.shape and bool((first == second).all())
+
+
+def debug_unwrap(tensor, *, recurse=True):
+    """The plain tensor under a transform's wrapper, for printing inside `vmap`/`grad`. ember's
+    transforms wrap nothing (vmap calls the function on each sample's plain tensor), so this is
+    `tensor` itself."""
+    return tensor

@@ -2,7 +2,7 @@
 
 from collections.abc import Mapping
 
-__all__ = ["functional_call", "stack_module_state"]
+__all__ = ["functional_call", "stack_module_state", "replace_all_batch_norm_modules_"]
 
 _MISSING = object()
 
@@ -168,3 +168,19 @@ def stack_module_state(models):
         name: stack([dict(model.named_buffers())[name] for model in models]) for name, _ in models[0].named_buffers()
     }
     return params, buffers
+
+
+def replace_all_batch_norm_modules_(root):
+    """Make every batch norm in `root` (itself included) normalize by the batch's own statistics and
+    keep no running ones: running_mean/var and num_batches_tracked become None and
+    track_running_stats False, in place. Under `vmap`, running statistics would be written once per
+    sample; this is how PyTorch's function transforms take batch norm. Returns `root`."""
+    from ..nn.modules.normalization import _BatchNorm
+
+    for module in root.modules():
+        if isinstance(module, _BatchNorm) and module.track_running_stats:
+            module.running_mean = None
+            module.running_var = None
+            module.num_batches_tracked = None
+            module.track_running_stats = False
+    return root

@@ -17,6 +17,7 @@ from .weight_norm import weight_norm, remove_weight_norm  # noqa: E402,F401
 from .spectral_norm import spectral_norm, remove_spectral_norm  # noqa: E402,F401
 from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights  # noqa: E402
 from .init import skip_init  # noqa: E402
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format  # noqa: E402
 
 __all__ += [
     "rnn",
@@ -33,4 +34,6 @@ __all__ += [
     "fuse_linear_bn_eval",
     "fuse_linear_bn_weights",
     "skip_init",
+    "convert_conv2d_weight_memory_format",
+    "convert_conv3d_weight_memory_format",
 ]
