@@ -355,24 +355,32 @@ class RMSNorm(Module):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
 
 
-class LocalResponseNorm(Module):
-    """Normalise each channel by the activity of its `size` neighbouring channels (AlexNet)."""
+class _ChannelNeighbourhoodNorm(Module):
+    """What LocalResponseNorm and CrossMapLRN2d share: a window of `size` channels and the constants
+    of `input * (k + alpha / size * sum of squares) ** -beta`."""
 
-    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+    def __init__(self, size, alpha, beta, k):
         super().__init__()
         self.size = size
         self.alpha = alpha
         self.beta = beta
         self.k = k
 
-    def forward(self, input):
-        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
-
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
 
-class CrossMapLRN2d(Module):
+class LocalResponseNorm(_ChannelNeighbourhoodNorm):
+    """Normalise each channel by the activity of its `size` neighbouring channels (AlexNet)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__(size, alpha, beta, k)
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+
+class CrossMapLRN2d(_ChannelNeighbourhoodNorm):
     """Local response normalisation across channels of (N, C, H, W) inputs, as Lua Torch's layer.
 
     `output = input * (k + alpha / size * S) ** -beta`, where S sums the squares of channel c's
@@ -392,11 +400,7 @@ class CrossMapLRN2d(Module):
     """
 
     def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
-        super().__init__()
-        self.size = size
-        self.alpha = alpha
-        self.beta = beta
-        self.k = k
+        super().__init__(size, alpha, beta, k)
 
     def forward(self, input):
         if input.dim() != 4:
@@ -418,6 +422,3 @@ class CrossMapLRN2d(Module):
         j = creation.arange(channels, device=device).unsqueeze(0)
         in_window = ((j > c - pre_pad) & (j < c + pre_pad)) | (j == 0)
         return in_window.to(dtype)
-
-    def extra_repr(self):
-        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
