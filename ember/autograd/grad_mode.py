@@ -9,6 +9,7 @@ import inspect
 import sys
 import threading
 import warnings
+from typing import Any
 
 from .. import _naming, _tensor
 
@@ -138,32 +139,38 @@ class enable_grad(no_grad):
     enabled = True
 
 
-class set_grad_enabled(_GradModeSwitch):
-    """Turn recording on or off: `with set_grad_enabled(is_train): ...`.
+class _SetWhenCalled(_GradModeSwitch):
+    """A switch that takes effect as soon as it is called (`set_grad_enabled(False)` as a statement);
+    as a block it restores the mode it found, and as a decorator it leaves the caller's mode alone."""
 
-    Like PyTorch, the mode also changes when it is called as a plain function.
-    """
+    _flags: Any = state  # the object whose `enabled` the switch sets (thread-local or process-wide)
 
     def __init__(self, mode):
         self.enabled = bool(mode)
-        self._previous = state.enabled
-        state.enabled = self.enabled
+        self._previous = self._flags.enabled
+        self._flags.enabled = self.enabled
 
     def __enter__(self):
         pass
 
     def __exit__(self, *exc_info):
-        state.enabled = self._previous
+        self._flags.enabled = self._previous
         return False
 
     def __call__(self, function):
-        # As a decorator, `set_grad_enabled(False)` must not leave the mode changed for the caller.
-        state.enabled = self._previous
+        self._flags.enabled = self._previous
         return super().__call__(function)
 
     def clone(self):
         """A new switch with the same mode: each call of a decorated function enters its own, so calls can nest."""
-        return set_grad_enabled(self.enabled)
+        return type(self)(self.enabled)
+
+
+class set_grad_enabled(_SetWhenCalled):
+    """Turn recording on or off: `with set_grad_enabled(is_train): ...`.
+
+    Like PyTorch, the mode also changes when it is called as a plain function.
+    """
 
     def __repr__(self):
         return f"{_naming.package}.autograd.grad_mode.set_grad_enabled(mode={self.enabled})"
@@ -220,26 +227,8 @@ def is_multithreading_enabled():
     return _multithreading.enabled
 
 
-class set_multithreading_enabled(_GradModeSwitch):
+class set_multithreading_enabled(_SetWhenCalled):
     """Set `is_multithreading_enabled()`: as a call, a context manager or a decorator (PyTorch's
     switch for its autograd worker threads; it changes nothing else in ember)."""
 
-    def __init__(self, mode):
-        self.mode = bool(mode)
-        self._previous = _multithreading.enabled
-        _multithreading.enabled = self.mode
-
-    def __enter__(self):
-        pass
-
-    def __exit__(self, *exc_info):
-        _multithreading.enabled = self._previous
-        return False
-
-    def __call__(self, function):
-        _multithreading.enabled = self._previous  # as a decorator it must not change the caller's mode
-        return super().__call__(function)
-
-    def clone(self):
-        """A new switch with the same mode, for each call of a decorated function."""
-        return set_multithreading_enabled(self.mode)
+    _flags = _multithreading
