@@ -34,6 +34,7 @@ from ember import ops  # noqa: E402
 import ember.fft  # noqa: E402 - a lazy namespace whose transforms are declared ops (rows fft.*)
 import ember.sparse  # noqa: E402 - likewise (rows sparse.*)
 from ember.autograd.function import Function  # noqa: E402
+from ember._torch_function import op_behind  # noqa: E402
 from ember.ops._declare import DECLARATIONS  # noqa: E402
 
 OUTPUT = ROOT / "docs" / "ops.md"
@@ -119,8 +120,8 @@ class CallRecorder:
         wrappers = {function: self._wrap(function, aliases) for function, aliases in self.functions.items()}
         for module in [module for key, module in sys.modules.items() if key.split(".")[0] == "ember"]:
             for attribute, value in list(vars(module).items()):
-                if inspect.isfunction(value) and value in wrappers:
-                    setattr(module, attribute, wrappers[value])
+                if inspect.isfunction(value) and op_behind(value) in wrappers:  # a published name too
+                    setattr(module, attribute, wrappers[op_behind(value)])
         # Methods and operators reach ops through ops.TENSOR_METHODS and Tensor's _OPERATORS (and
         # keep them on the class once used): wrap those too, so `x.exp()` and `a * b` are credited.
         from ember._tensor import _OPERATORS
@@ -217,7 +218,9 @@ def public_function(name):
 
 def rows(declarations):
     operators = operators_by_op()
-    exported = {name for name, declaration in declarations.items() if public_function(name) is declaration.function}
+    exported = {
+        name for name, declaration in declarations.items() if op_behind(public_function(name)) is declaration.function
+    }
     grad, gradgrad, case_count = coverage(declarations)
     table = []
     for name in sorted(declarations):

@@ -45,6 +45,7 @@ from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, is_inference_mode_enabled
 from .ops import *  # noqa: F401,F403
 from . import ops as _ops
+from . import _torch_function
 from ._legacy import *  # noqa: F401,F403
 from . import amp, cpu, cuda, backends  # noqa: F401
 from .cuda import OutOfMemoryError  # noqa: F401  (torch.OutOfMemoryError)
@@ -69,6 +70,8 @@ from ._control_flow import cond, while_loop
 from ._sym_numbers import *  # noqa: F401,F403
 
 _keep_freed_memory()
+# The ops' public names first offer their calls to the arguments' __torch_function__ (ember.overrides).
+_torch_function.publish(globals(), _ops.__all__, "ember", ignored=_torch_function.IGNORED)
 
 # Submodules (and save/load) load on first use: `ember.nn` works after `import ember`, as `torch.nn`
 # does after `import torch`, while `import ember` itself stays fast.
@@ -100,6 +103,7 @@ _LAZY_SUBMODULES = {
     "types",
     "storage",
     "_dynamo",
+    "_C",
     "overrides",
 }
 # nn.functional's ops that torch's namespace also has (ember/_aten_functions.py)

@@ -201,20 +201,21 @@ class Tensor(TensorBase, metaclass=_TensorType):
 
     __array_priority__ = 1000  # so that `ndarray * tensor` calls Tensor.__rmul__
 
-    def __init__(self, *args, device=None, dtype=None):
+    def __new__(cls, *args, device=None, dtype=None):
+        """The legacy constructor. Its work is done here rather than in `__init__`, as in PyTorch, so
+        that a subclass's own `__new__` can `return super().__new__(cls, data)`."""
         to_device(device)
         requested = dtype
         dtype = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+        self = _new_object(cls)
         if not args:
             array = np.empty((0,), dtype=dtype.numpy_dtype)
         elif len(args) == 1 and not isinstance(args[0], (int, np.integer, Size)):
             data = args[0]
             if isinstance(data, Tensor):  # PyTorch returns an alias: same memory, dtype and history
                 _check_legacy_dtype(data.dtype, dtype, requested)
-                alias = _ops.view_as(data, data)
-                for field in _FIELDS:
-                    setattr(self, field, getattr(alias, field))
-                return
+                _copy_fields(_alias(data), self)
+                return self
             if isinstance(data, _storage.TypedStorage):  # a 1-D tensor over the storage's memory
                 _check_legacy_dtype(data.dtype, dtype, dtype)
                 array = data._array
@@ -230,14 +231,42 @@ class Tensor(TensorBase, metaclass=_TensorType):
         else:
             shape = _validation.size_argument(args[0] if isinstance(args[0], Size) else args, "new")
             array = _validation.allocate(np.empty, shape, dtype.numpy_dtype, dtype.numpy_dtype)
-        self._data = array
-        self._requires_grad = False
-        self._grad_fn = None
-        self._output_nr = 0
-        self._grad = None
-        self._version_counter = creation.version_counter if inference_blocks_open else None
-        self._base = None
-        self._grad_accumulator = None
+        _init_leaf(self, array)
+        return self
+
+    def __init__(self, *args, **kwargs):
+        pass  # made by __new__ (a subclass's __init__ may take arguments of its own)
+
+    # ----------------------------------------------------------------- subclasses (torch.overrides)
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _torch_function.prepare_subclass(cls)
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """What a subclass does with a call made on it (PyTorch's protocol, see ember._torch_function):
+        run the op with dispatch off, and return tensor results as instances of `cls`. A subclass
+        overrides it to take over calls; `nn.Parameter` switches it off."""
+        return _torch_function.default_handler(cls, func, types, args, kwargs)
+
+    def as_subclass(self, cls):
+        """This tensor as an instance of `cls`, a subclass of Tensor: an alias sharing its memory,
+        version counter and graph (grad_fn `AliasBackward0` when it requires grad), as in PyTorch."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(f"as_subclass(): cls must be a subclass of Tensor, not {cls!r}")
+        result = _new_object(cls)
+        _copy_fields(_alias(self), result)
+        return result
+
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False):
+        """A new leaf of class `cls` over `data`'s memory and version counter (detached), the way
+        PyTorch's subclasses (Parameter) make their instances in `__new__`."""
+        result = _new_object(cls)
+        _init_leaf(result, data._data)
+        result._version_counter = data._shared_version_counter()
+        result.requires_grad_(require_grad)
+        return result
 
     # ----------------------------------------------------------------- autograd fields
     @property
@@ -862,6 +891,8 @@ class Tensor(TensorBase, metaclass=_TensorType):
         return object.__format__(self, format_spec)
 
     def __reduce_ex__(self, protocol):
+        if type(self) is not Tensor:  # a subclass comes back as itself, with its attributes
+            return (_rebuild_subclass, (type(self), self._data, self._requires_grad, self.__dict__))
         return (_rebuild_tensor, (self._data, self._requires_grad))
 
     def __deepcopy__(self, memo):
@@ -870,9 +901,8 @@ class Tensor(TensorBase, metaclass=_TensorType):
                 "Only Tensors created explicitly by the user (graph leaves) support the "
                 "deepcopy protocol at the moment."
             )
-        result = type(self).__new__(type(self))
-        Tensor.__init__(result, ())
-        result._data = self._data.copy()
+        result = _new_object(type(self))
+        _init_leaf(result, self._data.copy())
         result._requires_grad = self._requires_grad
         if self._grad is not None:
             result._grad = self._grad.__deepcopy__(memo)
@@ -1229,6 +1259,40 @@ def _rebuild_tensor(data, requires_grad):
     return tensor
 
 
+def _rebuild_subclass(cls, data, requires_grad, attributes):
+    tensor = _rebuild_tensor(data, requires_grad).as_subclass(cls)
+    tensor.__dict__.update(attributes)
+    return tensor
+
+
+def _init_leaf(tensor, array):
+    """Give a new Tensor object the fields of a leaf over `array` (what `new_tensor` sets)."""
+    tensor._data = array
+    tensor._requires_grad = False
+    tensor._grad_fn = None
+    tensor._output_nr = 0
+    tensor._grad = None
+    tensor._version_counter = creation.version_counter if inference_blocks_open else None
+    tensor._base = None
+    tensor._grad_accumulator = None
+
+
+def _alias(tensor):
+    """`tensor[...]`: a view of all of it (AliasBackward0), what `as_subclass` and `Tensor(t)` return."""
+    return _ops.getitem(tensor, Ellipsis)
+
+
+def _copy_fields(source, target):
+    for field in _FIELDS:
+        value = getattr(source, field, _MISSING)
+        if value is not _MISSING:
+            setattr(target, field, value)
+
+
+_MISSING = object()
+
+
+from . import _torch_function  # noqa: E402  (before ops: the subclasses they may define need it)
 from . import ops as _ops  # noqa: E402  (ops sit above Tensor and import it)
 from .autograd import grad_mode as _grad_mode  # noqa: E402
 from . import _formatting  # noqa: E402

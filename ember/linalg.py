@@ -187,3 +187,9 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     from . import diagonal as _diagonal
 
     return _diagonal(A, offset=offset, dim1=dim1, dim2=dim2)
+
+
+# Public names offer their calls to the arguments' __torch_function__ (see ember._torch_function).
+from . import _torch_function  # noqa: E402
+
+_torch_function.publish(globals(), __all__, "ember.linalg")

@@ -123,3 +123,9 @@ psi = digamma
 def multigammaln(input, p):
     """The multivariate log-gamma function (`ember.mvlgamma`)."""
     return mvlgamma(input, p)
+
+
+# Public names offer their calls to the arguments' __torch_function__ (see ember._torch_function).
+from . import _torch_function  # noqa: E402
+
+_torch_function.publish(globals(), __all__, "ember.special")

@@ -35,7 +35,8 @@ def public_names(module):
 
 
 def defined_in(obj, prefixes):
-    home = getattr(obj, "__module__", None)
+    """Whether `obj` is written in one of the modules `prefixes` (a published op: where its body is)."""
+    home = getattr(inspect.unwrap(obj) if inspect.isfunction(obj) else obj, "__module__", None)
     return isinstance(home, str) and any(home == prefix or home.startswith(prefix + ".") for prefix in prefixes)
 
 

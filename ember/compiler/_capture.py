@@ -16,7 +16,7 @@ from threading import get_ident
 
 import numpy
 
-from .. import _tensor
+from .. import _tensor, _torch_function
 from ..autograd import engine, function
 from ..ops import _distribution_kernels, creation
 from . import _trace
@@ -334,13 +334,16 @@ def capturing(recording, argument_sources):
 
         return step
 
-    def hooks_break(name, original):
+    def breaking(reason, original):
         def wrapped(*args, **kwargs):
             if mine():
-                recording.broken(f"{name} (hooks run Python a replay would skip)")
+                recording.broken(reason)
             return original(*args, **kwargs)
 
         return wrapped
+
+    def hooks_break(name, original):
+        return breaking(f"{name} (hooks run Python a replay would skip)", original)
 
     original_run_backward = engine.run_backward
 
@@ -377,6 +380,11 @@ def capturing(recording, argument_sources):
         replace(engine, "_run_tensor_hooks", hooks_break("tensor hooks", engine._run_tensor_hooks))
         replace(engine, "_accumulate_with_hooks", hooks_break("gradient hooks", engine._accumulate_with_hooks))
         replace(engine, "run_backward", recorded_run_backward)
+        subclass_reason = (
+            "a call offered to __torch_function__ (a Tensor subclass or tensor-like: a replay would skip its "
+            "Python and return plain tensors)"
+        )
+        replace(_torch_function, "_offer", breaking(subclass_reason, _torch_function._offer))
         replace(function.Node, "register_hook", hooks_break("grad_fn.register_hook", function.Node.register_hook))
         replace(function.Node, "register_prehook", hooks_break("register_prehook", function.Node.register_prehook))
         for name in _CREATORS:

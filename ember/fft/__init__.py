@@ -59,3 +59,9 @@ __all__ = [
     "fftshift",
     "ifftshift",
 ]
+
+
+# Public names offer their calls to the arguments' __torch_function__ (see ember._torch_function).
+from .. import _torch_function  # noqa: E402
+
+_torch_function.publish(globals(), __all__, "ember.fft")

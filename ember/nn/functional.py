@@ -1027,3 +1027,9 @@ def triplet_margin_with_distance_loss(
         negative_distance = _ops.minimum(negative_distance, distance(positive, negative))
     loss = (positive_distance - negative_distance + margin).clamp_min(0)
     return _reduce_loss(loss, reduction)
+
+
+# Public names offer their calls to the arguments' __torch_function__ (see ember._torch_function).
+from .. import _torch_function  # noqa: E402
+
+_torch_function.publish(globals(), __all__, "ember.nn.functional")

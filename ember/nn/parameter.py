@@ -1,7 +1,8 @@
 """`Parameter` (a tensor a Module trains) and `Buffer` (a tensor a Module keeps as state)."""
 
 from .. import _dtype
-from .._tensor import Tensor
+from .._tensor import Tensor, _init_leaf
+from .._torch_function import _disabled_torch_function_impl
 from ..ops import creation
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "UninitializedTensorMixin"]
@@ -11,7 +12,8 @@ class Parameter(Tensor):
     """A tensor that, assigned as a Module attribute, joins the module's `parameters()`.
 
     `Parameter(t)` shares memory with `t` (it is a detached alias, as PyTorch's `_make_subclass`) and
-    requires grad by default, even under `no_grad()`.
+    requires grad by default, even under `no_grad()`. Ops on it return plain tensors (its
+    `__torch_function__` is switched off, as in PyTorch).
 
     Example::
 
@@ -20,17 +22,14 @@ class Parameter(Tensor):
         True
     """
 
+    __torch_function__ = _disabled_torch_function_impl
+
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = creation.empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): data must be a Tensor, got {type(data).__name__}")
-        parameter = object.__new__(cls)
-        Tensor.__init__(parameter, ())
-        parameter._data = data._data
-        parameter._version_counter = data._shared_version_counter()
-        parameter.requires_grad_(requires_grad)
-        return parameter
+        return Tensor._make_subclass(cls, data, requires_grad)
 
     def __init__(self, data=None, requires_grad=True):
         # All the work is in __new__; Tensor.__init__ would reinterpret `data` as sizes.
@@ -111,6 +110,7 @@ class UninitializedTensorMixin:
     `materialize(shape)` gives them memory and turns them into the class they stand for."""
 
     cls_to_become = None
+    __torch_function__ = _disabled_torch_function_impl  # its uses raise through `_NoArrayYet` instead
 
     def materialize(self, shape, device=None, dtype=None):
         """Allocate the tensor (uninitialized memory, as `empty`) and become `cls_to_become`."""
@@ -129,10 +129,9 @@ class UninitializedTensorMixin:
 
 
 def _uninitialized(cls, requires_grad, device, dtype):
-    tensor = object.__new__(cls)
-    Tensor.__init__(tensor, ())
     dtype = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
-    tensor._data = _NoArrayYet(dtype.numpy_dtype)
+    tensor = object.__new__(cls)
+    _init_leaf(tensor, _NoArrayYet(dtype.numpy_dtype))
     tensor._requires_grad = requires_grad
     return tensor
 

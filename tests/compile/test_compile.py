@@ -371,6 +371,36 @@ def test_arrays_made_inside_the_call_replay_in_every_dtype(dtype):
     assert compiled.variants and compiled.eager_reason is None
 
 
+def test_a_tensor_subclass_is_a_break():
+    """A replay would skip the subclass's __torch_function__ and return plain tensors: the call runs
+    eagerly, whether the subclass comes in as an argument or is made inside; fullgraph raises."""
+
+    class Counting(ember.Tensor):
+        calls = 0
+
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            Counting.calls += 1
+            return super().__torch_function__(func, types, args, kwargs)
+
+    def step(x):
+        return (x * 2).exp().sum()
+
+    compiled = ember.compile(step)
+    for _ in range(3):
+        compiled(ember.ones(3))  # recorded and replayed for plain tensors
+    with pytest.warns(CompileWarning, match="__torch_function__"):
+        result = compiled(ember.ones(3).as_subclass(Counting))
+    for _ in range(2):
+        result = compiled(ember.ones(3).as_subclass(Counting))
+    assert type(result) is Counting and Counting.calls == 9
+    made_inside = ember.compile(lambda x: step(x.as_subclass(Counting)))
+    with pytest.warns(CompileWarning, match="__torch_function__"):
+        assert type(made_inside(ember.ones(3))) is Counting
+    with pytest.raises(GraphBreak, match="__torch_function__"):
+        ember.compile(step, fullgraph=True)(ember.ones(3).as_subclass(Counting))
+
+
 def test_module_attribute_change_is_a_break():
     class Counter(nn.Module):
         def forward(self, x):

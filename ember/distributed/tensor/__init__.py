@@ -8,6 +8,7 @@ parallelism (`DistributedDataParallel`) and the collectives of `ember.distribute
 """
 
 from ..._tensor import Tensor
+from ..._torch_function import _disabled_torch_function_impl
 from .._unsupported import no_dtensor as _no_dtensor
 from .placement_types import Partial, Placement, Replicate, Shard
 from ..device_mesh import DeviceMesh, init_device_mesh
@@ -33,6 +34,8 @@ __all__ = [
 
 class DTensor(Tensor):
     """A tensor sharded or replicated over a DeviceMesh. ember has none: constructing one raises."""
+
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, *args, **kwargs):
         raise _no_dtensor("DTensor")
