@@ -13,7 +13,7 @@ import importlib
 
 __version__ = "0.28.0+ember"
 
-_SUBMODULES = ("datasets", "io", "models", "transforms", "utils")
+_SUBMODULES = ("datasets", "io", "models", "ops", "transforms", "tv_tensors", "utils")
 
 __all__ = list(_SUBMODULES)
 

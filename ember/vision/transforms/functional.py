@@ -9,6 +9,7 @@ Example:
     image = TF.resize(TF.to_tensor(pil_image), [32, 32])
 """
 
+import functools
 import math
 import numbers
 import warnings
@@ -109,11 +110,27 @@ def _is_tensor(image):
     return isinstance(image, Tensor)
 
 
+def _geometric(function):
+    """A function whose tv_tensor inputs (ember.vision.tv_tensors) go to their kernels: boxes and key
+    points move with the pixels, masks resample by nearest neighbour (see _tv_kernels)."""
+
+    @functools.wraps(function)
+    def dispatch(img, *args, **kwargs):
+        if type(img) is not Tensor and isinstance(img, Tensor):
+            from . import _tv_kernels
+
+            return _tv_kernels.apply(function, img, args, kwargs)
+        return function(img, *args, **kwargs)
+
+    return dispatch
+
+
 def _check_image(image):
     if not _is_tensor(image) and not _pil.is_pil_image(image):
         raise TypeError(f"img should be PIL Image or Tensor. Got {type(image)}")
 
 
+@_geometric
 def get_dimensions(img):
     """[channels, height, width] of a PIL image or a tensor."""
     _check_image(img)
@@ -284,6 +301,7 @@ def _output_size(height, width, size, max_size):
     return [new_long, new_short] if width <= height else [new_short, new_long]
 
 
+@_geometric
 def resize(img, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True):
     """Resize to `size` ((h, w), or an int for the smaller edge).
 
@@ -318,6 +336,7 @@ def _padding_ltrb(padding):
     raise ValueError(f"Padding must be an int or a 1, 2, or 4 element tuple, not a {len(padding)} element tuple")
 
 
+@_geometric
 def pad(img, padding, fill=0, padding_mode="constant"):
     """Pad on all sides: an int, (left/right, top/bottom) or (left, top, right, bottom).
 
@@ -334,6 +353,7 @@ def pad(img, padding, fill=0, padding_mode="constant"):
     return F_pil.pad(img, ltrb, fill, padding_mode)
 
 
+@_geometric
 def crop(img, top, left, height, width):
     """The window starting at (top, left) of size (height, width); outside the image is zero."""
     _check_image(img)
@@ -378,12 +398,14 @@ def resized_crop(img, top, left, height, width, size, interpolation=Interpolatio
     return resize(crop(img, top, left, height, width), size, interpolation, antialias=antialias)
 
 
+@_geometric
 def hflip(img):
     """Mirror left-right."""
     _check_image(img)
     return F_t.hflip(img) if _is_tensor(img) else F_pil.hflip(img)
 
 
+@_geometric
 def vflip(img):
     """Mirror top-bottom."""
     _check_image(img)
@@ -439,6 +461,7 @@ def _tensor_fill(fill, image):
     return [float(fill)] if isinstance(fill, numbers.Number) else [float(value) for value in fill]
 
 
+@_geometric
 def rotate(img, angle, interpolation=InterpolationMode.NEAREST, expand=False, center=None, fill=None):
     """Rotate by `angle` degrees counter-clockwise about `center` (default: the image centre).
 
@@ -462,6 +485,7 @@ def rotate(img, angle, interpolation=InterpolationMode.NEAREST, expand=False, ce
     return F_t.affine(img, matrix, interpolation.value, _tensor_fill(fill, img), output_size)
 
 
+@_geometric
 def affine(img, angle, translate, scale, shear, interpolation=InterpolationMode.NEAREST, fill=None, center=None):
     """Rotate (degrees, clockwise), translate (pixels), scale and shear (degrees) about the centre."""
     _check_image(img)

@@ -1,13 +1,25 @@
-"""torchvision.transforms.v2.functional: v1's functions plus to_image and to_dtype."""
+"""torchvision.transforms.v2.functional: v1's functions (their geometric ones also take tv_tensors),
+plus to_image, to_dtype and the bounding-box functions."""
 
 from ...._backend import np
 from ...._tensor import Tensor, new_tensor
 from ..._pil import is_pil_image
 from ..functional import *  # the public functions, listed in __all__
 from ..functional import __all__ as _v1_names
-from ..functional import convert_image_dtype, pil_to_tensor
+from ..functional import convert_image_dtype, hflip, pil_to_tensor, vflip
+from ... import tv_tensors
+from ._boxes import clamp_bounding_boxes, convert_bounding_box_format
 
-__all__ = list(_v1_names) + ["to_image", "to_dtype"]
+__all__ = list(_v1_names) + [
+    "to_image",
+    "to_dtype",
+    "horizontal_flip",
+    "vertical_flip",
+    "clamp_bounding_boxes",
+    "convert_bounding_box_format",
+]
+
+horizontal_flip, vertical_flip = hflip, vflip  # v2's names
 
 
 def to_image(inpt):
@@ -26,4 +38,8 @@ def to_dtype(inpt, dtype, scale=False):
     """`inpt.to(dtype)`, or with scale=True convert_image_dtype's rescaling."""
     if not isinstance(inpt, Tensor):
         raise TypeError(f"to_dtype expects a tensor, got {type(inpt)}")
-    return convert_image_dtype(inpt, dtype) if scale else inpt.to(dtype)
+    if not scale or isinstance(inpt, (tv_tensors.Mask, tv_tensors.BoundingBoxes, tv_tensors.KeyPoints)):
+        return inpt.to(dtype)  # (values of masks and coordinates are never rescaled)
+    if isinstance(inpt, tv_tensors.TVTensor):
+        return tv_tensors.wrap(convert_image_dtype(inpt.as_subclass(Tensor), dtype), like=inpt)
+    return convert_image_dtype(inpt, dtype)
