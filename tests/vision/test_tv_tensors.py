@@ -173,6 +173,8 @@ NEAREST = v2.InterpolationMode.NEAREST
         v2.RandomCrop(30, pad_if_needed=True),
         v2.Compose([v2.ColorJitter(0.3), v2.RandomHorizontalFlip(), v2.RandomCrop(20), v2.RandomVerticalFlip()]),
         v2.RandomApply([v2.RandomHorizontalFlip(p=1.0), v2.Pad(2)]),
+        v2.RandomZoomOut(fill={tv.Image: (0, 0, 0), "others": 0}, side_range=(1.0, 2.5), p=0.8),
+        v2.Compose([v2.RandomPhotometricDistort(p=1.0), v2.RandomZoomOut(p=1.0), v2.RandomHorizontalFlip()]),
     ],
     ids=repr,
 )
@@ -258,3 +260,28 @@ def test_sanitize_drops_degenerate_boxes_with_their_labels_and_masks():
     assert v2.SanitizeBoundingBoxes(labels_getter=None)({"boxes": b})["boxes"].shape == (2, 4)
     with pytest.raises(ValueError, match="Could not infer where the labels are"):
         v2.SanitizeBoundingBoxes()(image, {"boxes": b})
+
+
+def test_detection_transforms():
+    image, box = _sample(np.random.default_rng(5))
+    mask = tv.Mask(ember.ones(1, *image.shape[-2:], dtype=ember.uint8))
+    ember.manual_seed(0)
+    distorted, same_box, same_mask = v2.RandomPhotometricDistort(p=1.0)(image, box, mask)
+    assert type(distorted) is tv.Image and not ember.equal(distorted, image)
+    assert same_box is box and same_mask is mask  # colour: annotations pass
+    assert ember.equal(v2.RandomPhotometricDistort(p=0.0)(image), image)
+    ember.manual_seed(1)
+    zoomed, moved = v2.RandomZoomOut(fill=0, side_range=(2.0, 2.0), p=1.0)(image, box)
+    height, width = image.shape[-2:]
+    assert tuple(zoomed.shape[-2:]) == (2 * height, 2 * width) == moved.canvas_size
+    assert F.get_size(zoomed) == [2 * height, 2 * width] and F.get_size(moved) == [2 * height, 2 * width]
+    filled = v2.RandomZoomOut(fill={tv.Image: (10, 20, 30), "others": 0}, side_range=(3.0, 3.0), p=1.0)(image)
+    corners = {tuple(filled[:, y, x].tolist()) for y in (0, -1) for x in (0, -1)}
+    assert corners <= {(10, 20, 30)} | {tuple(image[:, 0, 0].tolist())} and (10, 20, 30) in corners
+    with pytest.raises(ValueError, match="Invalid side range"):
+        v2.RandomZoomOut(side_range=(0.5, 2.0))
+    assert F.permute_channels(ember.arange(3.0).reshape(3, 1, 1), ember.tensor([2, 0, 1])).flatten().tolist() == [
+        2.0,
+        0.0,
+        1.0,
+    ]

@@ -143,9 +143,20 @@ def pad(image, padding, fill, padding_mode):
         array = array[..., max(-top, 0) : height - max(-bottom, 0), max(-left, 0) : width - max(-right, 0)]
         left, top, right, bottom = (max(value, 0) for value in padding)
     widths = [(0, 0)] * (array.ndim - 2) + [(top, bottom), (left, right)]
-    if padding_mode == "constant":
-        return new_tensor(np.pad(array, widths, mode="constant", constant_values=fill))
-    return new_tensor(np.pad(array, widths, mode=padding_mode))
+    if padding_mode != "constant":
+        return new_tensor(np.pad(array, widths, mode=padding_mode))
+    if isinstance(fill, (tuple, list)) and len(fill) != 1:  # one value per channel, as v2 takes it
+        fill = np.asarray(fill, dtype=array.dtype)
+        if array.ndim < 3 or fill.shape[0] != array.shape[-3]:
+            raise ValueError(f"pad: a fill of {fill.shape[0]} values for an image of shape {array.shape}")
+        padded = np.pad(array, widths, mode="constant")
+        border = np.ones(padded.shape[-2:], bool)
+        border[top : top + array.shape[-2], left : left + array.shape[-1]] = False
+        padded[..., border] = fill[:, None]
+        return new_tensor(padded)
+    return new_tensor(
+        np.pad(array, widths, mode="constant", constant_values=fill[0] if isinstance(fill, (tuple, list)) else fill)
+    )
 
 
 def hflip(image):

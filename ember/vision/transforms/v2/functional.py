@@ -6,9 +6,10 @@ from ...._tensor import Tensor, new_tensor
 from ..._pil import is_pil_image
 from ..functional import *  # the public functions, listed in __all__
 from ..functional import __all__ as _v1_names
-from ..functional import convert_image_dtype, hflip, pil_to_tensor, vflip
+from ..functional import convert_image_dtype, get_dimensions, hflip, pil_to_tensor, vflip
 from ... import tv_tensors
 from ._boxes import clamp_bounding_boxes, convert_bounding_box_format
+from ._detection import permute_channels
 
 __all__ = list(_v1_names) + [
     "to_image",
@@ -17,9 +18,16 @@ __all__ = list(_v1_names) + [
     "vertical_flip",
     "clamp_bounding_boxes",
     "convert_bounding_box_format",
+    "get_size",
+    "permute_channels",
 ]
 
 horizontal_flip, vertical_flip = hflip, vflip  # v2's names
+
+
+def get_size(inpt):
+    """[height, width] of an image, video, mask, or of the canvas of boxes and key points."""
+    return list(get_dimensions(inpt)[1:])
 
 
 def to_image(inpt):
