@@ -1,4 +1,5 @@
-"""ember.vision: torchvision's API for what tutorials use (datasets, transforms, utils, models) on NumPy.
+"""ember.vision: torchvision's API for what tutorials use (datasets, transforms, tv_tensors, ops, utils,
+models) on NumPy.
 
 Under `python -m ember run` or after `ember.compat.install()`, `import torchvision` (and
 `from torchvision import datasets, transforms, utils, models`) gives this package. Image files and

@@ -57,10 +57,10 @@ def test_missing_torchvision_names_say_so(installed):
 
     with pytest.raises(compat.NotImplementedInEmber, match="torchvision.transforms.AugMix is not implemented"):
         _ = torchvision.transforms.AugMix
-    with pytest.raises(compat.NotImplementedInEmber, match="torchvision.ops.nms is not implemented"):
+    with pytest.raises(compat.NotImplementedInEmber, match="torchvision.ops.roi_align is not implemented"):
         import torchvision.ops
 
-        _ = torchvision.ops.nms
+        _ = torchvision.ops.roi_align
     with pytest.raises(ImportError, match="torchvision.models.detection.fasterrcnn_resnet50_fpn"):
         from torchvision.models.detection import fasterrcnn_resnet50_fpn  # noqa: F401
     assert not hasattr(torchvision.datasets, "ImageNet")

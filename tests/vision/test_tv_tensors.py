@@ -175,6 +175,7 @@ NEAREST = v2.InterpolationMode.NEAREST
         v2.RandomApply([v2.RandomHorizontalFlip(p=1.0), v2.Pad(2)]),
         v2.RandomZoomOut(fill={tv.Image: (0, 0, 0), "others": 0}, side_range=(1.0, 2.5), p=0.8),
         v2.Compose([v2.RandomPhotometricDistort(p=1.0), v2.RandomZoomOut(p=1.0), v2.RandomHorizontalFlip()]),
+        v2.RandomIoUCrop(),
     ],
     ids=repr,
 )
@@ -285,3 +286,17 @@ def test_detection_transforms():
         0.0,
         1.0,
     ]
+
+
+def test_random_iou_crop_marks_boxes_it_cuts_away():
+    image = tv.Image(ember.zeros(3, 60, 80, dtype=ember.uint8))
+    b = boxes([[2, 2, 12, 12], [60, 40, 78, 58]], canvas_size=(60, 80))
+    assert v2.RandomIoUCrop(sampler_options=[1.0])(image, b)[1] is b  # "leave as is" drawn
+    ember.manual_seed(0)
+    for _ in range(20):
+        cropped_image, cropped = v2.RandomIoUCrop(sampler_options=[0.0])(image, b)
+        assert cropped.canvas_size == tuple(cropped_image.shape[-2:])
+        kept = [row for row in cropped.tolist() if row != [0, 0, 0, 0]]
+        assert 1 <= len(kept) <= 2
+    with pytest.raises(TypeError, match="bounding boxes"):
+        v2.RandomIoUCrop()(image)

@@ -29,7 +29,7 @@ from ._augment import CutMix, MixUp
 from ._transform import ANNOTATIONS as _ANNOTATIONS
 from ._transform import Transform, is_plain_tensor as _is_plain_tensor
 from ._containers import Compose, RandomApply, RandomChoice, RandomOrder
-from ._detection import RandomPhotometricDistort, RandomZoomOut
+from ._detection import RandomIoUCrop, RandomPhotometricDistort, RandomZoomOut
 from ._boxes import ClampBoundingBoxes, ConvertBoundingBoxFormat, SanitizeBoundingBoxes
 
 __all__ = (
@@ -37,7 +37,7 @@ __all__ = (
     + list(_autoaugment.__all__)
     + ["ToImage", "ToDtype", "ToPureTensor", "Identity", "Transform", "CutMix", "MixUp", "functional"]
     + ["ClampBoundingBoxes", "ConvertBoundingBoxFormat", "SanitizeBoundingBoxes"]
-    + ["RandomPhotometricDistort", "RandomZoomOut"]
+    + ["RandomIoUCrop", "RandomPhotometricDistort", "RandomZoomOut"]
 )
 
 

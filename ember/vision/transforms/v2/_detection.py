@@ -1,15 +1,15 @@
 """v2 transforms of detection pipelines (torchvision's detection references and tutorial):
-RandomPhotometricDistort (colour, so boxes and masks pass) and RandomZoomOut (a random pad onto a
-larger canvas, so they move)."""
+RandomPhotometricDistort (colour, so boxes and masks pass), RandomZoomOut (a random pad onto a larger
+canvas) and RandomIoUCrop (a random crop that keeps boxes), which move them."""
 
 import ember
 
 from ..._pil import is_pil_image
 from ... import tv_tensors
 from .. import functional as F
-from ._transform import Transform
+from ._transform import ANNOTATIONS, Transform, leaves, rebuild
 
-__all__ = ["RandomPhotometricDistort", "RandomZoomOut", "permute_channels"]
+__all__ = ["RandomIoUCrop", "RandomPhotometricDistort", "RandomZoomOut", "permute_channels"]
 
 
 def _uniform(low, high):
@@ -95,3 +95,75 @@ def _fill_for(fill, inpt):
         return fill
     kind = type(inpt) if isinstance(inpt, tv_tensors.TVTensor) else tv_tensors.Image
     return fill.get(kind, fill.get("others", 0))
+
+
+class RandomIoUCrop(Transform):
+    """SSD's random crop: pick a minimum IoU from `sampler_options` (1.0 or more: no crop), then try up
+    to `trials` crops (sides `min_scale`..`max_scale` of the image, aspect ratio within bounds) until one
+    holds a box centre and overlaps some such box by that IoU. Boxes whose centres fall outside are
+    set to zeros, for a SanitizeBoundingBoxes after it to drop. The sample must hold boxes."""
+
+    _annotations = "move"
+
+    def __init__(
+        self, min_scale=0.3, max_scale=1.0, min_aspect_ratio=0.5, max_aspect_ratio=2.0, sampler_options=None, trials=40
+    ):
+        self.min_scale, self.max_scale = min_scale, max_scale
+        self.min_aspect_ratio, self.max_aspect_ratio = min_aspect_ratio, max_aspect_ratio
+        self.options = [0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0] if sampler_options is None else sampler_options
+        self.trials = trials
+
+    def __call__(self, *inputs):
+        sample = inputs if len(inputs) > 1 else inputs[0]
+        found = leaves(sample, [])
+        chosen = self._parts_to_transform(found)
+        boxes = [leaf for leaf in found if isinstance(leaf, tv_tensors.BoundingBoxes)]
+        pixels = [leaf for leaf in found if id(leaf) in chosen and not isinstance(leaf, ANNOTATIONS)]
+        if not boxes or not pixels:
+            raise TypeError("RandomIoUCrop() requires input sample to contain tensor or PIL images and bounding boxes")
+        crop = self._crop_parameters(F.get_dimensions(pixels[0])[1:], boxes[0])
+        if crop is None:
+            return sample
+        top, left, height, width, inside = crop
+
+        def replace(leaf):
+            if id(leaf) not in chosen:
+                return leaf
+            output = F.crop(leaf, top, left, height, width)
+            if isinstance(output, tv_tensors.BoundingBoxes):
+                output[~inside] = 0  # degenerate: a later SanitizeBoundingBoxes drops them
+            return output
+
+        return rebuild(sample, replace)
+
+    def _crop_parameters(self, size, boxes):
+        height, width = size
+        from ...ops.boxes import box_iou
+        from ._boxes import convert_bounding_box_format
+
+        xyxy = convert_bounding_box_format(boxes, new_format="XYXY").as_subclass(ember.Tensor)
+        centre_x, centre_y = 0.5 * (xyxy[..., 0] + xyxy[..., 2]), 0.5 * (xyxy[..., 1] + xyxy[..., 3])
+        while True:
+            min_overlap = self.options[int(ember.randint(0, len(self.options), (1,)).item())]
+            if min_overlap >= 1.0:
+                return None
+            for _ in range(self.trials):
+                scales = self.min_scale + (self.max_scale - self.min_scale) * ember.rand(2)
+                new_width, new_height = int(width * float(scales[0])), int(height * float(scales[1]))
+                if new_height == 0 or not self.min_aspect_ratio <= new_width / new_height <= self.max_aspect_ratio:
+                    continue
+                offsets = ember.rand(2)
+                left, top = int((width - new_width) * float(offsets[0])), int((height - new_height) * float(offsets[1]))
+                right, bottom = left + new_width, top + new_height
+                if left == right or top == bottom:
+                    continue
+                inside = (left < centre_x) & (centre_x < right) & (top < centre_y) & (centre_y < bottom)
+                if not inside.any():
+                    continue
+                window = ember.tensor([[left, top, right, bottom]], dtype=xyxy.dtype)
+                if box_iou(xyxy[inside], window).max() < min_overlap:
+                    continue
+                return top, left, new_height, new_width, inside
+
+    def __repr__(self):
+        return f"{type(self).__name__}(min_scale={self.min_scale}, max_scale={self.max_scale})"
