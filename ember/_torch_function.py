@@ -81,14 +81,20 @@ class _DisabledImplementation:
 
 _disabled_torch_function_impl = _DisabledImplementation()
 
-_NEVER_OVERRIDE = frozenset((Tensor, int, float, bool, complex, str, bytes, type(None), slice, type(Ellipsis)))
+# Types known not to take part: these, and every type met without a __torch_function__ of its own
+# (Parameter, ndarray ...), so that a call's arguments are checked with one set lookup each.
+_NEVER_OVERRIDE = {Tensor, int, float, bool, complex, str, bytes, type(None), slice, type(Ellipsis)}
 
 
 def _takes_part(kind):
     if kind in _NEVER_OVERRIDE:
         return False
     implementation = getattr(kind, "__torch_function__", _disabled_torch_function_impl)
-    return implementation is not _disabled_torch_function_impl
+    if implementation is _disabled_torch_function_impl:
+        if kind not in (list, tuple, dict):  # (containers: their items decide)
+            _NEVER_OVERRIDE.add(kind)
+        return False
+    return True
 
 
 def overloaded_arguments(values):
