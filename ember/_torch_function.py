@@ -38,6 +38,7 @@ __all__ = [
     "overloaded_arguments",
     "prepare_subclass",
     "publish",
+    "tensor_api",
 ]
 
 _overriding_seen = False  # a type that takes part exists: the wrappers look at their arguments
@@ -274,14 +275,14 @@ def prepare_subclass(cls):
     if not _takes_part(cls):
         return
     _overriding_seen = True
-    for name, attribute in _tensor_api().items():
+    for name, attribute in tensor_api().items():
         owner = next((klass for klass in cls.__mro__ if name in vars(klass)), Tensor)
         if owner in (Tensor, TensorBase, object):
             setattr(cls, name, attribute)
 
 
 @functools.cache
-def _tensor_api():
+def tensor_api():
     """{name: dispatching method or property}: Tensor's public surface, as a subclass inherits it."""
     api = {}
     for name in dir(Tensor):

@@ -17,10 +17,13 @@ Differences from PyTorch: a method called on a plain tensor does not look at its
 there are no TorchFunctionMode and no `__torch_dispatch__`.
 """
 
+from . import _torch_function
 from ._torch_function import get_default_nowrap_functions, handle_torch_function, has_torch_function
 
 __all__ = [
     "get_default_nowrap_functions",
+    "get_ignored_functions",
+    "get_overridable_functions",
     "handle_torch_function",
     "has_torch_function",
     "has_torch_function_unary",
@@ -30,6 +33,34 @@ __all__ = [
     "resolve_name",
     "wrap_torch_function",
 ]
+
+
+def get_ignored_functions():
+    """The public functions that never dispatch (they take no tensor that could override them:
+    `ember.zeros`, `ember.tensor` ...)."""
+    import ember
+
+    return {getattr(ember, name) for name in _torch_function.IGNORED if hasattr(ember, name)}
+
+
+def get_overridable_functions():
+    """{namespace: [its functions that dispatch]}: the ember module, nn.functional, linalg, fft and
+    special, and Tensor with its methods and the getters of its tensor properties."""
+    import importlib
+
+    from ._tensor import Tensor
+
+    for namespace in ("nn.functional", "linalg", "fft", "special"):  # (loaded on first use otherwise)
+        importlib.import_module(f"ember.{namespace}")
+    found = {}
+    for wrapper in _torch_function._published.values():
+        found.setdefault(importlib.import_module(wrapper.__module__), []).append(wrapper)
+    methods = _torch_function.tensor_api()
+    found[Tensor] = [
+        vars(Tensor)[name].__get__ if isinstance(attribute, property) else getattr(Tensor, name)
+        for name, attribute in methods.items()
+    ]
+    return found
 
 
 def has_torch_function_unary(arg):

@@ -294,3 +294,12 @@ def test_a_subclass_new_can_call_the_legacy_constructor(torch):
         assert x.grad.tolist() == [3.0, 3.0]
         made = lib.Tensor._make_subclass(WithMeta, lib.ones(2), True)
         assert type(made) is WithMeta and made.is_leaf and made.requires_grad
+
+
+def test_overridable_and_ignored_functions():
+    overridable = ember.overrides.get_overridable_functions()
+    assert ember.add in overridable[ember] and F.relu in overridable[F] and ember.fft.fft in overridable[ember.fft]
+    assert ember.Tensor.add in overridable[ember.Tensor] and ember.Tensor.data.__get__ in overridable[ember.Tensor]
+    ignored = ember.overrides.get_ignored_functions()
+    assert ember.zeros in ignored and ember.tensor in ignored and ember.add not in ignored
+    assert ember.zeros not in overridable[ember]
