@@ -122,7 +122,7 @@ def _offsets(format, left, top):
     return [left, top, left, top] if format == Format.XYXY else [left, top, 0, 0]
 
 
-def _boxes(like, values, **metadata):
+def _like(like, values, **metadata):
     return tv.wrap(values, like=like, **metadata)
 
 
@@ -132,11 +132,11 @@ def _box_dimensions(inpt, boxes):
 
 
 def _box_hflip(inpt, boxes):
-    return _boxes(inpt, _mirror(boxes, inpt.format, inpt.canvas_size[1], 0))
+    return _like(inpt, _mirror(boxes, inpt.format, inpt.canvas_size[1], 0))
 
 
 def _box_vflip(inpt, boxes):
-    return _boxes(inpt, _mirror(boxes, inpt.format, inpt.canvas_size[0], 1))
+    return _like(inpt, _mirror(boxes, inpt.format, inpt.canvas_size[0], 1))
 
 
 def _mirror(boxes, format, extent, axis):
@@ -154,7 +154,7 @@ def _mirror(boxes, format, extent, axis):
 def _box_crop(inpt, boxes, top, left, height, width):
     shifted = boxes - creation.tensor(_offsets(inpt.format, left, top), dtype=boxes.dtype)
     canvas = (height, width)
-    return _boxes(inpt, clamp(shifted, inpt.format, canvas, inpt.clamping_mode), canvas_size=canvas)
+    return _like(inpt, clamp(shifted, inpt.format, canvas, inpt.clamping_mode), canvas_size=canvas)
 
 
 def _box_pad(inpt, boxes, padding, fill=0, padding_mode="constant"):
@@ -165,7 +165,7 @@ def _box_pad(inpt, boxes, padding, fill=0, padding_mode="constant"):
     left, top, right, bottom = _padding_ltrb(padding)
     shifted = boxes + creation.tensor(_offsets(inpt.format, left, top), dtype=boxes.dtype)
     canvas = (inpt.canvas_size[0] + top + bottom, inpt.canvas_size[1] + left + right)
-    return _boxes(inpt, clamp(shifted, inpt.format, canvas, inpt.clamping_mode), canvas_size=canvas)
+    return _like(inpt, clamp(shifted, inpt.format, canvas, inpt.clamping_mode), canvas_size=canvas)
 
 
 def _resize_ratios(canvas_size, size, max_size):
@@ -181,22 +181,22 @@ def _box_resize(inpt, boxes, size, interpolation=None, max_size=None, antialias=
     if canvas == inpt.canvas_size:
         return inpt
     scaled = boxes.mul(creation.tensor([w_ratio, h_ratio, w_ratio, h_ratio])).to(boxes.dtype)
-    return _boxes(inpt, scaled, canvas_size=canvas)
+    return _like(inpt, scaled, canvas_size=canvas)
 
 
 # ------------------------------------------------------------------ key-point kernels
 def _point_hflip(inpt, points):
     x, y = points.unbind(-1)
-    return _boxes(inpt, joining.stack([(inpt.canvas_size[1] - 1) - x, y], -1))
+    return _like(inpt, joining.stack([(inpt.canvas_size[1] - 1) - x, y], -1))
 
 
 def _point_vflip(inpt, points):
     x, y = points.unbind(-1)
-    return _boxes(inpt, joining.stack([x, (inpt.canvas_size[0] - 1) - y], -1))
+    return _like(inpt, joining.stack([x, (inpt.canvas_size[0] - 1) - y], -1))
 
 
 def _point_crop(inpt, points, top, left, height, width):
-    return _boxes(inpt, points - creation.tensor([left, top], dtype=points.dtype), canvas_size=(height, width))
+    return _like(inpt, points - creation.tensor([left, top], dtype=points.dtype), canvas_size=(height, width))
 
 
 def _point_pad(inpt, points, padding, fill=0, padding_mode="constant"):
@@ -204,14 +204,14 @@ def _point_pad(inpt, points, padding, fill=0, padding_mode="constant"):
 
     left, top, right, bottom = _padding_ltrb(padding)
     canvas = (inpt.canvas_size[0] + top + bottom, inpt.canvas_size[1] + left + right)
-    return _boxes(inpt, points + creation.tensor([left, top], dtype=points.dtype), canvas_size=canvas)
+    return _like(inpt, points + creation.tensor([left, top], dtype=points.dtype), canvas_size=canvas)
 
 
 def _point_resize(inpt, points, size, interpolation=None, max_size=None, antialias=True):
     w_ratio, h_ratio, canvas = _resize_ratios(inpt.canvas_size, size, max_size)
     if canvas == inpt.canvas_size:
         return inpt
-    return _boxes(inpt, points.mul(creation.tensor([w_ratio, h_ratio])).to(points.dtype), canvas_size=canvas)
+    return _like(inpt, points.mul(creation.tensor([w_ratio, h_ratio])).to(points.dtype), canvas_size=canvas)
 
 
 _BOX_KERNELS = {
