@@ -162,6 +162,16 @@ def _white_region(image):
 NEAREST = v2.InterpolationMode.NEAREST
 
 
+def _transformed_samples(transform, rng_seed, count=12):
+    """(seed, image, box, white region of the image) after `transform`, for `count` random samples."""
+    rng = np.random.default_rng(rng_seed)
+    for seed in range(count):
+        image, box = _sample(rng)
+        ember.manual_seed(seed)
+        out_image, out_box = transform(image, box)
+        yield seed, out_image, out_box, _white_region(out_image)
+
+
 @pytest.mark.parametrize(
     "transform",
     [
@@ -180,14 +190,9 @@ NEAREST = v2.InterpolationMode.NEAREST
     ids=repr,
 )
 def test_boxes_still_bound_their_pixels(transform):
-    rng = np.random.default_rng(0)
-    for seed in range(12):
-        image, box = _sample(rng)
-        ember.manual_seed(seed)
-        out_image, out_box = transform(image, box)
+    for seed, out_image, out_box, region in _transformed_samples(transform, 0):
         assert type(out_image) is tv.Image and type(out_box) is tv.BoundingBoxes
         assert out_box.canvas_size == tuple(out_image.shape[-2:])
-        region = _white_region(out_image)
         if region is not None and (out_box[:, 2:] > out_box[:, :2]).all():
             assert out_box.tolist() == [region], (seed, transform)
 
@@ -202,12 +207,7 @@ def test_boxes_still_bound_their_pixels(transform):
 )
 def test_resizing_moves_boxes_within_a_pixel(transform):
     """Coordinates scale exactly; the resampled pixels land on the nearest grid position."""
-    rng = np.random.default_rng(1)
-    for seed in range(12):
-        image, box = _sample(rng)
-        ember.manual_seed(seed)
-        out_image, out_box = transform(image, box)
-        region = _white_region(out_image)
+    for _, _, out_box, region in _transformed_samples(transform, 1):
         if region is not None and (out_box[:, 2:] - out_box[:, :2] >= 2).all():
             np.testing.assert_allclose(out_box.numpy()[0], region, atol=1.0)
 
