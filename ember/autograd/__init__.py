@@ -286,6 +286,16 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     return tuple(None if column[0] is None else stack(column) for column in zip(*rows))
 
 
+def _calculate_shape(output, grad, is_grads_batched):
+    """(output's shape, the gradient's shape for one output): what backward's shape check compares."""
+    return output.shape, grad.shape[1:] if is_grads_batched else grad.shape
+
+
+def kineto_available():
+    """PyTorch's profiler library (Kineto) is not part of ember: its profiler records by itself."""
+    return False
+
+
 from .gradcheck import gradcheck, gradgradcheck, check_function  # noqa: E402
 from .anomaly import is_anomaly_check_nan_enabled  # noqa: E402
 from .trace import trace  # noqa: E402
@@ -294,7 +304,7 @@ from . import forward_ad  # noqa: E402
 
 def __getattr__(name):
     # `ember.autograd.functional`, `.graph` and `.profiler` load on first use (rarely needed).
-    if name in ("functional", "graph", "profiler"):
+    if name in ("functional", "graph", "profiler", "profiler_util"):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")

@@ -363,15 +363,16 @@ def run_node(task, node, grads):
     """Run one node's backward with its hooks and free what it saved (unless `retain_graph`);
     returns one gradient per forward argument, as a tuple."""
     count = len(grads)
-    if count == 1:
-        if grads[0] is None:
+    if count != 1 or grads[0] is None:
+        if node._forward_cls._array_forward and all(grad is None for grad in grads):
             return _nothing_to_run(task, node)
-    elif all(grad is None for grad in grads):
-        return _nothing_to_run(task, node)
-    elif node._materialize_grads and node._output_meta is not None:
-        grads = [
-            _zeros(meta) if grad is None and meta is not None else grad for grad, meta in zip(grads, node._output_meta)
-        ]
+        # A custom Function runs even when no gradient reached it, as in PyTorch: its backward sees
+        # zeros (or None, after ctx.set_materialize_grads(False)) and its side effects happen.
+        if node._materialize_grads and node._output_meta is not None:
+            grads = [
+                _zeros(meta) if grad is None and meta is not None else grad
+                for grad, meta in zip(grads, node._output_meta)
+            ]
     if node._pre_hooks is not None:
         task._share(grads)  # a hook may keep what it sees, or return its own
         for hook in list(node._pre_hooks.values()):
@@ -429,7 +430,7 @@ def run_node(task, node, grads):
 
 
 def _nothing_to_run(task, node):
-    """No gradient reached the node: it sends None to every input (its hooks are not called)."""
+    """No gradient reached a built-in op's node: it sends None to every input (its hooks are not called)."""
     _free_saved(task, node)
     return (None,) * len(node._edges)
 

@@ -15,6 +15,7 @@ Two variants, as in PyTorch:
 """
 
 import contextlib
+import enum
 import warnings
 
 from .. import autograd
@@ -34,6 +35,8 @@ __all__ = [
     "detach_variable",
     "set_checkpoint_early_stop",
     "set_checkpoint_debug_enabled",
+    "CheckpointPolicy",
+    "create_selective_checkpoint_contexts",
 ]
 
 _REENTRANT_WARNING = (
@@ -50,6 +53,28 @@ class CheckpointError(RuntimeError):
 
 def noop_context_fn():
     """The default `context_fn` of `checkpoint`: two empty contexts (forward, recomputation)."""
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+class CheckpointPolicy(enum.Enum):
+    """What selective checkpointing does with an op's output: keep it, or recompute it in backward."""
+
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+
+
+def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_like_ops=False):
+    """The `context_fn` contexts of selective activation checkpointing (use with
+    `functools.partial` as `checkpoint(..., use_reentrant=False, context_fn=...)`).
+
+    ember records ops above PyTorch's aten level, where a policy's `func` would be named, so the
+    policy is not consulted: the checkpointed region is recomputed whole, as plain checkpointing
+    does. Values and gradients are the same; only the memory kept is not reduced as selectively.
+    """
+    if not (callable(policy_fn_or_list) or isinstance(policy_fn_or_list, list)):
+        raise TypeError("policy_fn_or_list must be either a function or a list of ops.")
     return contextlib.nullcontext(), contextlib.nullcontext()
 
 

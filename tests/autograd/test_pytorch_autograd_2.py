@@ -27,7 +27,7 @@ from ember.autograd.function import once_differentiable
 # paths (Variable, torch.jit.script, .grad of a non-leaf) without asserting the warnings.
 pytestmark = pytest.mark.filterwarnings("ignore")
 
-from tests.autograd.test_pytorch_autograd import TestCase, gradcheck, gradgradcheck
+from ember.testing._internal.common_utils import TestCase, gradcheck, gradgradcheck
 
 
 class TestAutograd2(TestCase):

@@ -2,8 +2,8 @@
 
 Ported from pytorch/pytorch test/test_autograd.py, from character offset 380,000 to the end
 (TestAutograd's last tests, TestAutogradForwardMode, the CPU instances of TestAutogradDeviceType,
-TestAutogradInferenceMode). Bodies are kept as close to the original as possible; the local
-TestCase (tensor-aware assertEqual) and gradcheck wrappers come from test_pytorch_autograd.py.
+TestAutogradInferenceMode). Bodies are kept as close to the original as possible; TestCase and
+the gradcheck wrappers are ember.testing._internal's, as the original imports them from PyTorch's.
 Device-type tests take `device="cpu"` as their CPU instantiation does. Not ported: CUDA/streams,
 sparse, nested, vmap/batched forward grad, saved-tensor hooks, allow_mutation_on_saved_tensors,
 checkpointing, multithreading, inference-tensor semantics (ember's inference_mode is no_grad)
@@ -13,7 +13,6 @@ and private APIs (torch._C, torch.ops.aten, _view_func).
 import math
 import sys
 import threading
-import warnings
 from itertools import product
 
 import pytest
@@ -26,28 +25,11 @@ import ember.autograd.forward_ad as fwAD
 # paths (Variable, torch.jit.script, .grad of a non-leaf) without asserting the warnings.
 pytestmark = pytest.mark.filterwarnings("ignore")
 
-from .test_pytorch_autograd import TestCase as _TestCase, gradcheck, gradgradcheck
+from ember.testing._internal.common_methods_invocations import mask_not_all_zeros  # noqa: E402
+from ember.testing._internal.common_utils import TestCase, gradcheck, gradgradcheck  # noqa: E402
 
 inf = math.inf
 nan = math.nan
-
-
-class TestCase(_TestCase):
-    def assertNotWarn(self, callable, msg=""):
-        """torch.testing._internal.common_utils.TestCase.assertNotWarn."""
-        with warnings.catch_warnings(record=True) as ws:
-            warnings.simplefilter("always")
-            callable()
-            self.assertTrue(len(ws) == 0, msg or [str(w.message) for w in ws])
-
-
-def mask_not_all_zeros(shape):
-    """torch.testing._internal.common_utils.mask_not_all_zeros."""
-    assert len(shape) > 0
-    while True:
-        result = torch.randn(shape).gt(0)
-        if result.sum() > 0:
-            return result
 
 
 class TestAutograd(TestCase):

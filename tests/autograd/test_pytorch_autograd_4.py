@@ -2,11 +2,10 @@
 
 Ported from pytorch/pytorch test/autograd/test_functional.py (TestAutogradFunctional) and
 test/autograd/test_complex.py (TestAutogradComplex). Bodies are
-kept as close to the original as possible; the local TestCase (tensor-aware assertEqual) and the
-gradcheck wrappers come from test_pytorch_autograd.py. Upstream runs every test twice, on plain
+kept as close to the original as possible; TestCase, parametrize and the gradcheck wrappers are
+ember.testing._internal's, as the original imports them from PyTorch's. Upstream runs every test twice, on plain
 tensors and on LoggingTensor (a __torch_dispatch__ subclass, out of scope): only the plain-tensor
-instance is ported, so `ctors` is always the plain constructors. `parametrize` and
-`instantiate_parametrized_tests` below stand in for common_utils' versions. The device-type tests
+instance is ported, so `ctors` is always the plain constructors. The device-type tests
 (TestAutogradFunctionalDeviceType) run only on accelerators upstream and are not ported.
 """
 
@@ -22,39 +21,17 @@ import ember.autograd.functional as autogradF
 # PyTorch runs these tests with warnings shown, not raised.
 pytestmark = pytest.mark.filterwarnings("ignore")
 
-from .test_pytorch_autograd import TestCase, gradcheck, gradgradcheck
+from ember.testing._internal.common_utils import (  # noqa: E402
+    TestCase,
+    gradcheck,
+    gradgradcheck,
+    instantiate_parametrized_tests,
+    parametrize,
+)
 
 base_ctors = types.SimpleNamespace(
     ones=torch.ones, zeros=torch.zeros, randn=torch.randn, rand=torch.rand, tensor=torch.tensor
 )
-
-
-def parametrize(name, values):
-    """common_utils.parametrize: the test is instantiated once per value of `name`."""
-
-    def mark(test):
-        test.parameters = getattr(test, "parameters", []) + [(name, values)]
-        return test
-
-    return mark
-
-
-def instantiate_parametrized_tests(cls):
-    """common_utils.instantiate_parametrized_tests: `test_x` becomes `test_x_<name>_<value>`."""
-    for attribute, test in list(vars(cls).items()):
-        for name, values in getattr(test, "parameters", []):
-            delattr(cls, attribute)
-            for value in values:
-                setattr(cls, f"{attribute}_{name}_{value}", _bind(test, name, value))
-    return cls
-
-
-def _bind(test, name, value):
-    @functools.wraps(test)
-    def run(self):
-        return test(self, **{name: value})
-
-    return run
 
 
 def base_and_logging_tensor(test):

@@ -4,9 +4,9 @@ Ported from pytorch/pytorch test/test_autograd.py at commit 5c322af1, like parts
 these: GradientEdge (get_gradient_edge, edges as inputs and outputs of grad and backward),
 saved-tensor hooks, torch.utils.checkpoint, gradcheck and custom-Function forward-mode checks,
 hook ordering, reference cycles, and others that needed a feature ember lacked then. Bodies are kept
-as close to the original as possible; the local TestCase and the gradcheck wrapper come from
-test_pytorch_autograd.py, and `disable_gc`, `set_warn_always_context`, `assertNotWarn` and
-`assertWarnsOnceRegex` stand in for common_utils'. Where a test reaches a private API (torch._C,
+as close to the original as possible; TestCase, gradcheck, `disable_gc` and
+`set_warn_always_context` are ember.testing._internal's, as the original imports them from
+PyTorch's. Where a test reaches a private API (torch._C,
 grad_fn._saved_*/_raw_saved_*) only as a means to an end, that part is left out and the test says
 so. Not ported: test_custom_autograd_ac_early_stop (it fails under PyTorch 2.13 itself here), tests
 of private APIs, sparse/nested/CUDA/vmap-batched, and the slowTest checkpoint benchmarks.
@@ -15,7 +15,6 @@ of private APIs, sparse/nested/CUDA/vmap-batched, and the slowTest checkpoint be
 import contextlib
 import gc
 import os
-import re
 import tempfile
 import uuid
 import warnings
@@ -34,52 +33,12 @@ from ember.utils.checkpoint import checkpoint, checkpoint_sequential
 # PyTorch runs these tests with warnings shown, not raised.
 pytestmark = pytest.mark.filterwarnings("ignore")
 
-from .test_pytorch_autograd import TestCase as _TestCase, gradcheck
-
-
-class TestCase(_TestCase):
-    def assertNotWarn(self, callable, msg=""):
-        """torch.testing._internal.common_utils.TestCase.assertNotWarn."""
-        with warnings.catch_warnings(record=True) as ws:
-            warnings.simplefilter("always")
-            callable()
-            self.assertTrue(len(ws) == 0, msg or [str(w.message) for w in ws])
-
-    @contextlib.contextmanager
-    def assertWarnsOnceRegex(self, category, regex=""):
-        """common_utils.TestCase.assertWarnsOnceRegex: a matching warning is raised (shown always)."""
-        pattern = re.compile(regex)
-        with warnings.catch_warnings(record=True) as ws:
-            warnings.simplefilter("always")
-            yield
-        self.assertTrue(
-            any(issubclass(w.category, category) and pattern.match(str(w.message)) for w in ws),
-            [str(w.message) for w in ws],
-        )
-
-
-@contextlib.contextmanager
-def set_warn_always_context(new_val):
-    """torch.testing._internal.common_utils.set_warn_always_context."""
-    old_val = torch.is_warn_always_enabled()
-    torch.set_warn_always(new_val)
-    try:
-        yield
-    finally:
-        torch.set_warn_always(old_val)
-
-
-@contextlib.contextmanager
-def disable_gc():
-    """torch.testing._internal.common_utils.disable_gc."""
-    if gc.isenabled():
-        try:
-            gc.disable()
-            yield
-        finally:
-            gc.enable()
-    else:
-        yield
+from ember.testing._internal.common_utils import (  # noqa: E402
+    TestCase,
+    disable_gc,
+    gradcheck,
+    set_warn_always_context,
+)
 
 
 class TestAutograd5(TestCase):

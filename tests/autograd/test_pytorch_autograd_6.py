@@ -40,7 +40,7 @@ from ember.autograd import Function
 # PyTorch runs these tests with warnings shown, not raised.
 pytestmark = pytest.mark.filterwarnings("ignore")
 
-from .test_pytorch_autograd import TestCase, gradcheck  # noqa: E402
+from ember.testing._internal.common_utils import TestCase, gradcheck  # noqa: E402
 
 
 class TestAutograd(TestCase):
