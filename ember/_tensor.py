@@ -18,6 +18,7 @@ from . import _validation
 from ._backend import CPU, to_device
 from ._size import Size
 from ._layout import sparse_coo, strided
+from ._numpy_names import accepting_numpy_names, takes_dim
 from ._sparse_coo import SparseCoo
 
 if TYPE_CHECKING:
@@ -130,6 +131,8 @@ def _op_method(name):
                 f"'Tensor' object has no attribute '{name}' (if PyTorch's Tensor has it, "
                 f"torch.Tensor.{name} is not implemented in ember)"
             )
+        if takes_dim(function):  # x.max(axis=1) too, as in PyTorch
+            function = accepting_numpy_names(function)
     setattr(Tensor, name, function)
     return function
 
@@ -808,27 +811,34 @@ class Tensor(TensorBase, metaclass=_TensorType):
         return self._data if dtype is None else self._data.astype(dtype, copy=False)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """NumPy's ufuncs on tensors give tensors, as in PyTorch: `np.float64(2) * x` and `np.exp(x)` run
+        the ember op (so they promote as ember does, and stay in the graph), other ufunc calls run in
+        NumPy and wrap their result (`out=` arrays are NumPy's and stay so)."""
+        op_name = _UFUNC_OPS.get(ufunc.__name__)
+        if method == "__call__" and not kwargs and op_name is not None:
+            operands = [
+                item.item()
+                if isinstance(item, np.generic)
+                else new_tensor(item)
+                if isinstance(item, np.ndarray)
+                else item
+                for item in inputs
+            ]
+            return getattr(_ops, op_name)(*operands)
         if any(isinstance(item, Tensor) and item._requires_grad for item in inputs):
-            # `np.float32(2) * x` and `np.exp(x)` stay in the graph through the ember op (as in PyTorch);
-            # other NumPy functions cannot record, so they raise rather than drop the gradient.
-            op_name = _UFUNC_OPS.get(ufunc.__name__)
-            if method == "__call__" and not kwargs and op_name is not None:
-                operands = [
-                    item.item()
-                    if isinstance(item, np.generic)
-                    else new_tensor(item)
-                    if isinstance(item, np.ndarray)
-                    else item
-                    for item in inputs
-                ]
-                return getattr(_ops, op_name)(*operands)
+            # other NumPy calls cannot record, so they raise rather than drop the gradient
             raise RuntimeError(
                 f"NumPy's {ufunc.__name__} was applied to a Tensor that requires grad; NumPy cannot record "
                 f"it, so the gradient would be lost. Use the ember op (e.g. ember.{ufunc.__name__}) or "
                 "apply it to tensor.detach().numpy()."
             )
         arrays = [item._data if isinstance(item, Tensor) else item for item in inputs]
-        return getattr(ufunc, method)(*arrays, **kwargs)
+        result = getattr(ufunc, method)(*arrays, **kwargs)
+        if "out" in kwargs:
+            return result
+        if isinstance(result, tuple):
+            return tuple(new_tensor(item) if isinstance(item, np.ndarray) else item for item in result)
+        return new_tensor(result) if isinstance(result, np.ndarray) else result
 
     def item(self):
         """The value of a one-element tensor as a Python number."""
@@ -1092,10 +1102,12 @@ class Tensor(TensorBase, metaclass=_TensorType):
         """`self + alpha * other`, as `ember.add` (defined on the class, not bound on first use: the most used ops)."""
         return _ops.add(self, other, alpha=alpha)
 
+    @accepting_numpy_names
     def sum(self, dim=None, keepdim=False, *, dtype=None):
         """The sum over all elements or over `dim`, as `ember.sum`."""
         return _ops.sum(self, dim, keepdim, dtype=dtype)
 
+    @accepting_numpy_names
     def mean(self, dim=None, keepdim=False, *, dtype=None):
         """The mean over all elements or over `dim`, as `ember.mean`."""
         return _ops.mean(self, dim, keepdim, dtype=dtype)

@@ -24,6 +24,7 @@ import functools
 import threading
 import types
 
+from ._numpy_names import caused_by_numpy_names, retry_renamed
 from ._tensor import _OPERATORS, Tensor, TensorBase, _op_method
 
 __all__ = [
@@ -170,7 +171,9 @@ def dispatching(function, module, name=None):
                 return _offer(public, overloaded, args, kwargs)
         try:
             return function(*args, **kwargs)
-        except Exception:
+        except Exception as error:
+            if kwargs and caused_by_numpy_names(error):  # `axis=` / `keepdims=`, as PyTorch accepts
+                return retry_renamed(public, args, kwargs)
             # A tensor-like type that is not a Tensor subclass announces itself here, the first time.
             if _overriding_seen or _state.disabled:
                 raise

@@ -123,10 +123,27 @@ def test_numpy_arithmetic_on_tensors_that_require_grad_stays_in_the_graph(numpy_
     assert_close(ours.grad, reference.grad.numpy())
 
 
-def test_numpy_ufuncs_on_tensors_without_grad_compute_normally():
-    tensor = ember.tensor([1.0, 4.0])
-    assert_close(np.sqrt(tensor), np.array([1.0, 2.0]))
-    assert_close(np.float32(2) * tensor, np.array([2.0, 8.0]))
+@pytest.mark.parametrize(
+    "numpy_call",
+    [
+        lambda lib, t: np.sqrt(t),
+        lambda lib, t: np.float64(2) * t,
+        lambda lib, t: np.float32(2) + t,
+        lambda lib, t: t * np.float64(2),
+        lambda lib, t: np.exp(t),
+        lambda lib, t: np.add(t, t),
+        lambda lib, t: np.hypot(t, t),
+        lambda lib, t: np.modf(t)[0],
+    ],
+)
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's __array_wrap__ predates NumPy 2's signature
+def test_numpy_ufuncs_on_tensors_give_tensors_as_in_pytorch(numpy_call, torch):
+    """As PyTorch's: a tensor of the dtype torch gives (a NumPy float64 scalar does not widen float32)."""
+    ours = numpy_call(ember, ember.tensor([1.0, 4.0]))
+    expected = numpy_call(torch, torch.tensor([1.0, 4.0]))
+    assert isinstance(ours, ember.Tensor) and isinstance(expected, torch.Tensor)
+    assert str(ours.dtype) == str(expected.dtype)
+    assert_close(ours, expected.numpy())
 
 
 def test_numpy_scalars_and_zero_d_arrays_as_tensor_arguments():
