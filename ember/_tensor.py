@@ -549,7 +549,7 @@ class Tensor(TensorBase, metaclass=_TensorType):
     @property
     def shape(self):
         """The sizes of the dimensions, as a `Size` (a tuple)."""
-        return Size(self._data.shape)
+        return tuple.__new__(Size, self._data.shape)  # (NumPy's sizes are ints: no check)
 
     def size(self, dim=None):
         """The shape as a `Size`, or the size of dimension `dim` (negative counts from the end)."""
@@ -851,10 +851,18 @@ class Tensor(TensorBase, metaclass=_TensorType):
         return self._data.tolist()
 
     def __float__(self):
-        return float(self.item())
+        return float(self._scalar_for("float"))
 
     def __int__(self):
-        return int(self.item())
+        return int(self._scalar_for("int"))
+
+    def _scalar_for(self, conversion):
+        if self._data.size != 1:
+            raise ValueError(
+                f"only one element tensors can be converted to Python scalars ({conversion}() of a tensor "
+                f"of shape {list(self.shape)}; index it or reduce it first)"
+            )
+        return self._data.item()
 
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -862,7 +870,7 @@ class Tensor(TensorBase, metaclass=_TensorType):
         return int(self._data.item())
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._scalar_for("complex"))
 
     def __bool__(self):
         if self._data.size != 1:

@@ -21,7 +21,7 @@ from .ops.linalg import (
     matrix_norm,
     solve,
     det,
-    slogdet,
+    slogdet as _slogdet,
     cholesky,
     eigh,
     eigvalsh,
@@ -35,6 +35,7 @@ from .ops.factorizations import lu_factor, lu_factor_ex, solve_triangular, matri
 from .ops.factorizations import linalg_lu as lu, linalg_lu_solve as lu_solve
 from .ops.linalg import linalg_norm as norm, linalg_qr as qr, linalg_svd as svd, inverse as _inverse, _cross, _write_out
 from .ops.linalg import Cholesky as _Cholesky, Inverse as _Inverse, _check_matrix_input, _solve, _write_results_out
+from .ops.linalg import LinalgSlogdetResult as _LinalgSlogdetResult
 from .return_types import _structseq
 
 CholeskyExResult = _structseq("linalg_cholesky_ex", ("L", "info"))
@@ -82,6 +83,11 @@ __all__ = [
     "vecdot",
     "diagonal",
 ]
+
+
+def slogdet(A, *, out=None):
+    """`(sign, logabsdet)` of the determinant (a `linalg_slogdet` tuple; see `ember.slogdet`)."""
+    return _write_results_out(_LinalgSlogdetResult(*_slogdet(A)), out)
 
 
 def inv(A, *, out=None):

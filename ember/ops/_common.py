@@ -9,6 +9,12 @@ from .. import _dtype
 __all__ = ["normalize_dim", "normalize_dims", "prepare_binary", "as_tensor", "check_floating", "check_broadcastable"]
 
 
+def c_contiguous(array):
+    """`array`, or a C-ordered copy of it: for ops whose PyTorch result is contiguous whatever the
+    input's layout (NumPy's would follow the input's, or come out transposed), so `.view` works."""
+    return array if array.flags.c_contiguous else np.ascontiguousarray(array)
+
+
 def normalize_dim(dim, ndim, op_name=None):
     """A dim in [-ndim, ndim) as a non-negative index; IndexError (as PyTorch) otherwise."""
     if type(dim) is int and -ndim <= dim < ndim:

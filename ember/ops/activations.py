@@ -6,7 +6,7 @@ from .._backend import np
 from .._tensor import Tensor, new_tensor
 from .. import _dtype, _precision
 from ..autograd.function import Primitive
-from ._common import normalize_dim
+from ._common import c_contiguous, normalize_dim
 from ._nn_common import _check_floating, _check_tensor
 from . import _autocast, _special
 from ._tangents import add_tangents, diagonal_jvp
@@ -64,7 +64,7 @@ class Softmax(Primitive, node="SoftmaxBackward0", backward_on_arrays=True):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        result = _precision.in_float32(_softmax_array, x, dim)
+        result = _precision.in_float32(_softmax_array, c_contiguous(x), dim)  # (contiguous, as PyTorch's)
         ctx.save_for_backward(result)
         return result
 
@@ -83,7 +83,7 @@ class LogSoftmax(Primitive, node="LogSoftmaxBackward0", backward_on_arrays=True)
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        result = _precision.in_float32(_log_softmax_array, x, dim)
+        result = _precision.in_float32(_log_softmax_array, c_contiguous(x), dim)
         ctx.save_for_backward(result)
         return result
 
@@ -100,7 +100,7 @@ def _softmax_input(input, dim, dtype, op_name):
     if dtype is not None:
         input = input.to(_dtype.to_dtype(dtype))
     if input._data.dtype.kind not in "fV":
-        raise RuntimeError(
+        raise NotImplementedError(
             f"\"{op_name}_lastdim_kernel_impl\" not implemented for '{input.dtype}': pass a floating "
             f"point input or dtype=ember.float32"
         )

@@ -2,6 +2,7 @@
 
 from .._backend import np, broadcast_view
 from .. import _precision
+from .._size import Size
 from ..autograd.function import Primitive
 from ._tangents import linear_jvp
 from ._declare import op
@@ -22,7 +23,7 @@ def is_expandable_to(shape, target):
 def broadcast_shapes(*shapes):
     """The shape that tensors of the given shapes broadcast to (RuntimeError naming them if they do not)."""
     try:
-        return tuple(np.broadcast_shapes(*[tuple(shape) for shape in shapes]))
+        return Size(np.broadcast_shapes(*[tuple(shape) for shape in shapes]))
     except ValueError:
         raise RuntimeError(
             f"shape mismatch: objects cannot be broadcast to a single shape: "

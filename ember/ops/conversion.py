@@ -17,8 +17,8 @@ class ToCopy(Primitive, node="ToCopyBackward0"):
     @staticmethod
     def forward(ctx, a, numpy_dtype):
         ctx.input_dtype = _dtype.from_numpy_dtype(a.dtype)
-        if a.dtype.kind == "c" and numpy_dtype.kind != "c":
-            a = a.real  # the real part, as PyTorch keeps (`to` warns the user; see below)
+        if a.dtype.kind == "c" and numpy_dtype.kind not in "cb":
+            a = a.real  # the real part, as PyTorch keeps (`to` warns the user; see below); bool: nonzero
         return a.astype(numpy_dtype)
 
     @staticmethod
@@ -62,7 +62,7 @@ def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False, me
     target = _dtype.to_dtype(dtype)
     if input._data.dtype == target.numpy_dtype:
         return clone(input) if copy else input
-    if input._data.dtype.kind == "c" and not target.is_complex:
+    if input._data.dtype.kind == "c" and not target.is_complex and target.numpy_dtype.kind != "b":
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
     return ToCopy.apply(input, target.numpy_dtype)
 

@@ -474,6 +474,12 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         integral = all(isinstance(v, numbers.Integral) for v in values)
         dtype = _dtype.int64 if integral else _dtype.get_default_dtype()
     dtype = _dtype.to_dtype(dtype)
+    if not (dtype.is_floating_point or dtype.is_complex) and int(values[2]) == 0:
+        raise ValueError(f"arange: step must be nonzero (step {values[2]} is 0 as {dtype})")
+    if (values[1] - values[0]) * values[2] < 0:
+        raise RuntimeError(
+            f"upper bound and lower bound inconsistent with step sign (arange({values[0]}, {values[1]}, {values[2]}))"
+        )
     # Computed in float64 then cast, so float32 ranges have PyTorch's length and values.
     length = _range_length(*values)
     check_fits(values[:2] if length else values[:1], dtype.numpy_dtype, "arange")

@@ -137,12 +137,23 @@ class PowScalar(Primitive, node="PowBackward0", backward_on_arrays=True, holomor
         return tangent * exponent * a ** (exponent - 1)
 
 
+def _integer_power(a, b):
+    """a ** b for integers, where NumPy refuses negative exponents: as in PyTorch's integer pow,
+    1 ** -n is 1, (-1) ** -n is +-1, and any other base gives 0 (the truncated 1 / a ** n)."""
+    negative = b < 0
+    if not negative.any():
+        return a**b
+    result = np.power(a, np.where(negative, 0, b))
+    at_negative = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 0, 1, -1), 0))
+    return np.where(negative, at_negative, result).astype(result.dtype)
+
+
 class PowTensor(Primitive, node="PowBackward1", holomorphic=True):
     """tensor ** tensor (and number ** tensor, with the number made a tensor)."""
 
     @staticmethod
     def forward(ctx, a, b):
-        result = a**b
+        result = _integer_power(a, b) if b.dtype.kind == "i" and a.dtype.kind in "iu" else a**b
         ctx.save_for_backward(a, b, result)
         return result
 
@@ -233,9 +244,10 @@ def _with_unrounded_number(function, a, b, out):
 def add(input, other, *, alpha=1, out=None):
     """`input + alpha * other`, broadcasting, with PyTorch's type promotion."""
     if alpha != 1:
+        _check_alpha(input, other, alpha)
         if _is_bfloat16_with_number(input, alpha) and isinstance(other, Tensor):
             return _bfloat16_with_alpha(add, input, other, alpha, out)
-        other = mul(other, alpha)
+        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     return _binary(Add, input, other, "add", out)
 
 
@@ -245,10 +257,20 @@ def sub(input, other, *, alpha=1, out=None):
     if not (_is_floating_operand(input) and _is_floating_operand(other)):
         _refuse_bool_subtraction(input, other)
     if alpha != 1:
+        _check_alpha(input, other, alpha)
         if _is_bfloat16_with_number(input, alpha) and isinstance(other, Tensor):
             return _bfloat16_with_alpha(sub, input, other, alpha, out)
-        other = mul(other, alpha)
+        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     return _binary(Sub, input, other, "sub", out)
+
+
+def _check_alpha(input, other, alpha):
+    """A float alpha needs a floating result: PyTorch refuses to round it into an integer one."""
+    if isinstance(alpha, float) and not any(
+        isinstance(value, (float, complex)) or isinstance(value, Tensor) and value._data.dtype.kind in "fcV"
+        for value in (input, other)
+    ):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
 
 def _is_floating_operand(value):

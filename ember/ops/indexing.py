@@ -16,7 +16,7 @@ from .._tensor import Tensor, new_tensor
 from .. import _dtype
 from ..autograd import grad_mode
 from ..autograd.function import Primitive
-from ._common import prepare_binary, normalize_dim
+from ._common import c_contiguous, prepare_binary, normalize_dim
 from .shape import make_view, _Replay
 from ._tangents import linear_jvp
 from ._declare import op
@@ -274,7 +274,7 @@ class Index(Primitive, node="IndexBackward0"):
     @staticmethod
     def forward(ctx, a, index):
         ctx.input_shape, ctx.index = a.shape, index
-        return a[index]
+        return c_contiguous(a[index])  # (NumPy's comes out transposed for an index past the first dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -359,6 +359,11 @@ def _value_for(target, value, op_name, same_dtype):
     if not isinstance(value, Tensor):
         if isinstance(value, (int, float, bool, complex, np.generic)):
             value = value.item() if isinstance(value, np.generic) else value
+            if isinstance(value, complex) and value.imag and target._data.dtype.kind != "c":
+                raise RuntimeError(
+                    f"value cannot be converted to type {target.dtype} without overflow: {value} has an "
+                    "imaginary part (write into a complex tensor, or take .real first)"
+                )
             check_fits(value, target._data.dtype, op_name)
             return value
         from .creation import tensor
@@ -462,6 +467,11 @@ def where(condition, input=None, other=None):
         return nonzero(condition, as_tuple=True)
     condition_array = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if condition_array.dtype != np.bool_:
+        if isinstance(condition, Tensor):
+            raise RuntimeError(
+                f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype} "
+                "(compare it first, e.g. `condition != 0`)"
+            )
         condition_array = condition_array.astype(bool)
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         from .creation import tensor
@@ -525,16 +535,18 @@ def _along(dim, index):
     return (_FULL,) * dim + (index,)
 
 
-def _dim_index(input, dim, index, op_name):
-    """Checked (dim, index array) of the index_* ops: a vector (or scalar) of int64 positions."""
+def _dim_index(input, dim, index, op_name, negative=False):
+    """Checked (dim, index array) of the index_* ops: a vector (or scalar) of int64 positions, in
+    [0, size) as PyTorch checks them (`negative`: index_fill's [-size, size), counted from the end)."""
     dim = normalize_dim(dim, input._data.ndim, op_name)
     array = _index_of(index, op_name, (np.int64, np.int32), "int32 or int64")
     if array.ndim > 1:
         raise IndexError(f"{op_name}(): Index is supposed to be a vector")
     size = input._data.shape[dim] if input._data.ndim else 1
-    if array.size and (array.max() >= size or array.min() < -size):
+    low = -size if negative else 0
+    if array.size and (array.max() >= size or array.min() < low):
         raise IndexError(
-            f"{op_name}(): index out of range in self (index values must be in [{-size}, {size - 1}] "
+            f"{op_name}(): index out of range in self (index values must be in [{low}, {size - 1}] "
             f"for dimension {dim} of size {size})"
         )
     return dim, array.reshape(-1)
@@ -678,7 +690,7 @@ def _fill_value(input, value, op_name):
 @op(IndexFill, IndexFillTensor, method=True, inplace=True)
 def index_fill(input, dim, index, value):
     """A copy of `input` with the slices at `index` along `dim` set to `value` (number or 0-d tensor)."""
-    dim, array = _dim_index(input, dim, index, "index_fill")
+    dim, array = _dim_index(input, dim, index, "index_fill", negative=True)
     value = _fill_value(input, value, "index_fill_")
     function = IndexFillTensor if isinstance(value, Tensor) else IndexFill
     return function.apply(input, dim, array, value)
@@ -842,7 +854,7 @@ def _gather_index(input, dim, index, op_name):
             )
     if array.size:
         high, low = array.max(), array.min()
-        if high >= shape[dim] or low < -shape[dim]:
+        if high >= shape[dim] or low < 0:  # (no counting from the end, as in PyTorch)
             raise RuntimeError(
                 f"index {high if high >= shape[dim] else low} is out of bounds for dimension {dim} "
                 f"with size {shape[dim]}"
@@ -859,6 +871,8 @@ def _source_part(source, index):
     source = _as_nd(source)
     if source.shape == shape:
         return source
+    if source.ndim == len(shape) and any(have < need for have, need in zip(source.shape, shape)):
+        raise RuntimeError(f"Expected index {list(shape)} to be no larger size than src {list(source.shape)}")
     return source[tuple(slice(0, size) for size in shape)]
 
 

@@ -13,7 +13,7 @@ from .._validation import allocate, int_argument
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
 from ..autograd.function import Primitive
-from ._common import normalize_dim
+from ._common import c_contiguous, normalize_dim
 from .shape import make_view, _Replay, parse_shape
 from .indexing import BasicIndex, basic_view, index_select
 from ._tangents import linear_jvp
@@ -65,6 +65,8 @@ def _tensor_list(tensors, op_name):
                 f"{op_name}(): expected Tensor as element {position} in argument 0, but got {type(item).__name__}"
             )
     if not tensors:
+        if op_name == "stack":  # (PyTorch's cat raises ValueError, its stack RuntimeError)
+            raise RuntimeError("stack expects a non-empty TensorList")
         raise ValueError(f"torch.{op_name}(): expected a non-empty list of Tensors")
     return list(tensors)
 
@@ -440,7 +442,7 @@ class Roll(Primitive, node="RollBackward0"):
     @staticmethod
     def forward(ctx, a, shifts, dims):
         ctx.shifts, ctx.dims = shifts, dims
-        return np.roll(a, shifts, dims)
+        return c_contiguous(np.roll(a, shifts, dims))
 
     @staticmethod
     def backward(ctx, grad):

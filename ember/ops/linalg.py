@@ -23,7 +23,7 @@ from .. import _dtype
 from ..return_types import _structseq
 from .. import _precision
 from ..autograd.function import Primitive
-from ._common import normalize_dim, normalize_dims
+from ._common import c_contiguous, normalize_dim, normalize_dims
 from .inplace import copy_into_out
 from .reduction import LinalgVectorNorm
 from ._tangents import add_tangents
@@ -80,12 +80,15 @@ class LinAlgError(RuntimeError):
 
 
 # PyTorch's `torch.return_types.*` named tuples.
+# (torch.qr and torch.linalg.qr give differently named tuples; so do slogdet and svd)
 SlogdetResult = _structseq("slogdet", ("sign", "logabsdet"))
+LinalgSlogdetResult = _structseq("linalg_slogdet", ("sign", "logabsdet"))
 QrResult = _structseq("qr", ("Q", "R"))
+LinalgQrResult = _structseq("linalg_qr", ("Q", "R"))
 SvdResult = _structseq("svd", ("U", "S", "V"))
-LinalgSvdResult = _structseq("svd", ("U", "S", "Vh"))
-EighResult = _structseq("eigh", ("eigenvalues", "eigenvectors"))
-LstsqResult = _structseq("lstsq", ("solution", "residuals", "rank", "singular_values"))
+LinalgSvdResult = _structseq("linalg_svd", ("U", "S", "Vh"))
+EighResult = _structseq("linalg_eigh", ("eigenvalues", "eigenvectors"))
+LstsqResult = _structseq("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 
 
 # ================================================================= argument checks
@@ -105,10 +108,13 @@ def _check_same_dtype(op_name, *tensors):
             )
 
 
-def _check_products(op_name, *tensors):
+def _check_products(op_name, *tensors, same_dtype=True):
+    """Tensors (and, for the BLAS products, of one dtype, as PyTorch requires; element-wise products
+    such as outer and kron promote)."""
     for position, value in enumerate(tensors):
         _check_tensor(value, op_name, f"argument {position}")
-    _check_same_dtype(op_name, *tensors)
+    if same_dtype:
+        _check_same_dtype(op_name, *tensors)
 
 
 def _check_matrix_input(A, op_name, square=True, complex_ok=False):
@@ -373,7 +379,7 @@ def dot(input, other, *, out=None):
 @op(method=True)
 def outer(input, vec2, *, out=None):
     """Outer product of two vectors: `input[i] * vec2[j]` (a broadcast product, MulBackward0 as in PyTorch)."""
-    _check_products("outer", input, vec2)
+    _check_products("outer", input, vec2, same_dtype=False)
     if input._data.ndim != 1 or vec2._data.ndim != 1:
         raise RuntimeError(f"outer: expected 1-D tensors, got shapes {list(input.shape)} and {list(vec2.shape)}")
     return _write_out(input.unsqueeze(-1) * vec2, out)
@@ -593,7 +599,8 @@ class Einsum(Primitive, node="EinsumBackward0", holomorphic=True):
         ctx.save_for_backward(*operands)
         ctx.spec = spec
         terms, output, _ = spec
-        return np.asarray(_precision.einsum(",".join(terms) + "->" + output, *operands, optimize=len(operands) > 1))
+        result = np.asarray(_precision.einsum(",".join(terms) + "->" + output, *operands, optimize=len(operands) > 1))
+        return c_contiguous(result) if len(operands) > 1 else result  # a product is contiguous, as PyTorch's
 
     @staticmethod
     def backward(ctx, grad):
@@ -756,7 +763,7 @@ def tensordot(a, b, dims=2, out=None):
 @op(method=True)
 def kron(input, other, *, out=None):
     """Kronecker product: blocks `input[i, j] * other` (any number of dims; the shorter gets leading 1s)."""
-    _check_products("kron", input, other)
+    _check_products("kron", input, other, same_dtype=False)
     ndim = max(input.dim(), other.dim())
     shape_a = (1,) * (ndim - input.dim()) + tuple(input.shape)
     shape_b = (1,) * (ndim - other.dim()) + tuple(other.shape)
@@ -1295,13 +1302,13 @@ def linalg_qr(A, mode="reduced", *, out=None):
         raise RuntimeError(
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'"
         )
-    return QrResult(*Qr.apply(A, mode))
+    return LinalgQrResult(*Qr.apply(A, mode))
 
 
 @op(method=True)
 def qr(input, some=True, *, out=None):
     """`torch.qr`: the reduced (some=True) or complete QR decomposition. Prefer `linalg.qr`."""
-    return linalg_qr(input, "reduced" if some else "complete")
+    return QrResult(*linalg_qr(input, "reduced" if some else "complete"))
 
 
 def _off_diagonal_reciprocal(values):

@@ -335,7 +335,9 @@ class Log2(Primitive, node="Log2Backward0", holomorphic=True):
 class Log10(Primitive, node="Log10Backward0", holomorphic=True):
     @staticmethod
     def forward(ctx, a):
-        result = np.log10(a)
+        # NumPy's float32 loop is 1 ulp off at powers of ten (log10(100) = 2.0000002); through float64
+        # the float32 result is the correctly rounded one, as PyTorch's
+        result = np.log10(a, dtype=np.float64).astype(np.float32) if a.dtype == np.float32 else np.log10(a)
         ctx.save_for_backward(a)
         return result
 
@@ -1265,11 +1267,13 @@ def _same_function(function):
 
 
 def _floating_only(input, other, op_name):
-    for operand in (input, other):
-        if isinstance(operand, Tensor) and operand._data.dtype.kind not in "fcV":
-            raise NotImplementedError(
-                f"\"{op_name}\" not implemented for '{operand.dtype}' tensors: convert them with .float() first"
-            )
+    """The kernel runs in the promoted dtype, which must be floating: an integer tensor with a float
+    one is fine (it promotes), two integer tensors are not, as in PyTorch."""
+    operands = [operand for operand in (input, other) if isinstance(operand, Tensor)]
+    if all(operand._data.dtype.kind not in "fcV" for operand in operands):
+        raise NotImplementedError(
+            f"\"{op_name}\" not implemented for '{operands[0].dtype}' tensors: convert them with .float() first"
+        )
 
 
 @op(Atan2, method=True, inplace=True)
@@ -1580,7 +1584,7 @@ def _bitwise(ufunc, a, b, op_name):
     arrays = [x._data if isinstance(x, Tensor) else x for x in (a, b)]
     for array in arrays:
         if np.asarray(array).dtype.kind in "fV":
-            raise RuntimeError(f"\"{op_name}_cpu\" not implemented for 'Float'")
+            raise NotImplementedError(f"\"{op_name}_cpu\" not implemented for 'Float'")
     return new_tensor(np.asarray(ufunc(*arrays)))
 
 
@@ -1588,7 +1592,7 @@ def _bitwise(ufunc, a, b, op_name):
 def bitwise_not(input):
     """Bitwise NOT of an integer or bool tensor (logical NOT for bool); floating dtypes are refused."""
     if input._data.dtype.kind in "fV":
-        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+        raise NotImplementedError("\"bitwise_not_cpu\" not implemented for 'Float'")
     return new_tensor(np.invert(input._data))
 
 

@@ -22,7 +22,7 @@ from .._sparse_coo import SparseCoo
 from .._tensor import Tensor, new_tensor
 from .. import _dtype, return_types
 from ..autograd.function import Primitive
-from ._common import normalize_dim, normalize_dims
+from ._common import c_contiguous, normalize_dim, normalize_dims
 from .indexing import where
 from .pointwise import sgn
 from .shape import movedim
@@ -1149,7 +1149,8 @@ def logsumexp(input, dim, keepdim=False):
 
 # ---------------------------------------------------------------- scans
 def _scan_view(array):
-    return array.reshape(1) if array.ndim == 0 else array
+    """The array a scan runs on: 1-d for a 0-d input, C-ordered (so is the result, as PyTorch's)."""
+    return array.reshape(1) if array.ndim == 0 else c_contiguous(array)
 
 
 class Cumsum(Primitive, node="CumsumBackward0"):
@@ -1160,7 +1161,7 @@ class Cumsum(Primitive, node="CumsumBackward0"):
         ctx.dim, ctx.reverse = dim, reverse
         work = _scan_view(a)
         if reverse:
-            result = np.flip(accumulate(np.cumsum, np.flip(work, dim), axis=dim, dtype=dtype), dim)
+            result = c_contiguous(np.flip(accumulate(np.cumsum, np.flip(work, dim), axis=dim, dtype=dtype), dim))
         else:
             result = accumulate(np.cumsum, work, axis=dim, dtype=dtype)
         return result.reshape(a.shape)

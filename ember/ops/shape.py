@@ -422,11 +422,13 @@ def transpose(input, dim0, dim1):
 
 @op(method=True)
 def adjoint(input):
-    """The last two dimensions swapped, a view (`transpose(input, -2, -1)`).
-
-    PyTorch's adjoint also conjugates complex tensors; ember's does not yet (use `x.mT.conj()`).
-    """
-    return transpose(input, -2, -1)
+    """The conjugate transpose of (a batch of) matrices: the last two dims swapped, complex values
+    conjugated (`x.mH`)."""
+    if input._data.ndim < 2:
+        raise RuntimeError(
+            f"tensor.adjoint() is only supported on matrices or batches of matrices. Got {input._data.ndim}-D tensor."
+        )
+    return transpose(input, -2, -1).conj()
 
 
 @op(View, Transpose, T, method=True)
