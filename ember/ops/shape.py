@@ -213,7 +213,8 @@ def _can_view(array, shape):
 def view(input, *shape):
     """A tensor with the same data and a new shape; the data must not need copying (else use reshape).
 
-    `view(dtype)` reinterprets the bytes as another dtype of the same element size.
+    `view(dtype)` reinterprets the bytes as another dtype (of another element size, the last dim
+    changes size by the ratio).
     """
     if (
         len(shape) == 1
@@ -228,10 +229,7 @@ def view(input, *shape):
 def _view_as_dtype(input, dtype):
     array = input._data
     if dtype.itemsize != array.itemsize:
-        raise RuntimeError(
-            f"view(dtype): viewing a tensor of {input.dtype} as {dtype} needs elements of the same "
-            f"size ({array.itemsize} vs {dtype.itemsize} bytes); ember only supports that case"
-        )
+        _check_resizing_view(input, dtype)
     if input._requires_grad and dtype.numpy_dtype != array.dtype:
         raise RuntimeError(
             f"view(dtype): cannot reinterpret a tensor that requires grad as {dtype}: the gradient "
@@ -239,6 +237,22 @@ def _view_as_dtype(input, dtype):
         )
     output = _wrap(array.view(dtype.numpy_dtype))
     return make_view(output, input, _Replay(_view_as_dtype, dtype))
+
+
+def _check_resizing_view(input, dtype):
+    """PyTorch's conditions for viewing elements as ones of another size: the last dim changes size by
+    the ratio, so it must be contiguous and (to a larger type) divisible by it."""
+    array, what = input._data, f"to view {input.dtype} as {dtype} (different element sizes)"
+    if array.ndim == 0:
+        raise RuntimeError(f"self.dim() cannot be 0 {what}")
+    if array.strides[-1] != array.itemsize and array.shape[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {array.strides[-1] // array.itemsize}")
+    if dtype.itemsize > array.itemsize:
+        ratio = dtype.itemsize // array.itemsize
+        if array.shape[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {array.shape[-1]}")
+        if any(stride % dtype.itemsize for stride in array.strides[:-1]):
+            raise RuntimeError(f"self.stride(i) must be divisible by {ratio} for every dim but the last {what}")
 
 
 @op(View, UnsafeView, method=True)

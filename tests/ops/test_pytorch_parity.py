@@ -74,6 +74,9 @@ SAME = {
     "torch.svd's tuple": lambda lib: type(lib.svd(lib.eye(2))).__name__,
     "torch.slogdet's tuple": lambda lib: type(lib.slogdet(lib.eye(2))).__name__,
     "Size's type after *": lambda lib: type(lib.Size([2]) * 2).__name__,
+    "view as a wider dtype": lambda lib: lib.arange(6).view(2, 3).view(lib.float32),
+    "view as a narrower dtype": lambda lib: lib.arange(6, dtype=lib.int32).view(2, 3).view(lib.int16),
+    "view of int16 pairs as int64": lambda lib: lib.arange(8, dtype=lib.int16).view(lib.int64),
 }
 
 
@@ -110,6 +113,9 @@ REFUSED = {
     "bitwise and of floats": lambda lib: lib.ones(2) & lib.ones(2),
     "shift of floats": lambda lib: lib.ones(2) << 1,
     "softmax of integers": lambda lib: lib.tensor([1, 2]).softmax(0),
+    "view of a transpose as another size": lambda lib: lib.arange(6).view(2, 3).t().view(lib.int32),
+    "view to a size the last dim does not divide": lambda lib: lib.arange(3, dtype=lib.int16).view(lib.int32),
+    "view of a 0-d tensor as another size": lambda lib: lib.tensor(3).view(lib.int32),
 }
 
 
