@@ -8,7 +8,7 @@ classes). Differences from PyTorch are stated on each function.
 """
 
 import os
-import warnings
+from ._warn import warn as _warn
 
 __all__ = [
     "use_deterministic_algorithms",
@@ -102,7 +102,7 @@ def set_float32_matmul_precision(precision):
     if not isinstance(precision, str):
         raise RuntimeError(f"set_float32_matmul_precision expects a str, but got {type(precision).__name__}")
     if precision not in _MATMUL_PRECISIONS:
-        warnings.warn(
+        _warn(
             f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
             "set_float32_matmul_precision call has no effect.",
             UserWarning,

@@ -2,11 +2,11 @@
 the deprecated `torch.range` (this module defines `range`, so it never calls the builtin)."""
 
 import math
-import warnings
 
 from . import _dtype
 from ._backend import np, to_device
 from ._tensor import Tensor, new_tensor
+from ._warn import warn as _warn
 
 __all__ = [
     "FloatTensor",
@@ -53,9 +53,7 @@ BoolTensor = _legacy_type("BoolTensor", _dtype.bool_)
 
 def set_default_tensor_type(kind):
     """Deprecated in PyTorch: `set_default_tensor_type('torch.DoubleTensor')` sets the default dtype."""
-    warnings.warn(
-        "set_default_tensor_type() is deprecated; use ember.set_default_dtype() instead.", UserWarning, stacklevel=2
-    )
+    _warn("set_default_tensor_type() is deprecated; use ember.set_default_dtype() instead.", UserWarning, stacklevel=2)
     if isinstance(kind, str) and kind.startswith("torch.cuda."):
         raise TypeError(f"type {kind} not available: ember computes on the CPU (use set_default_dtype()).")
     _dtype.set_default_dtype(kind.dtype if isinstance(kind, tensortype) else _dtype.to_dtype(kind))
@@ -70,7 +68,7 @@ def typename(obj):
 
 def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):  # noqa: A001
     """Deprecated (use `arange`): values from `start` to `end` inclusive, float32 unless `dtype` is given."""
-    warnings.warn(
+    _warn(
         "torch.range is deprecated and will be removed in a future release because its behavior is inconsistent "
         "with Python's range builtin. Instead, use torch.arange, which produces values in [start, end).",
         UserWarning,

@@ -5,12 +5,11 @@ A tensor is a header (shape, strides, offset) over a storage; views share the st
 array that owns the memory, seen as one flat array.
 """
 
-import warnings
-
 import numpy as np
 
 from . import _dtype
 from ._backend import CPU
+from ._warn import warn as _warn
 
 __all__ = [
     "TypedStorage",
@@ -184,7 +183,7 @@ def warn_typed_storage_removal():
     """PyTorch warns once per process that `tensor.storage()` (a TypedStorage) is deprecated."""
     if not _TypedStorageWarning.warned:
         _TypedStorageWarning.warned = True
-        warnings.warn(
+        _warn(
             "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only "
             "storage class. This should only matter to you if you are using storages directly.  To access "
             "UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()",

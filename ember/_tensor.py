@@ -6,7 +6,6 @@ ops (`x.exp()`, `a | b`) come from their declarations in `ember.ops`, bound on f
 """
 
 import threading
-import warnings
 from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 import numpy as np
@@ -20,6 +19,7 @@ from ._size import Size
 from ._layout import sparse_coo, strided
 from ._numpy_names import accepting_numpy_names, takes_dim
 from ._sparse_coo import SparseCoo
+from ._warn import warn as _warn
 
 if TYPE_CHECKING:
     from .utils.hooks import RemovableHandle
@@ -344,7 +344,7 @@ class Tensor(TensorBase, metaclass=_TensorType):
         have this tensor's shape and dtype.
         """
         if self._grad_fn is not None and self._grad is None and not self.retains_grad:
-            warnings.warn(
+            _warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
                 "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
                 "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
@@ -757,7 +757,7 @@ class Tensor(TensorBase, metaclass=_TensorType):
     @property
     def volatile(self):
         """Book-era flag of PyTorch 0.3; always False (use `with ember.no_grad():`)."""
-        warnings.warn(
+        _warn(
             "volatile was removed (Variable.volatile is always False); use `with ember.no_grad():`",
             UserWarning,
             stacklevel=2,
@@ -1139,7 +1139,7 @@ class Tensor(TensorBase, metaclass=_TensorType):
         if ndim == 0:
             _deprecated_on_0d("T", "This function is the identity in these cases.")
         elif ndim != 2:
-            warnings.warn(
+            _warn(
                 "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
                 "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
                 "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
@@ -1209,7 +1209,7 @@ _LAZY_SLOTS = ("_view_version", "_view_replay", "_fw_grad")
 
 
 def _deprecated_on_0d(name, advice):
-    warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. {advice}", UserWarning, stacklevel=3)
+    _warn(f"Tensor.{name} is deprecated on 0-D tensors. {advice}", UserWarning, stacklevel=3)
 
 
 def _check_matrices(tensor, name):

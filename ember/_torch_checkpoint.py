@@ -14,12 +14,12 @@ callables, so a crafted file cannot reach any other function. Whole pickled modu
 import collections
 import io
 import pickle
-import warnings
 
 from ._backend import np, device
 from . import _dtype
 from ._size import Size
 from ._tensor import new_tensor
+from ._warn import warn as _warn
 
 __all__ = ["is_torch_checkpoint", "load_torch_checkpoint", "load_legacy_torch_checkpoint", "LEGACY_MAGIC"]
 
@@ -249,7 +249,7 @@ def _truncated(source):
 
 def _warn_if_widened(widened, source):
     if widened:
-        warnings.warn(
+        _warn(
             f"ember.load: {source} holds bfloat16 tensors; without the ml_dtypes package they load as float32 "
             f"(exactly: every bfloat16 value is a float32 value). To keep them bfloat16: {_dtype.ML_DTYPES_HINT}",
             stacklevel=5,  # the caller of ember.load

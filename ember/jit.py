@@ -11,8 +11,8 @@ code, not Python, and the error says to save a state_dict instead.
 
 import contextlib
 import typing
-import warnings
 import zipfile
+from ._warn import warn as _warn
 
 __all__ = [
     "script",
@@ -49,7 +49,7 @@ _builtin_isinstance = isinstance
 
 
 def _deprecated(name, instead="`torch.compile` or `torch.export`"):
-    warnings.warn(f"`torch.jit.{name}` is deprecated. Please switch to {instead}.", DeprecationWarning, stacklevel=3)
+    _warn(f"`torch.jit.{name}` is deprecated. Please switch to {instead}.", DeprecationWarning, stacklevel=3)
 
 
 class ScriptModule:

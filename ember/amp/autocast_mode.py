@@ -18,10 +18,10 @@ ToCopyBackward0 node, so float32 leaves get float32 gradients. CUDA autocast is 
 """
 
 import functools
-import warnings
 
 from .. import _dtype
 from ..ops._autocast import state
+from .._warn import warn as _warn
 
 __all__ = [
     "autocast",
@@ -115,7 +115,7 @@ def clear_autocast_cache():
 
 
 def _deprecated(old, new):
-    warnings.warn(f"torch.{old} is deprecated. Please use torch.{new} instead.", DeprecationWarning, stacklevel=3)
+    _warn(f"torch.{old} is deprecated. Please use torch.{new} instead.", DeprecationWarning, stacklevel=3)
 
 
 def is_autocast_cpu_enabled():
@@ -162,12 +162,10 @@ class autocast:
         self._cache_enabled = state.cache_enabled if cache_enabled is None else bool(cache_enabled)
         self._enabled = bool(enabled)
         if self._enabled and device_type == "cuda":
-            warnings.warn(
-                "CUDA is not available or torch_xla is imported. Disabling autocast.", UserWarning, stacklevel=2
-            )
+            _warn("CUDA is not available or torch_xla is imported. Disabling autocast.", UserWarning, stacklevel=2)
             self._enabled = False
         if self._enabled and self.fast_dtype not in _CPU_DTYPES:
-            warnings.warn(
+            _warn(
                 "In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
                 "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.",
                 UserWarning,

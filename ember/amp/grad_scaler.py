@@ -8,13 +8,13 @@ method then passes through (`scale` returns its input, `step` just steps), as Py
 """
 
 import enum
-import warnings
 
 from .._backend import np
 from .._tensor import Tensor
 from .. import _dtype
 from .. import ops as _ops
 from ..autograd.grad_mode import no_grad
+from .._warn import warn as _warn
 
 __all__ = ["GradScaler", "OptState"]
 
@@ -60,7 +60,7 @@ class GradScaler:
         self._device = device
         self._enabled = enabled
         if self._device == "cuda" and enabled:
-            warnings.warn(
+            _warn(
                 "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
                 UserWarning,
                 stacklevel=2,

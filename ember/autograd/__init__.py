@@ -21,6 +21,7 @@ from .anomaly import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
 from .variable import Variable
 from .edge import GradientEdge
 from . import engine
+from .._warn import warn as _warn
 
 __all__ = [
     "backward",
@@ -157,7 +158,7 @@ def backward(
     so that it can be differentiated again; `inputs` limits which tensors receive `.grad`.
     """
     if grad_variables is not None:
-        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", DeprecationWarning, stacklevel=2)
+        _warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", DeprecationWarning, stacklevel=2)
         if grad_tensors is None:
             grad_tensors = grad_variables
         else:
@@ -170,7 +171,7 @@ def backward(
     if retain_graph is None:
         retain_graph = create_graph
     if create_graph:
-        warnings.warn(
+        _warn(
             "Using backward() with create_graph=True will create a reference cycle between the parameter and "
             "its gradient which can cause a memory leak. We recommend using autograd.grad when creating the "
             "graph to avoid this. If you have to use this function, make sure to reset the .grad fields of "

@@ -2,9 +2,9 @@
 
 import functools
 import operator
-import warnings
 
 from .function import Function
+from .._warn import warn as _warn
 
 __all__ = ["Resize"]
 
@@ -15,7 +15,7 @@ class Resize(Function):
 
     @staticmethod
     def forward(ctx, tensor, sizes):
-        warnings.warn("Resize is deprecated: use tensor.reshape(sizes) instead", FutureWarning, stacklevel=3)
+        _warn("Resize is deprecated: use tensor.reshape(sizes) instead", FutureWarning, stacklevel=3)
         count = functools.reduce(operator.mul, sizes, 1)
         if tensor.numel() != count:
             raise RuntimeError(

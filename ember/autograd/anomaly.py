@@ -18,7 +18,7 @@ import linecache
 import os
 import sys
 import threading
-import warnings
+from .._warn import warn as _warn
 
 __all__ = [
     "detect_anomaly",
@@ -82,7 +82,7 @@ class detect_anomaly:
 
     def __init__(self, check_nan=True):
         self.check_nan = check_nan
-        warnings.warn(
+        _warn(
             "Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
             "enabled for debugging.",
             UserWarning,

@@ -29,7 +29,6 @@ Ownership of gradient buffers is decided by what the engine knows, never by refe
 """
 
 import itertools
-import warnings
 
 from numpy import ndarray as _ndarray, asarray as _as_array
 
@@ -41,6 +40,7 @@ from . import anomaly
 from ._hook_checks import checked_hook_result, checked_hook_results
 from .function import AccumulateGrad, _edge_to
 from .saved_hooks import state as _saved_hooks_state
+from .._warn import warn as _warn
 
 _grad_state = grad_mode.state
 _anomaly_state = anomaly.state
@@ -624,7 +624,7 @@ def _accumulate_into(tensor, grad, create_graph, owned):
 
 def _warn_tensor_attributes(node):
     names = ", ".join(f"ctx.{name}" for name in node._tensor_attributes)
-    warnings.warn(
+    _warn(
         f"{node._forward_cls.__name__}.backward is being differentiated (create_graph=True) and uses "
         f"{names}, a tensor kept as a ctx attribute instead of through ctx.save_for_backward(): its use "
         "in backward is not recorded, so second derivatives through it are silently wrong. Save it "

@@ -17,7 +17,6 @@ forward here, array first-order backward in the engine) are explained there.
 
 import functools
 import inspect
-import warnings
 import weakref
 
 from numpy import ndarray as _ndarray, asarray as _as_array
@@ -32,6 +31,7 @@ from . import anomaly as anomaly_mode
 from . import forward_ad
 from .edge import Edge, NO_EDGE, GradientEdge
 from .saved_hooks import PackedSaved as _PackedSaved, state as _saved_hooks_state
+from .._warn import warn as _warn
 
 __all__ = [
     "Function",
@@ -154,7 +154,7 @@ class FunctionCtx:
     @property
     def saved_variables(self):
         """Book-era name of `saved_tensors`; warns with a DeprecationWarning."""
-        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        _warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
         return _unpack_saved(self, on_access=False)
 
 
@@ -722,7 +722,7 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
     clear_saved_tensors_on_access = False
 
     def __init__(self, *args, **kwargs):
-        warnings.warn(
+        _warn(
             f"{type(self)} should not be instantiated. Methods on autograd functions are all static, so you "
             "should invoke them on the class itself. Instantiating an autograd function will raise an error in "
             "a future version of PyTorch.",

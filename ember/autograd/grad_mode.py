@@ -8,10 +8,10 @@ import functools
 import inspect
 import sys
 import threading
-import warnings
 from typing import Any
 
 from .. import _naming, _tensor
+from .._warn import warn as _warn
 
 __all__ = [
     "no_grad",
@@ -63,7 +63,7 @@ class _GradModeSwitch:
 
     def __call__(self, function):
         if inspect.isclass(function):
-            warnings.warn(
+            _warn(
                 "Decorating classes is deprecated and will be disabled in future versions. You "
                 "should only decorate functions or methods. To preserve the current behavior of "
                 "class decoration, you can directly decorate the `__init__` method and nothing "

@@ -16,6 +16,7 @@ import numpy as np
 from .._sparse_coo import SparseCoo
 from .._tensor import Tensor, new_tensor
 from . import grad_mode
+from .._warn import warn as _warn
 
 __all__ = [
     "gradcheck",
@@ -123,7 +124,7 @@ def _analytical_jacobians(output, inputs, input_indices):
 
 
 def _private_api_warning(name):
-    warnings.warn(
+    _warn(
         f"`{name}` was part of PyTorch's private API and not meant to be exposed. We are deprecating it "
         "and it will be removed in a future version of PyTorch. If you have a specific use for this or "
         "feature request for this to be a stable API, please file us an issue at "
@@ -375,7 +376,7 @@ def gradcheck(
         )
     for index in differentiable:
         if inputs[index]._data.dtype not in (np.float64, np.complex128):
-            warnings.warn(
+            _warn(
                 f"Input #{index} requires gradient and is not a double precision floating point. The "
                 "finite differences of gradcheck are only reliable in float64: use tensor.double().",
                 UserWarning,

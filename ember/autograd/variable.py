@@ -1,9 +1,8 @@
 """`Variable`: the book-era wrapper. Since PyTorch 0.4 a tensor is its own Variable."""
 
-import warnings
-
 from .. import _naming
 from .._tensor import Tensor
+from .._warn import warn as _warn
 
 __all__ = ["Variable"]
 
@@ -24,7 +23,7 @@ class Variable(metaclass=_VariableMeta):
     def __new__(cls, data=None, requires_grad=False, volatile=False):
         # Code imported as `torch` (ember.compat, `python -m ember run`) hears what PyTorch says: nothing.
         if _naming.package == "ember":
-            warnings.warn(
+            _warn(
                 "Variable is deprecated: tensors record operations themselves. Use the tensor directly, "
                 "with `tensor.requires_grad_()` or `ember.tensor(data, requires_grad=True)`.",
                 DeprecationWarning,
@@ -41,7 +40,7 @@ class Variable(metaclass=_VariableMeta):
         if volatile and requires_grad:
             raise ValueError("Variable can't be volatile and require_grad at the same time!")
         if volatile:
-            warnings.warn(
+            _warn(
                 f"volatile was removed and now has no effect. Use `with {_naming.package}.no_grad():` instead.",
                 UserWarning,
                 stacklevel=2,

@@ -3,7 +3,6 @@
 import functools
 import os
 import types
-import warnings
 
 import numpy
 
@@ -11,6 +10,7 @@ from .._tensor import Tensor, new_tensor
 from ..autograd import grad_mode
 from ..ops import creation
 from . import _capture, _program, _trace
+from .._warn import warn as _warn
 
 __all__ = ["compile", "explain", "CompiledFunction", "CompileWarning", "CompileVerificationError", "is_disabled"]
 
@@ -392,7 +392,7 @@ class CompiledFunction:
         self._eager_reason = breaks
         reason, location = breaks[0]
         more = f" (and {len(breaks) - 1} more; ember.compile.explain lists them)" if len(breaks) > 1 else ""
-        warnings.warn(
+        _warn(
             f"ember.compile: {self._name} runs eagerly from now on: {reason} at {location}{more}",
             CompileWarning,
             stacklevel=3,

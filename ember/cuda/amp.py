@@ -2,11 +2,11 @@
 PyTorch's do (deprecated, then CUDA not available) and stay disabled: ember has no CUDA."""
 
 import functools
-import warnings
 
 from .. import _dtype
 from ..amp import autocast_mode, grad_scaler
 from ..amp.autocast_mode import custom_bwd as _custom_bwd, custom_fwd as _custom_fwd
+from .._warn import warn as _warn
 
 __all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd"]
 
@@ -15,7 +15,7 @@ class autocast(autocast_mode.autocast):
     """`torch.cuda.amp.autocast(args...)`, deprecated for `torch.amp.autocast("cuda", args...)`."""
 
     def __init__(self, enabled=True, dtype=_dtype.float16, cache_enabled=True):
-        warnings.warn(
+        _warn(
             "`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', args...)` instead.",
             FutureWarning,
             stacklevel=2,
@@ -27,7 +27,7 @@ class GradScaler(grad_scaler.GradScaler):
     """`torch.cuda.amp.GradScaler(args...)`, deprecated for `torch.amp.GradScaler("cuda", args...)`."""
 
     def __init__(self, init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000, enabled=True):
-        warnings.warn(
+        _warn(
             "`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', args...)` "
             "instead.",
             FutureWarning,

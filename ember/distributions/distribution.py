@@ -1,13 +1,12 @@
 """`Distribution`: the interface every distribution shares (shapes, sampling, densities, moments,
 argument and sample validation)."""
 
-import warnings
-
 from .._size import Size
 from .._tensor import Tensor
 from ..autograd import no_grad
 from . import constraints
 from .utils import lazy_property
+from .._warn import warn as _warn
 
 __all__ = ["Distribution"]
 
@@ -47,7 +46,7 @@ class Distribution:
             arg_constraints = self.arg_constraints
         except NotImplementedError:
             arg_constraints = {}
-            warnings.warn(
+            _warn(
                 f"{type(self)} does not define `arg_constraints`. Please set `arg_constraints = {{}}` "
                 "or initialize the distribution with `validate_args=False` to turn off validation."
             )
@@ -122,7 +121,7 @@ class Distribution:
 
     def sample_n(self, n):
         """Deprecated: `sample((n,))`, with PyTorch's warning."""
-        warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning)
+        _warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning)
         return self.sample(Size((n,)))
 
     def log_prob(self, value):
@@ -178,7 +177,7 @@ class Distribution:
         try:
             support = self.support
         except NotImplementedError:
-            warnings.warn(
+            _warn(
                 f"{type(self)} does not define `support` to enable sample validation. Please initialize "
                 "the distribution with `validate_args=False` to turn off validation."
             )

@@ -8,7 +8,6 @@ normalizer, computed by autograd.
 """
 
 import math
-import warnings
 
 from .. import ops as _ops
 from ..autograd import grad
@@ -39,6 +38,7 @@ from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 from .utils import sum_rightmost
+from .._warn import warn as _warn
 
 __all__ = ["register_kl", "kl_divergence"]
 
@@ -82,7 +82,7 @@ def _dispatch_kl(type_p, type_q):
     left = min(matches, key=lambda pair: (mro_p.index(pair[0]), mro_q.index(pair[1])))
     right = min(matches, key=lambda pair: (mro_q.index(pair[1]), mro_p.index(pair[0])))
     if _KL_REGISTRY[left] is not _KL_REGISTRY[right]:
-        warnings.warn(
+        _warn(
             f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please "
             f"register_kl({left[0].__name__}, {right[1].__name__})",
             RuntimeWarning,

@@ -2,7 +2,6 @@
 
 import math
 import numbers
-import warnings
 
 from .. import ops as _ops
 from .._size import Size
@@ -12,6 +11,7 @@ from .chi2 import Chi2
 from .distribution import Distribution
 from .multivariate_normal import _precision_to_scale_tril, _solve_lower
 from .utils import lazy_property, standard_normal
+from .._warn import warn as _warn
 
 __all__ = ["Wishart"]
 
@@ -70,7 +70,7 @@ class Wishart(Distribution):
             self.precision_matrix = matrix.expand(batch_shape + (-1, -1))
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
         if bool((self.df < dimension).any()):
-            warnings.warn(
+            _warn(
                 "Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df < ndim.",
                 stacklevel=2,
             )

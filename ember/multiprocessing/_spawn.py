@@ -8,7 +8,7 @@ import sys
 import tempfile
 import time
 import traceback
-import warnings
+from .._warn import warn as _warn
 
 __all__ = [
     "ProcessContext",
@@ -174,7 +174,7 @@ def spawn(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
         ember.multiprocessing.spawn(train, args=(model,), nprocs=2)
     """
     if start_method != "spawn":
-        warnings.warn(
+        _warn(
             f"spawn() only uses start_method='spawn' (got {start_method!r}); for another start method "
             "use ember.multiprocessing.start_processes(...)",
             FutureWarning,

@@ -5,7 +5,6 @@ gradients of gradients come from those ops. Re-exported by `ember.nn.functional`
 """
 
 import math
-import warnings
 
 import numpy as np
 
@@ -14,6 +13,7 @@ from .._tensor import new_tensor
 from .._dtype import bool_ as _bool
 from ..ops import creation as _creation
 from . import functional as _F
+from .._warn import warn as _warn
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -141,7 +141,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     if mask.dtype != _bool and not is_float:
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype != other_type:
-        warnings.warn(
+        _warn(
             f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both instead.",
             stacklevel=3,
         )

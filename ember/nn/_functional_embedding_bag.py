@@ -3,14 +3,13 @@
 A composite of ember ops (embedding lookup, index_add, max), so gradients come from them.
 """
 
-import warnings
-
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, new_tensor
 from ..ops import creation
 from . import functional as _F
+from .._warn import warn as _warn
 
 __all__ = ["embedding_bag"]
 
@@ -107,7 +106,7 @@ def embedding_bag(
         torch.Size([2, 3])
     """
     if isinstance(weight, Tensor) and weight.dtype == _dtype.int64 and input.is_floating_point():
-        warnings.warn(
+        _warn(
             "Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, input, "
             "...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`."
         )

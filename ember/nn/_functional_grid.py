@@ -8,9 +8,9 @@ get gradients, and gradients of gradients, from the ops' own derivatives.
 """
 
 import itertools
-import warnings
 
 from .. import ops as _ops
+from .._warn import warn as _warn
 
 __all__ = ["affine_grid", "grid_sample"]
 
@@ -21,7 +21,7 @@ _CUBIC_A = -0.75
 
 def _default_align_corners(align_corners):
     if align_corners is None:
-        warnings.warn(
+        _warn(
             "Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
             "Please specify align_corners=True if the old behavior is desired. See the documentation of "
             "grid_sample for details.",

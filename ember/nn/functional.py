@@ -6,7 +6,6 @@ differentiable twice. Difference from PyTorch: `interpolate` has no `antialias`.
 """
 
 import math
-import warnings
 
 
 from .. import ops as _ops
@@ -41,6 +40,7 @@ from ..ops.activations import prelu, softplus, hardshrink
 from ..ops.elementwise import tanh, sigmoid
 from ..ops.losses import margin_ranking_loss, hinge_embedding_loss, cosine_embedding_loss, triplet_margin_loss
 from ..ops.losses import reduce_loss as _reduce_loss
+from .._warn import warn as _warn
 
 __all__ = [
     "affine_grid",
@@ -452,7 +452,7 @@ def hardswish(input, inplace=False):
 
 
 def _softmax_dim(name, ndim, stacklevel):
-    warnings.warn(
+    _warn(
         f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
         UserWarning,
         stacklevel=stacklevel,
@@ -494,7 +494,7 @@ def _channel_dropout(input, p, training, inplace, n, name):
     _dropouts._check_probability(p, name)
     ndim = input.dim()
     if ndim not in (n + 1, n + 2):
-        warnings.warn(
+        _warn(
             f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in an "
             f"error in a future release. To retain the behavior and silence this warning, please use "
             f"dropout instead.",
@@ -653,15 +653,13 @@ def pad(input, pad, mode="constant", value=None):
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated alias of `interpolate` (PyTorch warns the same way)."""
-    warnings.warn(
-        "nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.", UserWarning, stacklevel=2
-    )
+    _warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.", UserWarning, stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
     """Deprecated: `interpolate(input, size, scale_factor, mode="nearest")`, with PyTorch's warning."""
-    warnings.warn(
+    _warn(
         "nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.",
         UserWarning,
         stacklevel=2,
@@ -671,7 +669,7 @@ def upsample_nearest(input, size=None, scale_factor=None):
 
 def upsample_bilinear(input, size=None, scale_factor=None):
     """Deprecated: `interpolate(..., mode="bilinear", align_corners=True)`, with PyTorch's warning."""
-    warnings.warn(
+    _warn(
         "nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
         UserWarning,
         stacklevel=2,
@@ -687,7 +685,7 @@ def _legacy_reduction(size_average, reduce, reduction):
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     result = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn(
+    _warn(
         f"size_average and reduce args will be deprecated, please use reduction='{result}' instead.",
         UserWarning,
         stacklevel=3,
@@ -697,7 +695,7 @@ def _legacy_reduction(size_average, reduce, reduction):
 
 def _check_target_size(input, target, name):
     if target.shape != input.shape:
-        warnings.warn(
+        _warn(
             f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
             f"This will likely lead to incorrect results due to broadcasting. Please ensure they have "
             f"the same size.",
@@ -877,7 +875,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         input, target = _autocast.full_precision(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if reduction == "mean":
-        warnings.warn(
+        _warn(
             "reduction: 'mean' divides the total loss by both the batch size and the support size."
             "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
             "'mean' will be changed to behave the same as 'batchmean' in the next major release.",

@@ -3,11 +3,11 @@ returns it. Random ones draw from ember's seedable generator (`ember.manual_seed
 """
 
 import math
-import warnings
 
 from .. import _dtype
 from ..autograd.grad_mode import no_grad
 from ..ops import creation
+from .._warn import warn as _warn
 
 __all__ = [
     "calculate_gain",
@@ -105,7 +105,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     (same draws, same order): normal draws redrawn where outside when [a, b] holds more than 30% of
     the mass, else uniform proposals on [a, b] accepted with the density's ratio to its peak."""
     if mean < a - 2 * std or mean > b + 2 * std:
-        warnings.warn(
+        _warn(
             "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
             "may be incorrect.",
             stacklevel=2,
@@ -209,7 +209,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     """He initialisation: U(-bound, bound), bound = gain * sqrt(3 / fan) (fan by `mode`, gain by
     `nonlinearity` with negative slope `a`). Linear and Conv layers use it with a=sqrt(5)."""
     if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        _warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
     bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
     return uniform_(tensor, -bound, bound, generator)
@@ -218,7 +218,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """He initialisation: N(0, std**2), std = gain / sqrt(fan)."""
     if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        _warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
 
@@ -261,7 +261,7 @@ def _deprecated(new_function):
     old_name = new_function.__name__[:-1]
 
     def old_function(*args, **kwargs):
-        warnings.warn(
+        _warn(
             f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_function.__name__}`.",
             FutureWarning,
             stacklevel=2,

@@ -1,7 +1,5 @@
 """Copies and dtype conversions: `to`, `clone`."""
 
-import warnings
-
 from .._backend import device as Device, to_device
 from .._validation import allocate
 from .._tensor import Tensor
@@ -9,6 +7,7 @@ from .. import _dtype
 from ..autograd.function import Primitive
 from ._tangents import linear_jvp
 from ._declare import op
+from .._warn import warn as _warn
 
 __all__ = ["to", "clone"]
 
@@ -63,7 +62,7 @@ def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False, me
     if input._data.dtype == target.numpy_dtype:
         return clone(input) if copy else input
     if input._data.dtype.kind == "c" and not target.is_complex and target.numpy_dtype.kind != "b":
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+        _warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
     return ToCopy.apply(input, target.numpy_dtype)
 
 

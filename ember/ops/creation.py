@@ -3,7 +3,6 @@
 import math
 import numbers
 import os
-import warnings
 
 from .._backend import np, to_device
 from .._tensor import Tensor, new_tensor
@@ -12,6 +11,7 @@ from .._validation import int_argument, size_argument, check_python_ints, check_
 from ._common import as_tensor as _to_tensor
 from ._declare import op
 from . import _distribution_kernels as kernels
+from .._warn import warn as _warn
 
 __all__ = [
     "tensor",
@@ -208,7 +208,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     Python floats give the default dtype (float32), ints int64, bools bool; a NumPy array keeps its dtype.
     """
     if isinstance(data, Tensor):
-        warnings.warn(
+        _warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
             f"sourceTensor.detach().clone().requires_grad_(True), rather than {_naming.package}.tensor(sourceTensor).",
             UserWarning,

@@ -17,7 +17,6 @@ RuntimeError naming their `torch.linalg` replacements, as PyTorch 2.13 does.
 """
 
 import math
-import warnings
 
 from .._backend import np
 from .._dtype import kernel_name
@@ -30,6 +29,7 @@ from ._declare import alias, op
 from .indexing import where
 from .linalg import _check_matrix_input, _check_same_dtype, _check_tensor, _eye, _sizes, matmul
 from .linalg import _write_out, _write_results_out
+from .._warn import warn as _warn
 
 __all__ = [
     "lu",
@@ -66,7 +66,7 @@ def _warn_deprecated_once(name, message):
     """PyTorch warns once per process about these deprecated spellings."""
     if name not in _DeprecationNotices.given:
         _DeprecationNotices.given.add(name)
-        warnings.warn(message, UserWarning, stacklevel=3)
+        _warn(message, UserWarning, stacklevel=3)
 
 
 # ================================================================ triangular solves (composites)

@@ -8,7 +8,6 @@ tensors) indexes that view. So `x[0, :, [0, 1]]` on a (3, 4, 5) tensor is (4, 2)
 
 import operator
 from collections.abc import Sequence
-import warnings
 
 from .._backend import np
 from .._validation import check_fits
@@ -20,6 +19,7 @@ from ._common import c_contiguous, prepare_binary, normalize_dim
 from .shape import make_view, _Replay
 from ._tangents import linear_jvp
 from ._declare import op
+from .._warn import warn as _warn
 
 __all__ = [
     "getitem",
@@ -84,7 +84,7 @@ def _index_array(array):
     if kind == "b":
         return array
     if array.dtype == np.uint8:
-        warnings.warn(
+        _warn(
             "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
             UserWarning,
             stacklevel=4,
@@ -132,7 +132,7 @@ def parse_index(shape, index):
     grad_fn name PyTorch gives the view (the last operation that changed it).
     """
     if type(index) is list and _list_is_tuple(index):
-        warnings.warn(
+        _warn(
             "Using a non-tuple sequence for multidimensional indexing is deprecated (as in PyTorch); "
             "use x[tuple(seq)] instead of x[seq].",
             UserWarning,
@@ -1000,7 +1000,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         if reduce not in ("add", "multiply"):
             raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
         if isinstance(src, Tensor):
-            warnings.warn(
+            _warn(
                 "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed "
                 "in a future PyTorch release. Use torch.scatter_reduce instead for more reduction "
                 "options.",

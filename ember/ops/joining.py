@@ -6,7 +6,6 @@ that share memory with their input; the others return new tensors.
 
 import math
 import numbers
-import warnings
 
 from .._backend import np, as_strided
 from .._validation import allocate, int_argument
@@ -18,6 +17,7 @@ from .shape import make_view, _Replay, parse_shape
 from .indexing import BasicIndex, basic_view, index_select
 from ._tangents import linear_jvp
 from ._declare import op, alias
+from .._warn import warn as _warn
 
 __all__ = [
     "cat",
@@ -684,7 +684,7 @@ def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if indexing is None:
-        warnings.warn(
+        _warn(
             "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
             UserWarning,
             stacklevel=2,

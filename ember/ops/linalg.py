@@ -14,7 +14,6 @@ which re-exports the functions here that are not top-level names.
 import collections
 import math
 import string
-import warnings
 
 from .._backend import np
 from .._tensor import Tensor, new_tensor
@@ -37,6 +36,7 @@ from ._lapack_info import (
     solved_with_info,
     zero_pivot,
 )
+from .._warn import warn as _warn
 
 __all__ = [
     "frobenius_norm",
@@ -551,7 +551,7 @@ def multi_dot(tensors, *, out=None):
 @op()
 def chain_matmul(*matrices, out=None):
     """Deprecated spelling of `linalg.multi_dot` (2-D matrices only)."""
-    warnings.warn(
+    _warn(
         "ember.chain_matmul is deprecated; use ember.linalg.multi_dot, which takes a list of tensors",
         DeprecationWarning,
         stacklevel=2,
@@ -817,7 +817,7 @@ def _warn_cross_default_dim_once():
     global _cross_default_dim_warned
     if not _cross_default_dim_warned:
         _cross_default_dim_warned = True
-        warnings.warn(
+        _warn(
             "Using torch.cross without specifying the dim arg is deprecated.\n"
             "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
             "The default value of dim will change to agree with that of linalg.cross in a future release.",
@@ -993,7 +993,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
 
 
 def _deprecated_norm(name, replacement):
-    warnings.warn(
+    _warn(
         f"at::{name} is deprecated and it is just left for JIT compatibility. It will be removed in a future "
         f"PyTorch release. Please use `{replacement}` instead",
         UserWarning,

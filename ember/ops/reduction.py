@@ -13,7 +13,6 @@ Dims are an int, a tuple, or None (all); for the sum-like ops an empty tuple als
 """
 
 import builtins
-import warnings
 
 from .._backend import np, broadcast_view
 from .._precision import accumulate, widened
@@ -30,6 +29,7 @@ from ._tangents import linear_jvp
 from ._declare import op
 from . import sparse_coo
 from . import _std_order
+from .._warn import warn as _warn
 
 __all__ = [
     "sum",
@@ -389,7 +389,7 @@ def _moments(function, op_name, input, dim, unbiased, keepdim, correction, root,
     count = int(np.prod([input._data.shape[d] for d in dims]))
     if count - correction <= 0:
         name = op_name.split("_")[0]
-        warnings.warn(
+        _warn(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
             "reduction factor (input numel divided by output numel).",
             UserWarning,

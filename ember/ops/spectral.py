@@ -7,13 +7,13 @@ respect to the signal, the window and the spectrogram, to any order, as PyTorch'
 """
 
 import math
-import warnings
 
 from .._backend import np
 from .. import _dtype, _global_settings
 from .._validation import int_argument
 from ._declare import op
 from .creation import _finish, _float_dtype
+from .._warn import warn as _warn
 
 __all__ = ["hann_window", "hamming_window", "bartlett_window", "blackman_window", "kaiser_window", "stft", "istft"]
 
@@ -113,7 +113,7 @@ def _warn_rectangular_window():
     if _RectangularWindowNotice.given and not _global_settings.settings.warn_always:
         return
     _RectangularWindowNotice.given = True
-    warnings.warn(
+    _warn(
         "A window was not provided. A rectangular window will be applied,which is known to cause spectral "
         "leakage. Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce "
         "spectral leakage.To suppress this warning and use a rectangular window, explicitly set "
@@ -191,7 +191,7 @@ def stft(
             )
         return_complex = True
     if not return_complex:
-        warnings.warn(
+        _warn(
             "stft with return_complex=False is deprecated. In a future pytorch release, stft will return complex "
             "tensors for all inputs, and return_complex=False will raise an error.\nNote: you can still call "
             "torch.view_as_real on the complex output to recover the old return format.",
@@ -301,7 +301,7 @@ def istft(
     available = min(end, total)
     signal = signal[:, start:available] / envelope[start:available]
     if length is not None and length > signal.shape[-1]:
-        warnings.warn(
+        _warn(
             "The length of signal is shorter than the length parameter. Result is being padded with zeros in the "
             "tail. Please check your center and hop_length settings.",
             UserWarning,

@@ -2,13 +2,13 @@
 gather, matmul and arithmetic, so their gradients (and higher ones) come from those ops."""
 
 import numbers
-import warnings
 
 from .._backend import np
 from .._tensor import Tensor
 from .. import _dtype
 from ._common import normalize_dim
 from ._declare import op
+from .._warn import warn as _warn
 
 __all__ = ["cov", "corrcoef", "quantile", "nanquantile"]
 
@@ -75,7 +75,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         else:
             normalizer = total - correction * (weights * aweights.to(x.dtype)).sum() / total
     if float(normalizer) <= 0:
-        warnings.warn(
+        _warn(
             "cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of observations.",
             UserWarning,
             stacklevel=2,

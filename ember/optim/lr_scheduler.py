@@ -8,12 +8,12 @@ effects multiply. `step(epoch)` (deprecated in PyTorch) uses the closed form whe
 import functools
 import math
 import types
-import warnings
 import weakref
 from bisect import bisect_right
 from collections import Counter
 
 from .optimizer import Optimizer
+from .._warn import warn as _warn
 
 __all__ = [
     "LambdaLR",
@@ -49,7 +49,7 @@ def _check_optimizer(optimizer):
 
 def _warn_verbose(verbose):
     if verbose != "deprecated":
-        warnings.warn(
+        _warn(
             "The verbose parameter is deprecated. Please use get_last_lr() to access the learning rate.",
             UserWarning,
             stacklevel=3,
@@ -161,7 +161,7 @@ class LRScheduler:
 
     def _warn_if_called_outside_step(self):
         if not self._get_lr_called_within_step:
-            warnings.warn(
+            _warn(
                 "To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
                 UserWarning,
                 stacklevel=3,
@@ -171,7 +171,7 @@ class LRScheduler:
         """Advance one epoch (or jump to `epoch`, deprecated) and write the new rates into the groups."""
         if self._step_count == 1:
             if not getattr(self.optimizer.step, "_records_call", False):
-                warnings.warn(
+                _warn(
                     "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
                     "initialization. Please, make sure to call `optimizer.step()` before `lr_scheduler.step()`. "
                     "See more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
@@ -179,7 +179,7 @@ class LRScheduler:
                     stacklevel=2,
                 )
             elif not getattr(self.optimizer, "_opt_called", False):
-                warnings.warn(
+                _warn(
                     "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, "
                     "you should call them in the opposite order: `optimizer.step()` before `lr_scheduler.step()`.  "
                     "Failure to do this will result in PyTorch skipping the first value of the learning rate "
@@ -190,7 +190,7 @@ class LRScheduler:
                 )
         self._step_count += 1
         if epoch is not None:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            _warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self._update_lr(epoch)
 
     def _update_lr(self, epoch=None):
@@ -684,7 +684,7 @@ class ReduceLROnPlateau(LRScheduler):
         if epoch is None:
             epoch = self.last_epoch + 1
         else:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            _warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self.last_epoch = epoch
         if self._is_better(current, self.best):
             self.best = current

@@ -11,7 +11,6 @@ implementation, so they change nothing else.
 
 import copy
 import functools
-import warnings
 from collections import OrderedDict, defaultdict
 from itertools import chain
 
@@ -21,6 +20,7 @@ from .._sparse_coo import SparseCoo
 from .._tensor import Tensor, new_tensor
 from ..autograd.grad_mode import enable_grad, set_grad_enabled
 from ..utils.hooks import RemovableHandle
+from .._warn import warn as _warn
 
 __all__ = [
     "Optimizer",
@@ -322,7 +322,7 @@ class Optimizer:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
             param_group.setdefault(name, default)
         if len(params) != len(set(params)):
-            warnings.warn(
+            _warn(
                 "optimizer contains a parameter group with duplicate parameters; in future, this "
                 "will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
                 "information",

@@ -5,13 +5,13 @@ pass an averaged model needs."""
 import copy
 import itertools
 import math
-import warnings
 
 from .. import nn
 from .._dtype import int64
 from ..autograd.grad_mode import no_grad
 from ..ops.creation import tensor
 from .lr_scheduler import LRScheduler, _per_group
+from .._warn import warn as _warn
 
 __all__ = [
     "AveragedModel",
@@ -224,7 +224,7 @@ class SWALR(LRScheduler):
 
     def get_lr(self):
         if not self._get_lr_called_within_step:
-            warnings.warn(
+            _warn(
                 "To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
                 UserWarning,
                 stacklevel=2,

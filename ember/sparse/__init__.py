@@ -11,6 +11,7 @@ from .._tensor import Tensor
 from ..ops import sparse_coo as _coo
 from ..ops.sparse_coo import sparse_coo_tensor
 from ..ops._declare import op
+from .._warn import warn as _warn
 
 __all__ = ["mm", "sum", "FloatTensor", "DoubleTensor", "LongTensor"]
 
@@ -41,7 +42,7 @@ class _LegacySparseType(type):
     of `torch.sparse_coo_tensor`."""
 
     def __call__(cls, *args, **kwargs):
-        warnings.warn(
+        _warn(
             f"torch.sparse.{cls.__name__}(indices, values, shape) is deprecated; use "
             "torch.sparse_coo_tensor(indices, values, shape, dtype=...)",
             DeprecationWarning,

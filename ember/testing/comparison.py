@@ -6,12 +6,12 @@ device, dtype, layout, optionally stride) and then element by element with
 are compared item by item, and a failure names the item.
 """
 
-import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from .._tensor import Tensor
+from .._warn import warn as _warn
 
 __all__ = ["assert_close", "assert_allclose"]
 
@@ -325,7 +325,7 @@ def _unravel(flat_index, shape):
 
 def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
     """Deprecated PyTorch spelling: use `assert_close`. Non-tensor inputs are turned into tensors first."""
-    warnings.warn(
+    _warn(
         "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future "
         "release. Please use `torch.testing.assert_close()` instead. You can find detailed upgrade "
         "instructions in https://github.com/pytorch/pytorch/issues/61844.",

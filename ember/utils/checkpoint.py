@@ -16,7 +16,6 @@ Two variants, as in PyTorch:
 
 import contextlib
 import enum
-import warnings
 
 from .. import autograd
 from ..amp import autocast_mode as _autocast_mode
@@ -25,6 +24,7 @@ from ..autograd import engine as _engine
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import saved_tensors_hooks
+from .._warn import warn as _warn
 
 __all__ = [
     "checkpoint",
@@ -152,7 +152,7 @@ def checkpoint(
     """
     preserve_rng_state = kwargs.pop("preserve_rng_state", True)
     if use_reentrant is None:
-        warnings.warn(_REENTRANT_WARNING, UserWarning, stacklevel=2)
+        _warn(_REENTRANT_WARNING, UserWarning, stacklevel=2)
         use_reentrant = True
     if use_reentrant:
         if context_fn is not noop_context_fn or debug is not False:
@@ -212,7 +212,7 @@ class CheckpointFunction(autograd.Function):
         ctx.tensor_indices = [index for index, arg in enumerate(args) if isinstance(arg, Tensor)]
         ctx.save_for_backward(*[arg for arg in args if isinstance(arg, Tensor)])
         if not any(isinstance(arg, Tensor) and arg.requires_grad for arg in args):
-            warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", UserWarning)
+            _warn("None of the inputs have requires_grad=True. Gradients will be None", UserWarning)
         return run_function(*args)
 
     @staticmethod
@@ -365,7 +365,7 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
     if kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
     if use_reentrant is None:
-        warnings.warn(_REENTRANT_WARNING, UserWarning, stacklevel=2)
+        _warn(_REENTRANT_WARNING, UserWarning, stacklevel=2)
         use_reentrant = True
     if hasattr(functions, "children") and callable(functions.children):
         functions = list(functions.children())

@@ -1,13 +1,12 @@
 """Activation layers: module forms of the element-wise nonlinearities and of softmax."""
 
-import warnings
-
 from ... import ops
 from ...ops import creation
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+from ..._warn import warn as _warn
 
 __all__ = [
     "Threshold",
@@ -106,14 +105,10 @@ class Hardtanh(Module):
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
         super().__init__()
         if min_value is not None:
-            warnings.warn(
-                "keyword argument `min_value` is deprecated and rename to `min_val`", FutureWarning, stacklevel=2
-            )
+            _warn("keyword argument `min_value` is deprecated and rename to `min_val`", FutureWarning, stacklevel=2)
             min_val = min_value
         if max_value is not None:
-            warnings.warn(
-                "keyword argument `max_value` is deprecated and rename to `max_val`", FutureWarning, stacklevel=2
-            )
+            _warn("keyword argument `max_value` is deprecated and rename to `max_val`", FutureWarning, stacklevel=2)
             max_val = max_value
         if not max_val > min_val:
             raise ValueError(f"Hardtanh: max_val ({max_val}) must be greater than min_val ({min_val})")

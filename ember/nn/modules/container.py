@@ -8,6 +8,7 @@ from itertools import chain, islice
 from ..._tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent, typename
+from ..._warn import warn as _warn
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Container"]
 
@@ -17,9 +18,8 @@ class Container(Module):
 
     def __init__(self, **kwargs):
         super().__init__()
-        import warnings
 
-        warnings.warn(
+        _warn(
             "nn.Container is deprecated. All of its functionality is now implemented in nn.Module. "
             "Subclass that instead.",
             DeprecationWarning,

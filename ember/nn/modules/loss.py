@@ -5,10 +5,9 @@ map onto it with a warning, as in PyTorch. Class weights are buffers (they follo
 in `state_dict()`, as PyTorch's do).
 """
 
-import warnings
-
 from .. import functional as F
 from .module import Module
+from ..._warn import warn as _warn
 
 __all__ = [
     "TripletMarginWithDistanceLoss",
@@ -40,7 +39,7 @@ def _legacy_reduction(size_average, reduce):
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn(
+    _warn(
         f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
         UserWarning,
         stacklevel=3,
@@ -131,7 +130,7 @@ class NLLLoss2d(NLLLoss):
     """
 
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-        warnings.warn(
+        _warn(
             "`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and see "
             "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.",
             FutureWarning,

@@ -18,6 +18,7 @@ from ...autograd.function import Function
 from ...ops import creation
 from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter, Buffer
+from ..._warn import warn as _warn
 
 __all__ = [
     "Module",
@@ -902,7 +903,6 @@ def _call_with_hooks(module, args, kwargs):
 def _run_always_called_hooks(module, args, kwargs, result, already_called):
     """Forward hooks registered with `always_call=True` run even when forward raised (their errors are
     turned into warnings so the original error surfaces)."""
-    import warnings
 
     for hook_id, hook in (*_global_forward_hooks.items(), *module._forward_hooks.items()):
         if hook_id in already_called or not (
@@ -915,7 +915,7 @@ def _run_always_called_hooks(module, args, kwargs, result, already_called):
             else:
                 hook(module, args, result)
         except Exception as error:
-            warnings.warn(
+            _warn(
                 "module forward hook with ``always_call=True`` raised an exception that was silenced as "
                 f"another error was raised in forward: {error}",
                 stacklevel=3,

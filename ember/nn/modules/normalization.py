@@ -1,7 +1,6 @@
 """Normalisation layers: BatchNorm, InstanceNorm, LayerNorm, GroupNorm, RMSNorm, local response norms."""
 
 import numbers
-import warnings
 
 from ..._validation import check_int_arguments
 from ... import _dtype
@@ -10,6 +9,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+from ..._warn import warn as _warn
 
 __all__ = [
     "BatchNorm1d",
@@ -239,7 +239,7 @@ class _InstanceNorm(_NormBase):
                     f"expected input's size at dim={feature_dim} to match num_features "
                     f"({self.num_features}), but got: {input.size(feature_dim)}."
                 )
-            warnings.warn(
+            _warn(
                 f"input's size at dim={feature_dim} does not match num_features. You can silence this "
                 "warning by not passing in num_features, which is not used because affine=False",
                 stacklevel=2,

@@ -8,7 +8,6 @@ all time steps are computed in one product before the loop.
 
 import math
 import numbers
-import warnings
 
 from ..._validation import check_int_arguments
 from ... import ops
@@ -21,6 +20,7 @@ from ..parameter import Parameter
 from ..utils import rnn as rnn_utils
 from ..utils.rnn import PackedSequence
 from .module import Module
+from ..._warn import warn as _warn
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -384,7 +384,7 @@ def _check_rnn_arguments(input_size, hidden_size, num_layers, bias, batch_first,
             "dropout should be a number in range [0, 1] representing the probability of an element being zeroed"
         )
     if dropout > 0 and num_layers == 1:
-        warnings.warn(
+        _warn(
             "dropout option adds dropout after all but last recurrent layer, so non-zero dropout expects "
             f"num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}",
             stacklevel=3,

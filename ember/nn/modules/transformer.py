@@ -9,7 +9,6 @@ in eval mode without gradients — is reproduced.
 
 import copy
 import math
-import warnings
 
 import numpy as np
 
@@ -26,6 +25,7 @@ from .dropout import Dropout
 from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
+from ..._warn import warn as _warn
 
 __all__ = [
     "Transformer",
@@ -302,9 +302,7 @@ class TransformerEncoder(Module):
         self.mask_check = mask_check
         reason = _why_no_nested_tensor(encoder_layer)
         if enable_nested_tensor and reason:
-            warnings.warn(
-                f"enable_nested_tensor is True, but self.use_nested_tensor is False because {reason}", stacklevel=2
-            )
+            _warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {reason}", stacklevel=2)
             self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):

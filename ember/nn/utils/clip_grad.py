@@ -1,11 +1,11 @@
 """Gradient clipping: `clip_grad_norm_` (rescale all gradients together) and `clip_grad_value_`."""
 
 import types
-import warnings
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...ops import creation
+from ..._warn import warn as _warn
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
 
@@ -57,7 +57,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     if isinstance(parameters, types.GeneratorType):
         parameters = list(parameters)
         if not parameters:
-            warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=2)
+            _warn("`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=2)
     parameters = _as_list(parameters)
     grads = [param.grad for param in parameters if param.grad is not None]
     total_norm = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
@@ -67,7 +67,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """Deprecated: use `clip_grad_norm_`."""
-    warnings.warn(
+    _warn(
         "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
         FutureWarning,
         stacklevel=2,

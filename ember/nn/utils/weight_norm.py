@@ -5,9 +5,8 @@ recomputed before each forward from the two new parameters `weight_g` and `weigh
 deprecates this in favour of `nn.utils.parametrizations.weight_norm`, and so does ember.
 """
 
-import warnings
-
 from ..parameter import Parameter
+from ..._warn import warn as _warn
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm", "norm_except_dim"]
 
@@ -44,7 +43,7 @@ class WeightNorm:
 
     @staticmethod
     def apply(module, name, dim):
-        warnings.warn(
+        _warn(
             "`torch.nn.utils.weight_norm` is deprecated in favor of `torch.nn.utils.parametrizations.weight_norm`.",
             FutureWarning,
             stacklevel=3,

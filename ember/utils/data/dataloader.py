@@ -4,7 +4,6 @@ the main process or by worker processes (`num_workers > 0`, see `_worker_pool` a
 Indices are drawn from the sampler as batches are needed, never all at once.
 """
 
-import warnings
 import itertools
 import multiprocessing
 import multiprocessing.context
@@ -14,6 +13,7 @@ from .sampler import BatchSampler, RandomSampler, SequentialSampler, draw_seed
 from ._collate import default_collate, default_convert
 from ._fetch import IterableFetcher, MapFetcher
 from ._worker import WorkerInfo, get_worker_info
+from ..._warn import warn as _warn
 
 __all__ = ["DataLoader", "get_worker_info", "WorkerInfo", "default_collate", "default_convert"]
 
@@ -172,13 +172,13 @@ class DataLoader:
         base_seed = self._draw_base_seed()
         if self.pin_memory:
             if self.pin_memory_device:
-                warnings.warn(
+                _warn(
                     "pin_memory_device is deprecated, the current accelerator will be used as the device, "
                     f"ignore pin_memory_device='{self.pin_memory_device}'.",
                     UserWarning,
                     stacklevel=2,
                 )
-            warnings.warn(
+            _warn(
                 "'pin_memory' argument is set as true but no accelerator is found, then device pinned memory "
                 "won't be used.",
                 UserWarning,

@@ -2,10 +2,10 @@
 
 import bisect
 import math
-import warnings
 
 from ..._tensor import Tensor
 from ...ops.creation import default_generator, randperm
+from ..._warn import warn as _warn
 
 __all__ = [
     "Dataset",
@@ -177,9 +177,7 @@ def _lengths_from_fractions(fractions, total):
         lengths[index % len(lengths)] += 1
     for index, length in enumerate(lengths):
         if length == 0:
-            warnings.warn(
-                f"Length of split at index {index} is 0. This might result in an empty dataset.", stacklevel=3
-            )
+            _warn(f"Length of split at index {index} is 0. This might result in an empty dataset.", stacklevel=3)
     return lengths
 
 

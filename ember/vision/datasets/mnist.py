@@ -8,12 +8,12 @@ as they are. `data` is a uint8 tensor (N, 28, 28), `targets` an int64 tensor (N,
 import os
 import shutil
 import string
-import warnings
 
 from ... import datasets as _idx_datasets
 from .._pil import pil_image
 from .utils import download_and_extract_archive, extract_archive, verify_str_arg
 from .vision import VisionDataset
+from ..._warn import warn as _warn
 
 __all__ = ["MNIST", "FashionMNIST", "KMNIST", "EMNIST"]
 
@@ -48,25 +48,25 @@ class MNIST(VisionDataset, _idx_datasets.MNIST):
     @property
     def train_labels(self):
         """Old name of `targets`; warns."""
-        warnings.warn("train_labels has been renamed targets")
+        _warn("train_labels has been renamed targets")
         return self.targets
 
     @property
     def test_labels(self):
         """Old name of `targets`; warns."""
-        warnings.warn("test_labels has been renamed targets")
+        _warn("test_labels has been renamed targets")
         return self.targets
 
     @property
     def train_data(self):
         """Old name of `data`; warns."""
-        warnings.warn("train_data has been renamed data")
+        _warn("train_data has been renamed data")
         return self.data
 
     @property
     def test_data(self):
         """Old name of `data`; warns."""
-        warnings.warn("test_data has been renamed data")
+        _warn("test_data has been renamed data")
         return self.data
 
     def __getitem__(self, index):

@@ -9,9 +9,9 @@ read too.
 """
 
 import os
-import warnings
 from dataclasses import dataclass, field
 from enum import Enum
+from ..._warn import warn as _warn
 
 __all__ = [
     "Weights",
@@ -129,7 +129,7 @@ def handle_legacy_pretrained(weights, kwargs, default_weights):
     """torchvision's `pretrained=True` (deprecated there) -> `weights=<the V1 weights>`, with its warning."""
     if "pretrained" in kwargs:
         pretrained = kwargs.pop("pretrained")
-        warnings.warn(
+        _warn(
             "The parameter 'pretrained' is deprecated since 0.13 and may be removed in the future, "
             "please use 'weights' instead.",
             UserWarning,
@@ -138,7 +138,7 @@ def handle_legacy_pretrained(weights, kwargs, default_weights):
         if pretrained:
             if weights is not None:
                 raise ValueError("pretrained=True and weights= cannot be given together")
-            warnings.warn(
+            _warn(
                 f"Arguments other than a weight enum or `None` for 'weights' are deprecated since 0.13 and "
                 f"may be removed in the future. The current behavior is equivalent to passing "
                 f"`weights={default_weights!r}`. You can also use `weights={type(default_weights).__name__}"

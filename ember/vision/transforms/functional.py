@@ -12,7 +12,6 @@ Example:
 import functools
 import math
 import numbers
-import warnings
 from enum import Enum
 
 from ... import _dtype
@@ -21,6 +20,7 @@ from ..._tensor import Tensor, new_tensor
 from .. import _pil
 from . import _functional_pil as F_pil
 from . import _functional_tensor as F_t
+from ..._warn import warn as _warn
 
 __all__ = [
     "InterpolationMode",
@@ -317,7 +317,7 @@ def resize(img, size, interpolation=InterpolationMode.BILINEAR, max_size=None, a
             antialias = False
         return F_t.resize(img, output_size, interpolation.value, antialias)
     if antialias is False:
-        warnings.warn("Anti-alias option is always applied for PIL Image input. Argument antialias is ignored.")
+        _warn("Anti-alias option is always applied for PIL Image input. Argument antialias is ignored.")
     if [height, width] == output_size:
         return img.copy()
     return F_pil.resize(img, output_size, _PIL_FILTERS[interpolation])

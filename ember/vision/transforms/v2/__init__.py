@@ -31,6 +31,7 @@ from ._transform import Transform, is_plain_tensor as _is_plain_tensor
 from ._containers import Compose, RandomApply, RandomChoice, RandomOrder
 from ._detection import RandomIoUCrop, RandomPhotometricDistort, RandomZoomOut
 from ._boxes import ClampBoundingBoxes, ConvertBoundingBoxFormat, SanitizeBoundingBoxes
+from ...._warn import warn as _warn
 
 __all__ = (
     list(_v1.__all__)
@@ -125,9 +126,7 @@ class ToDtype(Transform):
                 )
         if dtype is None:
             if self.scale and not isinstance(image, _ANNOTATIONS):
-                warnings.warn(
-                    "scale was set to True but no dtype was specified for images or videos: no scaling will be done."
-                )
+                _warn("scale was set to True but no dtype was specified for images or videos: no scaling will be done.")
             return image
         return functional.to_dtype(image, dtype, self.scale)
 
@@ -161,7 +160,7 @@ class ToTensor(_ToTensorV2):
     """Deprecated in v2 (as in torchvision): use Compose([ToImage(), ToDtype(ember.float32, scale=True)])."""
 
     def __init__(self):
-        warnings.warn(
+        _warn(
             "The transform `ToTensor()` is deprecated and will be removed in a future release. Instead, "
             "please use `v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`.",
             UserWarning,
