@@ -33,12 +33,20 @@ __all__ = [
 # `x.eq_(y)` stores the comparison's 0/1 in x's own dtype (see inplace_methods).
 
 
+_ORDERINGS = frozenset(("lt", "le", "gt", "ge"))
+
+
 def _compare(ufunc, a, b, op_name):
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise TypeError(f"{op_name}: expected a Tensor")
     if b is None or (not isinstance(b, (Tensor, int, float, bool, complex, np.ndarray, np.generic, list, tuple))):
         return NotImplemented
     a, b = prepare_binary(a, b, op_name)
+    if op_name in _ORDERINGS and any(isinstance(x, Tensor) and x._data.dtype.kind == "c" for x in (a, b)):
+        raise NotImplementedError(
+            f"\"{op_name}_cpu\" not implemented for 'ComplexFloat': complex numbers have no order "
+            "(compare their .abs() or .real instead)"
+        )
     a_data = a._data if isinstance(a, Tensor) else a
     b_data = b._data if isinstance(b, Tensor) else b
     try:

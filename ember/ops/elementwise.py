@@ -164,7 +164,8 @@ class PowTensor(Primitive, node="PowBackward1", holomorphic=True):
         # Where b == 0 the gradient is 0, also at a == 0 where b * a ** (b - 1) is 0 * inf (as PyTorch).
         grad_a = grad * where(b == 0, 0.0, b * a ** (b - 1)) if needs_a else None
         # d(a**b)/db = a**b * log(a); where a == 0 and b >= 0 it is 0 (PyTorch's convention).
-        grad_b = grad * where((a == 0) & (b >= 0), 0.0, result * log(a)) if needs_b else None
+        real_b = b.real if b.is_complex() else b  # (complex numbers have no order: the real part's sign)
+        grad_b = grad * where((a == 0) & (real_b >= 0), 0.0, result * log(a)) if needs_b else None
         return grad_a, grad_b
 
     @staticmethod

@@ -226,6 +226,10 @@ def _rounding(function, input, op_name, *args):
 def sign(input):
     """-1, 0 or 1 per element (0 for NaN, as PyTorch); a bool tensor is its own sign. Zero gradient."""
     _check_tensor(input, "sign")
+    if input._data.dtype.kind == "c":
+        raise NotImplementedError(
+            "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."
+        )
     return Sign.apply(input)
 
 

@@ -116,6 +116,9 @@ REFUSED = {
     "view of a transpose as another size": lambda lib: lib.arange(6).view(2, 3).t().view(lib.int32),
     "view to a size the last dim does not divide": lambda lib: lib.arange(3, dtype=lib.int16).view(lib.int32),
     "view of a 0-d tensor as another size": lambda lib: lib.tensor(3).view(lib.int32),
+    "ordering complex numbers": lambda lib: lib.tensor([1 + 2j]) < lib.tensor([2 + 1j]),
+    "ordering complex numbers against a number": lambda lib: lib.tensor([1 + 2j]).ge(1),
+    "sign of a complex tensor": lambda lib: lib.tensor([1 + 2j]).sign(),
 }
 
 
