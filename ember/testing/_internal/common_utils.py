@@ -25,7 +25,7 @@ import numpy as np
 from ... import _dtype, _global_settings, random as _random
 from ..._tensor import Tensor
 from ...autograd.gradcheck import gradcheck as _gradcheck, gradgradcheck as _gradgradcheck
-from ..comparison import assert_close
+from ..comparison import _DEFAULT_TOLERANCES, assert_close
 from ..creation import make_tensor
 
 __all__ = [
@@ -581,16 +581,6 @@ class TestCase(unittest.TestCase):
         tensor = tensor_like if isinstance(tensor_like, Tensor) else make(tensor_like, device=device, dtype=dtype)
         expected = np_fn(tensor.detach().cpu().numpy())
         self.assertEqual(torch_fn(tensor), expected, exact_dtype=False, **kwargs)
-
-
-_DEFAULT_TOLERANCES = {
-    "float16": (1e-3, 1e-5),
-    "bfloat16": (1.6e-2, 1e-5),
-    "float32": (1.3e-6, 1e-5),
-    "float64": (1e-7, 1e-7),
-    "complex64": (1.3e-6, 1e-5),
-    "complex128": (1e-7, 1e-7),
-}
 
 
 def _as_comparable(x, y):
