@@ -11,7 +11,9 @@ platforms or under Dynamo leave the test as it is: ember is neither.
 import contextlib
 import functools
 import gc
+import importlib.util
 import os
+import platform
 import random
 import re
 import sys
@@ -55,16 +57,14 @@ IS_WINDOWS = sys.platform == "win32"
 IS_MACOS = sys.platform == "darwin"
 IS_LINUX = sys.platform.startswith("linux")
 IS_PPC = IS_S390X = IS_JETSON = IS_FBCODE = IS_SANDCASTLE = IS_REMOTE_GPU = False
-IS_X86 = os.uname().machine in ("x86_64", "i386", "AMD64") if hasattr(os, "uname") else True
-IS_ARM64 = (
-    not IS_X86 and getattr(os, "uname", lambda: None)() is not None and os.uname().machine in ("arm64", "aarch64")
-)
+IS_X86 = platform.machine() in ("x86_64", "i386", "AMD64")
+IS_ARM64 = platform.machine() in ("arm64", "aarch64")
 TEST_WITH_TORCHDYNAMO = TEST_WITH_TORCHINDUCTOR = TEST_WITH_CROSSREF = TEST_WITH_ROCM = False
 TEST_WITH_ASAN = TEST_WITH_TSAN = TEST_WITH_UBSAN = TEST_WITH_SLOW_GRADCHECK = False
 TEST_CUDA = TEST_MPS = TEST_XPU = TEST_MKL = TEST_PRIVATEUSE1 = False
 TEST_NUMPY = True
 TEST_WITH_SLOW = os.environ.get("PYTORCH_TEST_WITH_SLOW", "0") == "1"
-TEST_SCIPY = __import__("importlib").util.find_spec("scipy") is not None
+TEST_SCIPY = importlib.util.find_spec("scipy") is not None
 SEED = 1234
 
 numpy_to_torch_dtype_dict = {dtype.numpy_dtype.type: dtype for dtype in _dtype.NUMPY_DTYPES + _dtype.WIDE_UNSIGNED}
