@@ -55,13 +55,26 @@ def test_functional_forms_take_sparse_and_scale_grad_by_freq_is_refused(torch):
     [
         lambda lib, params: lib.optim.SGD(params, lr=0.1),
         lambda lib, params: lib.optim.SGD(params, lr=0.1, maximize=True),
+    ],
+    ids=["sgd", "sgd-maximize"],
+)
+def test_sgd_steps_on_sparse_gradients_give_torchs_bits(torch, make_optimizer):
+    np.testing.assert_array_equal(_train(ember, make_optimizer), _train(torch, make_optimizer))
+
+
+@pytest.mark.parametrize(
+    "make_optimizer",
+    [
         lambda lib, params: lib.optim.SparseAdam(params, lr=0.1),
         lambda lib, params: lib.optim.SparseAdam(params, lr=0.05, betas=(0.8, 0.9), maximize=True),
     ],
-    ids=["sgd", "sgd-maximize", "sparse-adam", "sparse-adam-maximize"],
+    ids=["sparse-adam", "sparse-adam-maximize"],
 )
-def test_steps_on_sparse_gradients_give_torchs_bits(torch, make_optimizer):
-    np.testing.assert_array_equal(_train(ember, make_optimizer), _train(torch, make_optimizer))
+def test_sparse_adam_steps_agree_with_torch_to_the_last_bit_of_its_sqrt(torch, make_optimizer):
+    # PyTorch's float32 sqrt goes through MKL's vector maths, whose last bit depends on the CPU (on an
+    # AVX2 machine it is off by one ulp where NumPy's is correctly rounded): the same order of
+    # operations, so agreement within a few ulp.
+    np.testing.assert_allclose(_train(ember, make_optimizer), _train(torch, make_optimizer), rtol=4e-7, atol=0)
 
 
 def test_sgd_momentum_on_sparse_gradients_agrees_up_to_rounding(torch):
