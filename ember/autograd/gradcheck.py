@@ -70,25 +70,38 @@ def numerical_jacobian(function, inputs, output_index, input_index, eps):
     return _numerical_jacobians(function, inputs, input_index, eps)[output_index]
 
 
-def _numerical_jacobians(function, inputs, input_index, eps):
-    """Central differences of every differentiable output with respect to one input (any strides)."""
+def _numerical_jacobians(function, inputs, input_index, eps, outputs_of=_differentiable_outputs):
+    """Central differences of every differentiable output (or of `outputs_of(function, inputs)`) with
+    respect to one input (any strides). The outputs must keep their shapes and dtypes when an input
+    moves, or the differences mean nothing (AssertionError, as in PyTorch)."""
     data = inputs[input_index]._data
+    reference = outputs_of(function, inputs)
 
     # Not under no_grad: gradgradcheck's function itself computes gradients.
-    def evaluate():
-        return [_real_coordinates(output._data) for output in _differentiable_outputs(function, inputs)]
+    def evaluate(element):
+        outputs = outputs_of(function, inputs)
+        for before, now in zip(reference, outputs):
+            for what in ("shape", "dtype"):
+                if getattr(before, what) != getattr(now, what):
+                    raise AssertionError(
+                        f"Expected `func` to return outputs with the same {what} when inputs are perturbed on "
+                        f"index {element} by {eps}, but got: {what}s {getattr(before, what)} and "
+                        f"{getattr(now, what)}."
+                    )
+        return [_real_coordinates(output._data) for output in outputs]
 
-    reference = evaluate()
     parts = _parts(data)
-    jacobians = [np.zeros((data.size * len(parts), out.size), dtype=np.float64) for out in reference]
+    jacobians = [
+        np.zeros((data.size * len(parts), _real_coordinates(out._data).size), dtype=np.float64) for out in reference
+    ]
     for part, direction in enumerate(parts):
         for element in range(data.size):
             position = np.unravel_index(element, data.shape)
             original = data[position].copy()
             data[position] = original + eps * direction
-            plus = evaluate()
+            plus = evaluate(element)
             data[position] = original - eps * direction
-            minus = evaluate()
+            minus = evaluate(element)
             data[position] = original
             for jacobian, high, low in zip(jacobians, plus, minus):
                 jacobian[part * data.size + element] = (high - low) / (2 * eps)
@@ -178,8 +191,9 @@ def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
     return tuple(new_tensor(jacobian) for jacobian in first), reentrant, True, True
 
 
-def _forward_jacobians(function, inputs, input_index):
-    """d outputs / d one input from forward AD, one basis tangent at a time."""
+def _forward_jacobians(function, inputs, input_index, differentiable):
+    """d outputs / d one input from forward AD, one basis tangent at a time; the other differentiable
+    inputs are duals too, with zero tangents (as in PyTorch: a function may read any input's tangent)."""
     from . import forward_ad
 
     tensor = inputs[input_index]
@@ -192,7 +206,9 @@ def _forward_jacobians(function, inputs, input_index):
             basis.reshape(-1)[element] = direction
             with forward_ad.dual_level():
                 duals = list(inputs)
-                duals[input_index] = forward_ad.make_dual(tensor, new_tensor(basis))
+                for index in differentiable:
+                    tangent = basis if index == input_index else np.zeros_like(inputs[index]._data)
+                    duals[index] = forward_ad.make_dual(inputs[index], new_tensor(tangent))
                 outputs = _differentiable_outputs(function, duals)
                 tangents = [forward_ad.unpack_dual(output).tangent for output in outputs]
             if columns is None:
@@ -362,10 +378,16 @@ def gradcheck(
         x = ember.randn(3, dtype=ember.float64, requires_grad=True)
         ember.autograd.gradcheck(MySigmoid.apply, (x,))
 
-    Differences from PyTorch: `fast_mode`, `nondet_tol`, `check_undefined_grad` and the batched
-    checks are accepted and ignored (the slow, exact mode always runs). Sparse COO inputs are
+    As PyTorch's, it also runs backward twice and compares (`nondet_tol`: how far the two may differ),
+    and with `check_undefined_grad` checks that backward copes when output gradients are undefined
+    (None) and then gives zero or undefined input gradients.
+
+    Differences from PyTorch: `fast_mode` and the batched checks are accepted and ignored (the slow,
+    exact mode always runs). Sparse COO inputs are
     checked through their stored values (the entries PyTorch perturbs too), with or without `masked`.
     """
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
     inputs = _as_tuple(inputs)
     if any(type(value) is Tensor and type(value._data) is SparseCoo and value._requires_grad for value in inputs):
         func, inputs = _on_stored_values(func, inputs)
@@ -382,12 +404,19 @@ def gradcheck(
                 UserWarning,
                 stacklevel=2,
             )
-    numerical = {index: _numerical_jacobians(func, inputs, index, eps) for index in differentiable}
+        _check_not_overlapping(index, inputs[index])
     outputs = _differentiable_outputs(func, inputs)
+    if not outputs:
+        return _check_no_differentiable_outputs(func, inputs, differentiable, eps, raise_exception, _input_names)
+    numerical = {index: _numerical_jacobians(func, inputs, index, eps) for index in differentiable}
 
     if check_backward_ad:
         for output_index, output in enumerate(outputs):
             analytical = dict(zip(differentiable, _analytical_jacobians(output, inputs, differentiable)))
+            again = dict(zip(differentiable, _analytical_jacobians(output, inputs, differentiable)))
+            problem = _nondeterminism_problem(analytical, again, output_index, inputs, nondet_tol, _input_names)
+            if problem:
+                return _fail(problem, raise_exception)
             for index in differentiable:
                 expected, got = numerical[index][output_index], analytical[index]
                 if not _close(got, expected, rtol, atol, inputs[index]._data.dtype.kind == "c"):
@@ -415,16 +444,26 @@ def gradcheck(
             )
             if problem:
                 return _fail(
-                    f"Backward of output {output_index} is not linear in grad_output:\n{problem}", raise_exception
+                    f"backward not multiplied by grad_output: backward of output {output_index} is not linear "
+                    f"in grad_output:\n{problem}",
+                    raise_exception,
                 )
             if check_grad_dtypes:
                 problem = _grad_dtype_problem(output, inputs, differentiable, _input_names)
                 if problem:
                     return _fail(problem, raise_exception)
 
+        problem = _zero_grad_output_problem(outputs, inputs, differentiable, _input_names)
+        if problem:
+            return _fail(problem, raise_exception)
+        if check_undefined_grad:
+            problem = _undefined_grad_problem(func, inputs, differentiable, _input_names)
+            if problem:
+                return _fail(problem, raise_exception)
+
     if check_forward_ad:
         for index in differentiable:
-            forward = _forward_jacobians(func, inputs, index)
+            forward = _forward_jacobians(func, inputs, index, differentiable)
             for output_index, (got, expected) in enumerate(zip(forward, numerical[index])):
                 if not _close(got, expected, rtol, atol, inputs[index]._data.dtype.kind == "c"):
                     message = _mismatch_message(
@@ -493,6 +532,123 @@ def _mismatch_message(
         f"{_worst_elements(analytical, numerical, input_data, output_data)}\n"
         f"  likely cause: {cause}"
     )
+
+
+def _check_not_overlapping(index, tensor):
+    """Central differences move one element at a time: an input whose elements share memory (a stride-0
+    dimension, as expand gives) would move several. Raised whatever raise_exception says, as PyTorch does."""
+    data = tensor._data.values if type(tensor._data) is SparseCoo else tensor._data
+    if data.size > 1 and any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape)):
+        raise RuntimeError(
+            f"The {index}th input has a dimension with stride 0. gradcheck only supports inputs that are "
+            "non-overlapping to be able to compute the numerical gradients correctly. You should call "
+            f".contiguous on the input before passing it to gradcheck (shape {list(tensor.shape)}, strides "
+            f"{list(tensor.stride())}: an expanded tensor repeats one element)."
+        )
+
+
+def _tensor_outputs(function, inputs):
+    return [output for output in _as_tuple(function(*inputs)) if isinstance(output, Tensor)]
+
+
+def _check_no_differentiable_outputs(func, inputs, differentiable, eps, raise_exception, names):
+    """No output requires grad, so none may depend on the inputs either (PyTorch's check): an output
+    that changes with them has left the graph (torch.tensor(...) of a tensor, .item(), a no_grad block)."""
+    for index in differentiable:
+        for output_index, jacobian in enumerate(_numerical_jacobians(func, inputs, index, eps, _tensor_outputs)):
+            if np.any(jacobian != 0):
+                return _fail(
+                    "Numerical gradient for function expected to be zero: no output requires grad, yet output "
+                    f"{output_index} changes when {_label(index, inputs, names)} is perturbed (it was computed "
+                    "outside the graph: torch.tensor(...) of a tensor, .item(), .numpy(), detach() or no_grad)",
+                    raise_exception,
+                )
+    return True
+
+
+def _zero_grad_output_problem(outputs, inputs, differentiable, names):
+    """PyTorch's check that backward scales with grad_output: zero grad_outputs give gradients that are
+    zero, of the input's dtype and shape."""
+    from . import grad as autograd_grad
+
+    zeros = [new_tensor(np.zeros_like(output._data)) for output in outputs]
+    wanted = [inputs[index] for index in differentiable]
+    for index, grad in zip(differentiable, autograd_grad(outputs, wanted, zeros, retain_graph=True, allow_unused=True)):
+        if grad is None:
+            continue
+        label = _label(index, inputs, names)
+        values = grad._data.values if type(grad._data) is SparseCoo else grad._data
+        if np.any(values != 0):
+            return (
+                f"backward not multiplied by grad_output: with zero grad_outputs the gradient of {label} is "
+                f"not zero (largest magnitude {np.max(np.abs(values)):.3g}): backward adds something that "
+                "does not scale with grad_output (a constant, a hook's offset)"
+            )
+        if grad.dtype is not inputs[index].dtype:
+            return f"grad is incorrect type: the gradient of {label} is {grad.dtype}, the input {inputs[index].dtype}"
+        if tuple(grad.shape) != tuple(inputs[index].shape):
+            return f"grad is incorrect size: the gradient of {label} has shape {list(grad.shape)}"
+    return None
+
+
+def _nondeterminism_problem(first, second, output_index, inputs, nondet_tol, names):
+    """PyTorch's reentrancy check: backward run twice with the same grad_outputs gives the same Jacobian
+    (within nondet_tol)."""
+    for index, jacobian in first.items():
+        difference = np.max(np.abs(jacobian - second[index]), initial=0.0)
+        if not difference <= nondet_tol:
+            return (
+                "Backward is not reentrant, i.e., running backward with same input and grad_output multiple "
+                f"times gives different values: for output {output_index}, the gradient of "
+                f"{_label(index, inputs, names)} differs by up to {difference:.3g} between two runs (the "
+                f"tolerance for nondeterminism was {nondet_tol}).\n  likely cause: backward keeps state between "
+                "calls (a counter, a tensor it changes in place, a random draw); if the op is nondeterministic "
+                "on purpose, pass nondet_tol=<tol>"
+            )
+    return None
+
+
+def _undefined_grad_problem(func, inputs, differentiable, names):
+    """Backward must cope with undefined (None) output gradients, all at once and, for several outputs,
+    one at a time, and then give zero or undefined input gradients (PyTorch's check_undefined_grad)."""
+    from .._C._functions import UndefinedGrad
+    from . import grad as autograd_grad
+
+    wanted = [inputs[index] for index in differentiable]
+    outputs = _differentiable_outputs(func, inputs)
+    cases = [[UndefinedGrad()(output) for output in outputs]]
+    if len(outputs) > 1:
+        for undefined in range(len(outputs)):
+            fresh = _differentiable_outputs(func, inputs)
+            cases.append([UndefinedGrad()(o) if i == undefined else o for i, o in enumerate(fresh)])
+    notes = 'Please look at "Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"'
+    # (PyTorch also warns, on failure, that this check is new and can be switched off)
+    compatibility = (
+        "Backwards compatibility: New undefined gradient support checking feature is enabled by default, but it "
+        "may break existing callers of this function. If this is true for you, you can call this function with "
+        '"check_undefined_grad=False" to disable the feature'
+    )
+    for case in cases:
+        zeros = [new_tensor(np.zeros_like(output._data)) for output in case]
+        try:
+            grads = autograd_grad(case, wanted, zeros, allow_unused=True)
+        except RuntimeError as error:
+            _warn(compatibility, UserWarning, stacklevel=4)
+            return (
+                f"Expected backward function to handle undefined output grads. {notes}.\n  backward raised "
+                f"{type(error).__name__}: {error}\n  (a backward must accept None for an output nobody used, "
+                "or the Function must keep ctx.set_materialize_grads(True), the default; "
+                "check_undefined_grad=False skips this check)"
+            )
+        for index, grad in zip(differentiable, grads):
+            if grad is not None and np.any(grad._data != 0):
+                _warn(compatibility, UserWarning, stacklevel=4)
+                return (
+                    "Expected all input grads to be undefined or zero when all output grads are undefined or "
+                    f"zero. {notes}.\n  the gradient of {_label(index, inputs, names)} has nonzero values with "
+                    "zero or undefined output gradients (backward adds something that does not scale with them)"
+                )
+    return None
 
 
 def _grad_output_linearity_problem(output, inputs, differentiable, analytical, rtol, atol, names):
@@ -593,6 +749,8 @@ def gradgradcheck(
             atol=atol,
             rtol=rtol,
             raise_exception=raise_exception,
+            nondet_tol=nondet_tol,
+            check_undefined_grad=check_undefined_grad,
             check_grad_dtypes=check_grad_dtypes,
             _input_names=names,
         )

@@ -335,3 +335,71 @@ def test_gradcheck_checks_sparse_inputs_through_their_stored_values(masked):
     assert gradcheck(lambda s: s.to_dense() * 3, (x,), masked=masked)
     with pytest.raises(GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"):
         gradcheck(_DoubledSparseGradient.apply, (x,), masked=masked)
+
+
+class _Jittery(Function):
+    """A backward that changes between calls (it counts them): not reentrant."""
+
+    calls = 0
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        _Jittery.calls += 1
+        return grad * (2 + 1e-7 * _Jittery.calls)
+
+
+def test_a_backward_that_differs_between_runs_is_named_with_the_difference():
+    x = ember.randn(3, dtype=ember.float64, requires_grad=True)
+    with pytest.raises(
+        GradcheckError, match=r"(?s)not reentrant.*gradient of input 0 \(shape \[3\]\) differs by up to"
+    ):
+        gradcheck(_Jittery.apply, (x,))
+    assert gradcheck(_Jittery.apply, (x,), nondet_tol=1e-3, atol=1e-3)
+
+
+def test_zero_grad_outputs_must_give_zero_gradients():
+    def offset(x):
+        y = x.clone()
+        y.register_hook(lambda grad: grad + 1e-2)
+        return y
+
+    x = ember.ones(1, dtype=ember.float64, requires_grad=True)
+    with pytest.raises(GradcheckError, match="backward not multiplied by grad_output: with zero grad_outputs"):
+        gradcheck(offset, (x,), atol=1e-1)
+
+
+def test_undefined_output_gradients_must_be_handled():
+    class NeedsGrad(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(False)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            if grad is None:
+                raise RuntimeError("no gradient")
+            return grad * 2
+
+    x = ember.ones(2, dtype=ember.float64, requires_grad=True)
+    with pytest.warns(UserWarning, match="check_undefined_grad=False"):
+        with pytest.raises(GradcheckError, match="(?s)handle undefined output grads.*RuntimeError: no gradient"):
+            gradcheck(NeedsGrad.apply, (x,))
+    assert gradcheck(NeedsGrad.apply, (x,), check_undefined_grad=False)
+
+
+def test_inputs_and_outputs_are_validated_as_pytorch_does():
+    expanded = ember.ones(1, dtype=ember.float64, requires_grad=True).expand(2, 2)
+    with pytest.raises(RuntimeError, match="stride 0.*strides \\[0, 0\\]"):
+        gradcheck(lambda x: x * 1, (expanded,), raise_exception=False)
+    x = ember.ones(1, dtype=ember.float64, requires_grad=True)
+    with pytest.raises(GradcheckError, match="(?s)expected to be zero: .*output 0 changes"):
+        gradcheck(lambda x: ember.tensor([x.item()]), (x,))
+    with pytest.raises(AssertionError, match="same shape when inputs are perturbed on index 0"):
+        gradcheck(lambda x: ember.cat([x, x]) if bool((x >= 1).all()) else x, (x,))
+    with pytest.raises(AssertionError, match="at least one of check_forward_ad or check_backward_ad"):
+        gradcheck(lambda x: x, (x,), check_backward_ad=False)

@@ -379,10 +379,6 @@ class TestAutograd2(TestCase):
         check(fast_mode=True)
         check(fast_mode=False)
 
-    @pytest.mark.xfail(
-        reason="ember gradcheck does not run backward twice to check reentrancy ('Backward is not reentrant'); nondet_tol ignored",
-        strict=True,
-    )
     def test_gradcheck_nondeterministic(self):
         class NonDetFunc(Function):
             @staticmethod
@@ -418,10 +414,6 @@ class TestAutograd2(TestCase):
         check(fast_mode=True)
         check(fast_mode=False)
 
-    @pytest.mark.xfail(
-        reason="ember gradcheck does not reject inputs with a stride-0 dimension ('The 0th input has a dimension with stride 0')",
-        strict=True,
-    )
     def test_gradcheck_validates_inputs(self):
         # The sparse-input part of the upstream test is not ported.
         def check(fast_mode):
@@ -445,10 +437,6 @@ class TestAutograd2(TestCase):
         check(fast_mode=True)
         check(fast_mode=False)
 
-    @pytest.mark.xfail(
-        reason="ember gradcheck ignores non-differentiable outputs: no 'Numerical gradient for function expected to be zero' error",
-        strict=True,
-    )
     def test_gradcheck_check_no_differentiable_outputs(self):
         def check(fast_mode):
             # When none of the outputs are differentiable, but numerical gradient is not zero
@@ -463,10 +451,6 @@ class TestAutograd2(TestCase):
         check(fast_mode=True)
         check(fast_mode=False)
 
-    @pytest.mark.xfail(
-        reason="ember gradcheck's grad_output linearity probe does not catch a hook adding 1e-2 within atol=1e-1 (no 'backward not multiplied by grad_output' error)",
-        strict=True,
-    )
     def test_gradcheck_backward_mul_by_grad_output(self):
         # Only the dense part of the upstream test (fn2) is ported; the rest needs sparse tensors.
         def check(fast_mode):
@@ -484,9 +468,6 @@ class TestAutograd2(TestCase):
         check(fast_mode=True)
         check(fast_mode=False)
 
-    @pytest.mark.xfail(
-        reason="ember gradcheck ignores check_undefined_grad (no undefined-grad backward check / warning)", strict=True
-    )
     def test_gradcheck_undefined_grad(self):
         def check(fast_mode):
             # when encounter runtime error while running backward
@@ -528,10 +509,6 @@ class TestAutograd2(TestCase):
         check(fast_mode=True)
         check(fast_mode=False)
 
-    @pytest.mark.xfail(
-        reason="ember gradcheck does not check that perturbed outputs keep shape/dtype (AssertionError expected)",
-        strict=True,
-    )
     def test_gradcheck_output_shape_or_dtype_depend_on_values(self):
         def check(fast_mode):
             def fn(x):
@@ -582,10 +559,6 @@ class TestAutograd2(TestCase):
         check(fast_mode=True)
         check(fast_mode=False)
 
-    @pytest.mark.xfail(
-        reason="gradcheck(check_forward_ad=True) gives inputs other than the one being perturbed no tangent, so fwAD.unpack_dual(y).tangent is None inside the forward-AD level",
-        strict=True,
-    )
     def test_gradcheck_forward_ad(self):
         # Only the all-real part of the upstream test is ported (the rest needs complex dtypes).
         fwAD = torch.autograd.forward_ad
@@ -614,10 +587,6 @@ class TestAutograd2(TestCase):
             with self.assertRaisesRegex(RuntimeError, err_msg):
                 gradcheck(bad_fn, (x, y), check_forward_ad=True, fast_mode=fast_mode)
 
-    @pytest.mark.xfail(
-        reason="a Function defining vjp (PyTorch's alias of backward) is rejected: 'You must implement either the backward or vjp method'",
-        strict=True,
-    )
     def test_gradcheck_check_forward_or_backward_only(self):
         """Depending on settings for check_forward_ad and check_backward_ad, the
         correct codepaths should be reached (or not reached)
