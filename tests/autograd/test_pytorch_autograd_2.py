@@ -2052,10 +2052,6 @@ class TestAutograd2(TestCase):
                     )
                     assert_only_first_requires_grad(res)
 
-    @pytest.mark.xfail(
-        reason="register_full_backward_hook fires again during the double backward through the create_graph gradient (counter 2, expected 1)",
-        strict=True,
-    )
     def test_full_backward_hook_double_backward(self):
         x = torch.rand(1, requires_grad=True)
         y = torch.rand_like(x)

@@ -1012,6 +1012,10 @@ class _BackwardHook:
         return outputs.node_grads(grad_outputs)
 
     def _input_gradients_ready(self, node_grads, _node_grad_outputs):
+        if self.grad_outputs is None:
+            # the gradient reached the module's inputs without passing its outputs in this backward
+            # (a double backward through a gradient made with create_graph): not this module's backward
+            return None
         grad_inputs = self.inputs.all_grads(node_grads)
         for hook in self.hooks:
             new_grads = hook(self.module, grad_inputs, self.grad_outputs)
@@ -1023,4 +1027,5 @@ class _BackwardHook:
                         f"{len(new_grads)}, but expected {len(grad_inputs)}"
                     )
                 grad_inputs = new_grads
+        self.grad_outputs = None
         return self.inputs.node_grads(grad_inputs)
