@@ -13,6 +13,7 @@ It reads as PyTorch's 2017 pure-Python engine did, in named steps:
    gives them the highest priority: their hooks run before the rest of the backward continues.
 4. `GraphTask.accumulate`: at a leaf, `AccumulateGrad` adds into `.grad` (`backward`); with
    `inputs` (`grad`, `backward(inputs=...)`), `GraphTask.capture` keeps the gradients reaching them.
+5. `GraphTask.run_callbacks`: what `queue_callback` was given during the pass runs once it is done.
 
 Ownership of gradient buffers is decided by what the engine knows, never by reference counts:
 
@@ -49,6 +50,8 @@ _anomaly_state = anomaly.state
 # any: what PyTorch calls the graph task id (checkpoint recomputes once per backward pass).
 current_task = -1
 _task_ids = itertools.count()
+# Its GraphTask, None outside any backward: where `queue_callback` puts a callback.
+current_graph_task = None
 # False while a backward runs that is autograd.grad or has `inputs`: reentrant checkpoint cannot
 # serve those (PyTorch's torch.autograd._is_checkpoint_valid()).
 checkpoint_valid = True
@@ -64,10 +67,11 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     With `inputs` the gradients of those tensors are returned (only the part of the graph that
     leads to them runs); with `accumulate` they (or, without `inputs`, all leaves) get `.grad`.
     """
-    global current_task, checkpoint_valid
+    global current_task, current_graph_task, checkpoint_valid
     task = GraphTask(retain_graph, create_graph, accumulate)
     task.prepare(roots, root_grads, inputs)
     outer_task, current_task = current_task, next(_task_ids)
+    outer_graph_task, current_graph_task = current_graph_task, task
     outer_valid, checkpoint_valid = checkpoint_valid, accumulate and inputs is None
     ready, runnable, buffers, targets = task.ready, task.runnable, task.buffers, task.targets
     dependencies, ready_leaves = task.dependencies, []
@@ -128,13 +132,17 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
             if ready_leaves:  # queued last, so they run first: a leaf's .grad is final as soon as possible
                 ready += ready_leaves
                 ready_leaves.clear()
+        # Still inside the pass: queued callbacks run last, in its grad mode, seeing every .grad.
+        captured = task.finish(inputs)
+        if task.callbacks is not None:
+            task.run_callbacks()
     finally:
         _float_errors.restore(float_errors)
         _grad_state.enabled = previous_mode
         if hooks_stack != hooks_before:
             hooks_stack[:] = hooks_before
-        current_task, checkpoint_valid = outer_task, outer_valid
-    return task.finish(inputs)
+        current_task, current_graph_task, checkpoint_valid = outer_task, outer_graph_task, outer_valid
+    return captured
 
 
 class GraphTask:
@@ -152,6 +160,7 @@ class GraphTask:
         "targets",
         "runnable",
         "captured",
+        "callbacks",
     )
 
     def __init__(self, retain_graph, create_graph, accumulate):
@@ -166,6 +175,7 @@ class GraphTask:
         self.targets = None  # with `inputs`: node -> [(output_nr, index in inputs)]
         self.runnable = None  # with `inputs`: the nodes whose backward leads to one (None: all)
         self.captured = None  # with `inputs`: the gradient of each, as it arrives
+        self.callbacks = None  # what `queue_callback` was given during this pass, in order
 
     def prepare(self, roots, root_grads, inputs):
         """Count the dependencies from the roots, buffer the root gradients, find the ready nodes."""
@@ -289,6 +299,41 @@ class GraphTask:
                 if grad is not None and isinstance(tensor, Tensor) and not tensor.is_leaf:
                     _accumulate_into(tensor, grad, self.create_graph, owned=False)
         return self.captured
+
+    def run_callbacks(self):
+        """Call what `queue_callback` queued, in order; a callback may queue more, which run too."""
+        callbacks, index = self.callbacks, 0
+        while index < len(callbacks):  # not a for loop: the list may grow while it runs
+            callbacks[index]()
+            index += 1
+
+
+def queue_callback(callback):
+    """Call `callback()` once, when the backward pass now running has finished (after every node
+    and `.grad`), as PyTorch's `Variable._execution_engine.queue_callback` does; within a backward
+    started inside another, when that inner one finishes. It runs in the pass's grad mode
+    (`create_graph`) and is dropped if the pass raises. Code that must act once all gradients of a
+    pass are in (PyTorch's FSDP) uses it: no hook on one node can tell that."""
+    task = current_graph_task
+    if task is None:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    if task.callbacks is None:
+        task.callbacks = []
+    task.callbacks.append(callback)
+
+
+class ExecutionEngine:
+    """`Variable._execution_engine`: PyTorch's handle on its engine, for code that reaches it
+    directly (run a backward with `ember.autograd.backward` or `ember.autograd.grad`)."""
+
+    __slots__ = ()
+
+    queue_callback = staticmethod(queue_callback)
+
+    @staticmethod
+    def is_checkpoint_valid():
+        """False inside an `autograd.grad` or `backward(inputs=...)` pass (see `checkpoint_valid`)."""
+        return checkpoint_valid
 
 
 def _count_dependencies(root_nodes):

@@ -3,6 +3,7 @@
 from .. import _naming
 from .._tensor import Tensor
 from .._warn import warn as _warn
+from .engine import ExecutionEngine
 
 __all__ = ["Variable"]
 
@@ -19,6 +20,8 @@ class Variable(metaclass=_VariableMeta):
     `volatile=True`. The DeprecationWarning is ember's own: under `import torch` (ember.compat) it stays
     silent, as PyTorch's Variable does.
     """
+
+    _execution_engine = ExecutionEngine()  # as in PyTorch, where code reaches the engine through it
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
         # Code imported as `torch` (ember.compat, `python -m ember run`) hears what PyTorch says: nothing.

@@ -510,3 +510,46 @@ def test_multithreading_switch_works_as_call_block_and_decorator():
         assert x.grad.tolist() == [3.0, 3.0]
     finally:
         autograd.set_multithreading_enabled(True)
+
+
+def _queue_callback_story(library):
+    """What `Variable._execution_engine.queue_callback` does around one backward, as a list."""
+    engine, story = library.autograd.Variable._execution_engine, []
+    try:
+        engine.queue_callback(lambda: None)
+    except RuntimeError as error:
+        story.append(str(error))
+
+    class Queue(library.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            # FIFO, and one queued by a callback runs before backward returns
+            engine.queue_callback(lambda: (story.append(1), engine.queue_callback(lambda: story.append(3))))
+            engine.queue_callback(lambda: story.append(2))
+            # after the whole pass: in its grad mode, with .grad filled (a non-leaf `inputs` one too)
+            engine.queue_callback(lambda: story.append((library.is_grad_enabled(), middle.grad.tolist())))
+            if fail:
+                raise ValueError("the callbacks of a failed pass are dropped")
+            return grad
+
+    for create_graph, fail in ((False, False), (True, False), (False, True)):
+        leaf = library.ones(2, requires_grad=True)
+        middle = leaf * 2
+        middle.register_hook(lambda grad: engine.queue_callback(lambda: story.append("hook")))
+        try:
+            Queue.apply(middle).sum().backward(inputs=[middle], create_graph=create_graph)
+        except ValueError as error:
+            story.append(str(error))
+    return story
+
+
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")
+def test_queue_callback_runs_once_the_backward_pass_is_done(torch):
+    ours, theirs = _queue_callback_story(t), _queue_callback_story(torch)
+    assert ours == theirs, (ours, theirs)
+    assert theirs[0] == "Final callbacks can only be installed during backward pass."
+    assert theirs[1:6] == [1, 2, (False, [1.0, 1.0]), "hook", 3]

@@ -771,9 +771,6 @@ class TestAutograd2(TestCase):
         self.assertEqual(order.count("Reentrant"), 10)
         self.assertEqual(order[-1], "MyFunction")
 
-    @pytest.mark.xfail(
-        reason="Variable._execution_engine.queue_callback is not implemented (no engine callbacks)", strict=True
-    )
     def test_callback_adds_callback(self):
         called = [0]
 
@@ -851,27 +848,18 @@ class TestAutograd2(TestCase):
 
         return counter
 
-    @pytest.mark.xfail(
-        reason="Variable._execution_engine.queue_callback is not implemented (no engine callbacks)", strict=True
-    )
     def test_reentrant_with_callbacks_depth_0(self):
         # Verify callback is called only once.
         ret = self._test_reentrant_with_callbacks([0])
         self.assertEqual(ret["outer"], 1)
         self.assertEqual(ret["inner"], 0)
 
-    @pytest.mark.xfail(
-        reason="Variable._execution_engine.queue_callback is not implemented (no engine callbacks)", strict=True
-    )
     def test_reentrant_with_callbacks_depth_1(self):
         # Verify callback is called only once.
         ret = self._test_reentrant_with_callbacks([1])
         self.assertEqual(ret["outer"], 0)
         self.assertEqual(ret["inner"], 1)
 
-    @pytest.mark.xfail(
-        reason="Variable._execution_engine.queue_callback is not implemented (no engine callbacks)", strict=True
-    )
     def test_reentrant_with_callbacks_both_depths(self):
         # Verify callback is called twice.
         ret = self._test_reentrant_with_callbacks([0, 1])
