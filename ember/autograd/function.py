@@ -1032,6 +1032,16 @@ class Primitive(Function):
         return cls.apply(*operands)
 
 
+def not_implemented(name):
+    """The error a primitive's backward raises where PyTorch defines no derivative (its
+    derivatives.yaml formula `not_implemented("name")`): `raise not_implemented("geqrf")`.
+
+    Such an op still records its node, as PyTorch's does, so the output requires grad and the error
+    comes only if a backward reaches it (gradients of the op's other inputs still work).
+    """
+    return NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+
 class InplaceFunction(Function):
     def __init__(self, inplace=False):
         self.inplace = inplace

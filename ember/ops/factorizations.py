@@ -22,7 +22,7 @@ from .._backend import np
 from .._dtype import kernel_name
 from .._tensor import new_tensor
 from ..autograd import grad_mode
-from ..autograd.function import Primitive
+from ..autograd.function import Primitive, not_implemented
 from .. import return_types
 from ..return_types import _structseq
 from ._declare import alias, op
@@ -648,7 +648,7 @@ class Geqrf(Primitive, node="GeqrfBackward0"):
 
     @staticmethod
     def backward(ctx, grad_a, grad_tau):
-        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+        raise not_implemented("geqrf")
 
 
 @op(Geqrf, method=True)

@@ -133,23 +133,31 @@ def frexp(input):
 
 # ----------------------------------------------------------------------------- nextafter
 class Nextafter(Primitive, node="NextafterBackward0"):
-    """The next float after `input` towards `other`; as PyTorch, its gradient is taken as 1 for
-    `input` (the step is below rounding) and 0 for `other`."""
+    """The next float after `input` towards `other`. As PyTorch (2.13's derivatives.yaml), its
+    gradient is taken as 1 for `input` (the step is below rounding), except where input == other,
+    whose result is `other` itself, and 0 for `other`."""
 
     @staticmethod
     def forward(ctx, input, other):
+        ctx.save_for_backward(input, other)
         return np.nextafter(input, other)
 
     @staticmethod
     def backward(ctx, grad):
         from .creation import zeros_like
+        from .indexing import where
 
+        input, other = ctx.saved_tensors
         needs_input, needs_other = ctx.needs_input_grad
-        return (grad if needs_input else None), (zeros_like(grad) if needs_other else None)
+        grad_input = where(input != other, grad, 0.0) if needs_input else None
+        return grad_input, (zeros_like(grad) if needs_other else None)
 
     @staticmethod
     def jvp(ctx, tangent_input, tangent_other):
-        return tangent_input
+        from .indexing import where
+
+        input, other = ctx.inputs
+        return None if tangent_input is None else where(input != other, tangent_input, 0.0)
 
 
 @op(Nextafter, method=True, inplace=True)

@@ -10,7 +10,7 @@ numbers (kernels in `_rejection_sampling`, gradients in `_sample_gradients`).
 from .._backend import np
 from .._tensor import Tensor, new_tensor
 from .. import _dtype
-from ..autograd.function import Primitive
+from ..autograd.function import Primitive, not_implemented
 from . import _rejection_sampling, _sample_gradients
 from ._declare import op
 from .creation import _engine
@@ -110,7 +110,7 @@ class StandardGammaGrad(Primitive, node="StandardGammaGradBackward0"):
 
     @staticmethod
     def backward(ctx, grad):
-        raise NotImplementedError("the derivative for '_standard_gamma_grad' is not implemented.")
+        raise not_implemented("_standard_gamma_grad")
 
 
 @op(StandardGammaGrad)
@@ -135,7 +135,7 @@ class SampleDirichlet(Primitive, node="NotImplemented"):
 
     @staticmethod
     def backward(ctx, grad):
-        raise NotImplementedError("the derivative for '_sample_dirichlet' is not implemented.")
+        raise not_implemented("_sample_dirichlet")
 
 
 @op(SampleDirichlet)
@@ -154,7 +154,7 @@ class DirichletGrad(Primitive, node="NotImplemented"):
 
     @staticmethod
     def backward(ctx, grad):
-        raise NotImplementedError("the derivative for '_dirichlet_grad' is not implemented.")
+        raise not_implemented("_dirichlet_grad")
 
 
 @op(DirichletGrad)

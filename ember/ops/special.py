@@ -12,7 +12,7 @@ import math
 
 from .._backend import np
 from .._tensor import Tensor
-from ..autograd.function import Primitive
+from ..autograd.function import Primitive, not_implemented
 from . import _bessel, _gamma, _special
 from ._tangents import diagonal_jvp
 from .creation import tensor as _tensor
@@ -276,7 +276,7 @@ class Xlog1py(_BinarySpecial, node="SpecialXlog1PyBackward0"):
 
 def _no_tangent_for_first_input(op_name):
     """A jvp for ops whose derivative in their first input is not implemented: a tangent there
-    raises PyTorch's forward-AD NotImplementedError (not the backward's RuntimeError)."""
+    raises PyTorch's forward-AD NotImplementedError (its message, not the backward's)."""
 
     def jvp(ctx, tangent_a, tangent_b):
         if tangent_a is not None:
@@ -294,7 +294,7 @@ class Zeta(_BinarySpecial, node="SpecialZetaBackward0"):
 
     @staticmethod
     def gradients(grad, a, b, needs_a, needs_b):
-        raise RuntimeError("the derivative for 'zeta' is not implemented.")
+        raise not_implemented("zeta")
 
     @staticmethod
     def jvp(ctx, tangent_a, tangent_b):
@@ -315,7 +315,7 @@ class Igamma(_BinarySpecial, node="IgammaBackward0"):
     @staticmethod
     def gradients(grad, a, x, needs_a, needs_x):
         if needs_a:
-            raise RuntimeError("the derivative for 'igamma: input' is not implemented.")
+            raise not_implemented("igamma: input")
         return None, grad * _incomplete_gamma_derivative(a, x)
 
     jvp = _no_tangent_for_first_input("igamma")
@@ -327,7 +327,7 @@ class Igammac(_BinarySpecial, node="IgammacBackward0"):
     @staticmethod
     def gradients(grad, a, x, needs_a, needs_x):
         if needs_a:
-            raise RuntimeError("the derivative for 'igammac: input' is not implemented.")
+            raise not_implemented("igammac: input")
         return None, -grad * _incomplete_gamma_derivative(a, x)
 
     jvp = _no_tangent_for_first_input("igammac")

@@ -352,6 +352,17 @@ def test_frexp_returns_the_named_tuple():
     assert repr(result).startswith("torch.return_types.frexp(\nmantissa=")
 
 
+def test_nextafter_gradient_is_zero_where_input_equals_other(torch):
+    # torch 2.13's formula, where(input != other, grad, 0): the op-table case draws unequal inputs.
+    def run(lib):
+        input = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        other = lib.tensor([1.0, 0.0, 5.0], requires_grad=True)
+        lib.nextafter(input, other).backward(lib.tensor([10.0, 20.0, 30.0]))
+        return input.grad, other.grad
+
+    assert_same(run, torch)
+
+
 def test_resolve_ops_return_the_tensor_itself(torch):
     for lib in (ember, torch):
         tensor = lib.ones(2)

@@ -122,9 +122,9 @@ def test_errors_name_the_argument():
     with pytest.raises(RuntimeError, match=r"greater than \(p-1\)/2"):
         ember.mvlgamma(ember.tensor([0.2]), 2)
     x = ember.tensor([2.0], requires_grad=True)
-    with pytest.raises(RuntimeError, match="derivative for 'zeta' is not implemented"):
+    with pytest.raises(NotImplementedError, match="derivative for 'zeta' is not implemented"):
         special.zeta(x, 1.0).backward()
-    with pytest.raises(RuntimeError, match="igamma: input"):
+    with pytest.raises(NotImplementedError, match="igamma: input"):
         special.gammainc(x, 1.0).backward()
 
 
