@@ -1,10 +1,11 @@
 """Ops that count: unique and unique_consecutive (with inverse indices and counts), bincount, histc
-and histogram. None is differentiable (as in PyTorch, whose derivatives for these are not
-implemented), so their results never require grad.
+and histogram. None is differentiable, as in PyTorch: unique's values still require grad there (a
+backward through them raises, see `Unique`); the other results never do.
 """
 
 from .._backend import np
 from .._tensor import Tensor, new_tensor
+from ..autograd.function import Primitive, not_implemented
 from ..return_types import _structseq
 from .reduction import _check_tensor, _dtype_name
 from ._common import normalize_dim
@@ -16,28 +17,14 @@ __all__ = ["unique", "unique_consecutive", "bincount", "histc", "histogram"]
 histogram_result = _structseq("histogram", ("hist", "bin_edges"))
 
 
-def _results(values, inverse, counts, return_inverse, return_counts, shape_of_inverse):
-    outputs = [new_tensor(values)]
-    if return_inverse:
-        outputs.append(new_tensor(inverse.reshape(shape_of_inverse).astype(np.int64, copy=False)))
-    if return_counts:
-        outputs.append(new_tensor(counts.astype(np.int64, copy=False)))
-    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+def _unique_flat(array, dim):
+    values, inverse, counts = np.unique(array.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False)
+    return values, inverse.reshape(array.shape), counts
 
 
-@op(method=True)
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    """The distinct elements (or slices along `dim`), sorted; optionally where each element went
-    (`return_inverse`) and how often each occurs (`return_counts`). NaNs are each distinct, as in
-    PyTorch; `sorted=False` also sorts (PyTorch's CPU kernel does too)."""
-    _check_tensor(input, "unique")
-    array = input._data
-    if dim is None:
-        values, inverse, counts = np.unique(array.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False)
-        return _results(values, inverse, counts, return_inverse, return_counts, array.shape)
-    dim = normalize_dim(dim, array.ndim, "unique")
+def _unique_along(array, dim):
     if array.shape[dim] == 0:
-        return _results(array.copy(), np.zeros(0, np.int64), np.zeros(0, np.int64), return_inverse, return_counts, (0,))
+        return array.copy(), np.zeros(0, np.int64), np.zeros(0, np.int64)
     moved = np.moveaxis(array, dim, 0)
     rows = moved.reshape(moved.shape[0], -1)
     order = np.lexsort(rows.T[::-1]) if rows.shape[1] else np.arange(rows.shape[0])
@@ -49,30 +36,80 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     inverse[order] = group
     counts = np.bincount(group)
     values = np.moveaxis(sorted_rows[starts].reshape((-1,) + moved.shape[1:]), 0, dim)
-    return _results(np.ascontiguousarray(values), inverse, counts, return_inverse, return_counts, (len(rows),))
+    return np.ascontiguousarray(values), inverse, counts
 
 
-@op(method=True)
-def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    """Collapse each run of equal consecutive elements (or slices along `dim`) to one."""
-    _check_tensor(input, "unique_consecutive")
-    array = input._data
+def _unique_consecutive(array, dim):
     if dim is None:
         flat = array.reshape(-1)
         starts = np.ones(flat.shape[0], bool)
         starts[1:] = flat[1:] != flat[:-1]
         values, shape_of_inverse = flat[starts], array.shape
     else:
-        dim = normalize_dim(dim, array.ndim, "unique_consecutive")
         moved = np.moveaxis(array, dim, 0)
         rows = moved.reshape(moved.shape[0], -1)
         starts = np.ones(rows.shape[0], bool)
         starts[1:] = np.any(rows[1:] != rows[:-1], axis=1)
         values = np.ascontiguousarray(np.moveaxis(moved[starts], 0, dim))
         shape_of_inverse = (rows.shape[0],)
-    inverse = np.cumsum(starts) - 1
+    inverse = (np.cumsum(starts) - 1).reshape(shape_of_inverse)
     counts = np.diff(np.append(np.flatnonzero(starts), starts.shape[0]))
-    return _results(values, inverse, counts, return_inverse, return_counts, shape_of_inverse)
+    return values, inverse, counts
+
+
+class Unique(Primitive, node="Unique2Backward0"):
+    """(values, inverse, counts) by a subclass's `kernel(array, dim)`. PyTorch defines no derivative
+    for the values, yet they require grad (its test_integer_outputs checks it), so a backward
+    through them raises `not_implemented(derivative_name)`; inverse and counts are integers."""
+
+    kernel = staticmethod(_unique_flat)
+    derivative_name = "_unique2"
+
+    @staticmethod
+    def forward(ctx, input, dim):
+        values, inverse, counts = ctx._forward_cls.kernel(input, dim)
+        return values, inverse.astype(np.int64, copy=False), counts.astype(np.int64, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad_values, grad_inverse, grad_counts):
+        raise not_implemented(ctx._forward_cls.derivative_name)
+
+
+class UniqueDim(Unique, node="UniqueDimBackward0"):
+    kernel = staticmethod(_unique_along)
+    derivative_name = "unique_dim"
+
+
+class UniqueConsecutive(Unique, node="UniqueConsecutiveBackward0"):
+    kernel = staticmethod(_unique_consecutive)
+    derivative_name = "unique_consecutive"
+
+
+def _results(outputs, return_inverse, return_counts):
+    values, inverse, counts = outputs
+    chosen = (values, *((inverse,) if return_inverse else ()), *((counts,) if return_counts else ()))
+    return chosen[0] if len(chosen) == 1 else chosen
+
+
+@op(Unique, UniqueDim, method=True)
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct elements (or slices along `dim`), sorted; optionally where each element went
+    (`return_inverse`) and how often each occurs (`return_counts`). NaNs are each distinct, as in
+    PyTorch; `sorted=False` also sorts (PyTorch's CPU kernel does too)."""
+    _check_tensor(input, "unique")
+    if dim is None:
+        return _results(Unique.apply(input, None), return_inverse, return_counts)
+    dim = normalize_dim(dim, input._data.ndim, "unique")
+    return _results(UniqueDim.apply(input, dim), return_inverse, return_counts)
+
+
+@op(UniqueConsecutive, method=True)
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse each run of equal consecutive elements (or slices along `dim`) to one."""
+    _check_tensor(input, "unique_consecutive")
+    if dim is not None:
+        dim = normalize_dim(dim, input._data.ndim, "unique_consecutive")
+    return _results(UniqueConsecutive.apply(input, dim), return_inverse, return_counts)
 
 
 @op(method=True)

@@ -1980,7 +1980,6 @@ class TestAutograd2(TestCase):
         foo = MyFn.apply(base, True)
         self.assertEqual(foo.grad_fn.__class__.__name__, "MyFnBackward")
 
-    @pytest.mark.xfail(reason="ember.searchsorted is missing", strict=True)
     def test_integer_outputs(self):
         # The private torch._unique, torch._VF.unique_dim and torch._unique2 calls are not ported.
         inp = torch.rand(4, requires_grad=True)

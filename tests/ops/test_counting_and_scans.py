@@ -80,9 +80,32 @@ def test_errors_are_pytorch_s_class(name):
         ERRORS[name](ember)
 
 
-def test_counting_results_do_not_require_grad():
-    x = ember.tensor([1.0, 2.0, 2.0], requires_grad=True)
-    assert not ember.unique(x).requires_grad and not ember.histc(x, bins=2).requires_grad
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, x: L.unique(x, return_inverse=True),
+        lambda L, x: x.unique(dim=0, return_counts=True),
+        lambda L, x: L.unique_consecutive(x, return_inverse=True, return_counts=True),
+        lambda L, x: L.unique_consecutive(x, dim=0),
+    ],
+    ids=["unique", "unique_dim", "unique_consecutive", "unique_consecutive_dim"],
+)
+def test_unique_values_require_grad_but_have_no_derivative(call):
+    # As torch: the values join the graph (the integer results do not) and backward raises.
+    outcomes = []
+    for library in (ember, torch):
+        x = library.tensor([1.0, 2.0, 2.0], requires_grad=True)
+        results = call(library, x)
+        results = results if isinstance(results, tuple) else (results,)
+        with pytest.raises(NotImplementedError) as caught:
+            results[0].sum().backward()
+        outcomes.append(([r.requires_grad for r in results], type(results[0].grad_fn).__name__, str(caught.value)))
+    ours, theirs = outcomes
+    assert ours == theirs
+
+
+def test_histc_result_does_not_require_grad():
+    assert not ember.histc(ember.tensor([1.0, 2.0, 2.0], requires_grad=True), bins=2).requires_grad
 
 
 def test_logcumsumexp_gradient_where_exp_would_overflow():

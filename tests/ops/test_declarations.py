@@ -28,6 +28,9 @@ UNTESTED = {
     "_dirichlet_grad": "likewise (tests/ops/test_random_draws.py)",
     "geqrf": "PyTorch defines no derivative for it (backward raises, checked in tests/ops/test_householder.py); "
     "its values are compared with torch's in the op table",
+    "unique": "PyTorch defines no derivative for it (backward raises, checked against torch in "
+    "tests/ops/test_counting_and_scans.py, as are its values)",
+    "unique_consecutive": "likewise (tests/ops/test_counting_and_scans.py)",
 }
 
 
