@@ -276,7 +276,9 @@ class GraphTask:
             return True
         data = grad._data
         if type(data) is SparseCoo:
-            return True  # never changed in place: accumulating into it makes a new one
+            # never changed in place (accumulating into it makes a new one), but two leaves given the
+            # same one, or one whose values are strided, get copies, as PyTorch's: judged by its values
+            data = data.values
         if not data.flags.writeable or not data.flags.c_contiguous or id(data) in self.shared:
             return False
         base = data.base

@@ -90,7 +90,8 @@ def embedding_bag(
         mode: "sum", "mean" or "max". per_sample_weights: scales each index's row ("sum" only).
         include_last_offset: `offsets` has one more entry, the end of the last bag.
         padding_idx: entries equal to it are left out of their bag (and out of the mean's count).
-        max_norm, norm_type, scale_grad_by_freq: as `F.embedding`. sparse: accepted; gradients are dense.
+        max_norm, norm_type, scale_grad_by_freq: as `F.embedding`. sparse: the weight's gradient is a
+            sparse COO tensor with an entry per index looked up (not for mode "max"), as PyTorch's.
 
     Returns:
         (B, embedding_dim); an empty bag gives zeros.
@@ -112,6 +113,8 @@ def embedding_bag(
         )
         weight, input = input, weight
     _check_indices(input, offsets, per_sample_weights, mode)
+    if sparse and mode == "max":
+        raise ValueError("max mode does not support sparse weights")
     if input.dim() == 2:
         bags_of_fixed_size = input.shape[1]
         offsets_array = np.arange(0, input.numel(), max(bags_of_fixed_size, 1))[: input.shape[0]]
@@ -129,7 +132,9 @@ def embedding_bag(
     if padding_idx is not None:
         kept &= indices != padding_idx
     positions = np.nonzero(kept)[0]
-    rows = _F.embedding(new_tensor(indices[positions]), weight, None, max_norm, norm_type, scale_grad_by_freq)
+    rows = _F.embedding(
+        new_tensor(indices[positions]), weight, None, max_norm, norm_type, scale_grad_by_freq, bool(sparse)
+    )
     if per_sample_weights is not None:
         rows = rows * per_sample_weights[new_tensor(positions)].unsqueeze(1)
     bag = bag[positions]

@@ -115,7 +115,6 @@ class TestAutograd(TestCase):
             self.assertEqual(a_grad if a_grad is None or not a_grad.is_sparse else a_grad.to_dense(), a.grad)
             self.assertEqual(b_grad if b_grad is None or not b_grad.is_sparse else b_grad.to_dense(), b.grad)
 
-    @pytest.mark.xfail(strict=True, reason="F.embedding_bag(sparse=True) gives a dense gradient (PyTorch's is sparse)")
     def test_no_grad_copy_sparse(self):
         # create autograd function that saves grad pointer as class static
         class MyFunc(Function):
