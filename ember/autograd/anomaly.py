@@ -32,6 +32,7 @@ __all__ = [
 class _AnomalyState(threading.local):
     enabled = False
     check_nan = True
+    running = None  # the node whose backward is running (anomaly mode, create_graph): new nodes' parent
 
 
 state = _AnomalyState()
@@ -123,8 +124,10 @@ def _user_frames():
 
 
 def record_forward(node, outputs):
-    """Remember where `node` was made; with check_nan, refuse an op whose output holds nan or inf."""
+    """Remember where `node` was made (and, made by a backward, which node's backward made it); with
+    check_nan, refuse an op whose output holds nan or inf."""
     node._trace = _user_frames()
+    node._anomaly_parent = state.running
     if state.check_nan:
         for index, output in enumerate(outputs if isinstance(outputs, (tuple, list)) else (outputs,)):
             kind = _non_finite_kind(output)
@@ -158,16 +161,45 @@ def check_backward_outputs(node, grads):
 
 def where_created(node):
     """The text appended to errors: the user's lines of the forward call that made `node`."""
-    frames = node._trace
-    if not frames:
+    if not node._trace:
         return ""
+    return (
+        f"\n\nError detected in {node.name()}. Traceback of forward call that caused the error "
+        "(most recent call last):\n" + _format_frames(node._trace)
+    )
+
+
+def _format_frames(frames):
     lines = []
     for filename, line_number, function in frames:
         lines.append(f'  File "{filename}", line {line_number}, in {function}')
         source = linecache.getline(filename, line_number).strip()
         if source:
             lines.append(f"    {source}")
-    return (
-        f"\n\nError detected in {node.name()}. Traceback of forward call that caused the error "
-        "(most recent call last):\n" + "\n".join(lines)
-    )
+    return "\n".join(lines)
+
+
+def warn_backward_error(node):
+    """PyTorch's warnings when a backward fails in anomaly mode: where the failing node's forward ran,
+    then, for a node made by another's backward (double backward), where that one's forward ran, and
+    so on. A warning filter that makes them errors gets them on stderr instead, as in PyTorch: an
+    error is already on its way."""
+    messages = [f"Error detected in {node.name()}. " + _origin(node, "caused the error")]
+    parent = node._anomaly_parent
+    while parent is not None:
+        messages.append(
+            f"\n\nPrevious calculation was induced by {parent.name()}. "
+            + _origin(parent, "induced the previous calculation")
+        )
+        parent = parent._anomaly_parent
+    for message in messages:
+        try:
+            _warn(message, UserWarning)
+        except Warning:
+            print(f"UserWarning: {message}", file=sys.stderr)
+
+
+def _origin(node, what):
+    if not node._trace:
+        return "No forward pass information available. Enable detect anomaly during forward pass for more information."
+    return f"Traceback of forward call that {what}:\n" + _format_frames(node._trace)

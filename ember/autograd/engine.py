@@ -449,7 +449,10 @@ def run_node(task, node, grads):
             else:
                 grad_inputs = _wrap_array_results(results)
         else:
-            grad_inputs = forward_cls.backward(node, *grads)
+            if _anomaly_state.enabled:
+                grad_inputs = _backward_under_anomaly_mode(node, grads)
+            else:
+                grad_inputs = forward_cls.backward(node, *grads)
             if type(grad_inputs) is not tuple:
                 grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
             if not forward_cls._array_forward:
@@ -466,7 +469,11 @@ def run_node(task, node, grads):
                 grad_inputs = _check_gradients(node, checked_hook_results(hook, result, grad_inputs))
                 task._share(grad_inputs)
     if _anomaly_state.enabled:
-        anomaly.check_backward_outputs(node, grad_inputs)
+        try:
+            anomaly.check_backward_outputs(node, grad_inputs)
+        except RuntimeError:
+            anomaly.warn_backward_error(node)
+            raise
     if observers:
         for observer in observers:
             observer(node, tuple(grads), _check_gradients(node, grad_inputs))
@@ -512,8 +519,19 @@ def _explain_backward_error(node, error):
             "saved nothing; call ctx.save_for_backward(...) in forward with the "
             "tensors backward needs",
         )
-    if _anomaly_state.enabled and node._trace:
-        _append_to_message(error, anomaly.where_created(node))
+    if _anomaly_state.enabled:
+        anomaly.warn_backward_error(node)
+        if node._trace:
+            _append_to_message(error, anomaly.where_created(node))
+
+
+def _backward_under_anomaly_mode(node, grads):
+    """A backward on tensors in anomaly mode: the nodes it makes remember it as their parent."""
+    outer, anomaly.state.running = anomaly.state.running, node
+    try:
+        return node._forward_cls.backward(node, *grads)
+    finally:
+        anomaly.state.running = outer
 
 
 def _append_to_message(error, text):

@@ -174,6 +174,7 @@ class Node(FunctionCtx):
     _retained_outputs = None  # {output_nr: weakref to a tensor that called retain_grad()}
     _forward_cls = None
     _trace = None  # where forward ran, recorded by anomaly mode
+    _anomaly_parent = None  # anomaly mode: the node whose backward (create_graph) made this one
     _tensor_attributes = None  # names of tensors forward kept as ctx attributes
     metadata_dict = None
 
