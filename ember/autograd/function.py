@@ -677,6 +677,8 @@ class _FunctionMeta(type):
             cls._run_forward = staticmethod(_apply_tensor_forward)
         # PyTorch 2 style: forward without ctx, plus setup_context(ctx, inputs, output).
         cls._uses_setup_context = not getattr(cls.setup_context, "_is_placeholder", False)
+        if cls._uses_setup_context and _has_defaults(cls.forward):
+            cls.apply = classmethod(_apply_with_defaults)  # (so no other Function pays for it)
         # `vjp` is PyTorch's other name for backward: a class may define either, not both.
         if "vjp" in namespace and "backward" not in namespace:
             cls.backward = namespace["vjp"]
@@ -898,15 +900,28 @@ _LEGACY_MESSAGE = (
 )
 
 
+def _has_defaults(forward):
+    return any(parameter.default is not parameter.empty for parameter in inspect.signature(forward).parameters.values())
+
+
+def _apply_with_defaults(cls, *args, **kwargs):
+    """`apply` of a setup_context Function whose forward has defaults: PyTorch binds them first, so
+    setup_context's `inputs` (and needs_input_grad, and backward's gradients) include them."""
+    return Function.apply.__func__(cls, *_bind_arguments(cls, args, kwargs))
+
+
 def _bind_arguments(cls, args, kwargs):
-    """Keyword arguments become positional ones, in forward's order (gradients are per position)."""
-    parameters = list(inspect.signature(cls.forward).parameters)
+    """Keyword arguments become positional ones, in forward's order (gradients are per position);
+    with setup_context, forward's defaults fill in the rest, as PyTorch binds them."""
+    parameters = list(inspect.signature(cls.forward).parameters.values())
     if not cls._uses_setup_context:
         parameters = parameters[1:]  # ctx
     bound = list(args)
-    for name in parameters[len(args) :]:
-        if name in kwargs:
-            bound.append(kwargs.pop(name))
+    for parameter in parameters[len(args) :]:
+        if parameter.name in kwargs:
+            bound.append(kwargs.pop(parameter.name))
+        elif cls._uses_setup_context and parameter.default is not parameter.empty:
+            bound.append(parameter.default)
         else:
             break
     if kwargs:

@@ -33,10 +33,6 @@ nan = math.nan
 
 
 class TestAutograd(TestCase):
-    @pytest.mark.xfail(
-        reason="Function.apply passes setup_context only the given inputs, not forward's defaults: PowFunction.apply(x) gives inputs == (x,) (PyTorch binds defaults: (x, 3))",
-        strict=True,
-    )
     def test_setup_context_when_forward_has_default_args(self):
         class PowFunction(Function):
             @staticmethod
