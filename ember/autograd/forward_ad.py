@@ -251,12 +251,26 @@ def _set_output_tangents(cls, node, args, outputs, tangents):
             f"{len(output_tuple)} outputs; return one tangent per output"
         )
     for index, (output, tangent) in enumerate(zip(output_tuple, tangent_tuple)):
+        if input_tangents is not None and tangent is not None and _not_differentiable(node, output):
+            raise RuntimeError(
+                f"{cls.__name__}'s jvp returned a gradient at position {index}, but the corresponding forward "
+                "output is not a differentiable Tensor (not floating point or complex, or marked with "
+                "ctx.mark_non_differentiable). You should return None at that position instead."
+            )
         if isinstance(output, Tensor) and tangent is not None and output._data.dtype.kind in "fcV":
             if input_tangents is not None and (output._base is not None or any(output is arg for arg in args)):
                 _check_view_tangent(cls, node, index, output, tangent, args, input_tangents)
             _set_tangent(output, _fit_to(tangent, output, cls))
     if node._saved is not None:
         _keep_saved_output_tangents(node, output_tuple)
+
+
+def _not_differentiable(node, output):
+    """Whether a user Function's output can have no tangent: not a floating or complex tensor, or marked."""
+    if not isinstance(output, Tensor) or output._data.dtype.kind not in "fcV":
+        return True
+    marked = node._non_differentiable or ()
+    return any(item is output or item is output._data for item in marked)
 
 
 def _keep_saved_output_tangents(node, outputs):
@@ -318,8 +332,11 @@ class _JvpContext:
 def _user_jvp(cls, node, args, tangents):
     from ..ops import zeros_like
 
+    # a missing tangent is zeros, except for non-tensors and integer or bool tensors: those have none
     materialized = [
-        None if not isinstance(arg, Tensor) else tangent if tangent is not None else zeros_like(arg)
+        tangent
+        if tangent is not None or not isinstance(arg, Tensor) or arg._data.dtype.kind not in "fcV"
+        else zeros_like(arg)
         for arg, tangent in zip(args, tangents)
     ]
     return cls.jvp(_JvpContext(node), *materialized), materialized

@@ -1752,9 +1752,6 @@ class TestAutograd2(TestCase):
 
         gradcheck(Func.apply, (a,), check_forward_ad=True)
 
-    @pytest.mark.xfail(
-        reason="jvp receives a zero int64 tangent instead of None for an integer input that has no tangent", strict=True
-    )
     def test_custom_function_forward_mode_non_differentiable(self):
         fwAD = torch.autograd.forward_ad
 
