@@ -1,4 +1,4 @@
-"""Anomaly detection: remember where each node was made, and stop at the first NaN or inf.
+"""Anomaly detection: remember where each node was made, and stop at the first NaN a backward returns.
 
     with ember.autograd.detect_anomaly():
         loss = model(x)
@@ -6,8 +6,9 @@
 
 When on, every node records the user's source lines of the forward call that made it. An error
 raised in backward then carries, in its message, the line of the forward op whose backward failed;
-with `check_nan` (the default), a NaN or inf in the output of a recorded op's forward, or returned
-by a backward, raises at once, naming the op and that line.
+with `check_nan` (the default), a NaN returned by a backward raises at once, naming the node and
+that line. As in PyTorch, forward values are not checked, and neither are infinities: -inf in masked
+attention scores, or an infinite gradient that a later node turns back into a finite one, are legitimate.
 
 When off, the cost is one thread-local attribute read per op in `Function.apply` and per node in
 the engine (`benchmarks/anomaly_overhead.py` measures it).
@@ -47,7 +48,7 @@ def is_anomaly_enabled():
 
 
 def is_anomaly_check_nan_enabled():
-    """Whether anomaly mode also raises on a NaN or inf produced by a recorded op (`check_nan`, on by default)."""
+    """Whether anomaly mode also raises on a NaN returned by a backward (`check_nan`, on by default)."""
     return state.check_nan
 
 
@@ -78,7 +79,8 @@ class detect_anomaly:
     Example::
 
         with ember.autograd.detect_anomaly():
-            y = (x * 0).log()       # RuntimeError: Function 'Log' (LogBackward0) produced inf ...
+            x.abs().sqrt().sum().backward()   # at x = 0: RuntimeError: Function 'AbsBackward0'
+                                              # returned nan values in its 0th output. ...
     """
 
     def __init__(self, check_nan=True):
@@ -123,39 +125,27 @@ def _user_frames():
     return frames
 
 
-def record_forward(node, outputs):
-    """Remember where `node` was made (and, made by a backward, which node's backward made it); with
-    check_nan, refuse an op whose output holds nan or inf."""
+def record_forward(node):
+    """Remember where `node` was made (and, made by a backward, which node's backward made it)."""
     node._trace = _user_frames()
     node._anomaly_parent = state.running
-    if state.check_nan:
-        for index, output in enumerate(outputs if isinstance(outputs, (tuple, list)) else (outputs,)):
-            kind = _non_finite_kind(output)
-            if kind:
-                raise RuntimeError(
-                    f"Function '{node._forward_cls.__name__}' ({node.name()}) produced {kind} values in "
-                    f"its forward output {index}." + where_created(node)
-                )
 
 
-def _non_finite_kind(tensor):
+def _has_nan(tensor):
     import numpy as np
 
     data = getattr(tensor, "_data", None)
-    if data is None or data.dtype.kind not in "fcV" or np.isfinite(data).all():
-        return None
-    return "nan" if np.isnan(data).any() else "inf"
+    return data is not None and data.dtype.kind in "fcV" and bool(np.isnan(data).any())
 
 
 def check_backward_outputs(node, grads):
-    """With check_nan, a backward that returns nan or inf raises, naming the node (PyTorch's message)."""
+    """With check_nan, a backward that returns NaN raises, naming the node (PyTorch's message)."""
     if not state.check_nan:
         return
     for index, grad in enumerate(grads):
-        kind = _non_finite_kind(grad) if grad is not None else None
-        if kind:
+        if grad is not None and _has_nan(grad):
             raise RuntimeError(
-                f"Function '{node.name()}' returned {kind} values in its {index}th output." + where_created(node)
+                f"Function '{node.name()}' returned nan values in its {index}th output." + where_created(node)
             )
 
 

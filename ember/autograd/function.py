@@ -477,7 +477,7 @@ def _apply_array_forward(cls, node, args, recording):
         if node._to_save is not None:
             _resolve_saved(node, args, (output,), (result,))
         if _anomaly_state.enabled:
-            anomaly_mode.record_forward(node, output)
+            anomaly_mode.record_forward(node)
         return output
     return new_tensor(array)
 
@@ -551,7 +551,7 @@ def _wrap_outputs(cls, node, args, results, recording):
         if node._to_save is not None:
             _resolve_saved(node, args, outputs, results)
         if _anomaly_state.enabled:
-            anomaly_mode.record_forward(node, outputs)
+            anomaly_mode.record_forward(node)
     return outputs
 
 
@@ -608,7 +608,7 @@ def _apply_tensor_forward(cls, node, args, recording):
     if node._to_save is not None:
         _resolve_saved(node, args, [output for output in outputs if isinstance(output, TensorBase)])
     if _anomaly_state.enabled:
-        anomaly_mode.record_forward(node, outputs)
+        anomaly_mode.record_forward(node)
     _warn_about_tensor_attributes(cls, node)
     return tuple(outputs) if is_tuple else outputs[0]
 
