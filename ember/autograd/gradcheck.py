@@ -596,7 +596,7 @@ def _nondeterminism_problem(first, second, output_index, inputs, nondet_tol, nam
     (within nondet_tol)."""
     for index, jacobian in first.items():
         difference = np.max(np.abs(jacobian - second[index]), initial=0.0)
-        if not difference <= nondet_tol:
+        if difference > nondet_tol:  # (NaN in both runs is no nondeterminism: the Jacobian check says it)
             return (
                 "Backward is not reentrant, i.e., running backward with same input and grad_output multiple "
                 f"times gives different values: for output {output_index}, the gradient of "
