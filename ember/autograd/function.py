@@ -592,6 +592,8 @@ def _apply_tensor_forward(cls, node, args, recording):
             output = outputs[index] = output._alias()  # returning an input: a new tensor on its memory
             node._inputs_returned = (node._inputs_returned or ()) + (index,)
         elif id(output) in dirty:
+            if id(output) not in input_ids:
+                _not_an_input_marked_dirty(cls, output)
             _check_dirty_input(cls, output)
             output._bump_version()  # as PyTorch: marking dirty counts as a modification
         differentiable = returned_id not in non_differentiable and output._data.dtype.kind in _FLOATING_KINDS
@@ -611,6 +613,18 @@ def _apply_tensor_forward(cls, node, args, recording):
         anomaly_mode.record_forward(node)
     _warn_about_tensor_attributes(cls, node)
     return tuple(outputs) if is_tuple else outputs[0]
+
+
+def _not_an_input_marked_dirty(cls, tensor):
+    """mark_dirty is for inputs forward changed in place: PyTorch warns about a new tensor and refuses a
+    view (its history could not be rebased onto a base that is no input)."""
+    message = (
+        "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have been mutated "
+        f"should be passed to ctx.mark_dirty() ({cls.__name__}.forward marked a tensor it made)."
+    )
+    if tensor._base is not None:
+        raise RuntimeError(message)
+    _warn(message, UserWarning)
 
 
 def _check_dirty_input(cls, tensor):

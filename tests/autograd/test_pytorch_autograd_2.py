@@ -1387,10 +1387,6 @@ class TestAutograd2(TestCase):
                     self.assertTrue(out_dual is x_dual)
                     self.assertTrue(out_tangent is x_tangent)
 
-    @pytest.mark.xfail(
-        reason="mark_dirty of a tensor that is not an input does not raise 'received a tensor that was not an input.'",
-        strict=True,
-    )
     def test_custom_function_mark_output_view_of_intermediate(self):
         class Func(torch.autograd.Function):
             @staticmethod
