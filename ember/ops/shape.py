@@ -67,10 +67,12 @@ def make_view(output, source, replay):
 def _inference_view(output, source, replay):
     """PyTorch's rules for views that involve inference mode (see `inference_mode`)."""
     if source._version_counter is INFERENCE_COUNTER:
+        # of an inference tensor: an inference tensor on the same memory, not tracked as a view
+        # (`_is_view()` False, no `_base`), as in PyTorch; made outside inference mode, a plain one
         output._version_counter = INFERENCE_COUNTER
-        if _creation.version_counter is None:  # of an inference tensor, outside: a plain tensor
+        if _creation.version_counter is None:
             output._requires_grad, output._grad_fn = False, None
-            return output
+        return output
     base = source._base
     parent_replay = source._view_replay if base is not None else None
     output._base = source if base is None else base
