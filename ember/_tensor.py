@@ -445,6 +445,8 @@ class Tensor(TensorBase, metaclass=_TensorType):
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._grad_fn = None
         self._requires_grad = False
+        if hasattr(self, "_fw_grad"):  # (a lazy slot) forward AD's tangent goes too, as in PyTorch
+            del self._fw_grad
         return self
 
     @property

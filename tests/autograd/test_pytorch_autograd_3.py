@@ -226,10 +226,6 @@ class TestAutogradForwardMode(TestCase):
             self.assertEqual(foo_primal, foo)
             self.assertIsNone(foo_tangent)
 
-    @pytest.mark.xfail(
-        reason='detach() keeps the forward-AD tangent: fwAD.unpack_dual(dual.detach() * 2).tangent is not None',
-        strict=True,
-    )
     def test_advanced_packing_unpacking(self):
         foo = torch.rand(2)
         bar = torch.ones(2)
