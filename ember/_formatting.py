@@ -252,14 +252,21 @@ def tensor_repr(tensor):
         if dtype not in (default, default.to_complex(), _dtype.int64, _dtype.bool_):
             suffixes.append(f"dtype={dtype!r}")
         body = _body(array, indent)
-    if tensor._grad_fn is not None:
-        suffixes.append(f"grad_fn=<{tensor._grad_fn.name()}>")
-    elif tensor._requires_grad:
-        suffixes.append("requires_grad=True")
+    _append_graph_suffix(tensor, suffixes)
     tangent = _forward_tangent(tensor) if getattr(tensor, "_fw_grad", None) is not None else None
     if tangent is not None:
         suffixes.append(f"tangent={tensor_repr(tangent)}")
     return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def _append_graph_suffix(tensor, suffixes):
+    """`grad_fn=<...>` (`<Invalid>` where asking for it raises, as PyTorch prints), or `requires_grad=True`."""
+    if tensor._grad_fn is not None:
+        suffixes.append(f"grad_fn=<{tensor._grad_fn.name()}>")
+    elif tensor._requires_grad:
+        suffixes.append("requires_grad=True")
+    elif tensor._changed_no_grad_view():
+        suffixes.append("grad_fn=<Invalid>")
 
 
 def _forward_tangent(tensor):
@@ -280,10 +287,7 @@ def _sparse_repr(tensor, coo):
     if tensor.dtype is not _dtype.get_default_dtype():
         suffixes.append(f"dtype={tensor.dtype!r}")
     suffixes.append("layout=torch.sparse_coo")
-    if tensor._grad_fn is not None:
-        suffixes.append(f"grad_fn=<{tensor._grad_fn.name()}>")
-    elif tensor._requires_grad:
-        suffixes.append("requires_grad=True")
+    _append_graph_suffix(tensor, suffixes)
     return _add_suffixes(f"{prefix}indices={indices},\n{indent}values={values}", suffixes, len(prefix), True)
 
 

@@ -312,11 +312,24 @@ class Tensor(TensorBase, metaclass=_TensorType):
         """The graph node that made this tensor (`MulBackward0`, ...); None for leaves and tensors made outside the
         graph.
         """
-        if self._base is not None and (self._grad_fn is not None or self._requires_grad):
-            from .autograd.function import refresh_view_grad_fn
+        if self._base is not None:
+            if self._grad_fn is not None or self._requires_grad:
+                from .autograd.function import refresh_view_grad_fn
 
-            return refresh_view_grad_fn(self)
+                return refresh_view_grad_fn(self)
+            if self._changed_no_grad_view():
+                raise self._view_replay.changed_error()
         return self._grad_fn
+
+    def _changed_no_grad_view(self):
+        """A view made under no_grad of a tensor that requires grad, changed in place since: PyTorch
+        refuses its grad_fn (which history it should have is ambiguous) and prints it as <Invalid>."""
+        return (
+            self._base is not None
+            and self._base._requires_grad
+            and getattr(getattr(self, "_view_replay", None), "made_in_no_grad", False)
+            and self._view_version != self._version_counter.value
+        )
 
     def _is_view(self):
         """Whether this tensor is a view of another (its `_base`); PyTorch's private spelling."""

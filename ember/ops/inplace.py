@@ -29,10 +29,12 @@ def _check_leaf(tensor, op_name):
             "or work on a clone.)"
         )
     base = tensor._base
-    if base is not None and base._requires_grad and base._grad_fn is None:
+    if base is not None and base._requires_grad:
         replay = tensor._view_replay
         if getattr(replay, "forbids_inplace", False):  # PyTorch checks the kind of view first
             raise replay.inplace_error(tensor._output_nr)
+        if base._grad_fn is not None:
+            return
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation. "
             f"({op_name}: modify it under `with {_naming.package}.no_grad():`, or work on a clone of the leaf.)"

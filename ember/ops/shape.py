@@ -6,6 +6,7 @@ from .._validation import allocate, size_argument
 from .._sparse_coo import SparseCoo
 from .._tensor import INFERENCE_COUNTER, Tensor, creation as _creation, new_tensor as _wrap
 from .. import _dtype
+from ..autograd import grad_mode as _grad_mode
 from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
 from ._tangents import linear_jvp
@@ -60,6 +61,8 @@ def make_view(output, source, replay):
     output._base = source if base is None else base
     output._version_counter = counter = source._shared_version_counter()
     output._view_version = counter.value  # when its grad_fn was made (see refresh_view_grad_fn)
+    if not _grad_mode.state.enabled:
+        replay = _MadeInNoGradMode(replay)
     output._view_replay = replay if parent_replay is None else _ChainedReplay(parent_replay, replay)
     return output
 
@@ -111,6 +114,46 @@ class _MadeInInferenceMode:
         )
 
 
+_NO_GRAD_ADVICE = (
+    " with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+    "clarify your code by moving both the view and the inplace either both inside the no_grad block (if you "
+    "don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+)
+
+
+class _MadeInNoGradMode:
+    """The replay of a view made under no_grad: the view has no history, so once gradients are involved
+    (its base requires grad) PyTorch forbids changing it in place with grad mode on, and asking for its
+    grad_fn once it or its base changed in place: which history was meant is ambiguous."""
+
+    __slots__ = ("replay",)
+    forbids_inplace = made_in_no_grad = True
+
+    def __init__(self, replay):
+        self.replay = replay
+
+    def __call__(self, tensor):
+        raise self.changed_error()
+
+    @staticmethod
+    def changed_error():
+        return RuntimeError(
+            "A view was created in no_grad mode and its base or another view of its base has been modified "
+            "inplace" + _NO_GRAD_ADVICE
+        )
+
+    @staticmethod
+    def inplace_error(output_nr):
+        return RuntimeError("A view was created in no_grad mode and is being modified inplace" + _NO_GRAD_ADVICE)
+
+    @staticmethod
+    def nested_inplace_error(output_nr):
+        return RuntimeError(
+            f"Output {output_nr} of View is a view of a view which was created in no_grad mode and is being "
+            "modified inplace" + _NO_GRAD_ADVICE
+        )
+
+
 class _ChainedReplay:
     __slots__ = ("first", "second")
 
@@ -125,8 +168,18 @@ class _ChainedReplay:
         """A view of (or through) an output of split/chunk/unbind is as read-only as that output."""
         return self._forbidding() is not None
 
+    @property
+    def made_in_no_grad(self):
+        return any(getattr(part, "made_in_no_grad", False) for part in (self.first, self.second))
+
+    def changed_error(self):
+        return _MadeInNoGradMode.changed_error()
+
     def inplace_error(self, output_nr):
-        return self._forbidding().inplace_error(output_nr)
+        part = self._forbidding()
+        if part is self.first and hasattr(part, "nested_inplace_error"):  # this view was made from it
+            return part.nested_inplace_error(output_nr)
+        return part.inplace_error(output_nr)
 
     def _forbidding(self):
         for part in (self.first, self.second):

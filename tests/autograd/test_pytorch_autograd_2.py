@@ -783,10 +783,6 @@ class TestAutograd2(TestCase):
         loss.backward()
         self.assertEqual(param.grad, 6 * param)
 
-    @pytest.mark.xfail(
-        reason="Tensor._is_view() is missing (and unbind outputs are not multi-output views that forbid in-place)",
-        strict=True,
-    )
     def test_autograd_views_codegen(self):
         # This test checks the behavior of two codegen functions (view_as and unbind)
         # with respect to view tracking and inplace operation on the output.
@@ -1131,9 +1127,6 @@ class TestAutograd2(TestCase):
         run_tests(lambda v: v.swapdims_(0, 0))
         run_tests(lambda v: v.swapaxes_(0, 0))
 
-    @pytest.mark.xfail(
-        reason="repr of a no_grad view modified in-place under no_grad lacks 'grad_fn=<Invalid>'", strict=True
-    )
     def test_autograd_print_tensor(self):
         a = torch.ones(1, requires_grad=True)
         a_clone = a.clone()
@@ -1160,10 +1153,6 @@ class TestAutograd2(TestCase):
         c = Func.apply(a)
         self.assertEqual(repr(c), "tensor([2.], grad_fn=<FuncBackward>)")
 
-    @pytest.mark.xfail(
-        reason="in-place on a view of a view created in no_grad (base later requires grad) does not raise 'a view of a view ... inside the no_grad block'",
-        strict=True,
-    )
     def test_autograd_inplace_view_of_view(self):
         # The inference_mode half of the upstream test is not ported (ember's inference_mode is no_grad).
         x = torch.zeros(2)
@@ -1475,10 +1464,6 @@ class TestAutograd2(TestCase):
         ref = scope()
         self.assertIsNone(ref())
 
-    @pytest.mark.xfail(
-        reason="a view returned by a custom Function under no_grad raises the leaf-view error on zero_() instead of 'A view was created in no_grad mode and is being modified inplace'",
-        strict=True,
-    )
     def test_custom_function_return_view_in_nograd(self):
         class Alias(Function):
             @staticmethod

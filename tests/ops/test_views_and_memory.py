@@ -197,13 +197,31 @@ def test_inplace_on_leaf_or_its_view_raises(change, torch):
     assert "leaf" in str(error)
 
 
-def test_view_created_in_no_grad_is_not_regenerated():
-    x = ember.ones(3, requires_grad=True)
-    y = x * 1.0
-    with ember.no_grad():
-        view = y[0]
-    y.mul_(2)
-    assert view.grad_fn is None and not view.requires_grad
+def test_view_created_in_no_grad_refuses_its_grad_fn_once_its_base_changed(torch):
+    """Its history is ambiguous then (PyTorch's rule); before any change, it simply has none."""
+
+    def build(lib):
+        x = lib.ones(3, requires_grad=True)
+        y = x * 1.0
+        with lib.no_grad():
+            view = y[0]
+        assert view.grad_fn is None
+        y.mul_(2)
+        assert "grad_fn=<Invalid>" in repr(view)
+        view.grad_fn
+
+    raises_like(build, torch, "A view was created in no_grad mode and its base or another view of its base")
+
+
+def test_view_created_in_no_grad_is_not_changed_in_place_with_grad_mode_on(torch):
+    def build(lib):
+        y = lib.ones(3, requires_grad=True) * 1.0
+        with lib.no_grad():
+            view = y[:2]
+            view.add_(1)  # inside no_grad: allowed, not recorded
+        view.add_(1)
+
+    raises_like(build, torch, "A view was created in no_grad mode and is being modified inplace with grad mode")
 
 
 def test_saved_view_is_checked_against_base_changes(torch):
