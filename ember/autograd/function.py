@@ -575,6 +575,7 @@ def _apply_tensor_forward(cls, node, args, recording):
     finally:
         _grad_state.enabled = previous
     if not recording:
+        _forbid_inplace_on_views(cls, result)
         node._to_save = None
         return result
 
@@ -612,7 +613,48 @@ def _apply_tensor_forward(cls, node, args, recording):
     if _anomaly_state.enabled:
         anomaly_mode.record_forward(node)
     _warn_about_tensor_attributes(cls, node)
+    _forbid_inplace_on_views(cls, outputs)
     return tuple(outputs) if is_tuple else outputs[0]
+
+
+def _forbid_inplace_on_views(cls, result):
+    """Views a custom forward returns (of an input, or an input as-is) may not be changed in place, as
+    in PyTorch: the base's history would be rebuilt around the change and bypass the custom backward."""
+    for output in result if isinstance(result, (tuple, list)) else (result,):
+        if isinstance(output, TensorBase) and output._base is not None:
+            output._view_replay = _CustomFunctionView(cls.__name__, output._grad_fn is not None)
+
+
+class _CustomFunctionView:
+    """The replay of a view a custom Function returned: it cannot be rebuilt, and it forbids in-place
+    changes (see `_forbid_inplace_on_views`)."""
+
+    __slots__ = ("function_name", "recorded")
+    forbids_inplace = True
+
+    def __init__(self, function_name, recorded):
+        self.function_name, self.recorded = function_name, recorded
+
+    def __call__(self, tensor):  # its base changed in place since: its history cannot be rebuilt
+        raise self._error(
+            f"Output 0 of {self.function_name} is a view and its base or another view of its base has been "
+            "modified inplace."
+        )
+
+    def inplace_error(self, output_nr):
+        if not self.recorded:  # (made under no_grad, or of inputs that need no gradient: PyTorch's words)
+            return self._error(
+                "A view was created in no_grad mode and is being modified inplace with grad mode enabled."
+            )
+        return self._error(f"Output {output_nr} of {self.function_name} is a view and is being modified inplace.")
+
+    def _error(self, what):
+        return RuntimeError(
+            f"{what} This view was created inside a custom Function (or because an input was returned as-is) and the autograd logic to handle "
+            "view+inplace would override the custom backward associated with the custom Function, leading to "
+            "incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the "
+            "custom Function."
+        )
 
 
 def _not_an_input_marked_dirty(cls, tensor):

@@ -834,10 +834,6 @@ class TestAutograd2(TestCase):
         )
         run_test(grad_mode=False, requires_grad=False, is_view=True, should_raise_tuple=(None, None, None))
 
-    @pytest.mark.xfail(
-        reason="in-place on a view returned by a custom Function (input not requiring grad) does not raise 'This view was created inside a custom Function'",
-        strict=True,
-    )
     def test_inplace_not_requires_grad(self):
         class MyFn(torch.autograd.Function):
             @staticmethod
