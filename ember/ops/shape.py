@@ -6,7 +6,7 @@ from .._validation import allocate, size_argument
 from .._sparse_coo import SparseCoo
 from .._tensor import INFERENCE_COUNTER, Tensor, creation as _creation, new_tensor as _wrap
 from .. import _dtype
-from ..autograd import grad_mode as _grad_mode
+from ..autograd.grad_mode import state as _grad_state
 from ..autograd.function import Primitive
 from ._common import normalize_dim, normalize_dims
 from ._tangents import linear_jvp
@@ -61,7 +61,7 @@ def make_view(output, source, replay):
     output._base = source if base is None else base
     output._version_counter = counter = source._shared_version_counter()
     output._view_version = counter.value  # when its grad_fn was made (see refresh_view_grad_fn)
-    if not _grad_mode.state.enabled:
+    if not _grad_state.enabled:
         replay = _MadeInNoGradMode(replay)
     output._view_replay = replay if parent_replay is None else _ChainedReplay(parent_replay, replay)
     return output
