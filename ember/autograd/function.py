@@ -650,10 +650,10 @@ class _CustomFunctionView:
 
     def _error(self, what):
         return RuntimeError(
-            f"{what} This view was created inside a custom Function (or because an input was returned as-is) and the autograd logic to handle "
-            "view+inplace would override the custom backward associated with the custom Function, leading to "
-            "incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the "
-            "custom Function."
+            f"{what} This view was created inside a custom Function (or because an input was returned "
+            "as-is) and the autograd logic to handle view+inplace would override the custom backward "
+            "associated with the custom Function, leading to incorrect gradients. This behavior is forbidden. "
+            "You can fix this by cloning the output of the custom Function."
         )
 
 
